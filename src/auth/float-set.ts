@@ -1,0 +1,126 @@
+/** Marks a deleted slot, so that look-ups probe past it. Keys are never negative. */
+const TOMBSTONE = -1;
+
+/**
+ * A set of non-negative integers below 2^53, stored in a Float64Array with open addressing: 8 bytes a slot,
+ * at most 70% full. Deletion is rare (a forced error takes back what its request was remembered by); whole
+ * sets are dropped at once when their entries expire (see ReplayMemory). A JavaScript Set of such numbers
+ * costs about five times as much memory.
+ */
+export class Float64Set {
+  private slots: Float64Array;
+  private mask: number;
+  private count = 0;
+  /** Slots taken by keys or tombstones: what the load factor counts. */
+  private used = 0;
+  private hasZero = false;
+
+  constructor(capacity = 256) {
+    let size = 16;
+    while (size < capacity) size *= 2;
+    this.slots = new Float64Array(size);
+    this.mask = size - 1;
+  }
+
+  get size(): number {
+    return this.count + (this.hasZero ? 1 : 0);
+  }
+
+  /** Bytes held by the table. */
+  get bytes(): number {
+    return this.slots.byteLength;
+  }
+
+  has(key: number): boolean {
+    if (key === 0) return this.hasZero;
+    const slots = this.slots;
+    let i = slotOf(key) & this.mask;
+    for (;;) {
+      const k = slots[i];
+      if (k === key) return true;
+      if (k === 0) return false;
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  add(key: number): void {
+    if (key === 0) {
+      this.hasZero = true;
+      return;
+    }
+    if ((this.used + 1) * 10 > this.slots.length * 7) this.rehash(this.count * 10 >= this.slots.length * 3 ? this.slots.length * 2 : this.slots.length);
+    if (insert(this.slots, this.mask, key)) {
+      this.count++;
+      this.used++;
+    }
+  }
+
+  delete(key: number): void {
+    if (key === 0) {
+      this.hasZero = false;
+      return;
+    }
+    const slots = this.slots;
+    let i = slotOf(key) & this.mask;
+    for (;;) {
+      const k = slots[i];
+      if (k === 0) return;
+      if (k === key) {
+        slots[i] = TOMBSTONE;
+        this.count--;
+        return;
+      }
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  private rehash(size: number): void {
+    const old = this.slots;
+    this.slots = new Float64Array(size);
+    this.mask = size - 1;
+    this.used = this.count;
+    for (let i = 0; i < old.length; i++) if (old[i] > 0) insert(this.slots, this.mask, old[i]);
+  }
+}
+
+function insert(slots: Float64Array, mask: number, key: number): boolean {
+  let i = slotOf(key) & mask;
+  for (;;) {
+    const k = slots[i];
+    if (k === key) return false;
+    if (k === 0) {
+      slots[i] = key;
+      return true;
+    }
+    i = (i + 1) & mask;
+  }
+}
+
+function slotOf(key: number): number {
+  const lo = key >>> 0;
+  const hi = (key / 4294967296) >>> 0;
+  let h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * A 53-bit hash of a string (cyrb53, public domain), keyed by a seed. Nonces are remembered by this hash:
+ * two different nonces of one API user collide with odds of about n²/2^54 (1 in 18,000 for a million
+ * nonces inside one drift window).
+ */
+export function hash53(str: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < str.length; i++) {
+    const ch = str.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}

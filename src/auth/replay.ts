@@ -1,0 +1,92 @@
+import { Float64Set, hash53 } from './float-set.js';
+
+/** Default hard cap of remembered requests per API user, whatever the drift window (issue: memory stays bounded). */
+export const DEFAULT_REPLAY_CAP = 2_000_000;
+
+interface Generation {
+  /** Every entry in it expires by this instant (virtual ms). */
+  until: number;
+  nonces: Float64Set;
+  times: Float64Set;
+}
+
+/**
+ * What one API user has sent inside the drift window: nonces (by a 53-bit hash) and x-utctime values.
+ * An entry is needed only until its timestamp leaves the drift window (after that the drift check
+ * rejects a replay anyway), so entries live in generations by expiry and a whole generation is dropped
+ * when it expires: memory is bounded by the requests of one drift window, about 20 bytes each.
+ */
+export class ReplayMemory {
+  private generations = new Map<number, Generation>();
+  private readonly seed: number;
+
+  constructor(
+    private readonly sliceMs: number,
+    private readonly cap: number = DEFAULT_REPLAY_CAP,
+    seed = 0x5eed,
+  ) {
+    this.seed = seed;
+  }
+
+  /** Whether the nonce was sent before (and is still remembered). */
+  hasNonce(nonce: string, now: number): boolean {
+    this.expire(now);
+    const key = hash53(nonce, this.seed);
+    for (const g of this.generations.values()) if (g.nonces.has(key)) return true;
+    return false;
+  }
+
+  /** Whether the x-utctime value was sent before (and is still remembered). */
+  hasTime(time: number, now: number): boolean {
+    this.expire(now);
+    for (const g of this.generations.values()) if (g.times.has(time)) return true;
+    return false;
+  }
+
+  /** Remembers an accepted request until `time + window`. Either part may be skipped (replay checks switched off). */
+  remember(nonce: string | undefined, time: number, window: number, rememberTime: boolean): void {
+    const index = Math.floor((time + window) / this.sliceMs);
+    let g = this.generations.get(index);
+    if (!g) {
+      g = { until: (index + 1) * this.sliceMs, nonces: new Float64Set(), times: new Float64Set() };
+      this.generations.set(index, g);
+    }
+    if (nonce !== undefined) g.nonces.add(hash53(nonce, this.seed));
+    if (rememberTime) g.times.add(time);
+    if (this.size > this.cap) this.dropOldest();
+  }
+
+  /** Takes back what `remember` stored for a request that is then answered as if it never happened. */
+  forget(nonce: string | undefined, time: number): void {
+    const key = nonce === undefined ? undefined : hash53(nonce, this.seed);
+    for (const g of this.generations.values()) {
+      if (key !== undefined) g.nonces.delete(key);
+      g.times.delete(time);
+    }
+  }
+
+  /** Entries remembered now (nonces plus timestamps). */
+  get size(): number {
+    let n = 0;
+    for (const g of this.generations.values()) n += g.nonces.size + g.times.size;
+    return n;
+  }
+
+  /** Bytes held by the tables. */
+  get bytes(): number {
+    let n = 0;
+    for (const g of this.generations.values()) n += g.nonces.bytes + g.times.bytes;
+    return n;
+  }
+
+  private expire(now: number): void {
+    for (const [index, g] of this.generations) if (g.until <= now) this.generations.delete(index);
+  }
+
+  /** Past the cap, the generation that expires first is forgotten early: replay protection weakens for the oldest requests only. */
+  private dropOldest(): void {
+    let oldest: number | undefined;
+    for (const index of this.generations.keys()) if (oldest === undefined || index < oldest) oldest = index;
+    if (oldest !== undefined) this.generations.delete(oldest);
+  }
+}

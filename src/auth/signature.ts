@@ -1,0 +1,62 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+
+/** The default identifier token (decisions §1). */
+export const DEFAULT_TOKEN = 'svc';
+
+/** Header names for a token: `x-<token>-utctime`, `x-<token>-cnonce`, `x-<token>-apiuser`. */
+export function headerNames(token: string = DEFAULT_TOKEN) {
+  return {
+    utctime: `x-${token}-utctime`,
+    nonce: `x-${token}-cnonce`,
+    apiUser: `x-${token}-apiuser`,
+  } as const;
+}
+
+/** The exact string the client signs (decisions §2): two header lines, one space after each colon, no trailing newline. */
+export function stringToSign(utctime: string, nonce: string, token: string = DEFAULT_TOKEN): string {
+  return `x-${token}-utctime: ${utctime}\nx-${token}-cnonce: ${nonce}`;
+}
+
+/** HMAC-SHA512 of the string-to-sign, keyed with the secret (both UTF-8), as 128 lower-case hex characters. */
+export function sign(secret: string, utctime: string, nonce: string, token: string = DEFAULT_TOKEN): string {
+  return createHmac('sha512', secret).update(stringToSign(utctime, nonce, token)).digest('hex');
+}
+
+/** The Authorization value the published clients send. */
+export function authorizationValue(apiUser: string, signature: string, token: string = DEFAULT_TOKEN): string {
+  return `${token}-hmac: apiuser=${apiUser},signedheaders=x-${token}-utctime;x-${token}-cnonce,algorithm=${token}-hmac512,signature=${signature}`;
+}
+
+export interface SignOptions {
+  apiUser: string;
+  secret: string;
+  token?: string;
+  /** Milliseconds since the epoch to sign with; defaults to this machine's clock. */
+  time?: number;
+  /** The nonce; defaults to a fresh UUID v4. */
+  nonce?: string;
+}
+
+/** The four authentication headers of a freshly signed request. */
+export function signedHeaders(opts: SignOptions): Record<string, string> {
+  const token = opts.token ?? DEFAULT_TOKEN;
+  const utctime = String(Math.trunc(opts.time ?? Date.now()));
+  const nonce = opts.nonce ?? randomUUID();
+  const names = headerNames(token);
+  return {
+    Authorization: authorizationValue(opts.apiUser, sign(opts.secret, utctime, nonce, token), token),
+    [names.apiUser]: opts.apiUser,
+    [names.utctime]: utctime,
+    [names.nonce]: nonce,
+  };
+}
+
+/**
+ * Whether `hex` (128 hex characters, either case, already format-checked) is the HMAC of `toSign`
+ * under `key`. The comparison is constant-time over the 64 bytes.
+ */
+export function signatureMatches(key: Buffer, toSign: string, hex: string): boolean {
+  const expected = createHmac('sha512', key).update(toSign).digest();
+  const given = Buffer.from(hex, 'hex');
+  return given.length === expected.length && timingSafeEqual(expected, given);
+}

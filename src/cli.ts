@@ -1,0 +1,135 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { version } from '../package.json';
+import { CODES } from './codes.js';
+import { startSimulator, type StartOptions } from './http/server.js';
+import { formatLine } from './log.js';
+import { shippedScenarioNames } from './scenario/catalog.js';
+import { ScenarioError } from './scenario/errors.js';
+import { ScenarioSchema } from './scenario/schema.js';
+
+/** Exit statuses (documented in the README). */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+function int(name: string, min: number, max: number) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    }
+    return Number(value);
+  };
+}
+
+function program(): Command {
+  return new Command('mfa-sim')
+    .description('A simulator of the multi-factor challenge and time service: real HMAC authentication, every status code on demand.')
+    .version(version, '-V, --version')
+    .addOption(new Option('-p, --port <port>', 'port to listen on; 0 picks a free one').env('MFA_SIM_PORT').default(8080).argParser(int('--port', 0, 65535)))
+    .addOption(new Option('-H, --host <address>', 'address to listen on').env('MFA_SIM_HOST').default('127.0.0.1'))
+    .addOption(new Option('-s, --scenario <name|file>', 'a shipped scenario by name, or a scenario file').env('MFA_SIM_SCENARIO'))
+    .addOption(new Option('-t, --token <token>', 'identifier token in header names, scheme, algorithm and user field (default svc)').env('MFA_SIM_TOKEN'))
+    .addOption(new Option('--strict', 'reject everything the interface document does not show').env('MFA_SIM_STRICT'))
+    .addOption(new Option('--response-style <style>', 'document (utctime) or sdk (utcTime, for the published clients)').choices(['document', 'sdk']).env('MFA_SIM_RESPONSE_STYLE'))
+    .addOption(new Option('--api-user <id>', 'the default API user id (9 digits)').env('MFA_SIM_API_USER'))
+    .addOption(new Option('--secret <secret>', "the default API user's secret (default: a random one, printed at start)").env('MFA_SIM_SECRET'))
+    .addOption(new Option('--seed <n>', 'make challenge ids and generated values the same from run to run').env('MFA_SIM_SEED').argParser(int('--seed', 0, 2 ** 32 - 1)))
+    .addOption(new Option('-q, --quiet', 'no log line per request').env('MFA_SIM_QUIET'))
+    .option('--list-scenarios', 'list the shipped scenarios and exit')
+    .option('--codes', 'print the code table and exit')
+    .option('--schema', 'print the JSON Schema of scenario files and exit')
+    .helpOption('-h, --help', 'show this help')
+    .addHelpText(
+      'after',
+      '\nEnvironment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use), 2 bad flag or scenario.\nDocs: the README, and the /status page of a running simulator.',
+    )
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+}
+
+async function main(argv: string[]): Promise<void> {
+  const cmd = program();
+  try {
+    cmd.parse(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') process.exit(EXIT.ok);
+      process.stderr.write("Run 'mfa-sim --help' for the options.\n");
+      process.exit(EXIT.usage);
+    }
+    throw e;
+  }
+  const o = cmd.opts();
+  if (o.listScenarios) {
+    for (const n of shippedScenarioNames()) process.stdout.write(`${n}\n`);
+    return;
+  }
+  if (o.codes) {
+    for (const c of CODES) process.stdout.write(`${String(c.code).padStart(6)}  HTTP ${c.http}  ${c.title}\n`);
+    return;
+  }
+  if (o.schema) {
+    process.stdout.write(`${JSON.stringify(ScenarioSchema, null, 2)}\n`);
+    return;
+  }
+
+  const options: StartOptions = { port: o.port, host: o.host };
+  if (o.scenario !== undefined) options.scenario = o.scenario;
+  if (o.token !== undefined) options.token = o.token;
+  if (o.strict !== undefined) options.strict = o.strict === true || /^(1|true|yes)$/i.test(String(o.strict));
+  if (o.responseStyle !== undefined) options.responseStyle = o.responseStyle;
+  if (o.apiUser !== undefined) options.apiUser = o.apiUser;
+  if (o.secret !== undefined) options.secret = o.secret;
+  if (o.seed !== undefined) options.seed = o.seed;
+  if (options.apiUser !== undefined && !/^\d{9}$/.test(options.apiUser)) usage('--api-user must be exactly 9 digits.');
+
+  let running;
+  try {
+    running = await startSimulator(options);
+  } catch (e) {
+    if (e instanceof ScenarioError) {
+      process.stderr.write(`mfa-sim: the scenario cannot be used:\n${e.message}\n`);
+      process.exit(EXIT.usage);
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') fail(`port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one).`);
+    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') fail(`cannot listen on ${options.host}: no such local address.`);
+    if (err.code === 'EACCES') fail(`not allowed to listen on port ${options.port}; use one above 1023.`);
+    throw e;
+  }
+  const sim = running.simulator;
+  const out = process.stdout;
+  out.write(`mfa-sim listening on ${running.url}\n`);
+  const users = sim.apiUsers();
+  for (const u of users) {
+    const shown = u === sim.defaultApiUser && !sim.secretGiven ? `, secret ${u.secret}` : '';
+    out.write(`  API user ${u.id}${shown}${u.state !== 'active' ? ` (${u.state})` : ''}\n`);
+  }
+  out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(running.host)) {
+    process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets.\n`);
+  }
+  if (!o.quiet) sim.journal.subscribe((e) => out.write(`${formatLine(e)}\n`));
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(EXIT.ok);
+    stopping = true;
+    running.close().then(() => process.exit(EXIT.ok));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+function usage(message: string): never {
+  process.stderr.write(`mfa-sim: ${message}\nRun 'mfa-sim --help' for the options.\n`);
+  process.exit(EXIT.usage);
+}
+
+function fail(message: string): never {
+  process.stderr.write(`mfa-sim: ${message}\n`);
+  process.exit(EXIT.failure);
+}
+
+main(process.argv).catch((e) => {
+  process.stderr.write(`mfa-sim: ${(e as Error).message}\n`);
+  process.exit(EXIT.failure);
+});

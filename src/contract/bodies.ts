@@ -1,0 +1,243 @@
+import type { Operation } from '../codes.js';
+import { answer, isObject, own, type Answer } from './answer.js';
+import { decodeUser, lenientInteger, parseJson } from './envelope.js';
+import { CHALLENGE_TYPES, EXPIRY_MS, LENIENT_EXPIRY_MS, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
+
+/** How a request is read: decisions §5. */
+export interface ReadMode {
+  strict: boolean;
+  /** The identifier token: the user field is `<token>User`. */
+  token: string;
+}
+
+/** The envelope after its checks: which operation, the caller's id, and the body object. */
+export interface JudgedEnvelope {
+  op: Operation;
+  type: number;
+  id?: string;
+  body: Record<string, unknown>;
+}
+
+const STRICT_ENVELOPE_KEYS = new Set(['id', 'utctime', 'apiUser', 'apiuser', 'type', 'body']);
+
+/**
+ * The envelope checks of decisions §4 step 7, in order: no JSON or a null body (-5070), a body that is not
+ * an object (-5071), `apiUser` absent or not the authenticated one (-1003), a `type` this endpoint does not
+ * serve (-5072), then the envelope's own fields (-5075).
+ */
+export function judgeEnvelope(text: string, endpoint: Endpoint, apiUser: string, mode: ReadMode): Answer | JudgedEnvelope {
+  const lenient = !mode.strict;
+  const parsed = parseJson(text, lenient);
+  if (parsed.kind === 'empty') return answer(-5070, 'the request has no JSON envelope');
+  if (parsed.kind === 'invalid') return answer(-5071, 'the request is not JSON');
+  const env = parsed.value;
+  if (env === null) return answer(-5070, 'the envelope is null');
+  if (!isObject(env)) return answer(-5071, 'the envelope is not a JSON object');
+
+  let body = own(env, 'body');
+  if (body === undefined || body === null) return answer(-5070, '`body` is null or absent');
+  if (typeof body === 'string') {
+    if (!lenient) return answer(-5071, '`body` is a string; the document shows an object');
+    const inner = parseJson(body, true);
+    if (inner.kind !== 'value') return answer(-5071, '`body` is a string that is not JSON');
+    body = inner.value;
+    if (body === null) return answer(-5070, '`body` is null');
+  }
+  if (!isObject(body)) return answer(-5071, '`body` is not a JSON object');
+
+  const givenApiUser = own(env, 'apiUser') ?? own(env, 'apiuser');
+  const apiUserText = typeof givenApiUser === 'string' ? givenApiUser : lenient && typeof givenApiUser === 'number' ? String(givenApiUser) : undefined;
+  if (apiUserText === undefined) return answer(-1003, 'the envelope has no `apiUser`');
+  if (apiUserText !== apiUser) return answer(-1003, "the envelope's `apiUser` is not the authenticated API user");
+
+  const rawType = own(env, 'type');
+  const type = lenient ? lenientInteger(rawType) : typeof rawType === 'number' && Number.isInteger(rawType) ? rawType : undefined;
+  if (type === undefined || !endpointTypes(endpoint, mode.strict).includes(type)) {
+    return answer(-5072, `type ${JSON.stringify(rawType ?? null)} is not an operation of /v1/svc/${endpoint}`);
+  }
+
+  const rawId = own(env, 'id');
+  let id: string | undefined;
+  if (rawId !== undefined && rawId !== null) {
+    if (typeof rawId === 'string') id = rawId;
+    else if (lenient && typeof rawId === 'number') id = String(rawId);
+    else return answer(-5075, '`id` is not a string');
+    if (id.length > 25) return answer(-5075, '`id` is longer than 25 characters');
+  } else if (rawId === null && !lenient) {
+    return answer(-5075, '`id` is null');
+  }
+  if (!lenient) {
+    for (const key of Object.keys(env)) if (!STRICT_ENVELOPE_KEYS.has(key)) return answer(-5075, `unknown envelope key \`${key}\``);
+    const utctime = own(env, 'utctime');
+    if (typeof utctime !== 'string' || !/^\d{1,16}$/.test(utctime)) return answer(-5075, '`utctime` must be a string of milliseconds');
+  }
+  return { op: TYPE_OPERATION.get(type) as Operation, type, id, body };
+}
+
+export interface ChallengeBody {
+  user: string;
+  challengeType: string;
+  expiry: string;
+  expiryMs: number;
+  qr: boolean;
+  autoVerify: boolean;
+  profile?: string;
+  ipAddress?: string;
+}
+export interface CancelBody {
+  user: string;
+  challengeId: string;
+}
+export interface LookupBody {
+  user: string;
+  challengeId: string;
+  authCode?: string;
+}
+export interface BlockedBody {
+  user: string;
+  ipAddress: string;
+}
+export type Body = ChallengeBody | CancelBody | LookupBody | BlockedBody | Record<string, never>;
+
+/** A body field reader that records the first -5075 problem. */
+class Fields {
+  problem: string | undefined;
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly body: Record<string, unknown>,
+    private readonly lenient: boolean,
+  ) {}
+
+  /** A field by its name and, when lenient, its aliases; null counts as absent. */
+  get(name: string, aliases: readonly string[] = [], strictAliases: readonly string[] = []): unknown {
+    this.seen.add(name);
+    for (const a of strictAliases) this.seen.add(a);
+    if (this.lenient) for (const a of aliases) this.seen.add(a);
+    for (const key of [name, ...strictAliases, ...(this.lenient ? aliases : [])]) {
+      const v = own(this.body, key);
+      if (v === null && !this.lenient) {
+        this.fail(`\`${key}\` is null`);
+        return undefined;
+      }
+      if (v !== undefined && v !== null) return v;
+    }
+    return undefined;
+  }
+
+  string(name: string, max?: number, aliases: readonly string[] = []): string | undefined {
+    const v = this.get(name, aliases);
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string') return this.fail(`\`${name}\` is not a string`);
+    if (max !== undefined && v.length > max) return this.fail(`\`${name}\` is longer than ${max} characters`);
+    return v;
+  }
+
+  boolean(name: string, fallback: boolean, strictAliases: readonly string[] = []): boolean {
+    const v = this.get(name, [], strictAliases);
+    if (v === undefined) return fallback;
+    if (typeof v === 'boolean') return v;
+    if (this.lenient && typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === 'true';
+    this.fail(`\`${name}\` is not a boolean`);
+    return fallback;
+  }
+
+  /** In strict mode, a key the document does not show is a body error. */
+  rejectUnknown(): void {
+    if (this.lenient) return;
+    for (const key of Object.keys(this.body)) if (!this.seen.has(key)) this.fail(`unknown body key \`${key}\``);
+  }
+
+  fail(problem: string): undefined {
+    this.problem ??= problem;
+    return undefined;
+  }
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** Whether a string is a dotted-quad IPv4 address. */
+export function isIPv4(s: string): boolean {
+  return IPV4.test(s);
+}
+
+/**
+ * The body checks of each operation, in the order -5075, -5076, -5077, -5078, -5079: the first failing
+ * one decides. Returns the normalized body or the answer.
+ */
+export function judgeBody(op: Operation, raw: Record<string, unknown>, mode: ReadMode, ipRulesApply: boolean): Answer | Body {
+  const lenient = !mode.strict;
+  const f = new Fields(raw, lenient);
+  const userKey = `${mode.token}User`;
+  const user = f.string(userKey, 125);
+  let out: Body;
+  let challengeType: unknown;
+  switch (op) {
+    case 'challenge': {
+      challengeType = f.get('challengeType');
+      const expiry = f.string('challengeExpiry') ?? 'FifteenMins';
+      const table = lenient ? LENIENT_EXPIRY_MS : EXPIRY_MS;
+      const expiryMs = Object.prototype.hasOwnProperty.call(table, expiry) ? table[expiry] : undefined;
+      if (expiryMs === undefined) f.fail(`challengeExpiry \`${expiry}\` is not one of ${Object.keys(table).join(', ')}`);
+      const qr = f.boolean('enableQRcode', true, ['enableQRCode']);
+      const autoVerify = f.boolean('enableAutoVerify', false);
+      const profile = f.string('profile');
+      const status = f.string('status');
+      if (status !== undefined && (lenient ? status.toUpperCase() : status) !== 'NEW') f.fail('`status` must be NEW');
+      const ipAddress = readIp(f, ipRulesApply, false);
+      if (challengeType !== undefined && typeof challengeType !== 'string') f.fail('`challengeType` is not a string');
+      out = { user: user ?? '', challengeType: String(challengeType ?? ''), expiry, expiryMs: expiryMs ?? 0, qr, autoVerify, profile, ipAddress };
+      break;
+    }
+    case 'cancel': {
+      const challengeId = f.string('challengeId', undefined, ['challngeId']);
+      const status = f.string('status');
+      if (challengeId === undefined || challengeId === '') f.fail('`challengeId` is missing');
+      if (status === undefined || (lenient ? status.toUpperCase() : status) !== 'CANCEL') f.fail('`status` must be CANCEL');
+      out = { user: user ?? '', challengeId: challengeId ?? '' };
+      break;
+    }
+    case 'status':
+    case 'verify': {
+      const challengeId = f.string('challengeId', undefined, ['challngeId']);
+      if (challengeId === undefined || challengeId === '') f.fail('`challengeId` is missing');
+      let authCode = f.string('authCode', 64);
+      if (lenient && authCode !== undefined && authCode.trim().toLowerCase() === 'null') authCode = undefined;
+      f.string('verifyType');
+      f.string('expiry');
+      f.string('status');
+      out = { user: user ?? '', challengeId: challengeId ?? '', authCode };
+      break;
+    }
+    case 'blocked': {
+      const ipAddress = readIp(f, true, true);
+      out = { user: user ?? '', ipAddress: ipAddress ?? '' };
+      break;
+    }
+    case 'time':
+      return {};
+  }
+  f.rejectUnknown();
+  if (f.problem) return answer(-5075, f.problem);
+  if (op === 'challenge' && !(CHALLENGE_TYPES as readonly string[]).includes(String(challengeType ?? '')) && challengeType !== undefined && challengeType !== '') {
+    return answer(-5076, `\`${String(challengeType)}\` is not one of ${CHALLENGE_TYPES.join(', ')}`);
+  }
+  if (user === undefined || user === '') return answer(-5077, `the body has no \`${userKey}\``);
+  if (op === 'challenge' && (challengeType === undefined || challengeType === '')) return answer(-5078);
+  const email = decodeUser(user, lenient);
+  if (email === undefined) return answer(-5079, `\`${userKey}\` is not an e-mail address`);
+  (out as { user: string }).user = email;
+  return out;
+}
+
+/** `ipAddress`: required when the API user has IP rules (or for the blocked check), and then a valid IPv4 address. */
+function readIp(f: Fields, required: boolean, always: boolean): string | undefined {
+  const ip = f.string('ipAddress');
+  const given = ip !== undefined && ip.trim() !== '';
+  if (!given) {
+    if (required) f.fail(always ? '`ipAddress` is missing' : '`ipAddress` is required: the API user has IP rules');
+    return undefined;
+  }
+  if (!isIPv4(ip.trim())) return f.fail(`\`ipAddress\` \`${ip}\` is not an IPv4 address`);
+  return ip.trim();
+}

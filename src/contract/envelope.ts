@@ -1,0 +1,88 @@
+import type JSON5Module from 'json5';
+import { lazy } from '../world/lazy.js';
+import { isObject, own } from './answer.js';
+
+const json5 = lazy<typeof JSON5Module>('json5');
+
+export type ParsedJson = { kind: 'empty' } | { kind: 'invalid' } | { kind: 'value'; value: unknown };
+
+/**
+ * Parses request text as JSON; when lenient, text that is not JSON is read as relaxed JSON (JSON5: single
+ * quotes, trailing commas, unquoted keys), which one published client sends inside `body`.
+ */
+export function parseJson(text: string, lenient: boolean): ParsedJson {
+  if (text.trim() === '') return { kind: 'empty' };
+  try {
+    return { kind: 'value', value: JSON.parse(text) };
+  } catch {
+    if (!lenient) return { kind: 'invalid' };
+  }
+  try {
+    return { kind: 'value', value: json5().parse(text) };
+  } catch {
+    return { kind: 'invalid' };
+  }
+}
+
+/** The fields a rule or the permission check may look at before the envelope is judged: read leniently, never failing. */
+export interface Peek {
+  id?: string;
+  type?: number;
+  apiUser?: string;
+  user?: string;
+  challengeType?: string;
+}
+
+/** Reads what it can of a request body, as the lenient parser would, for rule matching and the permission check. */
+export function peek(text: string, userKey: string): Peek {
+  const out: Peek = {};
+  const parsed = parseJson(text, true);
+  if (parsed.kind !== 'value' || !isObject(parsed.value)) return out;
+  const env = parsed.value;
+  const id = own(env, 'id');
+  if (typeof id === 'string' || typeof id === 'number') out.id = String(id);
+  const type = lenientInteger(own(env, 'type'));
+  if (type !== undefined) out.type = type;
+  const apiUser = own(env, 'apiUser') ?? own(env, 'apiuser');
+  if (typeof apiUser === 'string' || typeof apiUser === 'number') out.apiUser = String(apiUser);
+  let body = own(env, 'body');
+  if (typeof body === 'string') {
+    const inner = parseJson(body, true);
+    body = inner.kind === 'value' ? inner.value : undefined;
+  }
+  if (isObject(body)) {
+    const user = own(body, userKey);
+    if (typeof user === 'string') out.user = decodeUser(user, true) ?? user;
+    const ct = own(body, 'challengeType');
+    if (typeof ct === 'string') out.challengeType = ct;
+  }
+  return out;
+}
+
+/** An integer, or (lenient) a string of digits; else undefined. */
+export function lenientInteger(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'string' && /^-?\d{1,9}$/.test(v.trim())) return Number(v.trim());
+  return undefined;
+}
+
+// The WHATWG form of an e-mail address, with a dot required in the domain.
+const EMAIL =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Whether a string is an e-mail address as the service accepts it. */
+export function isEmail(s: string): boolean {
+  return s.length <= 254 && EMAIL.test(s);
+}
+
+/**
+ * The user's e-mail address: as given when it is one; when lenient, also one written in Base64 (a published
+ * client encodes it). Undefined when neither.
+ */
+export function decodeUser(value: string, lenient: boolean): string | undefined {
+  if (isEmail(value)) return value;
+  if (!lenient || value.length < 8 || value.length > 256 || !BASE64.test(value)) return undefined;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  return isEmail(decoded) ? decoded : undefined;
+}

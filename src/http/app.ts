@@ -1,0 +1,115 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { Simulator, type ApiResult, type SimulatorOptions } from '../simulator.js';
+import { pagesRouter } from './pages.js';
+
+/** An Express app that serves one simulator; the simulator is reachable as `app.simulator`. */
+export type SimulatorApp = Express & { simulator: Simulator };
+
+/**
+ * The Express app of a simulator. The simulated API (`/v1/...`) is handed to the simulator's pipeline by the
+ * first middleware, before Express's router; pages, the control API and the final 404 follow. Every answer
+ * of the API, a 404 and an internal failure included, is a JSON envelope.
+ */
+export function createApp(options: SimulatorOptions | string | Simulator = {}): SimulatorApp {
+  const sim = options instanceof Simulator ? options : new Simulator(options);
+  const app = express() as SimulatorApp;
+  app.simulator = sim;
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!req.url.startsWith('/v1/')) return next();
+    serveApi(sim, req, res);
+  });
+  app.use(pagesRouter(sim));
+  // Anything else: the pipeline's route check answers -404 or -405, as an envelope, journaled.
+  app.use((req: Request, res: Response) => serveApi(sim, req, res));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { status?: number }).status;
+    if (status === 413 || (err as { type?: string }).type === 'entity.too.large') return serveApi(sim, req, res, true);
+    if (res.headersSent) return void res.destroy();
+    const result = sim.internalError(req.method, req.url, req.headers, err);
+    writeResult(sim, req, res, result);
+  });
+  return app;
+}
+
+/** Reads the body (up to the simulator's limit) and answers through the pipeline. */
+export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerResponse, tooLarge = false): void {
+  const startedAt = performance.now();
+  const limit = sim.bodyLimit;
+  const declared = Number(req.headers['content-length']);
+  const go = (body: string, over: boolean) => {
+    let result: ApiResult | Promise<ApiResult>;
+    try {
+      result = sim.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, tooLarge: over }, startedAt);
+    } catch (e) {
+      result = sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, e);
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (r) => writeResult(sim, req, res, r),
+        (e) => writeResult(sim, req, res, sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, e)),
+      );
+    } else {
+      writeResult(sim, req, res, result);
+    }
+  };
+  if (tooLarge || declared > limit) return go('', true);
+  if (req.readableEnded || (req as { complete?: boolean }).complete) return go('', false);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  req.on('data', (chunk: Buffer) => {
+    if (done) return;
+    size += chunk.length;
+    if (size > limit) {
+      done = true;
+      go('', true);
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (done) return;
+    done = true;
+    go(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'), false);
+  });
+  req.on('error', () => {
+    done = true;
+  });
+}
+
+/** Writes a pipeline result to the wire, including the faults a rule can inject. */
+export function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, r: ApiResult): void {
+  const socket = req.socket;
+  if (res.writableEnded || socket.destroyed) return;
+  switch (r.fault) {
+    case 'reset':
+      // An RST, as a dropped connection looks to the client (ECONNRESET).
+      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+      else socket.destroy();
+      return;
+    case 'hang': {
+      // Held (bounded by hangFor) and then closed without an answer; closing the simulator lets it go at once.
+      sim.hanging.add(socket);
+      const timer = setTimeout(() => socket.destroy(), r.hangMs ?? 60_000);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        sim.hanging.delete(socket);
+      });
+      return;
+    }
+    case 'truncate': {
+      const bytes = Buffer.from(r.body, 'utf8');
+      res.writeHead(r.status, { 'content-type': r.contentType, 'content-length': bytes.length });
+      res.write(bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2))), () => socket.destroy());
+      return;
+    }
+  }
+  const headers: Record<string, string | number> = { 'content-type': r.contentType, 'content-length': Buffer.byteLength(r.body) };
+  if (r.close) headers.connection = 'close';
+  res.writeHead(r.status, headers);
+  res.end(r.body);
+}

@@ -1,0 +1,108 @@
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { mustCode } from '../codes.js';
+import { envelopeJson } from '../contract/response.js';
+import { Simulator, type SimulatorOptions } from '../simulator.js';
+import { createApp } from './app.js';
+
+export interface StartOptions extends SimulatorOptions {
+  /** Port to listen on; 0 (the default in-process) picks a free one. */
+  port?: number;
+  /** Address to listen on. Default 127.0.0.1. */
+  host?: string;
+}
+
+/** A running simulator, as `startSimulator` resolves it. */
+export interface RunningSimulator {
+  /** Base URL, e.g. `http://127.0.0.1:43817`. */
+  url: string;
+  port: number;
+  host: string;
+  /** The identifier token in force. */
+  token: string;
+  /** The API user to sign with when the scenario lists none (its secret is generated unless given). */
+  apiUser: { id: string; secret: string };
+  /** The simulator itself: scenarios, clock, journal, challenges, coverage. */
+  simulator: Simulator;
+  /** Stops listening; in-flight requests get up to `graceMs` (default 2000) to finish, then every connection is closed. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Headers and body must arrive within this many ms (slow clients are cut off). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const HEADERS_TIMEOUT_MS = 20_000;
+
+const TRANSPORT_ERRORS: Record<string, number> = {
+  HPE_HEADER_OVERFLOW: -431,
+  ERR_HTTP_REQUEST_TIMEOUT: -408,
+};
+
+/** Starts a simulator listening on HTTP. Options take the shape of a scenario file (or a path to one). */
+export async function startSimulator(options: StartOptions | string = {}): Promise<RunningSimulator> {
+  const opts: StartOptions = typeof options === 'string' ? { scenario: options } : options;
+  const sim = new Simulator(opts);
+  const app = createApp(sim);
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, app);
+  const host = opts.host ?? '127.0.0.1';
+  answerTransportErrors(server, sim);
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : Number(opts.port);
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  sim.publicUrl ??= url;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    host,
+    token: sim.token,
+    apiUser: { id: sim.defaultApiUser.id, secret: sim.defaultApiUser.secret },
+    simulator: sim,
+    close(graceMs = 2000) {
+      closing ??= new Promise<void>((resolve) => {
+        for (const s of sim.hanging) s.destroy();
+        const timer = setTimeout(() => {
+          for (const s of sockets) s.destroy();
+        }, graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/**
+ * Bytes that are not HTTP, a header block over the limit, a request that does not arrive in time: Node's
+ * parser rejects them before any route runs. They are answered with a JSON envelope too, and the
+ * connection is closed.
+ */
+export function answerTransportErrors(server: Server, sim: Simulator): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || (err.code === 'ECONNRESET' && !socket.bytesWritten)) {
+      socket.destroy();
+      return;
+    }
+    const code = TRANSPORT_ERRORS[err.code ?? ''] ?? -400;
+    const info = mustCode(code);
+    const body = envelopeJson(sim.scenario.responseStyle, 'sim-transport', sim.now(), code, info.title, sim.baseUrl());
+    socket.end(
+      `HTTP/1.1 ${info.http} ${info.title}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}

@@ -1,0 +1,18 @@
+/**
+ * mfa-sim: a faithful simulator of the multi-factor challenge and time service.
+ *
+ * - `startSimulator(options)`: a simulator listening on HTTP, for tests and scripts.
+ * - `createApp(options)`: the Express app of a simulator (for supertest, or to mount in your own server).
+ * - `signedHeaders`, `sign`, `stringToSign`: the signing the simulator verifies, for clients under test.
+ */
+export { startSimulator, type RunningSimulator, type StartOptions } from './http/server.js';
+export { createApp, type SimulatorApp } from './http/app.js';
+export { Simulator, type SimulatorOptions, DEFAULT_API_USER, DEFAULT_BODY_LIMIT, SCENARIO_HEADER } from './simulator.js';
+export { sign, signedHeaders, stringToSign, authorizationValue, headerNames, DEFAULT_TOKEN, type SignOptions } from './auth/signature.js';
+export { CODES, codeInfo, SERVICE_CODES, OPERATIONS, type CodeInfo, type Operation } from './codes.js';
+export { loadScenarioFile, loadScenarioText } from './scenario/load.js';
+export { ScenarioError, type ScenarioIssue } from './scenario/errors.js';
+export { ScenarioSchema, type ScenarioInput, type ApiUserInput, type RuleInput } from './scenario/schema.js';
+export { shippedScenarioNames } from './scenario/catalog.js';
+export type { JournalEntry } from './journal.js';
+export type { Challenge, ChallengeState } from './world/challenges.js';

@@ -1,0 +1,32 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+let root: string | undefined;
+
+/** The folder of the shipped scenarios, found from this module upwards (works from src/ and from dist/). */
+export function shippedScenarioDir(): string {
+  if (root) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'scenarios');
+    if (existsSync(join(candidate, 'default.yaml'))) return (root = candidate);
+    dir = dirname(dir);
+  }
+  throw new Error('the shipped scenarios folder was not found beside the mfa-sim package');
+}
+
+/** The file of a shipped scenario by name (the file is `<name>.yaml`), or undefined. */
+export function findShippedScenario(name: string): string | undefined {
+  if (!/^[a-z0-9][a-z0-9._-]{0,99}$/i.test(name)) return undefined;
+  const file = join(shippedScenarioDir(), `${name}.yaml`);
+  return existsSync(file) ? file : undefined;
+}
+
+/** Names of the shipped scenarios, sorted. */
+export function shippedScenarioNames(): string[] {
+  return readdirSync(shippedScenarioDir())
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.slice(0, -5))
+    .sort();
+}

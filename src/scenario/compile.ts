@@ -1,0 +1,278 @@
+import ms from 'ms';
+import { ACCOUNT_STATES, codeInfo, type Operation } from '../codes.js';
+import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
+import { AccountBook, isGlob, valueMatcher } from '../world/accounts.js';
+import { IpRules, parseRange } from '../world/ip.js';
+import type { ScenarioIssue } from './errors.js';
+import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
+import { checkShape } from './validate.js';
+
+/** An API user as the simulator uses it. */
+export interface ApiUser {
+  id: string;
+  secret: string;
+  /** The secret as HMAC key bytes. */
+  key: Buffer;
+  state: string;
+  permissions: ReadonlySet<Permission>;
+  ipRules?: IpRules;
+}
+
+/** A rule ready to match requests. */
+export interface CompiledRule {
+  index: number;
+  /** `name`, or "rule N" (1-based). */
+  label: string;
+  endpoint?: Endpoint;
+  type?: number;
+  apiUser?: string;
+  user?: (email: string) => boolean;
+  challengeType?: string;
+  headers?: [string, (value: string) => boolean][];
+  /** The operations the forced code exists on (from the code table); undefined: every request. */
+  ops?: ReadonlySet<Operation>;
+  after: number;
+  times?: number;
+  every?: number;
+  respond?: { code: number; message?: string };
+  delay?: { min: number; max: number };
+  fault?: Fault;
+  hangMs: number;
+}
+
+/** A scenario with defaults applied and every value parsed: what the simulator runs. */
+export interface CompiledScenario {
+  name: string;
+  description?: string;
+  /** The scenario as given (for listing and for the dashboard). */
+  input: ScenarioInput;
+  token: string;
+  strict: boolean;
+  responseStyle: 'document' | 'sdk';
+  auth: AuthMode;
+  offset: number;
+  maxDrift: number;
+  frozenAt?: number;
+  replayNonces: boolean;
+  replayTimestamps: boolean;
+  /** Undefined: the simulator's default API user. */
+  apiUsers?: ReadonlyMap<string, ApiUser>;
+  accounts: AccountBook;
+  autoVerifyDelay: number;
+  rules: CompiledRule[];
+}
+
+export const DEFAULT_MAX_DRIFT = 300_000;
+export const DEFAULT_AUTO_VERIFY_DELAY = 2_000;
+const MAX_HANG = 600_000;
+const TOKEN = /^[a-z][a-z0-9]{0,31}$/;
+const API_USER_ID = /^\d{9}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An API user record from its parts. */
+export function makeApiUser(id: string, secret: string, state = 'active', permissions: Iterable<Permission> = PERMISSIONS, ipRules?: IpRules): ApiUser {
+  return { id, secret, key: Buffer.from(secret, 'utf8'), state, permissions: new Set(permissions), ipRules };
+}
+
+/**
+ * Checks a scenario (shape, then meaning: durations, codes, ids, address blocks, rules that could never
+ * match) and compiles it. Problems come back as issues with key paths; nothing is half-applied.
+ */
+export function compileScenario(value: unknown): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
+  const shape = checkShape(value);
+  if (shape.length) return { issues: shape };
+  const input = value as ScenarioInput;
+  const issues: ScenarioIssue[] = [];
+  const fail = (path: (string | number)[], message: string) => {
+    issues.push({ path, message });
+  };
+
+  const token = input.token ?? 'svc';
+  if (!TOKEN.test(token)) fail(['token'], 'must be lower-case letters and digits, starting with a letter (it becomes part of header names)');
+
+  const offset = duration(input.clock?.offset, 0, ['clock', 'offset'], fail);
+  const maxDrift = duration(input.clock?.maxDrift, DEFAULT_MAX_DRIFT, ['clock', 'maxDrift'], fail);
+  if (maxDrift < 0) fail(['clock', 'maxDrift'], 'must not be negative');
+  if (maxDrift > 7 * 86_400_000) fail(['clock', 'maxDrift'], 'must be at most 7 days');
+  let frozenAt: number | undefined;
+  if (input.clock?.frozenAt !== undefined) {
+    const f = input.clock.frozenAt;
+    frozenAt = typeof f === 'number' ? f : ISO_INSTANT.test(f) ? Date.parse(f) : NaN;
+    if (!Number.isFinite(frozenAt) || Math.abs(frozenAt) > 8.64e15) fail(['clock', 'frozenAt'], 'must be an ISO 8601 instant (2026-01-01T00:00:00Z) or epoch milliseconds');
+  }
+
+  let apiUsers: Map<string, ApiUser> | undefined;
+  if (input.apiUsers) {
+    apiUsers = new Map();
+    input.apiUsers.forEach((u, i) => {
+      if (!API_USER_ID.test(u.id)) fail(['apiUsers', i, 'id'], 'must be exactly 9 digits');
+      else if (apiUsers!.has(u.id)) fail(['apiUsers', i, 'id'], `API user ${u.id} is listed twice`);
+      let ipRules: IpRules | undefined;
+      if (u.ipRules) {
+        const ranges = (list: string[] | undefined, key: 'block' | 'allow') =>
+          (list ?? []).flatMap((text, j) => {
+            const r = parseRange(text);
+            if (!r) fail(['apiUsers', i, 'ipRules', key, j], `\`${text}\` is not an IPv4 address or CIDR block`);
+            return r ? [r] : [];
+          });
+        ipRules = new IpRules(ranges(u.ipRules.block, 'block'), ranges(u.ipRules.allow, 'allow'));
+      }
+      apiUsers!.set(u.id, makeApiUser(u.id, u.secret, u.state ?? 'active', u.permissions ?? PERMISSIONS, ipRules));
+    });
+  }
+
+  const stateCode = (ref: string | number, path: (string | number)[]): number => {
+    if (typeof ref === 'number') {
+      if (codeInfo(ref)?.check === 'account') return ref;
+      fail(path, `${ref} is not an account code (${[...ACCOUNT_STATES.values()].join(', ')})`);
+      return 0;
+    }
+    if (ref === 'active') return 0;
+    const code = ACCOUNT_STATES.get(ref);
+    if (code !== undefined) return code;
+    if (/^-2\d{3}$/.test(ref) && codeInfo(Number(ref))?.check === 'account') return Number(ref);
+    fail(path, `unknown account state \`${ref}\` (one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`);
+    return 0;
+  };
+  const accountEntries: [string, number][] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
+    if (!isGlob(email) && !email.includes('@')) fail(['accounts', email], 'must be an e-mail address or a glob such as "*@example.com"');
+    return [email, stateCode(ref, ['accounts', email])];
+  });
+  const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
+
+  const autoVerifyDelay = duration(input.autoVerify?.delay, DEFAULT_AUTO_VERIFY_DELAY, ['autoVerify', 'delay'], fail);
+  if (autoVerifyDelay < 0) fail(['autoVerify', 'delay'], 'must not be negative');
+
+  const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
+
+  if (issues.length) return { issues };
+  return {
+    issues,
+    scenario: {
+      name: input.name,
+      description: input.description,
+      input,
+      token,
+      strict: input.strict ?? false,
+      responseStyle: input.responseStyle ?? 'document',
+      auth: input.auth ?? 'verify',
+      offset,
+      maxDrift,
+      frozenAt,
+      replayNonces: input.replay?.nonces ?? true,
+      replayTimestamps: input.replay?.timestamps ?? true,
+      apiUsers,
+      accounts: new AccountBook(accountEntries, fallback),
+      autoVerifyDelay,
+      rules,
+    },
+  };
+}
+
+type Fail = (path: (string | number)[], message: string) => void;
+
+/** Milliseconds from a number or a string such as 500ms, 90s, 10m, 2h, -1h. */
+export function parseDuration(v: number | string): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  const trimmed = v.trim();
+  if (!/^-?\d+(\.\d+)?\s*(ms|s|m|h|d)?$/.test(trimmed)) return undefined;
+  const n = ms(trimmed as ms.StringValue);
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+function duration(v: number | string | undefined, fallback: number, path: (string | number)[], fail: Fail): number {
+  if (v === undefined) return fallback;
+  const n = parseDuration(v);
+  if (n === undefined) {
+    fail(path, `\`${v}\` is not a duration (a number of milliseconds, or 500ms, 90s, 10m, 2h, -1h)`);
+    return fallback;
+  }
+  return n;
+}
+
+function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser> | undefined, fail: Fail): CompiledRule {
+  const at = (...rest: (string | number)[]) => ['rules', index, ...rest];
+  const w = r.when ?? {};
+  const rule: CompiledRule = { index, label: r.name ?? `rule ${index + 1}`, after: r.after ?? 0, times: r.times, every: r.every, hangMs: 60_000 };
+
+  // What the request must be: endpoint, type, and the operations they allow.
+  let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
+  if (w.endpoint) {
+    rule.endpoint = w.endpoint;
+    ops = new Set(endpointTypes(w.endpoint, false).map((t) => TYPE_OPERATION.get(t)!));
+  }
+  if (w.type !== undefined) {
+    const op = TYPE_OPERATION.get(w.type);
+    if (!op) fail(at('when', 'type'), `${w.type} is not an operation type (150, 151, 990, 171, 170, 950)`);
+    else if (!ops.has(op)) fail(at('when', 'type'), `impossible: type ${w.type} is never sent to /v1/svc/${w.endpoint}`);
+    else ops = new Set([op]);
+    rule.type = w.type;
+  }
+  if (w.apiUser !== undefined) {
+    if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), 'must be exactly 9 digits');
+    else if (apiUsers && !apiUsers.has(w.apiUser)) fail(at('when', 'apiUser'), `impossible: API user ${w.apiUser} is not in this scenario's apiUsers`);
+    rule.apiUser = w.apiUser;
+  }
+  if (w.svcUser !== undefined) {
+    ops.delete('time');
+    if (ops.size === 0) fail(at('when', 'svcUser'), 'impossible: time requests carry no user');
+    rule.user = valueMatcher(w.svcUser);
+  }
+  if (w.challengeType !== undefined) {
+    if (!(CHALLENGE_TYPES as readonly string[]).includes(w.challengeType)) {
+      fail(at('when', 'challengeType'), `\`${w.challengeType}\` is not one of ${CHALLENGE_TYPES.join(', ')}`);
+    } else if (!ops.has('challenge')) {
+      fail(at('when', 'challengeType'), 'impossible: only new challenges (type 150) carry a challengeType');
+    }
+    ops = new Set(ops.has('challenge') ? ['challenge'] : []);
+    rule.challengeType = w.challengeType;
+  }
+  if (w.headers) {
+    rule.headers = Object.entries(w.headers).map(([name, pattern]) => {
+      if (!HEADER_NAME.test(name)) fail(at('when', 'headers', name), 'is not a valid header name');
+      return [name.toLowerCase(), valueMatcher(pattern)];
+    });
+  }
+
+  // What the rule does.
+  if (r.respond) {
+    const info = codeInfo(r.respond.code);
+    if (!info) {
+      fail(at('respond', 'code'), `${r.respond.code} is not a code of the code table (see \`mfa-sim --codes\`)`);
+    } else if (info.scope) {
+      const possible = info.scope.filter((op) => ops.has(op));
+      if (possible.length === 0) {
+        fail(at('respond', 'code'), `impossible: ${info.code} is answered only to ${info.scope.join(', ')} requests, and this rule matches none`);
+      }
+      rule.ops = new Set(possible);
+    }
+    rule.respond = { code: r.respond.code, message: r.respond.message };
+  }
+  if (r.delay !== undefined) {
+    const range = typeof r.delay === 'object' ? r.delay : { min: r.delay, max: r.delay };
+    const min = parseDuration(range.min);
+    const max = parseDuration(range.max);
+    if (min === undefined || max === undefined) fail(at('delay'), 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }');
+    else if (min < 0 || max < min) fail(at('delay'), 'must not be negative, and min must not exceed max');
+    else if (max > MAX_HANG) fail(at('delay'), 'must be at most 10 minutes');
+    else rule.delay = { min, max };
+  }
+  if (r.fault) {
+    rule.fault = r.fault;
+    if (r.respond && r.fault !== 'truncate' && r.fault !== 'garbage') {
+      fail(at('respond'), `has no effect: fault ${r.fault} never sends the service's answer`);
+    }
+  }
+  if (r.hangFor !== undefined) {
+    const h = parseDuration(r.hangFor);
+    if (r.fault !== 'hang') fail(at('hangFor'), 'only applies with fault: hang');
+    else if (h === undefined || h < 0 || h > MAX_HANG) fail(at('hangFor'), 'must be a duration between 0 and 10m');
+    else rule.hangMs = h;
+  }
+  if (!r.respond && r.delay === undefined && !r.fault) fail(at(), 'does nothing: give it `respond`, `delay` or `fault`');
+  if (r.every !== undefined && r.times !== undefined && r.every > r.times) {
+    fail(at('every'), `impossible: every ${r.every}th request within only ${r.times}`);
+  }
+  return rule;
+}

@@ -1,0 +1,134 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * The one schema of a scenario (decisions §9): a YAML file, a JSON body sent to the control API and the
+ * options object of `startSimulator` are all checked against it. It is also published as JSON Schema
+ * (`mfa-sim --schema`) so that editors can check scenario files as they are typed.
+ */
+
+const oneOf = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { errorMessage: `must be one of: ${values.join(', ')}`, description },
+  );
+
+const Duration = (description: string) =>
+  Type.Union([Type.Number(), Type.String()], {
+    errorMessage: 'must be a duration: a number of milliseconds, or a string such as 500ms, 90s, 10m, 2h, -1h',
+    description,
+  });
+
+export const PERMISSIONS = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked', 'autoVerify'] as const;
+export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
+export const AUTH_MODES = ['verify', 'log', 'off'] as const;
+export const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
+
+const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
+  Type.Object(props, { additionalProperties: false, description });
+
+const AccountState = Type.Union([Type.String(), Type.Integer()], {
+  errorMessage: 'must be an account state name (active, invalid, blocked, locked, ...) or a -2xxx code',
+});
+
+export const ApiUserSchema = strictObject(
+  {
+    id: Type.String({ description: '9-digit API user id' }),
+    secret: Type.String({ minLength: 1, description: 'shared secret for HMAC-SHA512 signatures' }),
+    state: Type.Optional(Type.String({ description: 'active (default), or any other word: its requests get -1003' })),
+    permissions: Type.Optional(Type.Array(oneOf(PERMISSIONS), { description: 'operations it may call; default: all' })),
+    ipRules: Type.Optional(
+      strictObject({
+        block: Type.Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' })),
+        allow: Type.Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' })),
+      }),
+    ),
+  },
+  'an API user: a caller of the service',
+);
+
+const Delay = Type.Union(
+  [
+    Type.Number(),
+    Type.String(),
+    strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') }),
+  ],
+  { errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }' },
+);
+
+export const RuleSchema = strictObject(
+  {
+    name: Type.Optional(Type.String({ description: 'shown in the journal and the log' })),
+    when: Type.Optional(
+      strictObject(
+        {
+          endpoint: Type.Optional(oneOf(RULE_ENDPOINTS)),
+          type: Type.Optional(Type.Integer({ description: 'envelope type: 150, 151, 990, 171, 170, 950' })),
+          apiUser: Type.Optional(Type.String({ description: 'the 9-digit API user of the request' })),
+          svcUser: Type.Optional(Type.String({ description: "the body's user e-mail, exact or glob (*@example.com)" })),
+          challengeType: Type.Optional(Type.String()),
+          headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'header name -> exact value or glob' })),
+        },
+        'every key optional; all given must match',
+      ),
+    ),
+    after: Type.Optional(Type.Integer({ minimum: 0, description: 'let the first N matching requests through' })),
+    times: Type.Optional(Type.Integer({ minimum: 1, description: 'then apply to the next N only' })),
+    every: Type.Optional(Type.Integer({ minimum: 1, description: 'apply to every Nth matching request only' })),
+    respond: Type.Optional(
+      strictObject({
+        code: Type.Integer({ description: 'any code of the code table' }),
+        message: Type.Optional(Type.String({ description: 'replaces the message text' })),
+      }),
+    ),
+    delay: Type.Optional(Delay),
+    fault: Type.Optional(oneOf(FAULTS, 'break the wire instead of answering normally')),
+    hangFor: Type.Optional(Duration('fault hang: how long the connection is held before it is closed (default 60s, at most 10m)')),
+  },
+  'a forced outcome: the first rule that matches a request decides',
+);
+
+export const ScenarioSchema = strictObject(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
+    description: Type.Optional(Type.String()),
+    token: Type.Optional(Type.String({ description: 'identifier token in header names, scheme, algorithm and user field (default svc)' })),
+    strict: Type.Optional(Type.Boolean({ description: 'reject everything the interface document does not show (default false)' })),
+    responseStyle: Type.Optional(oneOf(['document', 'sdk'] as const, 'document: utctime; sdk: utcTime, as the published clients parse it')),
+    auth: Type.Optional(oneOf(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off')),
+    clock: Type.Optional(
+      strictObject({
+        offset: Type.Optional(Duration('simulator clock = real time + offset')),
+        maxDrift: Type.Optional(Duration('allowed |client time - simulator time| (default 5m)')),
+        frozenAt: Type.Optional(
+          Type.Union([Type.String(), Type.Number()], { errorMessage: 'must be an ISO 8601 instant or epoch milliseconds', description: 'start with the clock stopped here' }),
+        ),
+      }),
+    ),
+    replay: Type.Optional(
+      strictObject({
+        nonces: Type.Optional(Type.Boolean({ description: '-4034 on (default true)' })),
+        timestamps: Type.Optional(Type.Boolean({ description: '-4035 on (default true)' })),
+      }),
+    ),
+    apiUsers: Type.Optional(Type.Array(ApiUserSchema, { description: 'replaces the default API user when given' })),
+    accounts: Type.Optional(
+      Type.Record(Type.String(), AccountState, { description: 'e-mail or glob -> account state name or -2xxx code' }),
+    ),
+    defaultAccountState: Type.Optional(AccountState),
+    autoVerify: Type.Optional(
+      strictObject({
+        delay: Type.Optional(Duration('how long an auto-verify challenge waits before it completes by itself (default 2s)')),
+      }),
+    ),
+    rules: Type.Optional(Type.Array(RuleSchema)),
+  },
+  'an mfa-sim scenario',
+);
+
+/** A scenario as written in a file or passed in-process. */
+export type ScenarioInput = Static<typeof ScenarioSchema>;
+export type ApiUserInput = Static<typeof ApiUserSchema>;
+export type RuleInput = Static<typeof RuleSchema>;
+export type Permission = (typeof PERMISSIONS)[number];
+export type Fault = (typeof FAULTS)[number];
+export type AuthMode = (typeof AUTH_MODES)[number];

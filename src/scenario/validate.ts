@@ -1,0 +1,112 @@
+import type { TSchema } from '@sinclair/typebox';
+import type * as Compiler from '@sinclair/typebox/compiler';
+import type { ValueError } from '@sinclair/typebox/errors';
+import { lazy } from '../world/lazy.js';
+import type { ScenarioIssue } from './errors.js';
+import { ScenarioSchema, type ScenarioInput } from './schema.js';
+
+const compiler = lazy<typeof Compiler>('@sinclair/typebox/compiler');
+let checker: Compiler.TypeCheck<typeof ScenarioSchema> | undefined;
+
+/** At most this many problems are reported at once. */
+const MAX_ISSUES = 20;
+
+/** Checks a value against the scenario schema: types, allowed values, required and unknown keys. */
+export function checkShape(value: unknown): ScenarioIssue[] {
+  checker ??= compiler().TypeCompiler.Compile(ScenarioSchema);
+  if (checker.Check(value)) return [];
+  const issues: ScenarioIssue[] = [];
+  const seen = new Set<string>();
+  for (const e of checker.Errors(value)) {
+    const path = splitPointer(e.path);
+    const key = path.join('\u0000');
+    // One problem per key, and none under a key already reported (a bad union reports each branch).
+    if ([...seen].some((s) => key === s || key.startsWith(`${s}\u0000`))) continue;
+    seen.add(key);
+    issues.push({ path, message: describe(e, path) });
+    if (issues.length >= MAX_ISSUES) break;
+  }
+  return issues;
+}
+
+/** Narrows a value that passed checkShape. */
+export function isScenarioInput(value: unknown): value is ScenarioInput {
+  return checkShape(value).length === 0;
+}
+
+function splitPointer(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+// ValueErrorType numbers are stable within TypeBox 0.34; matched by name through the enum.
+function describe(e: ValueError, path: (string | number)[]): string {
+  const { ValueErrorType: T } = compiler() as unknown as { ValueErrorType: Record<string, number> };
+  const schema = e.schema as TSchema & { errorMessage?: string; minLength?: number; maxLength?: number; minimum?: number };
+  switch (e.type) {
+    case T.ObjectAdditionalProperties: {
+      const last = String(path[path.length - 1]);
+      const known = Object.keys((e.schema as { properties?: Record<string, unknown> }).properties ?? {});
+      const near = closest(last, known);
+      return `unknown key${near ? ` (did you mean "${near}"?)` : known.length ? ` (known keys: ${known.join(', ')})` : ''}`;
+    }
+    case T.ObjectRequiredProperty:
+      return 'is required';
+    case T.Union:
+      return schema.errorMessage ?? 'has the wrong type';
+    case T.String:
+      return 'must be a string';
+    case T.StringMinLength:
+      return schema.minLength === 1 ? 'must not be empty' : `must be at least ${schema.minLength} characters`;
+    case T.StringMaxLength:
+      return `must be at most ${schema.maxLength} characters`;
+    case T.Number:
+      return 'must be a number';
+    case T.Integer:
+      return 'must be a whole number';
+    case T.IntegerMinimum:
+    case T.NumberMinimum:
+      return `must be at least ${schema.minimum}`;
+    case T.Boolean:
+      return 'must be true or false';
+    case T.Array:
+      return 'must be a list';
+    case T.Object:
+      return 'must be a mapping (key: value)';
+    default:
+      return e.message;
+  }
+}
+
+/** The known key nearest to a typo, when it is near enough to be a typo. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = distance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function distance(a: string, b: string): number {
+  if (a.length > 64 || b.length > 64) return Infinity;
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}

@@ -1,0 +1,443 @@
+import { existsSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { codeInfo, mustCode, SERVICE_CODES } from './codes.js';
+import type { ChallengeBody } from './contract/bodies.js';
+import { envelopeJson } from './contract/response.js';
+import { endpointOf } from './contract/operations.js';
+import { DEFAULT_REPLAY_CAP, ReplayMemory } from './auth/replay.js';
+import { clip, DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry } from './journal.js';
+import { RequestContext, runPipeline, type ApiRequest, type PipelineHost } from './pipeline.js';
+import { makeApiUser, type ApiUser, type CompiledRule, type CompiledScenario } from './scenario/compile.js';
+import { ScenarioError } from './scenario/errors.js';
+import { compileOrThrow, loadScenarioFile } from './scenario/load.js';
+import { findShippedScenario } from './scenario/catalog.js';
+import type { Fault, ScenarioInput } from './scenario/schema.js';
+import { ChallengeStore, DEFAULT_MAX_CHALLENGES, type Challenge } from './world/challenges.js';
+import { VirtualClock } from './world/clock.js';
+import { qrDataUrl } from './world/qr.js';
+import { RandomSource } from './world/random.js';
+
+/** Options of a simulator: any scenario key (decisions §9), plus how to run it. */
+export interface SimulatorOptions extends Partial<ScenarioInput> {
+  /** A shipped scenario's name or a scenario file, loaded first; the scenario keys given here override its own. */
+  scenario?: string;
+  /** The default API user's id (when the scenario lists none, or in addition to those it lists). Default 123456789. */
+  apiUser?: string;
+  /** The default API user's secret. Default: a fresh random one (see `simulator.apiUser.secret`). */
+  secret?: string;
+  /** Makes challenge ids, generated secrets and every other random value the same from run to run. */
+  seed?: number;
+  /** The base URL that `moreInfo` and `challengeQRcodeUrl` use; default: the URL the simulator listens on. */
+  publicUrl?: string;
+  /** Request bodies larger than this many bytes get -413. Default 65536. */
+  bodyLimit?: number;
+  /** Size of the request journal ring. Default 1000. */
+  journalSize?: number;
+  /** Challenges kept before the oldest is forgotten. Default 10000. */
+  maxChallenges?: number;
+  /** Replay entries kept per API user before the oldest are forgotten early. Default 2,000,000. */
+  replayCap?: number;
+}
+
+/** Keys of SimulatorOptions that are not scenario keys. */
+const RUN_KEYS = ['scenario', 'apiUser', 'secret', 'seed', 'publicUrl', 'bodyLimit', 'journalSize', 'maxChallenges', 'replayCap', 'port', 'host'];
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+export const DEFAULT_API_USER = '123456789';
+export const SCENARIO_HEADER = 'x-sim-scenario';
+
+/** The result of handling one API request, for the HTTP layer to write. */
+export interface ApiResult {
+  status: number;
+  body: string;
+  contentType: string;
+  /** Close the connection after answering (the body was not read whole). */
+  close?: boolean;
+  fault?: Fault;
+  hangMs?: number;
+}
+
+/** A scenario as one simulator runs it: compiled, with its rules' match counts. */
+interface Running {
+  sc: CompiledScenario;
+  counts: number[];
+  /** Bound to an API user or picked by header: the simulator's API users stay known. */
+  overlay: boolean;
+}
+
+function running(sc: CompiledScenario, overlay: boolean): Running {
+  return { sc, counts: new Array(sc.rules.length).fill(0), overlay };
+}
+
+/**
+ * One simulated service: its world (API users, accounts, challenges, replay memory, clock), its scenarios,
+ * its journal. Everything lives on the instance, so many simulators run side by side in one process.
+ */
+export class Simulator implements PipelineHost {
+  readonly clock = new VirtualClock();
+  readonly random: RandomSource;
+  readonly journal: Journal;
+  readonly bodyLimit: number;
+  readonly token: string;
+  /** The default API user, and whether its secret was given (a given secret is never printed). */
+  readonly defaultApiUser: ApiUser;
+  readonly secretGiven: boolean;
+  /** Set by the server once listening (or by the `publicUrl` option). */
+  publicUrl?: string;
+  /** Connections a `hang` fault holds open; closing the server lets them go at once. */
+  readonly hanging = new Set<Socket>();
+
+  private active: Running;
+  private readonly bindings = new Map<string, Running>();
+  private readonly picked = new Map<string, Running>();
+  private readonly challenges: ChallengeStore;
+  private readonly replay = new Map<string, ReplayMemory>();
+  private readonly coverage = new Map<number, number>();
+  private readonly replayCap: number;
+  private seq = 0;
+
+  constructor(options: SimulatorOptions | string = {}) {
+    const opts: SimulatorOptions = typeof options === 'string' ? { scenario: options } : options;
+    this.random = new RandomSource(opts.seed);
+    this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    this.challenges = new ChallengeStore(opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES);
+    this.replayCap = opts.replayCap ?? DEFAULT_REPLAY_CAP;
+    this.publicUrl = opts.publicUrl?.replace(/\/+$/, '');
+    const sc = scenarioFromOptions(opts);
+    this.token = sc.token;
+    this.secretGiven = opts.secret !== undefined;
+    const id = opts.apiUser ?? DEFAULT_API_USER;
+    if (!/^\d{9}$/.test(id)) throw new ScenarioError('options', [{ path: ['apiUser'], message: 'must be exactly 9 digits' }]);
+    this.defaultApiUser = makeApiUser(id, opts.secret ?? this.random.token(32));
+    this.defaultGiven = opts.apiUser !== undefined || opts.secret !== undefined;
+    this.active = running(sc, false);
+    if (sc.frozenAt !== undefined) this.clock.freeze(sc.frozenAt);
+  }
+
+  private readonly defaultGiven: boolean;
+
+  /** The scenario in force for requests that are not bound or picked otherwise. */
+  get scenario(): CompiledScenario {
+    return this.active.sc;
+  }
+
+  /** The API users of the active scenario (the default one when it lists none). */
+  apiUsers(): ApiUser[] {
+    const listed = this.active.sc.apiUsers;
+    if (!listed) return [this.defaultApiUser];
+    const users = [...listed.values()];
+    if (this.defaultGiven && !listed.has(this.defaultApiUser.id)) users.unshift(this.defaultApiUser);
+    return users;
+  }
+
+  /** Simulator time now, under the active scenario (epoch ms). */
+  now(): number {
+    return this.clock.base() + this.active.sc.offset;
+  }
+
+  // ---- PipelineHost
+
+  apiUserFor(sc: CompiledScenario, id: string): ApiUser | undefined {
+    const own = sc.apiUsers?.get(id);
+    if (own) return own;
+    if (sc !== this.active.sc || !sc.apiUsers) {
+      const listed = this.active.sc.apiUsers?.get(id);
+      if (listed) return listed;
+    }
+    return (!this.active.sc.apiUsers || this.defaultGiven) && id === this.defaultApiUser.id ? this.defaultApiUser : undefined;
+  }
+
+  replayFor(apiUser: string): ReplayMemory {
+    let m = this.replay.get(apiUser);
+    if (!m) {
+      m = new ReplayMemory(Math.max(1000, Math.ceil(this.active.sc.maxDrift / 8)), this.replayCap, this.random.uint32());
+      this.replay.set(apiUser, m);
+    }
+    return m;
+  }
+
+  findChallenge(id: string, now: number): Challenge | undefined {
+    return this.challenges.get(id, now);
+  }
+
+  createChallenge(ctx: RequestContext, body: ChallengeBody): Challenge {
+    const c: Challenge = {
+      id: this.random.uuid(),
+      apiUser: ctx.apiUser!.id,
+      user: body.user,
+      challengeType: body.challengeType,
+      expiry: body.expiry,
+      createdAt: ctx.now,
+      expiresAt: ctx.now + body.expiryMs,
+      autoVerifyAt: body.autoVerify ? ctx.now + ctx.sc.autoVerifyDelay : undefined,
+      profile: body.profile,
+      ipAddress: body.ipAddress,
+      qr: body.qr,
+      state: 'waiting',
+    };
+    this.challenges.add(c);
+    return c;
+  }
+
+  challengeUrl(id: string, ctx: RequestContext): string {
+    return `${this.baseUrl(ctx.req.headers.host)}/phone/${encodeURIComponent(id)}`;
+  }
+
+  qrDataUrl(url: string): string {
+    return qrDataUrl(url);
+  }
+
+  /** The simulator's own base URL: the public URL, else the one this request reached it by. */
+  baseUrl(hostHeader?: string | string[]): string {
+    if (this.publicUrl) return this.publicUrl;
+    const host = typeof hostHeader === 'string' && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(hostHeader) ? hostHeader : 'localhost';
+    return `http://${host}`;
+  }
+
+  // ---- Requests
+
+  /**
+   * Answers one request to the simulated API: picks the scenario it runs under and the rule that decides,
+   * runs the checks, and writes the journal. Synchronous unless a rule delays it.
+   */
+  handle(req: ApiRequest, startedAt = performance.now()): ApiResult | Promise<ApiResult> {
+    const run = this.runningFor(req);
+    if ('error' in run) return this.finishUnrouted(req, run.error, startedAt);
+    const ctx = new RequestContext(this, run.sc, req, this.clock.base() + run.sc.offset);
+    const rule = run.sc.rules.length ? pickRule(run, ctx) : undefined;
+    if (rule) {
+      ctx.rule = rule;
+      if (rule.respond) ctx.forced = rule.respond;
+      if (rule.delay) {
+        const { min, max } = rule.delay;
+        const wait = min + (max > min ? (this.random.uint32() / 2 ** 32) * (max - min) : 0);
+        return sleep(wait).then(() => this.answer(ctx, startedAt, true));
+      }
+    }
+    return this.answer(ctx, startedAt, false);
+  }
+
+  /** Which scenario a request runs under: picked by header, bound to its API user, or the active one. */
+  private runningFor(req: ApiRequest): Running | { error: string } {
+    const pick = req.headers[SCENARIO_HEADER];
+    if (typeof pick === 'string' && pick !== '') {
+      const r = this.pickedScenario(pick);
+      return r ?? { error: `${SCENARIO_HEADER}: no scenario named \`${pick.slice(0, 100)}\`` };
+    }
+    if (this.bindings.size) {
+      const id = req.headers[`x-${this.token}-apiuser`];
+      const bound = typeof id === 'string' ? this.bindings.get(id) : undefined;
+      if (bound) return bound;
+    }
+    return this.active;
+  }
+
+  private pickedScenario(name: string): Running | undefined {
+    const known = this.picked.get(name);
+    if (known) return known;
+    const file = findShippedScenario(name);
+    if (!file) return undefined;
+    const r = running(this.overlay(loadScenarioFile(file)), true);
+    this.picked.set(name, r);
+    return r;
+  }
+
+  /** Compiles a scenario to run beside the active one: same token and clock, API users added to the simulator's. */
+  private overlay(sc: CompiledScenario): CompiledScenario {
+    if (sc.input.token !== undefined && sc.token !== this.token) {
+      throw new ScenarioError(sc.name, [{ path: ['token'], message: `is ${sc.token}, but this simulator runs with token ${this.token}` }]);
+    }
+    if (sc.frozenAt !== undefined) {
+      throw new ScenarioError(sc.name, [{ path: ['clock', 'frozenAt'], message: "sets the simulator's clock, so only the active scenario may use it" }]);
+    }
+    return sc.token === this.token ? sc : compileOrThrow({ ...sc.input, token: this.token }, sc.name);
+  }
+
+  private answer(ctx: RequestContext, startedAt: number, delayed: boolean): ApiResult {
+    const rule = ctx.rule;
+    const fault = rule?.fault;
+    if (fault === 'reset' || fault === 'hang' || fault?.startsWith('proxy-')) {
+      this.record(ctx, undefined, undefined, startedAt);
+      if (fault === 'reset' || fault === 'hang') return { status: 0, body: '', contentType: '', fault, hangMs: rule!.hangMs };
+      const status = Number(fault.slice(6));
+      return { status, body: proxyPage(status), contentType: 'text/html; charset=utf-8', fault };
+    }
+    let result;
+    try {
+      result = runPipeline(ctx);
+    } catch (e) {
+      // A bug of the simulator's: answered as an internal error, shown in the log, never as a stack trace.
+      result = { code: -5000, message: mustCode(-5000).title };
+      ctx.internalError = e instanceof Error ? e.message : String(e);
+    }
+    const id = ctx.callerId ?? `sim-${this.seq + 1}`;
+    const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.baseUrl(ctx.req.headers.host));
+    const status = mustCode(result.code).http;
+    this.record(ctx, result, body, startedAt);
+    void delayed;
+    if (fault === 'garbage') return { status, body: garbage(this.random), contentType: 'application/json; charset=utf-8', fault };
+    return { status, body, contentType: 'application/json; charset=utf-8', fault, close: result.code === -413 };
+  }
+
+  /** An exception outside the pipeline (a bug): answered -5000 as an envelope, written to the journal with its message. */
+  internalError(method: string, url: string, headers: ApiRequest['headers'], err: unknown): ApiResult {
+    const req: ApiRequest = { method, url, headers, body: '' };
+    const ctx = new RequestContext(this, this.active.sc, req, this.now());
+    ctx.internalError = err instanceof Error ? err.message : String(err);
+    const result = { code: -5000, message: mustCode(-5000).title };
+    const body = envelopeJson(this.active.sc.responseStyle, `sim-${this.seq + 1}`, ctx.now, -5000, result.message, this.baseUrl(headers.host));
+    this.record(ctx, result, body, performance.now());
+    return { status: 500, body, contentType: 'application/json; charset=utf-8' };
+  }
+
+  /** A request whose x-sim-scenario names no scenario: a mistake of the test set-up, answered -5000 with the reason (and not counted as coverage). */
+  private finishUnrouted(req: ApiRequest, error: string, startedAt: number): ApiResult {
+    const ctx = new RequestContext(this, this.active.sc, req, this.now());
+    ctx.forced = { code: -5000, message: `Internal error: ${error}` };
+    const result = { code: -5000, message: ctx.forced.message! };
+    const body = envelopeJson(this.active.sc.responseStyle, ctx.callerId ?? `sim-${this.seq + 1}`, ctx.now, -5000, result.message, this.baseUrl(req.headers.host));
+    this.record(ctx, result, body, startedAt, false);
+    return { status: 500, body, contentType: 'application/json; charset=utf-8' };
+  }
+
+  private record(ctx: RequestContext, result: { code: number; message: string } | undefined, body: string | undefined, startedAt: number, counted = true): void {
+    const seq = ++this.seq;
+    if (result && counted) this.coverage.set(result.code, (this.coverage.get(result.code) ?? 0) + 1);
+    const entry: JournalEntry = {
+      seq,
+      at: new Date(ctx.now).toISOString(),
+      method: ctx.req.method,
+      path: ctx.req.url,
+      endpoint: ctx.endpointByPath,
+      operation: ctx.env?.op,
+      type: ctx.env?.type,
+      apiUser: ctx.apiUser?.id ?? ctx.apiUserId,
+      user: (ctx.body as { user?: string } | undefined)?.user,
+      http: result ? mustCode(result.code).http : undefined,
+      code: result?.code,
+      message: result?.message,
+      latencyMs: Math.round((performance.now() - startedAt) * 100) / 100,
+      scenario: ctx.sc.name,
+      rule: ctx.rule?.label,
+      fault: ctx.rule?.fault,
+      challengeId: ctx.challenge?.id,
+      expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? ctx.expectedStringToSign : undefined,
+      wouldFail: ctx.wouldFail,
+      internalError: ctx.internalError,
+      request: { headers: ctx.req.headers, body: clip(ctx.req.body) },
+      response: body === undefined ? undefined : { body: clip(body) },
+    };
+    this.journal.add(entry);
+  }
+
+  // ---- Coverage
+
+  /** How often each code of the service was answered, and which were never met. */
+  coverageReport(): { counts: Record<string, number>; met: number[]; missing: number[] } {
+    const counts: Record<string, number> = {};
+    for (const [code, n] of this.coverage) counts[code] = n;
+    const met = SERVICE_CODES.filter((c) => this.coverage.has(c));
+    const missing = SERVICE_CODES.filter((c) => !this.coverage.has(c));
+    return { counts, met, missing };
+  }
+
+  /** Forgets challenges, replay memory, journal, coverage and rule counts; the scenario and the clock stay. */
+  resetWorld(): void {
+    this.challenges.clear();
+    this.replay.clear();
+    this.journal.clear();
+    this.coverage.clear();
+    this.seq = 0;
+    this.active = running(this.active.sc, false);
+    for (const [k, r] of this.bindings) this.bindings.set(k, running(r.sc, true));
+    this.picked.clear();
+  }
+
+  /** The challenges issued, newest first, settled at the current simulator time. */
+  listChallenges(): Challenge[] {
+    return this.challenges.list(this.now());
+  }
+
+  /** For tests of bounds: replay entries remembered per API user. */
+  replayStats(): Record<string, { entries: number; bytes: number }> {
+    const out: Record<string, { entries: number; bytes: number }> = {};
+    this.now();
+    for (const [id, m] of this.replay) {
+      m.hasTime(-1, this.now());
+      out[id] = { entries: m.size, bytes: m.bytes };
+    }
+    return out;
+  }
+
+  /** Whether a code exists (for the status pages and validation). */
+  static knows(code: number): boolean {
+    return codeInfo(code) !== undefined;
+  }
+}
+
+/** The first rule that matches and whose count says it applies now; counts every rule it looks at that matches. */
+function pickRule(run: Running, ctx: RequestContext): CompiledRule | undefined {
+  const endpoint = ctx.endpointByPath;
+  for (const rule of run.sc.rules) {
+    if (!ruleMatches(rule, ctx, endpoint)) continue;
+    const n = ++run.counts[rule.index];
+    if (n <= rule.after) continue;
+    const k = n - rule.after;
+    if (rule.times !== undefined && k > rule.times) continue;
+    if (rule.every !== undefined && k % rule.every !== 0) continue;
+    return rule;
+  }
+  return undefined;
+}
+
+function ruleMatches(rule: CompiledRule, ctx: RequestContext, endpoint: string | undefined): boolean {
+  if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
+  if (rule.headers) {
+    for (const [name, match] of rule.headers) {
+      const v = ctx.header(name);
+      if (v === undefined || !match(v)) return false;
+    }
+  }
+  if (rule.apiUser !== undefined) {
+    const id = ctx.header(`x-${ctx.sc.token}-apiuser`) ?? ctx.peek.apiUser;
+    if (id !== rule.apiUser) return false;
+  }
+  if (rule.type !== undefined && ctx.peek.type !== rule.type) return false;
+  if (rule.challengeType !== undefined && ctx.peek.challengeType !== rule.challengeType) return false;
+  if (rule.user) {
+    const user = ctx.peek.user;
+    if (user === undefined || !rule.user(user)) return false;
+  }
+  if (rule.ops) {
+    const op = ctx.operation;
+    if (op === undefined || !rule.ops.has(op)) return false;
+  }
+  return true;
+}
+
+/** The scenario a simulator starts with: a named or file scenario, with the option object's scenario keys on top. */
+function scenarioFromOptions(opts: SimulatorOptions): CompiledScenario {
+  const inline: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(opts)) if (!RUN_KEYS.includes(k) && v !== undefined) inline[k] = v;
+  if (opts.scenario !== undefined) {
+    const file = existsSync(opts.scenario) ? opts.scenario : findShippedScenario(opts.scenario);
+    if (!file) {
+      throw new ScenarioError(opts.scenario, [{ path: [], message: 'is neither a scenario file nor the name of a shipped scenario (see `mfa-sim --list-scenarios`)' }]);
+    }
+    const base = loadScenarioFile(file);
+    if (Object.keys(inline).length === 0) return base;
+    return compileOrThrow({ ...base.input, ...inline }, file);
+  }
+  return compileOrThrow({ name: 'default', ...inline }, 'options');
+}
+
+function proxyPage(status: number): string {
+  const title = status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Temporarily Unavailable' : 'Gateway Time-out';
+  return `<html>\r\n<head><title>${status} ${title}</title></head>\r\n<body>\r\n<center><h1>${status} ${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+}
+
+function garbage(random: RandomSource): string {
+  return `\u0000<<garbled ${random.token(24)}>>\u00ff{"id":`;
+}

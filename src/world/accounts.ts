@@ -1,0 +1,52 @@
+import picomatch from 'picomatch';
+
+/** An account state as a scenario writes it: a name of decisions §7, `active`, or a -2xxx code. */
+export type StateRef = string | number;
+
+interface GlobEntry {
+  match: (email: string) => boolean;
+  code: number;
+}
+
+/**
+ * The account states of a scenario: exact e-mails (case-insensitive), then globs in the order written,
+ * then the default. A state resolves to its -2xxx code, or 0 for an active account.
+ */
+export class AccountBook {
+  private readonly exact = new Map<string, number>();
+  private readonly globs: GlobEntry[] = [];
+
+  constructor(
+    entries: Iterable<[string, number]>,
+    private readonly fallback: number,
+  ) {
+    for (const [key, code] of entries) {
+      if (isGlob(key)) this.globs.push({ match: picomatch(key.toLowerCase(), { nocase: true, dot: true }), code });
+      else if (!this.exact.has(key.toLowerCase())) this.exact.set(key.toLowerCase(), code);
+    }
+  }
+
+  /** The -2xxx code for this e-mail's account, or 0 when it is active. */
+  codeFor(email: string): number {
+    const lower = email.toLowerCase();
+    const exact = this.exact.get(lower);
+    if (exact !== undefined) return exact;
+    for (const g of this.globs) if (g.match(lower)) return g.code;
+    return this.fallback;
+  }
+}
+
+/** Whether a pattern has glob characters (and is matched as a glob rather than exactly). */
+export function isGlob(s: string): boolean {
+  return /[*?[\]{}]/.test(s);
+}
+
+/** A matcher for a value that is exact (case-insensitive) or a glob. */
+export function valueMatcher(pattern: string): (value: string) => boolean {
+  if (!isGlob(pattern)) {
+    const lower = pattern.toLowerCase();
+    return (v) => v.toLowerCase() === lower;
+  }
+  const m = picomatch(pattern, { nocase: true, dot: true });
+  return (v) => m(v);
+}

@@ -1,0 +1,36 @@
+import ipaddr from 'ipaddr.js';
+
+type Range = [ipaddr.IPv4, number];
+
+/** Parses an IPv4 address or CIDR block; undefined when it is neither. */
+export function parseRange(text: string): Range | undefined {
+  try {
+    if (text.includes('/')) {
+      const r = ipaddr.IPv4.parseCIDR(text);
+      return [r[0], r[1]];
+    }
+    if (!ipaddr.IPv4.isValidFourPartDecimal(text)) return undefined;
+    return [ipaddr.IPv4.parse(text), 32];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An API user's IPv4 rules (decisions §7). An address is blocked when it is in a block range and in no
+ * allow range, or when an allow list is given and it is in none of it.
+ */
+export class IpRules {
+  constructor(
+    private readonly block: Range[],
+    private readonly allow: Range[],
+  ) {}
+
+  blocks(address: string): boolean {
+    const ip = ipaddr.IPv4.parse(address);
+    const allowed = this.allow.some((r) => ip.match(r));
+    if (allowed) return false;
+    if (this.allow.length > 0) return true;
+    return this.block.some((r) => ip.match(r));
+  }
+}

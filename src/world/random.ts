@@ -1,0 +1,67 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+/**
+ * Where a simulator's random values come from: the machine's crypto source by default, or a seeded
+ * generator (sfc32) so that ids and secrets are the same from run to run (`--seed`).
+ */
+export class RandomSource {
+  private readonly next: (() => number) | undefined;
+
+  constructor(readonly seed?: number) {
+    this.next = seed === undefined ? undefined : sfc32(seed);
+  }
+
+  /** A 32-bit unsigned integer. */
+  uint32(): number {
+    return this.next ? this.next() : randomBytes(4).readUInt32LE(0);
+  }
+
+  /** A UUID v4. */
+  uuid(): string {
+    if (!this.next) return randomUUID();
+    const b = Buffer.alloc(16);
+    for (let i = 0; i < 16; i += 4) b.writeUInt32LE(this.next(), i);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = b.toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  /** `length` characters of base64url. */
+  token(length: number): string {
+    if (!this.next) return randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
+    const b = Buffer.alloc(Math.ceil((length * 3) / 4) + 4);
+    for (let i = 0; i + 4 <= b.length; i += 4) b.writeUInt32LE(this.next(), i);
+    return b.toString('base64url').slice(0, length);
+  }
+
+  /** `n` decimal digits, the first not zero. */
+  digits(n: number): string {
+    let s = String(1 + (this.uint32() % 9));
+    while (s.length < n) s += String(this.uint32() % 10);
+    return s;
+  }
+}
+
+function sfc32(seed: number): () => number {
+  let a = 0x9e3779b9;
+  let b = 0x243f6a88;
+  let c = 0xb7e15162;
+  let d = seed >>> 0;
+  const step = () => {
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
+    let t = (a + b) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    d = (d + 1) | 0;
+    t = (t + d) | 0;
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  for (let i = 0; i < 15; i++) step();
+  return step;
+}

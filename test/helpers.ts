@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { afterAll } from 'vitest';
+import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
+
+/** A running simulator for one test file, closed after the file's tests. */
+export async function simulator(options: StartOptions | string = {}): Promise<RunningSimulator> {
+  const sim = await startSimulator(options);
+  afterAll(() => sim.close());
+  return sim;
+}
+
+export interface Envelope {
+  id: string;
+  utctime?: string;
+  utcTime?: string;
+  status: number;
+  code: number;
+  message: string;
+  moreInfo: string;
+}
+
+export interface Sent {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The parsed body (throws in the test if it is not JSON). */
+  json: Envelope;
+}
+
+export interface SendOptions {
+  method?: string;
+  /** An object is sent as JSON; a string is sent as it is. */
+  body?: unknown;
+  /** Sign as this API user (default: the simulator's default API user); false sends no authentication headers. */
+  as?: { apiUser: string; secret: string } | false;
+  token?: string;
+  /** Signing time; default the simulator's clock. */
+  time?: number;
+  nonce?: string;
+  headers?: Record<string, string>;
+}
+
+/** Sends a request to a running simulator, freshly signed unless told otherwise, and reads the answer. */
+export async function send(sim: RunningSimulator, path: string, opts: SendOptions = {}): Promise<Sent> {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', accept: 'application/json; charset=utf-8' };
+  if (opts.as !== false) {
+    const who = opts.as ?? sim.apiUser;
+    Object.assign(
+      headers,
+      signedHeaders({ apiUser: who.apiUser ?? (who as { id: string }).id, secret: who.secret, token: opts.token ?? sim.token, time: opts.time ?? sim.simulator.now(), nonce: opts.nonce ?? randomUUID() }),
+    );
+  }
+  Object.assign(headers, opts.headers);
+  const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  return raw(sim.url, opts.method ?? 'POST', path, Object.entries(headers), body);
+}
+
+/** Sends exactly these headers (in this order) and body. */
+export function raw(base: string, method: string, path: string, headers: [string, string][], body?: string | Buffer): Promise<Sent> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, base);
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          get json() {
+            return JSON.parse(text) as Envelope;
+          },
+        });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    // setHeader keeps each name's spelling and the order given.
+    for (const [name, value] of headers) req.setHeader(name, value);
+    if (body !== undefined) req.setHeader('Content-Length', Buffer.byteLength(body));
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** An envelope for a new challenge, as the interface document shows it. */
+export function challengeEnvelope(apiUser: string, body: Record<string, unknown> = {}, extra: Record<string, unknown> = {}, token = 'svc') {
+  return {
+    id: 'ref-1',
+    utctime: String(Date.now()),
+    apiUser,
+    type: 150,
+    body: { [`${token}User`]: 'user@example.com', challengeType: 'UserKeyAndPattern', challengeExpiry: 'FiveMins', enableQRcode: false, status: 'NEW', ...body },
+    ...extra,
+  };
+}
+
+export function cancelEnvelope(apiUser: string, challengeId: string, user = 'user@example.com', token = 'svc') {
+  return { id: 'ref-2', utctime: String(Date.now()), apiUser, type: 151, body: { challengeId, [`${token}User`]: user, status: 'CANCEL' } };
+}
+
+export function lookupEnvelope(apiUser: string, type: 170 | 171, challengeId: string, extra: Record<string, unknown> = {}, user = 'user@example.com') {
+  return { id: 'ref-3', utctime: String(Date.now()), apiUser, type, body: { challengeId, svcUser: user, ...extra } };
+}
+
+/** The checks every envelope must pass: exactly the six keys, types, status = HTTP status, moreInfo link. */
+export function expectEnvelope(r: Sent, http: number, code: number, style: 'document' | 'sdk' = 'document'): Envelope {
+  const e = r.json;
+  const timeKey = style === 'sdk' ? 'utcTime' : 'utctime';
+  const keys = Object.keys(e);
+  if (keys.join(',') !== ['id', timeKey, 'status', 'code', 'message', 'moreInfo'].join(',')) throw new Error(`envelope keys are ${keys.join(',')}: ${r.text}`);
+  if (r.status !== http || e.status !== http || e.code !== code) throw new Error(`expected HTTP ${http} code ${code}, got HTTP ${r.status} ${r.text}`);
+  if (typeof e.message !== 'string' || typeof e.id !== 'string') throw new Error(`message and id must be strings: ${r.text}`);
+  const t = (e as unknown as Record<string, string>)[timeKey];
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t)) throw new Error(`${timeKey} is not ISO 8601 with ms and Z: ${t}`);
+  if (!new RegExp(`^http://[^/]+/status\\?code=${code}$`).test(e.moreInfo)) throw new Error(`moreInfo is ${e.moreInfo}`);
+  if (!String(r.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${r.headers['content-type']}`);
+  return e;
+}

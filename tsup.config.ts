@@ -1,0 +1,24 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig([
+  {
+    entry: { index: 'src/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    target: 'node20',
+    platform: 'node',
+    clean: true,
+    sourcemap: false,
+    splitting: false,
+    shims: true,
+  },
+  {
+    entry: { cli: 'src/cli.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    sourcemap: false,
+    splitting: false,
+    banner: { js: '#!/usr/bin/env node' },
+  },
+]);
