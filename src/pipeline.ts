@@ -281,9 +281,12 @@ export const PIPELINE: readonly (readonly [CheckName, Check])[] = [
   [
     'permission',
     (ctx) => {
+      const perms = ctx.apiUser!.permissions;
       const op = ctx.operation;
-      if (op === undefined || ctx.apiUser!.permissions.has(op)) return undefined;
-      return answer(-1026, `API user ${ctx.apiUser!.id} may not call ${op}`);
+      if (op !== undefined) return perms.has(op) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call ${op}`);
+      // The operation is not known yet (the envelope is judged next): refused only if none of this endpoint's is allowed.
+      const ops = endpointTypes(ctx.endpoint!, ctx.sc.strict).map((t) => TYPE_OPERATION.get(t)!);
+      return ops.some((o) => perms.has(o)) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call /v1/svc/${ctx.endpoint}`);
     },
   ],
   [

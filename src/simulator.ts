@@ -41,7 +41,7 @@ export interface SimulatorOptions extends Partial<ScenarioInput> {
 }
 
 /** Keys of SimulatorOptions that are not scenario keys. */
-const RUN_KEYS = ['scenario', 'apiUser', 'secret', 'seed', 'publicUrl', 'bodyLimit', 'journalSize', 'maxChallenges', 'replayCap', 'port', 'host'];
+const RUN_KEYS = ['scenario', 'apiUser', 'secret', 'seed', 'publicUrl', 'bodyLimit', 'journalSize', 'maxChallenges', 'replayCap', 'port', 'host', 'headersTimeout', 'requestTimeout'];
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export const DEFAULT_API_USER = '123456789';
@@ -182,7 +182,12 @@ export class Simulator implements PipelineHost {
   }
 
   challengeUrl(id: string, ctx: RequestContext): string {
-    return `${this.baseUrl(ctx.req.headers.host)}/phone/${encodeURIComponent(id)}`;
+    return this.challengeUrlFor(id, ctx.req.headers.host);
+  }
+
+  /** The page a challenge's QR code opens: the user's phone. */
+  challengeUrlFor(id: string, hostHeader?: string | string[]): string {
+    return `${this.baseUrl(hostHeader)}/phone/${encodeURIComponent(id)}`;
   }
 
   qrDataUrl(url: string): string {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll } from 'vitest';
 import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
 
@@ -39,19 +40,34 @@ export interface SendOptions {
   time?: number;
   nonce?: string;
   headers?: Record<string, string>;
+  /** Changes the signed headers before sending (delete one, spoil one). */
+  mutate?: (headers: Record<string, string>) => void;
+}
+
+const lastTime = new Map<string, number>();
+
+/**
+ * A signing time as a client's own clock would give it: the simulator's time, but never the same millisecond
+ * twice for one simulator (two requests in one millisecond are -4035, and a test may freeze the clock).
+ */
+export function clientTime(sim: RunningSimulator): number {
+  const t = Math.max(sim.simulator.now(), (lastTime.get(sim.url) ?? 0) + 1);
+  lastTime.set(sim.url, t);
+  return t;
 }
 
 /** Sends a request to a running simulator, freshly signed unless told otherwise, and reads the answer. */
 export async function send(sim: RunningSimulator, path: string, opts: SendOptions = {}): Promise<Sent> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', accept: 'application/json; charset=utf-8' };
   if (opts.as !== false) {
-    const who = opts.as ?? sim.apiUser;
+    const who = opts.as ?? { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
     Object.assign(
       headers,
-      signedHeaders({ apiUser: who.apiUser ?? (who as { id: string }).id, secret: who.secret, token: opts.token ?? sim.token, time: opts.time ?? sim.simulator.now(), nonce: opts.nonce ?? randomUUID() }),
+      signedHeaders({ apiUser: who.apiUser, secret: who.secret, token: opts.token ?? sim.token, time: opts.time ?? clientTime(sim), nonce: opts.nonce ?? randomUUID() }),
     );
   }
   Object.assign(headers, opts.headers);
+  opts.mutate?.(headers);
   const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
   return raw(sim.url, opts.method ?? 'POST', path, Object.entries(headers), body);
 }
@@ -79,7 +95,8 @@ export function raw(base: string, method: string, path: string, headers: [string
     req.on('error', reject);
     // setHeader keeps each name's spelling and the order given.
     for (const [name, value] of headers) req.setHeader(name, value);
-    if (body !== undefined) req.setHeader('Content-Length', Buffer.byteLength(body));
+    const chunked = headers.some(([n]) => n.toLowerCase() === 'transfer-encoding');
+    if (body !== undefined && !chunked) req.setHeader('Content-Length', Buffer.byteLength(body));
     if (body !== undefined) req.write(body);
     req.end();
   });
@@ -118,4 +135,34 @@ export function expectEnvelope(r: Sent, http: number, code: number, style: 'docu
   if (!new RegExp(`^http://[^/]+/status\\?code=${code}$`).test(e.moreInfo)) throw new Error(`moreInfo is ${e.moreInfo}`);
   if (!String(r.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${r.headers['content-type']}`);
   return e;
+}
+
+/** Writes raw bytes to the simulator's port and reads everything until the server closes the connection. */
+export function rawSocket(base: string, bytes: string | Buffer, opts: { endAfterWrite?: boolean; timeoutMs?: number } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(base);
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    }, opts.timeoutMs ?? 10_000);
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    socket.on('error', (e) => {
+      clearTimeout(timer);
+      if ((e as NodeJS.ErrnoException).code === 'ECONNRESET') resolve(Buffer.concat(chunks).toString('utf8'));
+      else reject(e);
+    });
+    socket.write(bytes);
+    if (opts.endAfterWrite) socket.end();
+  });
+}
+
+/** The JSON body of a raw HTTP response text. */
+export function bodyOf(response: string): Record<string, unknown> {
+  return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { CHECKS, CODES, codeInfo, isTransportCode, type CodeInfo } from '../codes.js';
 import type { Simulator } from '../simulator.js';
+import { qrPng } from '../world/qr.js';
 import { codeClass, esc, FAVICON, page } from './html.js';
 
 const SOURCE: Record<CodeInfo['source'], string> = {
@@ -84,6 +85,11 @@ export function pagesRouter(sim: Simulator): Router {
         { nav: false },
       ),
     );
+  });
+  r.get('/phone/:id/qr.png', (req: Request, res: Response) => {
+    const c = sim.listChallenges().find((x) => x.id === req.params.id);
+    if (!c) return void res.status(404).json({ error: `no challenge ${String(req.params.id).slice(0, 64)}` });
+    res.type('image/png').send(qrPng(sim.challengeUrlFor(c.id, req.headers.host)));
   });
   r.get('/__sim/health', (_req: Request, res: Response) => void res.json({ ok: true, scenario: sim.scenario.name }));
   r.get('/favicon.svg', (_req: Request, res: Response) => void res.type('image/svg+xml').send(FAVICON));

@@ -10,6 +10,10 @@ export interface StartOptions extends SimulatorOptions {
   port?: number;
   /** Address to listen on. Default 127.0.0.1. */
   host?: string;
+  /** The header block must arrive within this many ms (default 20000), else -408 and the connection is closed. */
+  headersTimeout?: number;
+  /** The whole request must arrive within this many ms (default 30000), else -408. */
+  requestTimeout?: number;
 }
 
 /** A running simulator, as `startSimulator` resolves it. */
@@ -42,7 +46,13 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   const opts: StartOptions = typeof options === 'string' ? { scenario: options } : options;
   const sim = new Simulator(opts);
   const app = createApp(sim);
-  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, app);
+  const requestTimeout = opts.requestTimeout ?? REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(opts.headersTimeout ?? HEADERS_TIMEOUT_MS, requestTimeout);
+  const server = createServer(
+    // Timeouts are checked this often; the default (30 s) would let a slow client hold a connection far past them.
+    { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(250, Math.min(headersTimeout, 5000) / 4) },
+    app,
+  );
   const host = opts.host ?? '127.0.0.1';
   answerTransportErrors(server, sim);
   const sockets = new Set<Socket>();

@@ -32,7 +32,7 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   if (problems.length) {
     throw new ScenarioError(
       source,
-      problems.slice(0, 10).map((p) => ({ path: [], line: p.linePos?.[0].line, message: firstLine(p.message) })),
+      problems.slice(0, 10).map((p) => ({ path: [], line: p.linePos?.[0].line, message: yamlProblem(p.message) })),
     );
   }
   let value: unknown;
@@ -75,6 +75,13 @@ export function compileOrThrow(value: unknown, source: string, line?: (path: (st
 
 function firstLine(s: string): string {
   return s.split('\n')[0].trim();
+}
+
+/** A YAML parser message without its own position (the line is given already), in plainer words. */
+function yamlProblem(message: string): string {
+  const text = firstLine(message).replace(/ at line \d+, column \d+:?$/, '');
+  const tag = /^Unresolved tag: (.*)$/.exec(text);
+  return tag ? `custom YAML tags are not allowed (${tag[1]}); a scenario holds plain data` : text;
 }
 
 /** The line of the node at a key path; for a missing key, the line of the nearest mapping that holds it. */

@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createApp, signedHeaders, startSimulator } from '../src/index.js';
+import { challengeEnvelope, expectEnvelope, send } from './helpers.js';
+
+describe('in-process use', () => {
+  it('createApp returns an Express app that supertest can drive', async () => {
+    const app = createApp({ apiUser: '123456789', secret: 'supertest-secret' });
+    const r = await request(app)
+      .post('/v1/svc/challenge')
+      .set(signedHeaders({ apiUser: '123456789', secret: 'supertest-secret', time: app.simulator.now() }))
+      .send(challengeEnvelope('123456789'));
+    expect(r.status).toBe(202);
+    expect(r.body.code).toBe(2025);
+    expect(JSON.parse(r.body.message).challengeQRcodeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/phone\//);
+  });
+
+  it('startSimulator resolves to { url, port, close() } with a free port and the API user to sign with', async () => {
+    const sim = await startSimulator();
+    try {
+      expect(sim.url).toBe(`http://127.0.0.1:${sim.port}`);
+      expect(sim.apiUser.id).toBe('123456789');
+      expect(sim.apiUser.secret.length).toBeGreaterThanOrEqual(24);
+      expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET' }), 200, 15000);
+    } finally {
+      await sim.close();
+    }
+    await expect(fetch(`${sim.url}/v1/svc/time`)).rejects.toThrow();
+  });
+
+  it('takes a path to a scenario file, or a shipped name with keys on top', async () => {
+    const file = join(__dirname, '..', 'scenarios', 'locked-account.yaml');
+    const a = await startSimulator(file);
+    const b = await startSimulator({ scenario: 'locked-account', strict: true, secret: 'b-secret' });
+    try {
+      expect(a.simulator.scenario.name).toBe('locked-account');
+      expect(b.simulator.scenario.strict).toBe(true);
+      expect(b.apiUser.secret).toBe('b-secret');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('runs many simulators in one process without sharing anything', async () => {
+    const sims = await Promise.all([1, 2, 3].map((i) => startSimulator({ secret: `secret-${i}`, accounts: i === 2 ? { 'user@example.com': 'locked' } : {} })));
+    try {
+      const nonce = 'abcdef01-2345-4678-9abc-def012345678';
+      const time = sims[0].simulator.now();
+      // The same nonce and time in each: no replay across simulators; each its own accounts and secret.
+      const codes = await Promise.all(sims.map((s) => send(s, '/v1/svc/challenge', { nonce, time, body: challengeEnvelope(s.apiUser.id) }).then((r) => r.json.code)));
+      expect(codes).toEqual([2025, -2006, 2025]);
+      expectEnvelope(await send(sims[0], '/v1/svc/time', { method: 'GET', as: { apiUser: '123456789', secret: 'secret-2' } }), 400, -4037);
+      expect(sims.map((s) => s.simulator.listChallenges().length)).toEqual([1, 0, 1]);
+      sims[0].simulator.clock.advance(3_600_000);
+      expect(Math.abs(sims[1].simulator.now() - Date.now())).toBeLessThan(1000);
+    } finally {
+      await Promise.all(sims.map((s) => s.close()));
+    }
+  });
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { authorizationValue, sign, signedHeaders, stringToSign } from '../src/index.js';
+import { parseAuthorization } from '../src/auth/authorization.js';
+import { expectEnvelope, simulator, raw } from './helpers.js';
+
+/**
+ * Known vectors, computed outside this code base with OpenSSL:
+ *   printf 'x-svc-utctime: 1795000000000\nx-svc-cnonce: 0f8b2c4e-3a51-4d6e-9b7a-2c1d0e9f8a7b' | openssl dgst -sha512 -hmac 'test-secret'
+ * The second is the signature the published Java client sent in fixtures/client-requests/java-challenge-new.json.
+ */
+const VECTORS = [
+  {
+    token: 'svc',
+    secret: 'test-secret',
+    time: '1795000000000',
+    nonce: '0f8b2c4e-3a51-4d6e-9b7a-2c1d0e9f8a7b',
+    hex: 'eb7620ed35e59b58dd2cb8a01d464bcb46cbc2c102866c0c01df99efc56a5fad52fcb246cf7e54491cf88d32fa493c11a2c26fdbf5562c0a1b1876e922e2a379',
+  },
+  {
+    token: 'gridy',
+    secret: 'test-secret-1',
+    time: '1795280853472',
+    nonce: '1289bc7f-9b7a-4c89-81ab-93b9eb2a6d20',
+    hex: 'c08bbf4b8abb57ba411329e64ce63ca76774a63e613474cd4827ae91755b98332e3285db895d71ba56a38437020252084c1728b27ea7015bb4f21035578b09eb',
+  },
+  {
+    token: 'svc',
+    secret: 'sécret-ü',
+    time: '1',
+    nonce: 'abcdefgh',
+    hex: '6c37b3fa7a6df81196826d1b3a6cdb8fc959a6479a72d6aa5c6884e0ea676d7a717d3370a32e9d036cb9b2573b8dfd3824ab51d795a713088d8a15402407c97b',
+  },
+];
+
+describe('signing (decisions §2)', () => {
+  it('builds the string-to-sign exactly: two header lines, one space after each colon, no trailing newline', () => {
+    expect(stringToSign('1795000000000', 'abc12345', 'svc')).toBe('x-svc-utctime: 1795000000000\nx-svc-cnonce: abc12345');
+    expect(stringToSign('1', 'abc12345', 'gridy')).toBe('x-gridy-utctime: 1\nx-gridy-cnonce: abc12345');
+  });
+
+  for (const v of VECTORS) {
+    it(`matches the independently computed vector for ${v.token}/${v.secret}`, () => {
+      expect(sign(v.secret, v.time, v.nonce, v.token)).toBe(v.hex);
+    });
+  }
+
+  it('writes the Authorization value the published clients send', () => {
+    expect(authorizationValue('123456789', 'ab'.repeat(64), 'svc')).toBe(
+      `svc-hmac: apiuser=123456789,signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=${'ab'.repeat(64)}`,
+    );
+    const h = signedHeaders({ apiUser: '123456789', secret: 's', token: 'gridy', time: 5, nonce: 'n0nce-123' });
+    expect(Object.keys(h)).toEqual(['Authorization', 'x-gridy-apiuser', 'x-gridy-utctime', 'x-gridy-cnonce']);
+    expect(h['x-gridy-utctime']).toBe('5');
+  });
+
+  it('parses Authorization parts in any order, with spaces, case-insensitive scheme', () => {
+    expect(parseAuthorization(' SVC-HMAC:  signature=ab , algorithm = svc-hmac512,apiuser=1,signedheaders=x', 'svc')).toEqual({
+      signature: 'ab',
+      algorithm: 'svc-hmac512',
+      apiuser: '1',
+      signedheaders: 'x',
+    });
+    expect(parseAuthorization('svc-hmac: apiuser=1,apiuser=2', 'svc')).toBeUndefined();
+    expect(parseAuthorization('svc-hmac: apiuser', 'svc')).toBeUndefined();
+    expect(parseAuthorization('Bearer abc', 'svc')).toBeUndefined();
+    expect(parseAuthorization('svc-hmac: colour=blue', 'svc')).toBeUndefined();
+  });
+});
+
+describe('the server verifies the vectors over HTTP', async () => {
+  const v = VECTORS[0];
+  const sim = await simulator({ apiUser: '123456789', secret: v.secret, clock: { frozenAt: Number(v.time) } });
+
+  it('accepts the vector signature, in lower or upper case hex', async () => {
+    const headers = (hex: string, nonce: string): [string, string][] => [
+      ['Authorization', authorizationValue('123456789', hex)],
+      ['x-svc-apiuser', '123456789'],
+      ['x-svc-utctime', v.time],
+      ['x-svc-cnonce', nonce],
+    ];
+    expectEnvelope(await raw(sim.url, 'GET', '/v1/svc/time', headers(v.hex, v.nonce)), 200, 15000);
+    const other = '11111111-2222-3333-4444-555555555555';
+    const upper = sign(v.secret, '1795000000001', other).toUpperCase();
+    const h = headers(upper, other);
+    h[2] = ['x-svc-utctime', '1795000000001'];
+    expectEnvelope(await raw(sim.url, 'GET', '/v1/svc/time', h), 200, 15000);
+  });
+
+  it('rejects a signature one hex digit off (-4037)', async () => {
+    const bad = (v.hex[0] === 'e' ? 'f' : 'e') + v.hex.slice(1);
+    const nonce = '99999999-2222-3333-4444-555555555555';
+    const r = await raw(sim.url, 'GET', '/v1/svc/time', [
+      ['Authorization', authorizationValue('123456789', bad)],
+      ['x-svc-apiuser', '123456789'],
+      ['x-svc-utctime', '1795000000002'],
+      ['x-svc-cnonce', nonce],
+    ]);
+    expectEnvelope(r, 400, -4037);
+  });
+});
