@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { version } from '../package.json';
 import { CODES } from './codes.js';
-import { startSimulator, type StartOptions } from './http/server.js';
+import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
 import { formatLine } from './log.js';
 import { shippedScenarioNames } from './scenario/catalog.js';
 import { ScenarioError } from './scenario/errors.js';
@@ -32,6 +32,7 @@ function program(): Command {
     .addOption(new Option('--api-user <id>', 'the default API user id (9 digits)').env('MFA_SIM_API_USER'))
     .addOption(new Option('--secret <secret>', "the default API user's secret (default: a random one, printed at start)").env('MFA_SIM_SECRET'))
     .addOption(new Option('--seed <n>', 'make challenge ids and generated values the same from run to run').env('MFA_SIM_SEED').argParser(int('--seed', 0, 2 ** 32 - 1)))
+    .addOption(new Option('--control-token <token>', 'token the control API requires (default: none on loopback, a random one elsewhere)').env('MFA_SIM_CONTROL_TOKEN'))
     .addOption(new Option('-q, --quiet', 'no log line per request').env('MFA_SIM_QUIET'))
     .option('--list-scenarios', 'list the shipped scenarios and exit')
     .option('--codes', 'print the code table and exit')
@@ -79,6 +80,7 @@ async function main(argv: string[]): Promise<void> {
   if (o.apiUser !== undefined) options.apiUser = o.apiUser;
   if (o.secret !== undefined) options.secret = o.secret;
   if (o.seed !== undefined) options.seed = o.seed;
+  if (o.controlToken !== undefined) options.controlToken = o.controlToken;
   if (options.apiUser !== undefined && !/^\d{9}$/.test(options.apiUser)) usage('--api-user must be exactly 9 digits.');
 
   let running;
@@ -104,8 +106,12 @@ async function main(argv: string[]): Promise<void> {
     out.write(`  API user ${u.id}${shown}${u.state !== 'active' ? ` (${u.state})` : ''}\n`);
   }
   out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);
-  if (!['127.0.0.1', 'localhost', '::1'].includes(running.host)) {
-    process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets.\n`);
+  if (running.controlToken !== undefined) {
+    const shown = o.controlToken === undefined ? running.controlToken : '(the one you gave)';
+    out.write(`  control API token ${shown}: send it as x-sim-control-token, or open ${running.url}/__sim/ui?token=... once\n`);
+  }
+  if (!isLoopback(running.host)) {
+    process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
   }
   if (!o.quiet) sim.journal.subscribe((e) => out.write(`${formatLine(e)}\n`));
 

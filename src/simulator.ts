@@ -8,10 +8,10 @@ import { endpointOf } from './contract/operations.js';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from './auth/replay.js';
 import { clip, DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry } from './journal.js';
 import { RequestContext, runPipeline, type ApiRequest, type PipelineHost } from './pipeline.js';
-import { makeApiUser, type ApiUser, type CompiledRule, type CompiledScenario } from './scenario/compile.js';
+import { makeApiUser, parseDuration, type ApiUser, type CompiledRule, type CompiledScenario } from './scenario/compile.js';
 import { ScenarioError } from './scenario/errors.js';
-import { compileOrThrow, loadScenarioFile } from './scenario/load.js';
-import { findShippedScenario } from './scenario/catalog.js';
+import { compileOrThrow, loadScenarioFile, loadScenarioText } from './scenario/load.js';
+import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import type { Fault, ScenarioInput } from './scenario/schema.js';
 import { ChallengeStore, DEFAULT_MAX_CHALLENGES, type Challenge } from './world/challenges.js';
 import { VirtualClock } from './world/clock.js';
@@ -38,10 +38,12 @@ export interface SimulatorOptions extends Partial<ScenarioInput> {
   maxChallenges?: number;
   /** Replay entries kept per API user before the oldest are forgotten early. Default 2,000,000. */
   replayCap?: number;
+  /** A token the control API (`/__sim/`) then requires. Default: none on loopback; a random one (printed) elsewhere. */
+  controlToken?: string;
 }
 
 /** Keys of SimulatorOptions that are not scenario keys. */
-const RUN_KEYS = ['scenario', 'apiUser', 'secret', 'seed', 'publicUrl', 'bodyLimit', 'journalSize', 'maxChallenges', 'replayCap', 'port', 'host', 'headersTimeout', 'requestTimeout'];
+const RUN_KEYS = ['scenario', 'apiUser', 'secret', 'seed', 'publicUrl', 'bodyLimit', 'journalSize', 'maxChallenges', 'replayCap', 'port', 'host', 'headersTimeout', 'requestTimeout', 'controlToken'];
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export const DEFAULT_API_USER = '123456789';
@@ -79,12 +81,15 @@ export class Simulator implements PipelineHost {
   readonly random: RandomSource;
   readonly journal: Journal;
   readonly bodyLimit: number;
-  readonly token: string;
+  /** The identifier token in force (the active scenario's). */
+  token: string;
   /** The default API user, and whether its secret was given (a given secret is never printed). */
   readonly defaultApiUser: ApiUser;
   readonly secretGiven: boolean;
   /** Set by the server once listening (or by the `publicUrl` option). */
   publicUrl?: string;
+  /** When set, the control API (`/__sim/`) needs it; set when listening beyond loopback. */
+  controlToken?: string;
   /** Connections a `hang` fault holds open; closing the server lets them go at once. */
   readonly hanging = new Set<Socket>();
 
@@ -105,7 +110,9 @@ export class Simulator implements PipelineHost {
     this.challenges = new ChallengeStore(opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES);
     this.replayCap = opts.replayCap ?? DEFAULT_REPLAY_CAP;
     this.publicUrl = opts.publicUrl?.replace(/\/+$/, '');
+    this.controlToken = opts.controlToken;
     const sc = scenarioFromOptions(opts);
+    for (const k of ['token', 'strict', 'responseStyle'] as const) if (opts[k] !== undefined) (this.pinned as Record<string, unknown>)[k] = opts[k];
     this.token = sc.token;
     this.secretGiven = opts.secret !== undefined;
     const id = opts.apiUser ?? DEFAULT_API_USER;
@@ -117,6 +124,8 @@ export class Simulator implements PipelineHost {
   }
 
   private readonly defaultGiven: boolean;
+  /** Scenario keys given as options, kept when another scenario is loaded. */
+  private readonly pinned: Partial<ScenarioInput> = {};
 
   /** The scenario in force for requests that are not bound or picked otherwise. */
   get scenario(): CompiledScenario {
@@ -348,7 +357,7 @@ export class Simulator implements PipelineHost {
     return { counts, met, missing };
   }
 
-  /** Forgets challenges, replay memory, journal, coverage and rule counts; the scenario and the clock stay. */
+  /** Forgets challenges, replay memory, journal, coverage and rule counts; the scenario, bindings and the clock stay. */
   resetWorld(): void {
     this.challenges.clear();
     this.replay.clear();
@@ -368,12 +377,148 @@ export class Simulator implements PipelineHost {
   /** For tests of bounds: replay entries remembered per API user. */
   replayStats(): Record<string, { entries: number; bytes: number }> {
     const out: Record<string, { entries: number; bytes: number }> = {};
-    this.now();
     for (const [id, m] of this.replay) {
-      m.hasTime(-1, this.now());
+      m.hasTime(-1, this.now()); // lets expired generations go first
       out[id] = { entries: m.size, bytes: m.bytes };
     }
     return out;
+  }
+
+  // ---- Control: the same operations as the /__sim/ control API.
+
+  /** Makes a scenario the active one and resets the world (challenges, replay memory, journal, coverage, clock). */
+  loadScenario(source: ScenarioSource): CompiledScenario {
+    const sc = this.withPinned(resolveScenario(source));
+    this.active = running(sc, false);
+    this.token = sc.token;
+    this.reset();
+    return sc;
+  }
+
+  /** Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules. */
+  bindScenario(apiUser: string, source: ScenarioSource): CompiledScenario {
+    if (!/^\d{9}$/.test(apiUser)) throw new ControlError(400, 'an API user id is 9 digits');
+    const sc = this.overlay(resolveScenario(source));
+    this.bindings.set(apiUser, running(sc, true));
+    return sc;
+  }
+
+  /** Ends a binding; says whether there was one. */
+  unbindScenario(apiUser: string): boolean {
+    return this.bindings.delete(apiUser);
+  }
+
+  /** The active scenario, the bindings, and the shipped scenarios. */
+  scenarios(): { active: string; bindings: Record<string, string>; shipped: { name: string; description?: string }[] } {
+    const bindings: Record<string, string> = {};
+    for (const [k, r] of this.bindings) bindings[k] = r.sc.name;
+    const shipped = shippedScenarioNames().map((name) => {
+      const file = findShippedScenario(name)!;
+      try {
+        return { name, description: loadScenarioFile(file).description };
+      } catch {
+        return { name };
+      }
+    });
+    return { active: this.active.sc.name, bindings, shipped };
+  }
+
+  /** Resets the world and puts the clock back where the active scenario starts it. */
+  reset(): void {
+    this.resetWorld();
+    this.clock.reset();
+    if (this.active.sc.frozenAt !== undefined) this.clock.freeze(this.active.sc.frozenAt);
+  }
+
+  /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
+  approve(id: string, authCode?: string): Challenge {
+    const c = this.waiting(id);
+    c.state = 'approved';
+    c.authCode = authCode ?? this.random.digits(6);
+    c.endedAt = this.now();
+    c.endedBy = 'user';
+    return c;
+  }
+
+  /** The user denies a waiting challenge. */
+  deny(id: string): Challenge {
+    const c = this.waiting(id);
+    c.state = 'denied';
+    c.endedAt = this.now();
+    c.endedBy = 'user';
+    return c;
+  }
+
+  /** A waiting challenge expires now, as if its challengeExpiry had passed. */
+  expire(id: string): Challenge {
+    const c = this.waiting(id);
+    c.state = 'expired';
+    c.expiresAt = c.endedAt = this.now();
+    c.endedBy = 'clock';
+    return c;
+  }
+
+  private waiting(id: string): Challenge {
+    const c = this.challenges.get(id, this.now());
+    if (!c) throw new ControlError(404, `no challenge ${id.slice(0, 64)}`);
+    if (c.state !== 'waiting') throw new ControlError(409, `the challenge is already ${c.state}`);
+    return c;
+  }
+
+  /** Moves the clock by a duration (ms, or 90s, 10m, -1h). */
+  advance(by: number | string): number {
+    const ms = parseDuration(by);
+    if (ms === undefined || Math.abs(ms) > 100 * 365 * 86_400_000) throw new ControlError(400, `\`${String(by).slice(0, 40)}\` is not a duration (ms, or 90s, 10m, -1h)`);
+    this.clock.advance(ms);
+    return this.now();
+  }
+
+  /** Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time) or where it stands. */
+  freeze(at?: number | string): number {
+    if (at === undefined) this.clock.freeze();
+    else {
+      const ms = typeof at === 'number' ? at : Date.parse(at);
+      if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ControlError(400, `\`${String(at).slice(0, 40)}\` is not an instant (ISO 8601 or epoch ms)`);
+      this.clock.freeze(ms - this.active.sc.offset);
+    }
+    return this.now();
+  }
+
+  /** Lets the clock run again from where it stands. */
+  unfreeze(): number {
+    this.clock.unfreeze();
+    return this.now();
+  }
+
+  /** Journal entries, newest first, optionally only some codes and one API user. */
+  journalEntries(filter: { code?: number | number[]; apiUser?: string; limit?: number } = {}): JournalEntry[] {
+    const codes = filter.code === undefined ? undefined : new Set(Array.isArray(filter.code) ? filter.code : [filter.code]);
+    const out = this.journal.entries().filter((e) => (!codes || (e.code !== undefined && codes.has(e.code))) && (!filter.apiUser || e.apiUser === filter.apiUser));
+    return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
+  }
+
+  clearJournal(): void {
+    this.journal.clear();
+  }
+
+  /** Text with every secret this simulator knows replaced, for anything shown outside (journal, log, dashboard). */
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.knownSecrets()) if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[secret]');
+    return out;
+  }
+
+  private knownSecrets(): string[] {
+    const all = new Set<string>([this.defaultApiUser.secret]);
+    for (const r of [this.active, ...this.bindings.values(), ...this.picked.values()]) for (const u of r.sc.apiUsers?.values() ?? []) all.add(u.secret);
+    return [...all];
+  }
+
+  /** Keeps the token, strictness and response style given as options (flags) across scenario loads. */
+  private withPinned(sc: CompiledScenario): CompiledScenario {
+    const keys = Object.keys(this.pinned);
+    if (keys.length === 0) return sc;
+    return compileOrThrow({ ...sc.input, ...this.pinned }, sc.name);
   }
 
   /** Whether a code exists (for the status pages and validation). */
@@ -420,6 +565,33 @@ function ruleMatches(rule: CompiledRule, ctx: RequestContext, endpoint: string |
     if (op === undefined || !rule.ops.has(op)) return false;
   }
   return true;
+}
+
+/** A scenario as the control operations take it: a shipped name, a file, an object, or YAML/JSON text. */
+export type ScenarioSource = string | Partial<ScenarioInput> | { text: string; source?: string };
+
+/** A control operation that cannot be done: an HTTP status for the control API, and why. */
+export class ControlError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ControlError';
+  }
+}
+
+function resolveScenario(source: ScenarioSource): CompiledScenario {
+  if (typeof source === 'string') {
+    const file = existsSync(source) ? source : findShippedScenario(source);
+    if (!file) throw new ScenarioError(source, [{ path: [], message: 'is neither a scenario file nor the name of a shipped scenario' }]);
+    return loadScenarioFile(file);
+  }
+  if (typeof (source as { text?: unknown }).text === 'string' && Object.keys(source).every((k) => k === 'text' || k === 'source')) {
+    const { text, source: label } = source as { text: string; source?: string };
+    return loadScenarioText(text, label ?? 'scenario');
+  }
+  return compileOrThrow(source, (source as { name?: string }).name ?? 'scenario');
 }
 
 /** The scenario a simulator starts with: a named or file scenario, with the option object's scenario keys on top. */

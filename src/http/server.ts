@@ -16,8 +16,8 @@ export interface StartOptions extends SimulatorOptions {
   requestTimeout?: number;
 }
 
-/** A running simulator, as `startSimulator` resolves it. */
-export interface RunningSimulator {
+/** A running simulator, as `startSimulator` resolves it: its address, and the control operations as methods. */
+export interface RunningSimulator extends SimulatorControl {
   /** Base URL, e.g. `http://127.0.0.1:43817`. */
   url: string;
   port: number;
@@ -28,6 +28,8 @@ export interface RunningSimulator {
   apiUser: { id: string; secret: string };
   /** The simulator itself: scenarios, clock, journal, challenges, coverage. */
   simulator: Simulator;
+  /** The control API's token, when it needs one (listening beyond loopback). */
+  controlToken?: string;
   /** Stops listening; in-flight requests get up to `graceMs` (default 2000) to finish, then every connection is closed. */
   close(graceMs?: number): Promise<void>;
 }
@@ -54,6 +56,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     app,
   );
   const host = opts.host ?? '127.0.0.1';
+  if (!isLoopback(host)) sim.controlToken ??= sim.random.token(32);
   answerTransportErrors(server, sim);
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
@@ -79,6 +82,8 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     token: sim.token,
     apiUser: { id: sim.defaultApiUser.id, secret: sim.defaultApiUser.secret },
     simulator: sim,
+    controlToken: sim.controlToken,
+    ...controlMethods(sim),
     close(graceMs = 2000) {
       closing ??= new Promise<void>((resolve) => {
         for (const s of sim.hanging) s.destroy();
@@ -94,6 +99,50 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
       });
       return closing;
     },
+  };
+}
+
+/** Whether an address is this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The control operations of a simulator, as methods (the same as the /__sim/ control API). */
+export interface SimulatorControl {
+  loadScenario: Simulator['loadScenario'];
+  bindScenario: Simulator['bindScenario'];
+  unbindScenario: Simulator['unbindScenario'];
+  scenarios: Simulator['scenarios'];
+  reset: Simulator['reset'];
+  challenges: Simulator['listChallenges'];
+  approve: Simulator['approve'];
+  deny: Simulator['deny'];
+  expire: Simulator['expire'];
+  advance: Simulator['advance'];
+  freeze: Simulator['freeze'];
+  unfreeze: Simulator['unfreeze'];
+  journal: Simulator['journalEntries'];
+  clearJournal: Simulator['clearJournal'];
+  coverage: Simulator['coverageReport'];
+}
+
+function controlMethods(sim: Simulator): SimulatorControl {
+  return {
+    loadScenario: (s) => sim.loadScenario(s),
+    bindScenario: (u, s) => sim.bindScenario(u, s),
+    unbindScenario: (u) => sim.unbindScenario(u),
+    scenarios: () => sim.scenarios(),
+    reset: () => sim.reset(),
+    challenges: () => sim.listChallenges(),
+    approve: (id, code) => sim.approve(id, code),
+    deny: (id) => sim.deny(id),
+    expire: (id) => sim.expire(id),
+    advance: (by) => sim.advance(by),
+    freeze: (at) => sim.freeze(at),
+    unfreeze: () => sim.unfreeze(),
+    journal: (f) => sim.journalEntries(f),
+    clearJournal: () => sim.clearJournal(),
+    coverage: () => sim.coverageReport(),
   };
 }
 

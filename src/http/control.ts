@@ -1,0 +1,182 @@
+import { timingSafeEqual } from 'node:crypto';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import type { JournalEntry } from '../journal.js';
+import { ScenarioError } from '../scenario/errors.js';
+import { ControlError, type ScenarioSource, type Simulator } from '../simulator.js';
+import type { Challenge } from '../world/challenges.js';
+
+/** How many live event streams (dashboard tabs) one simulator serves at once. */
+export const MAX_EVENT_STREAMS = 32;
+
+/** Where the control token may come from: a header for scripts, a cookie the dashboard sets, `?token=` to open it. */
+export const CONTROL_HEADER = 'x-sim-control-token';
+const COOKIE = 'mfa_sim_control';
+
+function tokenMatches(given: string | undefined, want: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(want);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+/**
+ * Requires the control token when one is set. A valid `?token=` also sets a cookie, so that a person can open
+ * the dashboard from a link once.
+ */
+export function requireControl(sim: Simulator) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const token = sim.controlToken;
+    if (!token) return next();
+    const query = typeof req.query.token === 'string' ? req.query.token : undefined;
+    const given = (req.headers[CONTROL_HEADER] as string | undefined) ?? cookie(req, COOKIE) ?? query;
+    if (!tokenMatches(given, token)) {
+      return void res.status(401).json({ error: `the control API needs its token (header ${CONTROL_HEADER}, or ?token= once in a browser): this simulator is not on loopback` });
+    }
+    if (query) res.setHeader('set-cookie', `${COOKIE}=${encodeURIComponent(query)}; Path=/__sim; HttpOnly; SameSite=Strict`);
+    next();
+  };
+}
+
+/** A challenge as the control API shows it. */
+export function challengeView(c: Challenge) {
+  return {
+    id: c.id,
+    apiUser: c.apiUser,
+    user: c.user,
+    state: c.state,
+    challengeType: c.challengeType,
+    expiry: c.expiry,
+    createdAt: new Date(c.createdAt).toISOString(),
+    expiresAt: new Date(c.expiresAt).toISOString(),
+    autoVerifyAt: c.autoVerifyAt === undefined ? undefined : new Date(c.autoVerifyAt).toISOString(),
+    endedAt: c.endedAt === undefined ? undefined : new Date(c.endedAt).toISOString(),
+    endedBy: c.endedBy,
+    authCode: c.authCode,
+    ipAddress: c.ipAddress,
+  };
+}
+
+/** A journal entry as shown outside: JSON with every known secret replaced. */
+export function journalView(sim: Simulator, e: JournalEntry): unknown {
+  return JSON.parse(sim.redact(JSON.stringify(e)));
+}
+
+function clockView(sim: Simulator) {
+  const now = sim.now();
+  return { now, iso: new Date(now).toISOString(), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };
+}
+
+/** What a scenario body says: a name, a file, an object, or YAML / JSON text. */
+function scenarioSource(req: Request): ScenarioSource {
+  if (typeof req.body === 'string') return { text: req.body, source: 'request body' };
+  const b = req.body as Record<string, unknown> | undefined;
+  if (!b || typeof b !== 'object' || Object.keys(b).length === 0) throw new ControlError(400, 'send { "name": "<scenario>" }, a scenario object, or YAML text');
+  if (Object.keys(b).length === 1 && typeof b.name === 'string') return b.name;
+  if (Object.keys(b).length === 1 && typeof b.file === 'string') return b.file;
+  if (b.scenario && typeof b.scenario === 'object') return b.scenario as ScenarioSource;
+  return b as ScenarioSource;
+}
+
+/**
+ * The control API under `/__sim/`: scenarios, bindings, the world, challenges, the clock, the journal and
+ * coverage, as JSON. Each route is one method of the Simulator.
+ */
+export function controlRouter(sim: Simulator): Router {
+  const r = Router();
+  const guard = requireControl(sim);
+  const body = [express.json({ limit: '1mb', strict: false }), express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' })];
+
+  r.get('/__sim/scenarios', guard, (_req, res) => void res.json(sim.scenarios()));
+  r.post('/__sim/scenario', guard, ...body, (req, res) => {
+    const sc = sim.loadScenario(scenarioSource(req));
+    res.json({ active: sc.name, description: sc.description });
+  });
+  r.put('/__sim/bindings/:apiUser', guard, ...body, (req, res) => {
+    const sc = sim.bindScenario(String(req.params.apiUser), scenarioSource(req));
+    res.json({ apiUser: req.params.apiUser, scenario: sc.name });
+  });
+  r.delete('/__sim/bindings/:apiUser', guard, (req, res) => {
+    res.json({ apiUser: req.params.apiUser, removed: sim.unbindScenario(String(req.params.apiUser)) });
+  });
+  r.post('/__sim/reset', guard, (_req, res) => {
+    sim.reset();
+    res.json({ reset: true, scenario: sim.scenario.name, clock: clockView(sim) });
+  });
+
+  r.get('/__sim/challenges', guard, (_req, res) => void res.json(sim.listChallenges().map(challengeView)));
+  r.post('/__sim/challenges/:id/approve', guard, express.json({ limit: '16kb' }), (req, res) => {
+    const authCode = (req.body as { authCode?: unknown } | undefined)?.authCode;
+    if (authCode !== undefined && (typeof authCode !== 'string' || authCode.length === 0 || authCode.length > 64)) throw new ControlError(400, 'authCode must be a string of 1 to 64 characters');
+    res.json(challengeView(sim.approve(String(req.params.id), authCode as string | undefined)));
+  });
+  r.post('/__sim/challenges/:id/deny', guard, (req, res) => void res.json(challengeView(sim.deny(String(req.params.id)))));
+  r.post('/__sim/challenges/:id/expire', guard, (req, res) => void res.json(challengeView(sim.expire(String(req.params.id)))));
+
+  r.get('/__sim/clock', guard, (_req, res) => void res.json(clockView(sim)));
+  r.post('/__sim/clock/freeze', guard, express.json({ limit: '16kb' }), (req, res) => {
+    sim.freeze((req.body as { at?: number | string } | undefined)?.at);
+    res.json(clockView(sim));
+  });
+  r.post('/__sim/clock/unfreeze', guard, (_req, res) => {
+    sim.unfreeze();
+    res.json(clockView(sim));
+  });
+  r.post('/__sim/clock/advance', guard, express.json({ limit: '16kb' }), (req, res) => {
+    const by = (req.body as { by?: number | string } | undefined)?.by;
+    if (by === undefined) throw new ControlError(400, 'send { "by": "5m" } (a duration, or milliseconds)');
+    sim.advance(by);
+    res.json(clockView(sim));
+  });
+
+  r.get('/__sim/journal', guard, (req, res) => {
+    const q = req.query;
+    const codes = typeof q.code === 'string' && q.code !== '' ? q.code.split(',').map(Number) : undefined;
+    if (codes?.some((c) => !Number.isInteger(c))) throw new ControlError(400, 'code must be a code or a comma-separated list of codes');
+    const limit = typeof q.limit === 'string' ? Number(q.limit) : undefined;
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new ControlError(400, 'limit must be a whole number');
+    const entries = sim.journalEntries({ code: codes, apiUser: typeof q.apiUser === 'string' ? q.apiUser : undefined, limit });
+    res.json(entries.map((e) => journalView(sim, e)));
+  });
+  r.delete('/__sim/journal', guard, (_req, res) => {
+    sim.clearJournal();
+    res.json({ cleared: true });
+  });
+
+  r.get('/__sim/coverage', guard, (_req, res) => void res.json(sim.coverageReport()));
+
+  r.get('/__sim/events', guard, (req, res) => {
+    if (sim.journal.listenerCount >= MAX_EVENT_STREAMS + 1) {
+      return void res.status(503).json({ error: `at most ${MAX_EVENT_STREAMS} event streams at once` });
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.write(': mfa-sim events\n\n');
+    const stop = sim.journal.subscribe((e) => res.write(`event: request\ndata: ${JSON.stringify(journalView(sim, e))}\n\n`));
+    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+    ping.unref();
+    req.on('close', () => {
+      stop();
+      clearInterval(ping);
+    });
+  });
+
+  // Control errors as JSON with their status; a refused scenario with its issues.
+  r.use('/__sim', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ControlError) return void res.status(err.status).json({ error: err.message });
+    if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
+    const e = err as { status?: number; type?: string; message?: string };
+    if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: `the body is not JSON: ${e.message}` });
+    if (e.type === 'entity.too.large') return void res.status(413).json({ error: 'the body is larger than 1 MiB' });
+    next(err);
+  });
+  return r;
+}

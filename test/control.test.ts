@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { isLoopback } from '../src/http/server.js';
+import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
+
+describe('the control API (/__sim/)', async () => {
+  const sim = await simulator({ secret: 'ctl-secret' });
+  const who = { apiUser: sim.apiUser.id, secret: 'ctl-secret' };
+  const call = async (method: string, path: string, body?: unknown, type = 'application/json') => {
+    const r = await fetch(`${sim.url}/__sim/${path}`, { method, headers: body === undefined ? {} : { 'content-type': type }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as Record<string, unknown> & unknown[] };
+  };
+
+  it('loads a shipped scenario by name, resetting the world', async () => {
+    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser, { svcUser: 'locked@example.com' }) }), 202, 2025);
+    expect(sim.challenges()).toHaveLength(1);
+    expect(await call('POST', 'scenario', { name: 'locked-account' })).toMatchObject({ status: 200, body: { active: 'locked-account' } });
+    expect(sim.challenges()).toHaveLength(0);
+    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser, { svcUser: 'locked@example.com' }) }), 400, -2006);
+  });
+
+  it('loads a scenario from a YAML body, and refuses a broken one with line and key', async () => {
+    const ok = await call('POST', 'scenario', 'name: from-yaml\naccounts:\n  "*@example.com": disabled\n', 'application/yaml');
+    expect(ok).toMatchObject({ status: 200, body: { active: 'from-yaml' } });
+    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser) }), 400, -2007);
+    const bad = await call('POST', 'scenario', 'name: broken\nclock:\n  maxDrift: 5 minutes please\n', 'text/yaml');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/request body:3: clock\.maxDrift: `5 minutes please` is not a duration/);
+    expect((await call('GET', 'scenarios')).body).toMatchObject({ active: 'from-yaml' });
+  });
+
+  it('keeps the default API user when loading a scenario that lists none', async () => {
+    expect((await call('POST', 'scenario', { name: 'default' })).status).toBe(200);
+    expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who }), 200, 15000);
+  });
+
+  it('lists scenarios: the active one, bindings, and the shipped ones with their stories', async () => {
+    const list = (await call('GET', 'scenarios')).body as unknown as { active: string; shipped: { name: string; description: string }[] };
+    expect(list.active).toBe('default');
+    expect(list.shipped.find((s) => s.name === 'clock-ahead')?.description).toMatch(/10 minutes ahead/);
+  });
+
+  it('filters the journal by code and API user, and clears it; never shows a secret', async () => {
+    await call('DELETE', 'journal');
+    await send(sim, '/v1/svc/time', { method: 'GET', as: who });
+    await send(sim, '/v1/svc/time', { method: 'GET', as: { ...who, secret: 'wrong' } });
+    await send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: '999999999', secret: 'x' } });
+    const all = (await call('GET', 'journal')).body as unknown as { code: number; apiUser: string; expectedStringToSign?: string }[];
+    expect(all.map((e) => e.code)).toEqual([-1001, -4037, 15000]);
+    const sig = (await call('GET', 'journal?code=-4037')).body as unknown as typeof all;
+    expect(sig).toHaveLength(1);
+    expect(sig[0].expectedStringToSign).toMatch(/^x-svc-utctime: \d+\nx-svc-cnonce: [0-9a-f-]{36}$/);
+    expect((await call('GET', `journal?apiUser=${who.apiUser}&code=15000,-4037`)).body).toHaveLength(2);
+    expect(JSON.stringify(all)).not.toContain('ctl-secret');
+    expect((await call('GET', 'journal?code=abc')).status).toBe(400);
+    await call('DELETE', 'journal');
+    expect((await call('GET', 'journal')).body).toHaveLength(0);
+  });
+
+  it('freezes, advances and unfreezes the clock', async () => {
+    const frozen = await call('POST', 'clock/freeze', { at: '2030-01-01T00:00:00.000Z' });
+    expect(frozen.body).toMatchObject({ iso: '2030-01-01T00:00:00.000Z', frozen: true });
+    expect((await call('POST', 'clock/advance', { by: '90s' })).body).toMatchObject({ iso: '2030-01-01T00:01:30.000Z' });
+    expect((await call('POST', 'clock/advance', { by: 'soon' })).status).toBe(400);
+    expect((await call('POST', 'clock/unfreeze')).body).toMatchObject({ frozen: false });
+    expect((await call('POST', 'reset')).status).toBe(200);
+    expect(Math.abs(sim.simulator.now() - Date.now())).toBeLessThan(2000);
+  });
+
+  it('answers unknown challenges and bad bodies with a JSON error', async () => {
+    expect(await call('POST', 'challenges/nope/approve')).toMatchObject({ status: 404, body: { error: 'no challenge nope' } });
+    expect((await call('POST', 'scenario', '{not json', 'application/json')).status).toBe(400);
+  });
+});
+
+describe('the control token', async () => {
+  const sim = await simulator({ controlToken: 'let-me-in' });
+
+  it('is required when set (it is set by default when listening beyond loopback)', async () => {
+    expect((await fetch(`${sim.url}/__sim/scenarios`)).status).toBe(401);
+    expect((await fetch(`${sim.url}/__sim/scenarios`, { headers: { 'x-sim-control-token': 'wrong' } })).status).toBe(401);
+    expect((await fetch(`${sim.url}/__sim/scenarios`, { headers: { 'x-sim-control-token': 'let-me-in' } })).status).toBe(200);
+    const viaQuery = await fetch(`${sim.url}/__sim/scenarios?token=let-me-in`);
+    expect(viaQuery.status).toBe(200);
+    const cookie = viaQuery.headers.get('set-cookie')!.split(';')[0];
+    expect((await fetch(`${sim.url}/__sim/journal`, { headers: { cookie } })).status).toBe(200);
+  });
+
+  it('knows which addresses are loopback', () => {
+    expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1'].every(isLoopback)).toBe(true);
+    expect(['0.0.0.0', '192.168.1.10', '::', 'example.com'].some(isLoopback)).toBe(false);
+  });
+});
