@@ -3,7 +3,9 @@ import { version } from '../package.json';
 import { CODES } from './codes.js';
 import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
 import { formatLine } from './log.js';
-import { shippedScenarioNames } from './scenario/catalog.js';
+import { existsSync, watchFile } from 'node:fs';
+import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
+import type { Simulator } from './simulator.js';
 import { ScenarioError } from './scenario/errors.js';
 import { ScenarioSchema } from './scenario/schema.js';
 
@@ -33,6 +35,7 @@ function program(): Command {
     .addOption(new Option('--secret <secret>', "the default API user's secret (default: a random one, printed at start)").env('MFA_SIM_SECRET'))
     .addOption(new Option('--seed <n>', 'make challenge ids and generated values the same from run to run').env('MFA_SIM_SEED').argParser(int('--seed', 0, 2 ** 32 - 1)))
     .addOption(new Option('--control-token <token>', 'token the control API requires (default: none on loopback, a random one elsewhere)').env('MFA_SIM_CONTROL_TOKEN'))
+    .addOption(new Option('-w, --watch', 'reload the scenario file when it changes (a broken edit keeps the last good one)').env('MFA_SIM_WATCH'))
     .addOption(new Option('-q, --quiet', 'no log line per request').env('MFA_SIM_QUIET'))
     .option('--list-scenarios', 'list the shipped scenarios and exit')
     .option('--codes', 'print the code table and exit')
@@ -113,7 +116,8 @@ async function main(argv: string[]): Promise<void> {
   if (!isLoopback(running.host)) {
     process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
   }
-  if (!o.quiet) sim.journal.subscribe((e) => out.write(`${formatLine(e)}\n`));
+  if (!o.quiet) sim.journal.subscribe((e) => out.write(`${sim.redact(formatLine(e))}\n`));
+  if (o.watch) watchScenario(sim, options.scenario);
 
   let stopping = false;
   const stop = () => {
@@ -123,6 +127,26 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * Reloads the scenario file when it changes. It polls (every 300 ms) rather than using fs.watch, which loses a
+ * file that an editor replaces on save. A broken edit keeps the last good scenario and says why.
+ */
+function watchScenario(sim: Simulator, scenario: string | undefined): void {
+  const file = scenario === undefined ? undefined : existsSync(scenario) ? scenario : findShippedScenario(scenario);
+  if (!file) usage('--watch needs --scenario with a scenario file (or a shipped scenario name).');
+  process.stdout.write(`  watching ${file} for changes\n`);
+  watchFile(file, { interval: 300 }, (now, before) => {
+    if (now.mtimeMs === before.mtimeMs && now.size === before.size) return;
+    try {
+      const sc = sim.loadScenario(file);
+      process.stdout.write(`mfa-sim: reloaded scenario ${sc.name} from ${file} (the world was reset)\n`);
+    } catch (e) {
+      const why = e instanceof ScenarioError ? e.message : (e as Error).message;
+      process.stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${why}\n`);
+    }
+  });
 }
 
 function usage(message: string): never {

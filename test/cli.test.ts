@@ -130,3 +130,30 @@ describe('the CLI', () => {
     expect(v.stdout.trim()).toBe(version);
   });
 });
+
+describe('the CLI with --watch', () => {
+  it('reloads a changed scenario file, and keeps the last good one when an edit is broken', async () => {
+    const f = join(mkdtempSync(join(tmpdir(), 'watch-')), 'live.yaml');
+    writeFileSync(f, 'name: live\naccounts:\n  user@example.com: active\n');
+    const s = await start(['--port', '0', '--scenario', f, '--watch', '--secret', 'w', '--quiet']);
+    const sim = remote(s.url, '123456789', 'w');
+    const challenge = () => send(sim, '/v1/svc/challenge', { body: challengeEnvelope('123456789') });
+    const until = async (what: () => boolean) => {
+      for (let i = 0; i < 100 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(what()).toBe(true);
+    };
+    expectEnvelope(await challenge(), 202, 2025);
+
+    writeFileSync(f, 'name: live\naccounts:\n  user@example.com: locked\n');
+    await until(() => s.out().includes('reloaded scenario live'));
+    expectEnvelope(await challenge(), 400, -2006);
+
+    writeFileSync(f, 'name: live\naccounts:\n  user@example.com: lockd\n');
+    await until(() => s.err().includes('was not reloaded'));
+    expect(s.err()).toContain(`${f}:3: accounts["user@example.com"]: unknown account state \`lockd\``);
+    expectEnvelope(await challenge(), 400, -2006);
+
+    s.child.kill('SIGTERM');
+    expect(await s.exit).toBe(0);
+  });
+});
