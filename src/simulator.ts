@@ -124,6 +124,8 @@ export class Simulator implements PipelineHost {
   }
 
   private readonly defaultGiven: boolean;
+  /** Scenarios given at run time (loaded or bound), by name, for x-sim-scenario. */
+  private readonly given = new Map<string, CompiledScenario>();
   /** Scenario keys given as options, kept when another scenario is loaded. */
   private readonly pinned: Partial<ScenarioInput> = {};
 
@@ -251,9 +253,11 @@ export class Simulator implements PipelineHost {
   private pickedScenario(name: string): Running | undefined {
     const known = this.picked.get(name);
     if (known) return known;
-    const file = findShippedScenario(name);
-    if (!file) return undefined;
-    const r = running(this.overlay(loadScenarioFile(file)), true);
+    // A scenario this simulator was given (loaded or bound) by that name, else a shipped one.
+    const given = this.given.get(name);
+    const file = given ? undefined : findShippedScenario(name);
+    if (!given && !file) return undefined;
+    const r = running(this.overlay(given ?? loadScenarioFile(file!)), true);
     this.picked.set(name, r);
     return r;
   }
@@ -389,6 +393,7 @@ export class Simulator implements PipelineHost {
   /** Makes a scenario the active one and resets the world (challenges, replay memory, journal, coverage, clock). */
   loadScenario(source: ScenarioSource): CompiledScenario {
     const sc = this.withPinned(resolveScenario(source));
+    this.given.set(sc.name, sc);
     this.active = running(sc, false);
     this.token = sc.token;
     this.reset();
@@ -399,6 +404,7 @@ export class Simulator implements PipelineHost {
   bindScenario(apiUser: string, source: ScenarioSource): CompiledScenario {
     if (!/^\d{9}$/.test(apiUser)) throw new ControlError(400, 'an API user id is 9 digits');
     const sc = this.overlay(resolveScenario(source));
+    this.given.set(sc.name, sc);
     this.bindings.set(apiUser, running(sc, true));
     return sc;
   }

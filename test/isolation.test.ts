@@ -46,6 +46,9 @@ describe('isolation between tests that share one simulator', () => {
       const picked = await send(sim, '/v1/svc/time', { method: 'GET', as: B, headers: { 'x-sim-scenario': 'catalog', 'x-sim-code': '-4036' } });
       expectEnvelope(picked, 400, -4036);
       expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: B, headers: { 'x-sim-code': '-4036' } }), 200, 15000);
+      // A scenario given to this simulator at run time can be picked by its name too.
+      sim.bindScenario('333333333', { name: 'time-down', rules: [{ when: { endpoint: 'time' }, respond: { code: -5000 } }] });
+      expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: B, headers: { 'x-sim-scenario': 'time-down' } }), 500, -5000);
       const unknown = await send(sim, '/v1/svc/time', { method: 'GET', as: B, headers: { 'x-sim-scenario': 'no-such-one' } });
       expect(expectEnvelope(unknown, 500, -5000).message).toMatch(/x-sim-scenario: no scenario named `no-such-one`/);
     });

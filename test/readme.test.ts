@@ -29,4 +29,16 @@ describe('the README', () => {
     });
     expect(out).toMatch(/^202 2025 \{"challengeId":"[0-9a-f-]{36}","challengeQRcodeUrl":"http:\/\/127\.0\.0\.1:\d+\/phone\/[0-9a-f-]{36}"\}\n$/);
   });
+
+  it('its catalog example forces the code asked for', async () => {
+    const sim = await simulator({ scenario: 'catalog', secret: 'dev-secret' });
+    for (const code of ['-4036', '-2004', '2025']) {
+      const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'examples', 'force-code.mjs'), code], {
+        env: { ...process.env, MFA_SIM_URL: sim.url, MFA_SIM_SECRET: 'dev-secret' },
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
+      expect(stdout.split(' ').slice(1, 2)).toEqual([code]);
+    }
+  });
 });
