@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { signedHeaders } from '../../src/index.js';
 
 export const TEAMS = {
@@ -44,4 +44,20 @@ export async function bothBound() {
 /** Journal entries of one API user. */
 export async function journalOf(team: keyof typeof TEAMS) {
   return (await control('GET', `journal?apiUser=${TEAMS[team].apiUser}`)) as unknown as { seq: number; code: number; rule?: string; scenario: string }[];
+}
+
+/**
+ * Checks a team's journal: every request ran under its own scenario and none was decided by the other team's
+ * rules; and the two files really ran at the same time (the other team's requests sit between this team's
+ * first and last).
+ */
+export async function expectIsolated(team: keyof typeof TEAMS, scenario: string, otherRulePrefix: string) {
+  const other = team === 'a' ? 'b' : 'a';
+  const mine = await journalOf(team);
+  expect(mine.every((e) => e.scenario === scenario)).toBe(true);
+  expect(mine.some((e) => e.rule?.startsWith(otherRulePrefix))).toBe(false);
+  for (let i = 0; i < 200 && (await journalOf(other)).length < 80; i++) await new Promise((r) => setTimeout(r, 25));
+  const seqs = mine.map((e) => e.seq);
+  const theirs = (await journalOf(other)).map((e) => e.seq);
+  expect(theirs.some((s) => s > Math.min(...seqs) && s < Math.max(...seqs))).toBe(true);
 }
