@@ -229,10 +229,10 @@ export class Simulator implements PipelineHost {
       if (rule.delay) {
         const { min, max } = rule.delay;
         const wait = min + (max > min ? (this.random.uint32() / 2 ** 32) * (max - min) : 0);
-        return sleep(wait).then(() => this.answer(ctx, startedAt, true));
+        return sleep(wait).then(() => this.answer(ctx, startedAt));
       }
     }
-    return this.answer(ctx, startedAt, false);
+    return this.answer(ctx, startedAt);
   }
 
   /** Which scenario a request runs under: picked by header, bound to its API user, or the active one. */
@@ -273,7 +273,7 @@ export class Simulator implements PipelineHost {
     return sc.token === this.token ? sc : compileOrThrow({ ...sc.input, token: this.token }, sc.name);
   }
 
-  private answer(ctx: RequestContext, startedAt: number, delayed: boolean): ApiResult {
+  private answer(ctx: RequestContext, startedAt: number): ApiResult {
     const rule = ctx.rule;
     const fault = rule?.fault;
     if (fault === 'reset' || fault === 'hang' || fault?.startsWith('proxy-')) {
@@ -294,7 +294,6 @@ export class Simulator implements PipelineHost {
     const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.baseUrl(ctx.req.headers.host));
     const status = mustCode(result.code).http;
     this.record(ctx, result, body, startedAt);
-    void delayed;
     if (fault === 'garbage') return { status, body: garbage(this.random), contentType: 'application/json; charset=utf-8', fault };
     return { status, body, contentType: 'application/json; charset=utf-8', fault, close: result.code === -413 };
   }
@@ -331,7 +330,7 @@ export class Simulator implements PipelineHost {
       endpoint: ctx.endpointByPath,
       operation: ctx.env?.op,
       type: ctx.env?.type,
-      apiUser: ctx.apiUser?.id ?? ctx.apiUserId,
+      apiUser: ctx.apiUser?.id ?? ctx.apiUserId ?? ctx.header(`x-${ctx.sc.token}-apiuser`)?.slice(0, 32),
       user: (ctx.body as { user?: string } | undefined)?.user,
       http: result ? mustCode(result.code).http : undefined,
       code: result?.code,
