@@ -70,7 +70,7 @@ function dashboardPage(sim: Simulator, host?: string): string {
 <div class="fields">
 <label>API user<select name="apiUser">${options(users)}</select></label>
 <label>User e-mail<input name="user" list="emails" value="user@example.com" autocomplete="off"></label>
-<label class="wide">Challenge id<input name="challengeId" placeholder="filled in by New challenge" autocomplete="off"></label>
+<label class="wide"><span>Challenge id <a id="phone-link" href="#" target="_blank" rel="noopener" hidden>open the user's phone</a></span><input name="challengeId" placeholder="filled in by New challenge" autocomplete="off"></label>
 <label>Auth code<input name="authCode" placeholder="shown on the phone" autocomplete="off" inputmode="numeric"></label>
 </div>
 <datalist id="emails">${emails.map((e) => `<option value="${esc(e)}">`).join('')}</datalist>
@@ -106,7 +106,7 @@ main{max-width:1400px;padding-top:12px}h1{font-size:20px;margin:0 0 10px}h1 .sma
 .step{display:inline-grid;place-items:center;width:24px;height:24px;border-radius:50%;background:#1d2330;color:#fff;font-size:13px}
 .fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:8px 12px;margin:8px 0}
 .fields label{display:flex;flex-direction:column;font-size:13px;color:var(--muted);font-weight:600;gap:2px}.fields label.wide{grid-column:span 2}
-.fields label.check{flex-direction:row;align-items:center;gap:6px;color:var(--fg)}
+.fields label a{font-weight:400;margin-left:8px}.fields label.check{flex-direction:row;align-items:center;gap:6px;color:var(--fg)}
 input,select{border:1px solid #98a2b3;border-radius:6px;padding:5px 8px;background:#fff;color:var(--fg);min-width:0}
 .more summary{cursor:pointer;color:var(--info);font-size:14px}
 .kinds{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0}.kinds>span{width:100%}
@@ -184,7 +184,7 @@ async function explore(kind){
     const box=el('div',{class:'answer'});
     let said=env&&typeof env.message==='string'?env.message:x.response.body.slice(0,200);
     if(code===2025){const m=JSON.parse(env.message);f_set('challengeId',m.challengeId);f_set('authCode','');said='Challenge sent. Its id is in the form; the user answers on ';
-      box.append(el('p',{},el('span',{class:'pill ok',text:'2025'}),' '+said,el('a',{href:m.challengeQRcodeUrl,target:'_blank',rel:'noopener',id:'phone-link',text:'the phone page'}),'.'));
+      box.append(el('p',{},el('span',{class:'pill ok',text:'2025'}),' '+said,el('a',{href:m.challengeQRcodeUrl,target:'_blank',rel:'noopener',text:'the phone page'}),'.'));
       if(m.challengeQRcode)box.append(el('img',{src:m.challengeQRcode,alt:'QR code of the phone page',width:'120',height:'120'}));}
     else box.append(el('p',{},el('span',{class:'pill '+cls(code),text:code==null?'HTTP '+x.response.status:String(code)}),' '+said));
     box.append(el('details',{},el('summary',{text:'Request sent'}),el('pre',{text:x.request.method+' '+x.request.url+'\n'+Object.entries(x.request.headers).map(([k,v])=>k+': '+v).join('\n')+(x.request.body?'\n\n'+pretty(x.request.body):'')})));
@@ -193,7 +193,9 @@ async function explore(kind){
   }
   await refreshChallenges();
 }
-function f_set(n,v){form.elements[n].value=v;}
+function f_set(n,v){form.elements[n].value=v;if(n==='challengeId')phoneLink();}
+function phoneLink(){const id=form.elements.challengeId.value.trim(),a=$('#phone-link');a.hidden=!id;a.href='/phone/'+encodeURIComponent(id);}
+form.elements.challengeId.addEventListener('input',phoneLink);
 
 document.addEventListener('click',async(ev)=>{
   const b=ev.target.closest('button');if(!b)return;

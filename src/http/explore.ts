@@ -66,10 +66,10 @@ export function exploreInput(body: unknown): ExploreInput {
  * Sends correctly signed (or deliberately broken) requests to the simulator's own HTTP port, as a client
  * would, and returns what went and what came back. The signing happens here, on the server: the page that
  * asks never sees a secret. One per simulator; it keeps signing times unique (two requests signed in the same
- * millisecond would be -4035).
+ * millisecond would be -4035), whether it signs with the simulator's clock or this machine's.
  */
 export class Explorer {
-  private lastTime = 0;
+  private readonly used = new Set<number>();
   private seq = 0;
 
   constructor(private readonly sim: Simulator) {}
@@ -116,10 +116,13 @@ export class Explorer {
     return JSON.parse(sim.redact(JSON.stringify({ kind: input.kind, label: kind.label, expect: kind.expect, exchanges }))) as ExploreResult;
   }
 
-  /** A signing time at or after `t`, never the same millisecond twice. */
+  /** A signing time at or just after `t` that this explorer has not signed with yet (whichever clock it reads). */
   private time(t: number): number {
-    this.lastTime = Math.max(Math.trunc(t), this.lastTime + 1);
-    return this.lastTime;
+    let time = Math.trunc(t);
+    while (this.used.has(time)) time++;
+    this.used.add(time);
+    if (this.used.size > 10_000) this.used.delete(this.used.values().next().value as number);
+    return time;
   }
 
   /** The JSON envelope for the kind, as the interface document shows it. */
