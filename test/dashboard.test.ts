@@ -198,3 +198,22 @@ describe('faker stays out of start-up', () => {
     expect(readFileSync(join(__dirname, '..', 'dist', 'index.js'), 'utf8')).not.toMatch(/(from|import)\s*["']@faker-js/);
   });
 });
+
+describe('the README', () => {
+  it('documents every /__sim/ route and every phone route (method and path)', async () => {
+    const { createApp } = await import('../src/index.js');
+    type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] } };
+    const routes: string[] = [];
+    const walk = (stack: Layer[]) => {
+      for (const l of stack) {
+        if (l.route) for (const m of Object.keys(l.route.methods)) routes.push(`${m.toUpperCase()} ${l.route.path}`);
+        else if (l.handle?.stack) walk(l.handle.stack);
+      }
+    };
+    walk((createApp() as unknown as { router: { stack: Layer[] } }).router.stack);
+    const ours = routes.filter((r) => / \/(__sim|phone)\//.test(r));
+    expect(ours.length).toBeGreaterThanOrEqual(25);
+    const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+    expect(ours.filter((r) => !readme.includes(`\`${r}\``))).toEqual([]);
+  });
+});
