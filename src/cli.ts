@@ -99,6 +99,15 @@ async function main(argv: string[]): Promise<void> {
   }
   const sim = running.simulator;
   const out = process.stdout;
+  // Before the banner: whoever reads "listening" may stop it at once.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(EXIT.ok);
+    stopping = true;
+    running.close().then(() => process.exit(EXIT.ok));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   out.write(`mfa-sim listening on ${running.url}\n`);
   const users = sim.apiUsers();
   for (const u of users) {
@@ -114,15 +123,6 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
   }
   if (!o.quiet) sim.journal.subscribe((e) => out.write(`${formatLine(e)}\n`));
-
-  let stopping = false;
-  const stop = () => {
-    if (stopping) process.exit(EXIT.ok);
-    stopping = true;
-    running.close().then(() => process.exit(EXIT.ok));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 function usage(message: string): never {
