@@ -164,6 +164,18 @@ describe('the phone page (/phone/:id): the user approves or denies', async () =>
   });
 });
 
+describe('the explorer under another identifier token and the sdk response style', async () => {
+  const sim = await simulator({ token: 'acme', responseStyle: 'sdk', secret: SECRET });
+
+  it("signs the token's headers and user key, and reads the sdk envelope", async () => {
+    const r = (await (await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'challenge' }) })).json()) as ExploreResult;
+    const sent = r.exchanges[0].request;
+    expect(sent.headers.authorization).toMatch(/^acme-hmac: apiuser=\d{9},signedheaders=x-acme-utctime;x-acme-cnonce,algorithm=acme-hmac512,signature=[0-9a-f]{128}$/);
+    expect(JSON.parse(sent.body!).body).toHaveProperty('acmeUser', 'user@example.com');
+    expect(JSON.parse(r.exchanges[0].response.body)).toMatchObject({ code: 2025, utcTime: expect.any(String) });
+  });
+});
+
 describe('the dashboard behind the control token', async () => {
   const sim = await simulator({ controlToken: 'open-sesame' });
 
