@@ -102,6 +102,15 @@ async function main(argv: string[]): Promise<void> {
   }
   const sim = running.simulator;
   const out = process.stdout;
+  // Before the banner: whoever reads "listening" may stop it at once.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(EXIT.ok);
+    stopping = true;
+    running.close().then(() => process.exit(EXIT.ok));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   out.write(`mfa-sim listening on ${running.url}\n`);
   const users = sim.apiUsers();
   for (const u of users) {
@@ -118,15 +127,6 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!o.quiet) sim.journal.subscribe((e) => out.write(`${sim.redact(formatLine(e))}\n`));
   if (o.watch) watchScenario(sim, options.scenario);
-
-  let stopping = false;
-  const stop = () => {
-    if (stopping) process.exit(EXIT.ok);
-    stopping = true;
-    running.close().then(() => process.exit(EXIT.ok));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 /**

@@ -16,6 +16,7 @@ import type { Fault, ScenarioInput } from './scenario/schema.js';
 import { ChallengeStore, DEFAULT_MAX_CHALLENGES, type Challenge } from './world/challenges.js';
 import { VirtualClock } from './world/clock.js';
 import { qrDataUrl } from './world/qr.js';
+import { People } from './world/people.js';
 import { RandomSource } from './world/random.js';
 
 /** Options of a simulator: any scenario key (decisions §9), plus how to run it. */
@@ -92,6 +93,8 @@ export class Simulator implements PipelineHost {
   controlToken?: string;
   /** Connections a `hang` fault holds open; closing the server lets them go at once. */
   readonly hanging = new Set<Socket>();
+  /** Realistic sample people for the dashboard and the phone page (faker, loaded on first use). */
+  readonly people: People;
 
   private active: Running;
   private readonly bindings = new Map<string, Running>();
@@ -105,6 +108,8 @@ export class Simulator implements PipelineHost {
   constructor(options: SimulatorOptions | string = {}) {
     const opts: SimulatorOptions = typeof options === 'string' ? { scenario: options } : options;
     this.random = new RandomSource(opts.seed);
+    // Seeded: the same people from run to run. Unseeded, drawn from the crypto source (the seeded sequence is untouched).
+    this.people = new People(this.random.seed ?? this.random.uint32());
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
     this.challenges = new ChallengeStore(opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES);

@@ -85,7 +85,7 @@ describe('an internal failure is a -5000 envelope, never a stack trace', () => {
 
   it('a failure outside the API (a page) is answered the same way', async () => {
     const app = createApp();
-    app.simulator.listChallenges = () => {
+    app.simulator.findChallenge = () => {
       throw new Error('boom');
     };
     const r = await request(app).get('/phone/abc');

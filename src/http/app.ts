@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { Simulator, type ApiResult, type SimulatorOptions } from '../simulator.js';
 import { controlRouter } from './control.js';
+import { dashboardRouter } from './dashboard.js';
 import { pagesRouter } from './pages.js';
 
 /** An Express app that serves one simulator; the simulator is reachable as `app.simulator`. */
@@ -24,6 +25,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
     serveApi(sim, req, res);
   });
   app.use(controlRouter(sim));
+  app.use(dashboardRouter(sim));
   app.use(pagesRouter(sim));
   // Anything else: the pipeline's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));

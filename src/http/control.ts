@@ -169,14 +169,16 @@ export function controlRouter(sim: Simulator): Router {
     });
   });
 
-  // Control errors as JSON with their status; a refused scenario with its issues.
-  r.use('/__sim', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (err instanceof ControlError) return void res.status(err.status).json({ error: err.message });
-    if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
-    const e = err as { status?: number; type?: string; message?: string };
-    if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: `the body is not JSON: ${e.message}` });
-    if (e.type === 'entity.too.large') return void res.status(413).json({ error: 'the body is larger than 1 MiB' });
-    next(err);
-  });
+  r.use('/__sim', controlErrors);
   return r;
+}
+
+/** Control errors as JSON with their status; a refused scenario with its issues; a body that is not JSON or too large. */
+export function controlErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if (err instanceof ControlError) return void res.status(err.status).json({ error: err.message });
+  if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
+  const e = err as { status?: number; type?: string; message?: string; limit?: number };
+  if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: `the body is not JSON: ${e.message}` });
+  if (e.type === 'entity.too.large') return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });
+  next(err);
 }

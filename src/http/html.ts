@@ -38,3 +38,16 @@ export function codeClass(code: number | undefined): string {
 }
 
 export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1d2330"/><path d="M9 16l5 5 9-10" stroke="#4ade80" stroke-width="3.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>`;
+
+/** A length of time for people: `4 min 59 s`, `12 s`, `2 h 5 min`. */
+export function duration(ms: number): string {
+  const s = Math.ceil(Math.max(0, ms) / 1000);
+  if (s >= 3600) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
+/** The colour class of a challenge's state. */
+export function stateClass(state: string): string {
+  if (state === 'waiting') return 'info';
+  return state === 'approved' || state === 'verified' ? 'ok' : 'err';
+}

@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { CHECKS, CODES, codeInfo, isTransportCode, type CodeInfo } from '../codes.js';
 import type { Simulator } from '../simulator.js';
-import { qrPng } from '../world/qr.js';
 import { codeClass, esc, FAVICON, page } from './html.js';
+import { phoneRouter } from './phone.js';
 
 const SOURCE: Record<CodeInfo['source'], string> = {
   contract: 'the interface document',
@@ -73,24 +73,7 @@ export function pagesRouter(sim: Simulator): Router {
     if (wantsJson(req)) return void res.json(codeJson(c));
     res.type('html').send(statusPage(c));
   });
-  r.get('/phone/:id', (req: Request, res: Response) => {
-    const c = sim.listChallenges().find((x) => x.id === req.params.id);
-    if (!c) {
-      return void res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${esc(req.params.id)}</code> (it may have been reset).</p>`, { nav: false }));
-    }
-    res.type('html').send(
-      page(
-        'Sign-in request',
-        `<h1>Sign-in request</h1><div class="card"><table><tr><th>User</th><td>${esc(c.user)}</td></tr><tr><th>Challenge</th><td><code>${esc(c.id)}</code></td></tr><tr><th>Type</th><td>${esc(c.challengeType)}</td></tr><tr><th>State</th><td><span class="pill ${c.state === 'waiting' ? 'info' : c.state === 'approved' || c.state === 'verified' ? 'ok' : 'err'}">${c.state}</span></td></tr><tr><th>Expires</th><td>${new Date(c.expiresAt).toISOString()}</td></tr></table></div>`,
-        { nav: false },
-      ),
-    );
-  });
-  r.get('/phone/:id/qr.png', (req: Request, res: Response) => {
-    const c = sim.listChallenges().find((x) => x.id === req.params.id);
-    if (!c) return void res.status(404).json({ error: `no challenge ${String(req.params.id).slice(0, 64)}` });
-    res.type('image/png').send(qrPng(sim.challengeUrlFor(c.id, req.headers.host)));
-  });
+  r.use(phoneRouter(sim));
   r.get('/__sim/health', (_req: Request, res: Response) => void res.json({ ok: true, scenario: sim.scenario.name }));
   r.get('/favicon.svg', (_req: Request, res: Response) => void res.type('image/svg+xml').send(FAVICON));
   r.get('/favicon.ico', (_req: Request, res: Response) => void res.type('image/svg+xml').send(FAVICON));

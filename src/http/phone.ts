@@ -1,0 +1,104 @@
+import { Router, type Request, type Response } from 'express';
+import { ControlError, type Simulator } from '../simulator.js';
+import type { Challenge } from '../world/challenges.js';
+import { qrPng } from '../world/qr.js';
+import { duration, esc, page, stateClass } from './html.js';
+
+const PHONE_STYLE = `<style>
+.phone{max-width:420px;margin:10px auto}.phone .card{padding:20px}.who{font-size:20px;font-weight:700;margin:0}
+.actions{display:flex;gap:12px;margin-top:16px}.actions form{flex:1}.actions button{width:100%;padding:12px;font-size:17px;font-weight:600}
+button.approve{background:#17804a;border-color:#17804a;color:#fff}.code{font:700 34px/1.2 ui-monospace,Menlo,Consolas,monospace;letter-spacing:6px;text-align:center;background:#e3f5ea;color:#17804a;border-radius:8px;padding:12px;margin:10px 0}
+.left{font-size:20px;font-weight:700}
+</style>`;
+
+/** What the phone says about a challenge that is no longer waiting. */
+function outcome(c: Challenge): string {
+  switch (c.state) {
+    case 'approved':
+      return `<p><b>You approved this sign-in.</b> Type this code into the app that asked:</p><div class="code" id="auth-code" aria-label="auth code">${esc(c.authCode ?? '(any code: auto-verify)')}</div><p class="muted">The app can now verify it (type 170); until then, its status check (type 171) answers 3080 APPROVED.</p>`;
+    case 'verified':
+      return `<p><b>Approved, and the app has verified the code.</b> Nothing more to do.</p>`;
+    case 'denied':
+      return `<p><b>You denied this sign-in.</b> The app is told it was rejected (-3092).</p>`;
+    case 'expired':
+      return `<p><b>This sign-in request expired</b> before anyone answered it. The app is told it was rejected (-3092).</p>`;
+    case 'cancelled':
+      return `<p><b>The app cancelled this sign-in request.</b></p>`;
+    default:
+      return '';
+  }
+}
+
+function phonePage(sim: Simulator, c: Challenge, notice?: string): string {
+  const now = sim.now();
+  const left = Math.max(0, c.expiresAt - now);
+  const waiting = c.state === 'waiting';
+  const body = `<div class="phone">
+<h1>Sign-in request</h1>
+${notice ? `<p class="pill warn" role="alert">${esc(notice)}</p>` : ''}
+<div class="card">
+<p class="muted" style="margin:0">Is this you signing in?</p>
+<p class="who">${esc(sim.people.displayName(c.user))}</p>
+<p style="margin:0 0 10px">${esc(c.user)}</p>
+<table>
+<tr><th>Asked by</th><td>API user <code>${esc(c.apiUser)}</code></td></tr>
+<tr><th>Check</th><td>${esc(c.challengeType)}</td></tr>
+<tr><th>State</th><td><span class="pill ${stateClass(c.state)}" id="state">${esc(c.state)}</span></td></tr>
+${waiting ? `<tr><th>Time left</th><td><span class="left" id="left" data-ms="${left}" data-frozen="${sim.clock.frozen}">${duration(left)}</span>${sim.clock.frozen ? ' <span class="muted">(the simulator\'s clock is frozen)</span>' : ''}</td></tr>` : ''}
+</table>
+${
+  waiting
+    ? `<div class="actions"><form method="post" action="/phone/${encodeURIComponent(c.id)}/deny"><button class="danger" type="submit">Deny</button></form><form method="post" action="/phone/${encodeURIComponent(c.id)}/approve"><button class="approve" type="submit">Approve</button></form></div>`
+    : outcome(c)
+}
+</div>
+<p class="muted">This page is the user's phone in mfa-sim: it is what <code>challengeQRcodeUrl</code> opens. Challenge <code>${esc(c.id)}</code>.</p>
+</div>${PHONE_STYLE}`;
+  return page('Sign-in request', body, { nav: false, script: waiting ? COUNTDOWN : undefined });
+}
+
+// Counts the time left down (when the simulator's clock runs) and reloads when it is up, to show the expiry.
+const COUNTDOWN = `(()=>{const el=document.getElementById('left');if(!el||el.dataset.frozen==='true')return;const end=Date.now()+Number(el.dataset.ms);
+const tick=()=>{const ms=Math.max(0,end-Date.now());const s=Math.ceil(ms/1000);el.textContent=(s>=60?Math.floor(s/60)+' min ':'')+(s%60)+' s';if(ms<=0)location.reload();else setTimeout(tick,1000-(ms%1000||1000)+5)};tick()})();`;
+
+function missing(res: Response, id: string): void {
+  res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${esc(id.slice(0, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`, { nav: false }));
+}
+
+/**
+ * The user's phone: the page `challengeQRcodeUrl` opens. It shows the challenge and lets a person approve or
+ * deny it. Whoever holds the challenge id may do so (the id is the capability, as a QR code on a screen is);
+ * no control token is needed. Plain forms: it works without script.
+ */
+export function phoneRouter(sim: Simulator): Router {
+  const r = Router();
+  const find = (id: string) => sim.findChallenge(id, sim.now());
+  r.get('/phone/:id', (req: Request, res: Response) => {
+    const c = find(String(req.params.id));
+    if (!c) return missing(res, String(req.params.id));
+    res.setHeader('cache-control', 'no-store');
+    res.type('html').send(phonePage(sim, c));
+  });
+  for (const action of ['approve', 'deny'] as const) {
+    r.post(`/phone/:id/${action}`, (req: Request, res: Response) => {
+      const id = String(req.params.id);
+      try {
+        if (action === 'approve') sim.approve(id);
+        else sim.deny(id);
+      } catch (e) {
+        if (!(e instanceof ControlError)) throw e;
+        const c = find(id);
+        if (!c) return missing(res, id);
+        // A finished challenge cannot be answered again: say so, and show where it stands.
+        return void res.status(409).type('html').send(phonePage(sim, c, `Nothing changed: this request is already ${c.state}.`));
+      }
+      res.redirect(303, `/phone/${encodeURIComponent(id)}`);
+    });
+  }
+  r.get('/phone/:id/qr.png', (req: Request, res: Response) => {
+    const c = find(String(req.params.id));
+    if (!c) return void res.status(404).json({ error: `no challenge ${String(req.params.id).slice(0, 64)}` });
+    res.type('image/png').send(qrPng(sim.challengeUrlFor(c.id, req.headers.host)));
+  });
+  return r;
+}

@@ -1,0 +1,150 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium, INSTALL_HINT, launchChromium } from '../../scripts/chromium.js';
+import { simulator } from '../helpers.js';
+
+const executable = findChromium();
+const ci = Boolean(process.env.CI);
+if (!executable && !ci) console.warn(`\n[mfa-sim] browser tests skipped: no Chromium found. To run them, ${INSTALL_HINT}.\n`);
+
+describe('a browser to run the dashboard tests in', () => {
+  // Under CI a missing browser fails the run; on a developer machine the browser tests skip with the notice above.
+  it.runIf(ci || executable)('is installed', () => {
+    expect(executable, `no Chromium found: ${INSTALL_HINT}`).toBeTruthy();
+  });
+});
+
+describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_000 }, async () => {
+  const sim = await simulator({ secret: 'browser-secret-1c9e' });
+  let browser: Browser;
+  const errors: string[] = [];
+  beforeAll(async () => {
+    browser = await launchChromium(executable!);
+    // Fail with the step that did not happen, well inside the test's own timeout.
+    browser.contexts().forEach((c) => c.setDefaultTimeout(5000));
+  });
+  afterAll(() => browser?.close());
+
+  const open = async (path: string): Promise<Page> => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.setDefaultTimeout(5000);
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${sim.url}${path}`);
+    return page;
+  };
+  /** Clicks an explorer button and returns the code shown for its (last) answer. */
+  const send = async (page: Page, kind: string) => {
+    await page.click(`button[data-kind="${kind}"]`);
+    const pill = page.locator('#result .answer .pill').last();
+    await pill.waitFor();
+    return (await pill.textContent())!.trim();
+  };
+  const logCodes = (page: Page) => page.locator('#log details').evaluateAll((ds) => ds.map((d) => d.getAttribute('data-code')));
+
+  it('send a challenge from the explorer, approve it on the phone page, see it verified and every step in the log', async () => {
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    await page.fill('input[name="user"]', 'carol@example.com');
+
+    expect(await send(page, 'challenge')).toBe('2025');
+    const id = await page.inputValue('input[name="challengeId"]');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await send(page, 'status')).toBe('-3091');
+    await page.locator(`#challenges tr[data-challenge="${id}"]`, { hasText: 'waiting' }).waitFor();
+
+    // The link to challengeQRcodeUrl opens the user's phone in a new tab.
+    const [phone] = await Promise.all([page.context().waitForEvent('page'), page.click('#phone-link')]);
+    phone.on('pageerror', (e) => errors.push(e.message));
+    await phone.waitForLoadState();
+    expect(phone.url()).toBe(`${sim.url}/phone/${id}`);
+    await expect.poll(() => phone.textContent('body')).toContain('carol@example.com');
+    await phone.click('button:has-text("Approve")');
+    const code = (await phone.locator('#auth-code').textContent())!.trim();
+    expect(code).toMatch(/^\d{6}$/);
+    expect(await phone.locator('button:has-text("Approve")').count()).toBe(0);
+    // Back to the dashboard's tab, as a person would (a tab in the background gets few animation frames).
+    await page.bringToFront();
+
+    expect(await send(page, 'status')).toBe('3080');
+    await page.locator(`#challenges tr[data-challenge="${id}"]`, { hasText: 'approved' }).waitFor();
+    await page.fill('input[name="authCode"]', code);
+    expect(await send(page, 'verify')).toBe('3080');
+    await expect.poll(() => page.locator('#result').textContent()).toContain('VERIFIED');
+    await page.locator(`#challenges tr[data-challenge="${id}"]`, { hasText: 'verified' }).waitFor();
+
+    // The live log, newest first: challenge, status waiting, status approved, verify.
+    await expect.poll(() => logCodes(page)).toEqual(['3080', '3080', '-3091', '2025']);
+    const newest = page.locator('#log details').first();
+    await newest.locator('summary').click();
+    await expect.poll(() => newest.locator('pre').first().textContent()).toContain('POST /v1/svc/verify');
+    expect(await newest.textContent()).toContain(`"authCode": "${code}"`);
+    expect(await page.content()).not.toContain('browser-secret-1c9e');
+
+    mkdirSync(join(__dirname, '..', '..', 'test-results'), { recursive: true });
+    await page.screenshot({ path: join(__dirname, '..', '..', 'test-results', 'dashboard.png') });
+    await phone.close();
+    await page.close();
+  });
+
+  it('deny and expire from the challenges table; the broken requests show their codes', async () => {
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    expect(await send(page, 'challenge')).toBe('2025');
+    const first = await page.inputValue('input[name="challengeId"]');
+    await page.click(`#challenges tr[data-challenge="${first}"] button[data-act="deny"]`);
+    await page.locator(`#challenges tr[data-challenge="${first}"]`, { hasText: 'denied' }).waitFor();
+    expect(await send(page, 'status')).toBe('-3092');
+
+    expect(await send(page, 'challenge')).toBe('2025');
+    const second = await page.inputValue('input[name="challengeId"]');
+    await page.click(`#challenges tr[data-challenge="${second}"] button[data-act="expire"]`);
+    await page.locator(`#challenges tr[data-challenge="${second}"]`, { hasText: 'expired' }).waitFor();
+    expect(await send(page, 'status')).toBe('-3092');
+
+    expect(await send(page, 'bad-signature')).toBe('-4037');
+    expect(await send(page, 'replay')).toBe('-4034');
+    expect(await send(page, 'drift')).toBe('-4036');
+    // The -4037 row shows the string the simulator expected to be signed.
+    const row = page.locator('#log details[data-code="-4037"]').first();
+    await row.locator('summary').click();
+    await expect.poll(() => row.textContent()).toMatch(/expected to be signedx-svc-utctime: \d+\nx-svc-cnonce: /);
+    await page.close();
+  });
+
+  it('switches the scenario from the picker', async () => {
+    const page = await open('/__sim/ui');
+    await page.selectOption('#scenario-pick', 'locked-account');
+    await Promise.all([page.waitForEvent('load'), page.click('#switch')]);
+    expect(await page.textContent('#active-scenario')).toBe('locked-account');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    await page.fill('input[name="user"]', 'locked@example.com');
+    expect(await send(page, 'challenge')).toBe('-2006');
+    await page.close();
+    sim.loadScenario('default');
+  });
+
+  it('raised no script error on any page', () => {
+    expect(errors).toEqual([]);
+  });
+});
+
+describe.runIf(executable)('the dashboard behind a control token, in Chromium', { timeout: 45_000 }, async () => {
+  const sim = await simulator({ controlToken: 'browser-token' });
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium(executable!);
+  });
+  afterAll(() => browser?.close());
+
+  it('opens once with ?token=, then the live log and the explorer work through the cookie', async () => {
+    const page = await browser.newPage();
+    expect((await page.goto(`${sim.url}/__sim/ui`))!.status()).toBe(401);
+    expect((await page.goto(`${sim.url}/__sim/ui?token=browser-token`))!.status()).toBe(200);
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    await page.click('button[data-kind="time"]');
+    await expect.poll(() => page.locator('#log details').evaluateAll((ds) => ds.map((d) => d.getAttribute('data-code')))).toEqual(['15000']);
+    await page.close();
+  });
+});
