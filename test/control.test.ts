@@ -66,6 +66,16 @@ describe('the control API (/__sim/)', async () => {
     expect(Math.abs(sim.simulator.now() - Date.now())).toBeLessThan(2000);
   });
 
+  it('refuses changes a page of another site sends (cross-site request forgery), and allows its own pages and scripts', async () => {
+    const post = (headers: Record<string, string>) => fetch(`${sim.url}/__sim/reset`, { method: 'POST', headers });
+    expect((await post({ 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await post({ origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post({ 'sec-fetch-site': 'same-origin', origin: sim.url })).status).toBe(200);
+    expect((await post({ origin: sim.url })).status).toBe(200);
+    expect((await post({})).status).toBe(200);
+    expect((await fetch(`${sim.url}/__sim/scenarios`, { headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
+  });
+
   it('answers unknown challenges and bad bodies with a JSON error', async () => {
     expect(await call('POST', 'challenges/nope/approve')).toMatchObject({ status: 404, body: { error: 'no challenge nope' } });
     expect((await call('POST', 'scenario', '{not json', 'application/json')).status).toBe(400);

@@ -35,6 +35,11 @@ function cookie(req: Request, name: string): string | undefined {
  */
 export function requireControl(sim: Simulator) {
   return (req: Request, res: Response, next: NextFunction) => {
+    // Without a token (loopback) any web page the developer visits could post to the control API; a browser
+    // marks such requests, so a change coming from another site is refused. Scripts and tests send no Origin.
+    if (req.method !== 'GET' && req.method !== 'HEAD' && crossSite(req)) {
+      return void res.status(403).json({ error: 'the control API refuses changes sent by a page of another site' });
+    }
     const token = sim.controlToken;
     if (!token) return next();
     const query = typeof req.query.token === 'string' ? req.query.token : undefined;
@@ -45,6 +50,19 @@ export function requireControl(sim: Simulator) {
     if (query) res.setHeader('set-cookie', `${COOKIE}=${encodeURIComponent(query)}; Path=/__sim; HttpOnly; SameSite=Strict`);
     next();
   };
+}
+
+/** Whether a browser sent this request from a page of another site (Fetch metadata, else the Origin header). */
+function crossSite(req: Request): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'cross-site' || site === 'same-site';
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== req.headers.host;
+  } catch {
+    return true;
+  }
 }
 
 /** A challenge as the control API shows it. */
