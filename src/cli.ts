@@ -121,6 +121,8 @@ async function main(argv: string[]): Promise<void> {
   const banner: string[] = [];
   const out = { write: (line: string) => void (json ? banner.push(line.trimEnd()) : process.stdout.write(line)) };
   out.write(`mfa-sim listening on ${running.url}\n`);
+  // Under npx the simulator is a grandchild of the PID a shell job gets: this is the one to signal.
+  out.write(`  pid ${process.pid}: SIGTERM or Ctrl-C stops it\n`);
   const users = sim.apiUsers();
   for (const u of users) {
     const shown = u === sim.defaultApiUser && !sim.secretGiven ? `, secret ${u.secret}` : '';
