@@ -25,7 +25,8 @@ export function formatLine(e: JournalEntry): string {
  */
 export function jsonLog(): { request(e: JournalEntry): void; info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void } {
   const pino = lazy<typeof import('pino')>('pino')();
-  const logger = pino.pino({ base: { name: 'mfa-sim' }, timestamp: pino.stdTimeFunctions.isoTime });
+  // Written synchronously, as the text lines are: every line is out, in order, when the process exits.
+  const logger = pino.pino({ base: { name: 'mfa-sim' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 1, sync: true }));
   return {
     request(e) {
       const fields = {
