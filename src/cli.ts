@@ -1,16 +1,17 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { version } from '../package.json';
-import { CODES } from './codes.js';
+import { CODES, codeInfo } from './codes.js';
 import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
-import { formatLine } from './log.js';
-import { existsSync, watchFile } from 'node:fs';
+import { existsSync, watchFile, writeFileSync } from 'node:fs';
+import { parseRequiredCodes, unmetCodes } from './coverage.js';
+import { formatLine, jsonLog } from './log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
-import type { Simulator } from './simulator.js';
 import { ScenarioError } from './scenario/errors.js';
 import { ScenarioSchema } from './scenario/schema.js';
+import type { Simulator } from './simulator.js';
 
 /** Exit statuses (documented in the README). */
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, coverage: 3 } as const;
 
 function int(name: string, min: number, max: number) {
   return (value: string) => {
@@ -37,13 +38,20 @@ function program(): Command {
     .addOption(new Option('--control-token <token>', 'token the control API requires (default: none on loopback, a random one elsewhere)').env('MFA_SIM_CONTROL_TOKEN'))
     .addOption(new Option('-w, --watch', 'reload the scenario file when it changes (a broken edit keeps the last good one)').env('MFA_SIM_WATCH'))
     .addOption(new Option('-q, --quiet', 'no log line per request').env('MFA_SIM_QUIET'))
+    .addOption(new Option('--log <format>', 'text (one line per request) or json (one JSON object per line, by pino)').choices(['text', 'json']).default('text').env('MFA_SIM_LOG'))
+    .addOption(new Option('--coverage-out <file>', 'at exit, write the status coverage (codes met and never met) to this JSON file').env('MFA_SIM_COVERAGE_OUT'))
+    .addOption(
+      new Option('--require-coverage <codes|all>', 'at exit, fail (exit 3) unless these codes (comma-separated, or all) were each answered at least once')
+        .env('MFA_SIM_REQUIRE_COVERAGE')
+        .argParser(requiredCodes),
+    )
     .option('--list-scenarios', 'list the shipped scenarios and exit')
     .option('--codes', 'print the code table and exit')
     .option('--schema', 'print the JSON Schema of scenario files and exit')
     .helpOption('-h, --help', 'show this help')
     .addHelpText(
       'after',
-      '\nEnvironment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use), 2 bad flag or scenario.\nDocs: the README, and the /status page of a running simulator.',
+      '\nEnvironment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write --coverage-out,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered.\nDocs: the README, and the /status page of a running simulator.',
     )
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -101,17 +109,21 @@ async function main(argv: string[]): Promise<void> {
     throw e;
   }
   const sim = running.simulator;
-  const out = process.stdout;
-  // Before the banner: whoever reads "listening" may stop it at once.
+  // Signals are handled before the ready line: a CI script may stop the simulator as soon as it reads it.
   let stopping = false;
   const stop = () => {
     if (stopping) process.exit(EXIT.ok);
     stopping = true;
-    running.close().then(() => process.exit(EXIT.ok));
+    running.close().then(() => process.exit(finish(sim.coverageReport(), o.coverageOut, o.requireCoverage)));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  const json = o.log === 'json' ? jsonLog() : undefined;
+  const banner: string[] = [];
+  const out = { write: (line: string) => void (json ? banner.push(line.trimEnd()) : process.stdout.write(line)) };
   out.write(`mfa-sim listening on ${running.url}\n`);
+  // Under npx the simulator is a grandchild of the PID a shell job gets: this is the one to signal.
+  out.write(`  pid ${process.pid}: SIGTERM or Ctrl-C stops it\n`);
   const users = sim.apiUsers();
   for (const u of users) {
     const shown = u === sim.defaultApiUser && !sim.secretGiven ? `, secret ${u.secret}` : '';
@@ -125,7 +137,11 @@ async function main(argv: string[]): Promise<void> {
   if (!isLoopback(running.host)) {
     process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
   }
-  if (!o.quiet) sim.journal.subscribe((e) => out.write(`${sim.redact(formatLine(e))}\n`));
+  if (json) json.info('mfa-sim listening', { url: running.url, banner });
+  if (!o.quiet) {
+    // Nothing written out may carry a secret: entries pass through the simulator's redaction.
+    sim.journal.subscribe(json ? (e) => json.request(JSON.parse(sim.redact(JSON.stringify(e)))) : (e) => process.stdout.write(`${sim.redact(formatLine(e))}\n`));
+  }
   if (o.watch) watchScenario(sim, options.scenario);
 }
 
@@ -147,6 +163,31 @@ function watchScenario(sim: Simulator, scenario: string | undefined): void {
       process.stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${why}\n`);
     }
   });
+}
+
+function requiredCodes(spec: string): number[] {
+  try {
+    return parseRequiredCodes(spec);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
+/** At exit: writes the coverage file, and checks the required codes. Returns the exit status. */
+function finish(report: ReturnType<Simulator['coverageReport']>, file: string | undefined, required: number[] | undefined): number {
+  const unmet = required ? unmetCodes(report, required) : [];
+  if (file !== undefined) {
+    try {
+      writeFileSync(file, `${JSON.stringify({ ...report, required, unmet: required ? unmet : undefined }, null, 2)}\n`);
+    } catch (e) {
+      process.stderr.write(`mfa-sim: cannot write the coverage to ${file}: ${(e as Error).message}\n`);
+      return EXIT.failure;
+    }
+  }
+  if (unmet.length === 0) return EXIT.ok;
+  process.stderr.write(`mfa-sim: coverage: ${unmet.length} of ${required!.length} required codes were never answered: ${unmet.join(', ')}\n`);
+  for (const c of unmet) process.stderr.write(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}\n`);
+  return EXIT.coverage;
 }
 
 function usage(message: string): never {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { Simulator, type ApiResult, type SimulatorOptions } from '../simulator.js';
+import { openApiDocument } from '../contract/openapi.js';
 import { controlRouter } from './control.js';
 import { dashboardRouter } from './dashboard.js';
 import { pagesRouter } from './pages.js';
@@ -26,6 +27,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   });
   app.use(controlRouter(sim));
   app.use(dashboardRouter(sim));
+  app.get('/openapi.json', (req, res) => void res.json(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.baseUrl(req.headers.host) })));
   app.use(pagesRouter(sim));
   // Anything else: the pipeline's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));
