@@ -98,6 +98,15 @@ async function main(argv: string[]): Promise<void> {
     throw e;
   }
   const sim = running.simulator;
+  // Before the ready line: a signal sent as soon as it is read must stop the simulator cleanly, not kill it.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(EXIT.ok);
+    stopping = true;
+    running.close().then(() => process.exit(EXIT.ok));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const out = process.stdout;
   out.write(`mfa-sim listening on ${running.url}\n`);
   const users = sim.apiUsers();
@@ -115,14 +124,6 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!o.quiet) sim.journal.subscribe((e) => out.write(`${formatLine(e)}\n`));
 
-  let stopping = false;
-  const stop = () => {
-    if (stopping) process.exit(EXIT.ok);
-    stopping = true;
-    running.close().then(() => process.exit(EXIT.ok));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 function usage(message: string): never {

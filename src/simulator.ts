@@ -286,6 +286,8 @@ export class Simulator implements PipelineHost {
       result = { code: -5000, message: mustCode(-5000).title };
       ctx.internalError = e instanceof Error ? e.message : String(e);
     }
+    // A message may quote what the caller sent; a client that sends a secret where it does not belong never gets it echoed.
+    if (result.code < 0) result = { code: result.code, message: this.redact(result.message) };
     const id = ctx.callerId ?? `sim-${this.seq + 1}`;
     const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.baseUrl(ctx.req.headers.host));
     const status = mustCode(result.code).http;
@@ -319,11 +321,14 @@ export class Simulator implements PipelineHost {
   private record(ctx: RequestContext, result: { code: number; message: string } | undefined, body: string | undefined, startedAt: number, counted = true): void {
     const seq = ++this.seq;
     if (result && counted) this.coverage.set(result.code, (this.coverage.get(result.code) ?? 0) + 1);
+    // The journal never holds a secret, even one a misconfigured client sent in a header, the path or the body.
+    const secrets = this.knownSecrets();
+    const hide = (text: string) => hideSecrets(text, secrets);
     const entry: JournalEntry = {
       seq,
       at: new Date(ctx.now).toISOString(),
       method: ctx.req.method,
-      path: ctx.req.url,
+      path: hide(ctx.req.url),
       endpoint: ctx.endpointByPath,
       operation: ctx.env?.op,
       type: ctx.env?.type,
@@ -339,8 +344,8 @@ export class Simulator implements PipelineHost {
       challengeId: ctx.challenge?.id,
       expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? ctx.expectedStringToSign : undefined,
       wouldFail: ctx.wouldFail,
-      internalError: ctx.internalError,
-      request: { headers: ctx.req.headers, body: clip(ctx.req.body) },
+      internalError: ctx.internalError === undefined ? undefined : hide(ctx.internalError),
+      request: { headers: hideInHeaders(ctx.req.headers, hide), body: hide(clip(ctx.req.body)) },
       response: body === undefined ? undefined : { body: clip(body) },
     };
     this.journal.add(entry);
@@ -503,9 +508,7 @@ export class Simulator implements PipelineHost {
 
   /** Text with every secret this simulator knows replaced, for anything shown outside (journal, log, dashboard). */
   redact(text: string): string {
-    let out = text;
-    for (const secret of this.knownSecrets()) if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[secret]');
-    return out;
+    return hideSecrets(text, this.knownSecrets());
   }
 
   private knownSecrets(): string[] {
@@ -608,6 +611,24 @@ function scenarioFromOptions(opts: SimulatorOptions): CompiledScenario {
     return compileOrThrow({ ...base.input, ...inline }, file);
   }
   return compileOrThrow({ name: 'default', ...inline }, 'options');
+}
+
+/** Text with each secret (of 4 characters or more) replaced by `[secret]`. */
+function hideSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[secret]');
+  return out;
+}
+
+/** Headers with every secret hidden; the same object when none holds one (the common case costs no copy). */
+function hideInHeaders(headers: ApiRequest['headers'], hide: (text: string) => string): ApiRequest['headers'] {
+  let out: ApiRequest['headers'] | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const hidden = Array.isArray(value) ? value.map(hide) : hide(value);
+    if (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value) (out ??= Object.assign(Object.create(null) as ApiRequest['headers'], headers))[name] = hidden;
+  }
+  return out ?? headers;
 }
 
 function proxyPage(status: number): string {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type Agent } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll } from 'vitest';
 import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
@@ -72,11 +72,11 @@ export async function send(sim: RunningSimulator, path: string, opts: SendOption
   return raw(sim.url, opts.method ?? 'POST', path, Object.entries(headers), body);
 }
 
-/** Sends exactly these headers (in this order) and body. */
-export function raw(base: string, method: string, path: string, headers: [string, string][], body?: string | Buffer): Promise<Sent> {
+/** Sends exactly these headers (in this order; a repeated name is sent as several lines) and body; a new connection unless an agent is given. */
+export function raw(base: string, method: string, path: string, headers: [string, string | string[]][], body?: string | Buffer, agent: Agent | false = false): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent: false }, (res) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
