@@ -311,7 +311,7 @@ export class Simulator implements PipelineHost {
   /** A request whose x-sim-scenario names no scenario: a mistake of the test set-up, answered -5000 with the reason (and not counted as coverage). */
   private finishUnrouted(req: ApiRequest, error: string, startedAt: number): ApiResult {
     const ctx = new RequestContext(this, this.active.sc, req, this.now());
-    ctx.forced = { code: -5000, message: `Internal error: ${error}` };
+    ctx.forced = { code: -5000, message: this.redact(`Internal error: ${error}`) };
     const result = { code: -5000, message: ctx.forced.message! };
     const body = envelopeJson(this.active.sc.responseStyle, ctx.callerId ?? `sim-${this.seq + 1}`, ctx.now, -5000, result.message, this.baseUrl(req.headers.host));
     this.record(ctx, result, body, startedAt, false);
@@ -465,15 +465,16 @@ export class Simulator implements PipelineHost {
 
   private waiting(id: string): Challenge {
     const c = this.challenges.get(id, this.now());
-    if (!c) throw new ControlError(404, `no challenge ${id.slice(0, 64)}`);
+    if (!c) throw new ControlError(404, this.redact(`no challenge ${id.slice(0, 64)}`));
     if (c.state !== 'waiting') throw new ControlError(409, `the challenge is already ${c.state}`);
     return c;
   }
 
   /** Moves the clock by a duration (ms, or 90s, 10m, -1h). */
   advance(by: number | string): number {
-    const ms = parseDuration(by);
-    if (ms === undefined || Math.abs(ms) > 100 * 365 * 86_400_000) throw new ControlError(400, `\`${String(by).slice(0, 40)}\` is not a duration (ms, or 90s, 10m, -1h)`);
+    // From the control API `by` is any JSON value: anything but a number or a string is refused before it is read.
+    const ms = typeof by === 'number' || typeof by === 'string' ? parseDuration(by) : undefined;
+    if (ms === undefined || Math.abs(ms) > 100 * 365 * 86_400_000) throw new ControlError(400, this.redact(`\`${shownValue(by)}\` is not a duration (ms, or 90s, 10m, -1h)`));
     this.clock.advance(ms);
     return this.now();
   }
@@ -482,8 +483,8 @@ export class Simulator implements PipelineHost {
   freeze(at?: number | string): number {
     if (at === undefined) this.clock.freeze();
     else {
-      const ms = typeof at === 'number' ? at : Date.parse(at);
-      if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ControlError(400, `\`${String(at).slice(0, 40)}\` is not an instant (ISO 8601 or epoch ms)`);
+      const ms = typeof at === 'number' ? at : typeof at === 'string' ? Date.parse(at) : NaN;
+      if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ControlError(400, this.redact(`\`${shownValue(at)}\` is not an instant (ISO 8601 or epoch ms)`));
       this.clock.freeze(ms - this.active.sc.offset);
     }
     return this.now();
@@ -594,7 +595,8 @@ function resolveScenario(source: ScenarioSource): CompiledScenario {
     const { text, source: label } = source as { text: string; source?: string };
     return loadScenarioText(text, label ?? 'scenario');
   }
-  return compileOrThrow(source, (source as { name?: string }).name ?? 'scenario');
+  const name = (source as { name?: unknown }).name;
+  return compileOrThrow(source, typeof name === 'string' ? name : 'scenario');
 }
 
 /** The scenario a simulator starts with: a named or file scenario, with the option object's scenario keys on top. */
@@ -611,6 +613,12 @@ function scenarioFromOptions(opts: SimulatorOptions): CompiledScenario {
     return compileOrThrow({ ...base.input, ...inline }, file);
   }
   return compileOrThrow({ name: 'default', ...inline }, 'options');
+}
+
+/** A value a control caller sent, as an error message quotes it: a string or number cut to 40 characters, anything else by its kind. */
+function shownValue(v: unknown): string {
+  if (typeof v === 'string' || typeof v === 'number') return String(v).slice(0, 40);
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v;
 }
 
 /** Text with each secret (of 4 characters or more) replaced by `[secret]`. */

@@ -1,48 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { version } from '../package.json';
-import { challengeEnvelope, expectEnvelope, send } from './helpers.js';
-import type { RunningSimulator } from '../src/index.js';
-
-/** The CLI as users run it: the built `dist/cli.js` (npm test builds first). */
-const CLI = join(__dirname, '..', 'dist', 'cli.js');
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  out: () => string;
-  err: () => string;
-  exit: Promise<number | null>;
-}
-
-function start(args: string[], env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line; stdout: ${out} stderr: ${err}`)), 10_000);
-    child.stderr!.on('data', (d) => (err += d));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /^mfa-sim listening on (http:\/\/\S+)$/m.exec(out);
-      // The banner ends with the scenario line.
-      if (m && /^ {2}scenario .*\n/m.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1], out: () => out, err: () => err, exit });
-      }
-    });
-    child.on('exit', () => reject(new Error(`exited early; stdout: ${out} stderr: ${err}`)));
-  });
-}
-
-/** Just enough of a RunningSimulator for the send helper. */
-function remote(url: string, apiUser: string, secret: string): RunningSimulator {
-  return { url, token: 'svc', apiUser: { id: apiUser, secret }, simulator: { now: () => Date.now() } } as unknown as RunningSimulator;
-}
+import { challengeEnvelope, CLI, expectEnvelope, remote, send, startCli as start } from './helpers.js';
 
 const run = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10_000 });
 

@@ -1,6 +1,8 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type Agent } from 'node:http';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
 
@@ -165,4 +167,41 @@ export function rawSocket(base: string, bytes: string | Buffer, opts: { endAfter
 /** The JSON body of a raw HTTP response text. */
 export function bodyOf(response: string): Record<string, unknown> {
   return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+}
+
+/** The CLI as users run it: the built `dist/cli.js` (npm test builds first). */
+export const CLI = join(__dirname, '..', 'dist', 'cli.js');
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  out: () => string;
+  err: () => string;
+  exit: Promise<number | null>;
+}
+
+export function startCli(args: string[], env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line; stdout: ${out} stderr: ${err}`)), 10_000);
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /^mfa-sim listening on (http:\/\/\S+)$/m.exec(out);
+      // The banner ends with the scenario line.
+      if (m && /^ {2}scenario .*\n/m.test(out)) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1], out: () => out, err: () => err, exit });
+      }
+    });
+    child.on('exit', () => reject(new Error(`exited early; stdout: ${out} stderr: ${err}`)));
+  });
+}
+
+/** Just enough of a RunningSimulator for the send helper. */
+export function remote(url: string, apiUser: string, secret: string): RunningSimulator {
+  return { url, token: 'svc', apiUser: { id: apiUser, secret }, simulator: { now: () => Date.now() } } as unknown as RunningSimulator;
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/index.js';
 import { challengeEnvelope, raw, rawSocket, simulator, type Envelope, type Sent } from '../helpers.js';
-import { applyHeaderOps, authShape, authValue, bodyCase, headerBytes, headerOps, isPageTarget, rawRequest } from './arbitraries.js';
+import { applyHeaderOps, authShape, authValue, bodyCase, headerBytes, headerOps, isPageTarget, rawRequest, valueText } from './arbitraries.js';
 import { expectNoPollution, expectServiceAnswer, expectStillServes, keepAlive, prototypeSnapshot, runs, signedPairs } from './support.js';
 
 /**
@@ -100,6 +100,38 @@ describe('fuzzing the bytes on the wire', async () => {
         else check(sim, r);
       }),
       { numRuns: runs(600) },
+    );
+    await expectStillServes(sim);
+  }, runs(60_000));
+});
+
+describe('fuzzing the control API', async () => {
+  const sim = await simulator();
+  const target = fc.oneof(
+    fc.constantFrom('POST /__sim/scenario', 'PUT /__sim/bindings/123456789', 'POST /__sim/clock/freeze', 'POST /__sim/clock/advance', 'POST /__sim/challenges/x/approve', 'DELETE /__sim/bindings/123456789'),
+    fc.string({ maxLength: 12 }).map((s) => `PUT /__sim/bindings/${encodeURIComponent(s)}`),
+    fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })).map(([c, l]) => `GET /__sim/journal?code=${encodeURIComponent(c)}&limit=${encodeURIComponent(l)}`),
+  );
+  const body = fc.oneof(
+    valueText.map((text) => ({ type: 'application/json', text })),
+    fc.record({ name: fc.oneof(fc.constant('x'), valueText), by: valueText, at: valueText, authCode: valueText, scenario: valueText }).map((o) => ({
+      type: 'application/json',
+      text: `{${Object.entries(o).filter((_, i) => i % 2 === 0 || o.name.length % 2 === 0).map(([k, v]) => `"${k}":${v}`).join(',')}}`,
+    })),
+    fc.string({ maxLength: 200 }).map((text) => ({ type: 'application/yaml', text })),
+  );
+
+  it('any body to any control operation gets a JSON answer below 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(target, body, async (t, b) => {
+        const [method, path] = t.split(' ');
+        const r = await fetch(`${sim.url}${path}`, { method, headers: { 'content-type': b.type }, body: method === 'GET' ? undefined : b.text });
+        const text = await r.text();
+        if (r.status >= 500) throw new Error(`${t} answered ${r.status}: ${text.slice(0, 300)}`);
+        expect(() => JSON.parse(text)).not.toThrow();
+        expectNoPollution(before);
+      }),
+      { numRuns: runs(1500) },
     );
     await expectStillServes(sim);
   }, runs(60_000));
