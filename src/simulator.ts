@@ -342,7 +342,7 @@ export class Simulator implements PipelineHost {
       rule: ctx.rule?.label,
       fault: ctx.rule?.fault,
       challengeId: ctx.challenge?.id,
-      expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? ctx.expectedStringToSign : undefined,
+      expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? hide(ctx.expectedStringToSign ?? '') : undefined,
       wouldFail: ctx.wouldFail,
       internalError: ctx.internalError === undefined ? undefined : hide(ctx.internalError),
       request: { headers: hideInHeaders(ctx.req.headers, hide), body: hide(clip(ctx.req.body)) },

@@ -85,6 +85,7 @@ async function session(sim: RunningSimulator): Promise<Seen> {
 
   // A misconfigured client puts its secret where it does not belong: as the nonce, in the path, in a field, in a header.
   await keep('secret as nonce', send(sim, '/v1/svc/time', { method: 'GET', as: FLAG_USER, nonce: S1 }));
+  await keep('secret as nonce, wrongly signed', send(sim, '/v1/svc/time', { method: 'GET', as: { ...FLAG_USER, secret: 'not-it' }, nonce: S1 }));
   await keep('secret in path', send(sim, `/v1/svc/${S1}`, { as: FLAG_USER, body: {} }));
   await keep('secret in a field', send(sim, '/v1/svc/blocked', { as: FLAG_USER, body: { apiUser: FLAG_USER.apiUser, type: 950, body: { svcUser: 'user@example.com', ipAddress: S1 } } }));
   await keep('secret in the body', send(sim, '/v1/svc/challenge', { as: SCENARIO_USER, body: challengeEnvelope(SCENARIO_USER.apiUser, { profile: S2, challengeExpiry: S2 }) }));
