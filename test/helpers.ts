@@ -47,13 +47,18 @@ export interface SendOptions {
 }
 
 const lastTime = new Map<string, number>();
+/** Times a test gave explicitly (`time:`), which clientTime must not give again. */
+const givenTimes = new Map<string, Set<number>>();
 
 /**
  * A signing time as a client's own clock would give it: the simulator's time, but never the same millisecond
- * twice for one simulator (two requests in one millisecond are -4035, and a test may freeze the clock).
+ * twice for one simulator (two requests in one millisecond are -4035, and a test may freeze the clock), nor
+ * one a test already signed with explicitly.
  */
 export function clientTime(sim: RunningSimulator): number {
-  const t = Math.max(sim.simulator.now(), (lastTime.get(sim.url) ?? 0) + 1);
+  let t = Math.max(sim.simulator.now(), (lastTime.get(sim.url) ?? 0) + 1);
+  const given = givenTimes.get(sim.url);
+  while (given?.has(t)) t++;
   lastTime.set(sim.url, t);
   return t;
 }
@@ -61,6 +66,7 @@ export function clientTime(sim: RunningSimulator): number {
 /** Sends a request to a running simulator, freshly signed unless told otherwise, and reads the answer. */
 export async function send(sim: RunningSimulator, path: string, opts: SendOptions = {}): Promise<Sent> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', accept: 'application/json; charset=utf-8' };
+  if (opts.time !== undefined) givenTimes.set(sim.url, (givenTimes.get(sim.url) ?? new Set()).add(opts.time));
   if (opts.as !== false) {
     const who = opts.as ?? { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
     Object.assign(
