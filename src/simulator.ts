@@ -295,6 +295,8 @@ export class Simulator implements PipelineHost {
       result = { code: -5000, message: mustCode(-5000).title };
       ctx.internalError = e instanceof Error ? e.message : String(e);
     }
+    // A message may quote what the caller sent; a client that sends a secret where it does not belong never gets it echoed.
+    if (result.code < 0) result = { code: result.code, message: this.redact(result.message) };
     const id = ctx.callerId ?? `sim-${this.seq + 1}`;
     const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.baseUrl(ctx.req.headers.host));
     const status = mustCode(result.code).http;
@@ -317,7 +319,7 @@ export class Simulator implements PipelineHost {
   /** A request whose x-sim-scenario names no scenario: a mistake of the test set-up, answered -5000 with the reason (and not counted as coverage). */
   private finishUnrouted(req: ApiRequest, error: string, startedAt: number): ApiResult {
     const ctx = new RequestContext(this, this.active.sc, req, this.now());
-    ctx.forced = { code: -5000, message: `Internal error: ${error}` };
+    ctx.forced = { code: -5000, message: this.redact(`Internal error: ${error}`) };
     const result = { code: -5000, message: ctx.forced.message! };
     const body = envelopeJson(this.active.sc.responseStyle, ctx.callerId ?? `sim-${this.seq + 1}`, ctx.now, -5000, result.message, this.baseUrl(req.headers.host));
     this.record(ctx, result, body, startedAt, false);
@@ -327,11 +329,14 @@ export class Simulator implements PipelineHost {
   private record(ctx: RequestContext, result: { code: number; message: string } | undefined, body: string | undefined, startedAt: number, counted = true): void {
     const seq = ++this.seq;
     if (result && counted) this.coverage.set(result.code, (this.coverage.get(result.code) ?? 0) + 1);
+    // The journal never holds a secret, even one a misconfigured client sent in a header, the path or the body.
+    const secrets = this.knownSecrets();
+    const hide = (text: string) => hideSecrets(text, secrets);
     const entry: JournalEntry = {
       seq,
       at: new Date(ctx.now).toISOString(),
       method: ctx.req.method,
-      path: ctx.req.url,
+      path: hide(ctx.req.url),
       endpoint: ctx.endpointByPath,
       operation: ctx.env?.op,
       type: ctx.env?.type,
@@ -345,10 +350,10 @@ export class Simulator implements PipelineHost {
       rule: ctx.rule?.label,
       fault: ctx.rule?.fault,
       challengeId: ctx.challenge?.id,
-      expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? ctx.expectedStringToSign : undefined,
+      expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? hide(ctx.expectedStringToSign ?? '') : undefined,
       wouldFail: ctx.wouldFail,
-      internalError: ctx.internalError,
-      request: { headers: ctx.req.headers, body: clip(ctx.req.body) },
+      internalError: ctx.internalError === undefined ? undefined : hide(ctx.internalError),
+      request: { headers: hideInHeaders(ctx.req.headers, hide), body: hide(clip(ctx.req.body)) },
       response: body === undefined ? undefined : { body: clip(body) },
     };
     this.journal.add(entry);
@@ -470,15 +475,16 @@ export class Simulator implements PipelineHost {
 
   private waiting(id: string): Challenge {
     const c = this.challenges.get(id, this.now());
-    if (!c) throw new ControlError(404, `no challenge ${id.slice(0, 64)}`);
+    if (!c) throw new ControlError(404, this.redact(`no challenge ${id.slice(0, 64)}`));
     if (c.state !== 'waiting') throw new ControlError(409, `the challenge is already ${c.state}`);
     return c;
   }
 
   /** Moves the clock by a duration (ms, or 90s, 10m, -1h). */
   advance(by: number | string): number {
-    const ms = parseDuration(by);
-    if (ms === undefined || Math.abs(ms) > 100 * 365 * 86_400_000) throw new ControlError(400, `\`${String(by).slice(0, 40)}\` is not a duration (ms, or 90s, 10m, -1h)`);
+    // From the control API `by` is any JSON value: anything but a number or a string is refused before it is read.
+    const ms = typeof by === 'number' || typeof by === 'string' ? parseDuration(by) : undefined;
+    if (ms === undefined || Math.abs(ms) > 100 * 365 * 86_400_000) throw new ControlError(400, this.redact(`\`${shownValue(by)}\` is not a duration (ms, or 90s, 10m, -1h)`));
     this.clock.advance(ms);
     return this.now();
   }
@@ -487,8 +493,8 @@ export class Simulator implements PipelineHost {
   freeze(at?: number | string): number {
     if (at === undefined) this.clock.freeze();
     else {
-      const ms = typeof at === 'number' ? at : Date.parse(at);
-      if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ControlError(400, `\`${String(at).slice(0, 40)}\` is not an instant (ISO 8601 or epoch ms)`);
+      const ms = typeof at === 'number' ? at : typeof at === 'string' ? Date.parse(at) : NaN;
+      if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ControlError(400, this.redact(`\`${shownValue(at)}\` is not an instant (ISO 8601 or epoch ms)`));
       this.clock.freeze(ms - this.active.sc.offset);
     }
     return this.now();
@@ -513,9 +519,7 @@ export class Simulator implements PipelineHost {
 
   /** Text with every secret this simulator knows replaced, for anything shown outside (journal, log, dashboard). */
   redact(text: string): string {
-    let out = text;
-    for (const secret of this.knownSecrets()) if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[secret]');
-    return out;
+    return hideSecrets(text, this.knownSecrets());
   }
 
   private knownSecrets(): string[] {
@@ -601,7 +605,8 @@ function resolveScenario(source: ScenarioSource): CompiledScenario {
     const { text, source: label } = source as { text: string; source?: string };
     return loadScenarioText(text, label ?? 'scenario');
   }
-  return compileOrThrow(source, (source as { name?: string }).name ?? 'scenario');
+  const name = (source as { name?: unknown }).name;
+  return compileOrThrow(source, typeof name === 'string' ? name : 'scenario');
 }
 
 /** The scenario a simulator starts with: a named or file scenario, with the option object's scenario keys on top. */
@@ -618,6 +623,30 @@ function scenarioFromOptions(opts: SimulatorOptions): CompiledScenario {
     return compileOrThrow({ ...base.input, ...inline }, file);
   }
   return compileOrThrow({ name: 'default', ...inline }, 'options');
+}
+
+/** A value a control caller sent, as an error message quotes it: a string or number cut to 40 characters, anything else by its kind. */
+function shownValue(v: unknown): string {
+  if (typeof v === 'string' || typeof v === 'number') return String(v).slice(0, 40);
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v;
+}
+
+/** Text with each secret (of 4 characters or more) replaced by `[secret]`. */
+function hideSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[secret]');
+  return out;
+}
+
+/** Headers with every secret hidden; the same object when none holds one (the common case costs no copy). */
+function hideInHeaders(headers: ApiRequest['headers'], hide: (text: string) => string): ApiRequest['headers'] {
+  let out: ApiRequest['headers'] | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const hidden = Array.isArray(value) ? value.map(hide) : hide(value);
+    if (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value) (out ??= Object.assign(Object.create(null) as ApiRequest['headers'], headers))[name] = hidden;
+  }
+  return out ?? headers;
 }
 
 function proxyPage(status: number): string {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { RunningSimulator } from '../src/index.js';
 
 /** The CLI as users run it: the built `dist/cli.js` (npm test builds first). */
-const CLI = join(__dirname, '..', 'dist', 'cli.js');
+export const CLI = join(__dirname, '..', 'dist', 'cli.js');
 
 export interface Started {
   child: ChildProcess;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type Agent } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll } from 'vitest';
 import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
@@ -45,13 +45,18 @@ export interface SendOptions {
 }
 
 const lastTime = new Map<string, number>();
+/** Times a test gave explicitly (`time:`), which clientTime must not give again. */
+const givenTimes = new Map<string, Set<number>>();
 
 /**
  * A signing time as a client's own clock would give it: the simulator's time, but never the same millisecond
- * twice for one simulator (two requests in one millisecond are -4035, and a test may freeze the clock).
+ * twice for one simulator (two requests in one millisecond are -4035, and a test may freeze the clock), nor
+ * one a test already signed with explicitly.
  */
 export function clientTime(sim: RunningSimulator): number {
-  const t = Math.max(sim.simulator.now(), (lastTime.get(sim.url) ?? 0) + 1);
+  let t = Math.max(sim.simulator.now(), (lastTime.get(sim.url) ?? 0) + 1);
+  const given = givenTimes.get(sim.url);
+  while (given?.has(t)) t++;
   lastTime.set(sim.url, t);
   return t;
 }
@@ -59,6 +64,7 @@ export function clientTime(sim: RunningSimulator): number {
 /** Sends a request to a running simulator, freshly signed unless told otherwise, and reads the answer. */
 export async function send(sim: RunningSimulator, path: string, opts: SendOptions = {}): Promise<Sent> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', accept: 'application/json; charset=utf-8' };
+  if (opts.time !== undefined) givenTimes.set(sim.url, (givenTimes.get(sim.url) ?? new Set()).add(opts.time));
   if (opts.as !== false) {
     const who = opts.as ?? { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
     Object.assign(
@@ -72,11 +78,11 @@ export async function send(sim: RunningSimulator, path: string, opts: SendOption
   return raw(sim.url, opts.method ?? 'POST', path, Object.entries(headers), body);
 }
 
-/** Sends exactly these headers (in this order) and body. */
-export function raw(base: string, method: string, path: string, headers: [string, string][], body?: string | Buffer): Promise<Sent> {
+/** Sends exactly these headers (in this order; a repeated name is sent as several lines) and body; a new connection unless an agent is given. */
+export function raw(base: string, method: string, path: string, headers: [string, string | string[]][], body?: string | Buffer, agent: Agent | false = false): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent: false }, (res) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

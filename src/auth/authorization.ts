@@ -7,7 +7,7 @@ export interface AuthorizationParts {
 }
 
 const PART_NAMES = new Set(['apiuser', 'signedheaders', 'algorithm', 'signature']);
-const PART = /^\s*([A-Za-z]+)\s*=\s*(.*?)\s*$/;
+const KEY = /^[A-Za-z]+$/;
 
 /**
  * Parses `<token>-hmac: key=value,...` (decisions §2): the scheme is case-insensitive, parts come in any
@@ -20,11 +20,15 @@ export function parseAuthorization(value: string, token: string): AuthorizationP
   if (trimmed.slice(0, scheme.length).toLowerCase() !== scheme) return undefined;
   const parts: AuthorizationParts = {};
   for (const piece of trimmed.slice(scheme.length).split(',')) {
-    const m = PART.exec(piece);
-    if (!m) return undefined;
-    const key = m[1].toLowerCase();
+    // Split at the first `=` and trimmed by hand: a regular expression with a lazy value and trailing spaces
+    // takes quadratic time on a long run of inner spaces, and a header may be 16 KiB.
+    const eq = piece.indexOf('=');
+    if (eq < 0) return undefined;
+    const name = piece.slice(0, eq).trim();
+    if (!KEY.test(name)) return undefined;
+    const key = name.toLowerCase();
     if (!PART_NAMES.has(key) || (parts as Record<string, string>)[key] !== undefined) return undefined;
-    (parts as Record<string, string>)[key] = m[2];
+    (parts as Record<string, string>)[key] = piece.slice(eq + 1).trim();
   }
   return parts;
 }

@@ -6,10 +6,14 @@ export interface Answer {
   message: string;
 }
 
+/** A detail is cut to this many characters: it may quote what the caller sent (a path, an address), which can be up to the body or header limit. */
+export const MAX_DETAIL_CHARS = 300;
+
 /** An answer whose message is the code's title, with an optional detail: "Title: detail." */
 export function answer(code: number, detail?: string): Answer {
   const title = mustCode(code).title;
-  return { code, message: detail ? `${title}: ${detail}` : title };
+  if (!detail) return { code, message: title };
+  return { code, message: `${title}: ${detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail}` };
 }
 
 /** The value of an own property, never one inherited from a prototype (`constructor`, `__proto__`, ...). */

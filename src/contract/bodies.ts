@@ -10,6 +10,13 @@ export interface ReadMode {
   token: string;
 }
 
+/** A value the caller sent, as a message names it: a scalar as JSON, an object or array by its kind (never serialized: it may be nested too deeply to). */
+function shown(v: unknown): string {
+  if (v === undefined || v === null) return 'null';
+  if (typeof v === 'object') return Array.isArray(v) ? 'an array' : 'an object';
+  return JSON.stringify(v);
+}
+
 /** The envelope after its checks: which operation, the caller's id, and the body object. */
 export interface JudgedEnvelope {
   op: Operation;
@@ -53,7 +60,7 @@ export function judgeEnvelope(text: string, endpoint: Endpoint, apiUser: string,
   const rawType = own(env, 'type');
   const type = lenient ? lenientInteger(rawType) : typeof rawType === 'number' && Number.isInteger(rawType) ? rawType : undefined;
   if (type === undefined || !endpointTypes(endpoint, mode.strict).includes(type)) {
-    return answer(-5072, `type ${JSON.stringify(rawType ?? null)} is not an operation of /v1/svc/${endpoint}`);
+    return answer(-5072, `type ${shown(rawType)} is not an operation of /v1/svc/${endpoint}`);
   }
 
   const rawId = own(env, 'id');
@@ -186,7 +193,7 @@ export function judgeBody(op: Operation, raw: Record<string, unknown>, mode: Rea
       if (status !== undefined && (lenient ? status.toUpperCase() : status) !== 'NEW') f.fail('`status` must be NEW');
       const ipAddress = readIp(f, ipRulesApply, false);
       if (challengeType !== undefined && typeof challengeType !== 'string') f.fail('`challengeType` is not a string');
-      out = { user: user ?? '', challengeType: String(challengeType ?? ''), expiry, expiryMs: expiryMs ?? 0, qr, autoVerify, profile, ipAddress };
+      out = { user: user ?? '', challengeType: typeof challengeType === 'string' ? challengeType : '', expiry, expiryMs: expiryMs ?? 0, qr, autoVerify, profile, ipAddress };
       break;
     }
     case 'cancel': {
@@ -219,8 +226,9 @@ export function judgeBody(op: Operation, raw: Record<string, unknown>, mode: Rea
   }
   f.rejectUnknown();
   if (f.problem) return answer(-5075, f.problem);
-  if (op === 'challenge' && !(CHALLENGE_TYPES as readonly string[]).includes(String(challengeType ?? '')) && challengeType !== undefined && challengeType !== '') {
-    return answer(-5076, `\`${String(challengeType)}\` is not one of ${CHALLENGE_TYPES.join(', ')}`);
+  // challengeType is a string or absent here (another type failed above); never String() a caller's object: its toString may be anything.
+  if (op === 'challenge' && typeof challengeType === 'string' && challengeType !== '' && !(CHALLENGE_TYPES as readonly string[]).includes(challengeType)) {
+    return answer(-5076, `\`${challengeType}\` is not one of ${CHALLENGE_TYPES.join(', ')}`);
   }
   if (user === undefined || user === '') return answer(-5077, `the body has no \`${userKey}\``);
   if (op === 'challenge' && (challengeType === undefined || challengeType === '')) return answer(-5078);

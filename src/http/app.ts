@@ -34,6 +34,8 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status;
     if (status === 413 || (err as { type?: string }).type === 'entity.too.large') return serveApi(sim, req, res, true);
+    // A path whose percent-encoding does not decode names no page: -404, not an internal failure.
+    if (err instanceof URIError) return serveApi(sim, req, res);
     if (res.headersSent) return void res.destroy();
     const result = sim.internalError(req.method, req.url, req.headers, err);
     writeResult(sim, req, res, result);

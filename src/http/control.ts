@@ -7,6 +7,8 @@ import type { Challenge } from '../world/challenges.js';
 
 /** How many live event streams (dashboard tabs) one simulator serves at once. */
 export const MAX_EVENT_STREAMS = 32;
+/** An event stream whose reader falls this far behind (bytes waiting to be sent) is closed: a tab that stopped reading cannot make the simulator hold every event. */
+export const MAX_EVENT_BACKLOG = 1024 * 1024;
 
 /** Where the control token may come from: a header for scripts, a cookie the dashboard sets, `?token=` to open it. */
 export const CONTROL_HEADER = 'x-sim-control-token';
@@ -172,16 +174,22 @@ export function controlRouter(sim: Simulator): Router {
 
   r.get('/__sim/coverage', guard, (_req, res) => void res.json(sim.coverageReport()));
 
+  let streams = 0;
   r.get('/__sim/events', guard, (req, res) => {
-    if (sim.journal.listenerCount >= MAX_EVENT_STREAMS + 1) {
+    if (streams >= MAX_EVENT_STREAMS) {
       return void res.status(503).json({ error: `at most ${MAX_EVENT_STREAMS} event streams at once` });
     }
+    streams++;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     res.write(': mfa-sim events\n\n');
-    const stop = sim.journal.subscribe((e) => res.write(`event: request\ndata: ${JSON.stringify(journalView(sim, e))}\n\n`));
+    const stop = sim.journal.subscribe((e) => {
+      if (res.writableLength > MAX_EVENT_BACKLOG) return void res.destroy();
+      res.write(`event: request\ndata: ${JSON.stringify(journalView(sim, e))}\n\n`);
+    });
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
     ping.unref();
-    req.on('close', () => {
+    res.on('close', () => {
+      streams--;
       stop();
       clearInterval(ping);
     });
@@ -198,5 +206,7 @@ export function controlErrors(err: unknown, _req: Request, res: Response, next: 
   const e = err as { status?: number; type?: string; message?: string; limit?: number };
   if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: `the body is not JSON: ${e.message}` });
   if (e.type === 'entity.too.large') return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });
+  // Any other refusal of the request itself (an unsupported charset or encoding, a path that does not decode): its status and reason.
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return void res.status(e.status).json({ error: e.message ?? 'bad request' });
   next(err);
 }

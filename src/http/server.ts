@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
@@ -52,9 +53,17 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   const headersTimeout = Math.min(opts.headersTimeout ?? HEADERS_TIMEOUT_MS, requestTimeout);
   const server = createServer(
     // Timeouts are checked this often; the default (30 s) would let a slow client hold a connection far past them.
-    { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(250, Math.min(headersTimeout, 5000) / 4) },
+    {
+      requestTimeout,
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(250, Math.min(headersTimeout, 5000) / 4),
+      // A request without Host is judged like any other (Node would answer a bare 400 with no envelope).
+      requireHostHeader: false,
+    },
     app,
   );
+  // An `Expect` other than 100-continue is ignored and the request judged (Node would answer a bare 417).
+  server.on('checkExpectation', app);
   const host = opts.host ?? '127.0.0.1';
   if (!isLoopback(host)) sim.controlToken ??= sim.random.token(32);
   answerTransportErrors(server, sim);
@@ -152,16 +161,23 @@ function controlMethods(sim: Simulator): SimulatorControl {
  * connection is closed.
  */
 export function answerTransportErrors(server: Server, sim: Simulator): void {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || (err.code === 'ECONNRESET' && !socket.bytesWritten)) {
-      socket.destroy();
-      return;
-    }
-    const code = TRANSPORT_ERRORS[err.code ?? ''] ?? -400;
+  const endWith = (socket: Duplex, code: number) => {
     const info = mustCode(code);
     const body = envelopeJson(sim.scenario.responseStyle, 'sim-transport', sim.now(), code, info.title, sim.baseUrl());
     socket.end(
       `HTTP/1.1 ${info.http} ${info.title}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
+  };
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || (err.code === 'ECONNRESET' && !socket.bytesWritten)) {
+      socket.destroy();
+      return;
+    }
+    endWith(socket, TRANSPORT_ERRORS[err.code ?? ''] ?? -400);
+  });
+  // CONNECT (a proxy tunnel) is no method of the service: -405, where Node would drop the connection unanswered.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    endWith(socket, -405);
   });
 }

@@ -10,6 +10,8 @@ const yaml = lazy<typeof YAML>('yaml');
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
 const MAX_ALIASES = 100;
+/** Flow collections (`[`, `{`) nested deeper than this are refused before parsing: the parser recurses, slowly, until its stack runs out. */
+export const MAX_FLOW_DEPTH = 256;
 
 /**
  * Parses scenario text (YAML, of which JSON is a part) and compiles it. Anything wrong (syntax, a duplicate
@@ -20,13 +22,17 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   if (Buffer.byteLength(text) > MAX_SCENARIO_BYTES) {
     throw new ScenarioError(source, [{ path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` }]);
   }
+  if (flowDepth(text) > MAX_FLOW_DEPTH) {
+    throw new ScenarioError(source, [{ path: [], message: `is nested too deeply (more than ${MAX_FLOW_DEPTH} levels of [ or {)` }]);
+  }
   const Y = yaml();
   const lineCounter = new Y.LineCounter();
   let doc: YAML.Document.Parsed;
   try {
-    doc = Y.parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, strict: true, schema: 'core', merge: false });
+    // Duplicate keys are found below in one pass: the parser's own check compares each key with every other (quadratic).
+    doc = Y.parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: false, strict: true, schema: 'core', merge: false });
   } catch (e) {
-    throw new ScenarioError(source, [{ path: [], message: `cannot be read as YAML: ${(e as Error).message}` }]);
+    throw new ScenarioError(source, [{ path: [], message: e instanceof RangeError ? 'is nested too deeply' : `cannot be read as YAML: ${(e as Error).message}` }]);
   }
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length) {
@@ -35,6 +41,8 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
       problems.slice(0, 10).map((p) => ({ path: [], line: p.linePos?.[0].line, message: yamlProblem(p.message) })),
     );
   }
+  const duplicates = duplicateKeys(doc, lineCounter);
+  if (duplicates.length) throw new ScenarioError(source, duplicates);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
@@ -73,6 +81,49 @@ export function compileOrThrow(value: unknown, source: string, line?: (path: (st
   );
 }
 
+/**
+ * How deeply `[` and `{` nest, counted over the whole text (quotes and comments are not skipped: brackets in
+ * strings count too, which can only overstate the depth of a file that already holds hundreds of them).
+ */
+function flowDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return max;
+}
+
+/** Keys repeated in a mapping (at most 10), each with its line; one Set per mapping, so linear in the file. */
+function duplicateKeys(doc: YAML.Document.Parsed, lc: YAML.LineCounter): ScenarioIssue[] {
+  const Y = yaml();
+  const out: ScenarioIssue[] = [];
+  try {
+    Y.visit(doc, {
+      Map(_, map) {
+        const seen = new Set<string>();
+        for (const pair of map.items) {
+          const key = Y.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+          if (seen.has(key)) {
+            const at = (pair.key as YAML.Node | null)?.range?.[0];
+            out.push({ path: [], line: at === undefined ? undefined : lc.linePos(at).line, message: `Map keys must be unique: \`${key.slice(0, 60)}\` is repeated` });
+            if (out.length >= 10) return Y.visit.BREAK;
+          }
+          seen.add(key);
+        }
+        return undefined;
+      },
+    });
+  } catch (e) {
+    if (e instanceof RangeError) return [{ path: [], message: 'is nested too deeply' }];
+    throw e;
+  }
+  return out;
+}
+
 function firstLine(s: string): string {
   return s.split('\n')[0].trim();
 }
@@ -80,6 +131,7 @@ function firstLine(s: string): string {
 /** A YAML parser message without its own position (the line is given already), in plainer words. */
 function yamlProblem(message: string): string {
   const text = firstLine(message).replace(/ at line \d+, column \d+:?$/, '');
+  if (/Maximum call stack size exceeded/.test(text)) return 'is nested too deeply';
   const tag = /^Unresolved tag: (.*)$/.exec(text);
   return tag ? `custom YAML tags are not allowed (${tag[1]}); a scenario holds plain data` : text;
 }
