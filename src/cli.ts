@@ -97,6 +97,15 @@ async function main(argv: string[]): Promise<void> {
     if (err.code === 'EACCES') fail(`not allowed to listen on port ${options.port}; use one above 1023.`);
     throw e;
   }
+  // Before the ready line: a supervisor may send a signal the moment it reads that line.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(EXIT.ok);
+    stopping = true;
+    running.close().then(() => process.exit(EXIT.ok));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const sim = running.simulator;
   const out = process.stdout;
   out.write(`mfa-sim listening on ${running.url}\n`);
@@ -114,15 +123,6 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
   }
   if (!o.quiet) sim.journal.subscribe((e) => out.write(`${formatLine(e)}\n`));
-
-  let stopping = false;
-  const stop = () => {
-    if (stopping) process.exit(EXIT.ok);
-    stopping = true;
-    running.close().then(() => process.exit(EXIT.ok));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 function usage(message: string): never {
