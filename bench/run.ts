@@ -4,6 +4,7 @@
  *   npm run bench                 full run (about 10 minutes on 2 cores)
  *   npm run bench -- --smoke      a few seconds: every scenario once, briefly; checks answers, not targets
  *   options: --rounds N --duration S --soak N (requests) --starts N
+ *            --only time,qr,noqr,badsig,start,soak (a part of the run, while tuning)
  *
  * Load: wrk, 2 threads, 32 keep-alive connections; each mfa-sim request freshly signed (new nonce and time,
  * 64 API users). Every answer's status and code are checked, for the baseline too.
@@ -34,6 +35,8 @@ const scenarioFile = join(dir, 'bench.yaml');
 writeScenario(scenarioFile);
 
 interface Case {
+  /** For --only. */
+  key: string;
   name: string;
   path: string;
   kind: 'none' | 'qr' | 'noqr';
@@ -45,12 +48,16 @@ interface Case {
   p99NoWorse?: boolean;
 }
 
-const CASES: Case[] = [
-  { name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000, target: 1.0, p99NoWorse: true },
-  { name: 'new challenge, QR image', path: '/v1/svc/challenge', kind: 'qr', status: 202, code: 2025, target: 0.25 },
-  { name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025, target: 0.8 },
-  { name: 'bad signature (-4037)', path: '/v1/svc/time', kind: 'none', status: 400, code: -4037, badSignature: true, target: 0.8 },
+const ALL_CASES: Case[] = [
+  { key: 'time', name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000, target: 1.0, p99NoWorse: true },
+  { key: 'qr', name: 'new challenge, QR image', path: '/v1/svc/challenge', kind: 'qr', status: 202, code: 2025, target: 0.25 },
+  { key: 'noqr', name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025, target: 0.8 },
+  { key: 'badsig', name: 'bad signature (-4037)', path: '/v1/svc/time', kind: 'none', status: 400, code: -4037, badSignature: true, target: 0.8 },
 ];
+
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;
+const CASES = ALL_CASES.filter((c) => !only || only.includes(c.key));
+const skip = (what: string) => only !== undefined && !only.includes(what);
 
 interface Load {
   rps: number;
@@ -175,14 +182,15 @@ async function main(): Promise<void> {
   const rows = await loadTable();
 
   const starts = { sim: [] as number[], base: [] as number[] };
-  for (let i = 0; i < STARTS; i++) {
+  const nStarts = skip('start') ? 0 : STARTS;
+  for (let i = 0; i < nStarts; i++) {
     starts.base.push(await firstAnswer(true));
     starts.sim.push(await firstAnswer(false));
   }
-  const inproc = Array.from({ length: STARTS }, () => inProcessStart());
+  const inproc = Array.from({ length: nStarts }, () => inProcessStart());
 
-  process.stderr.write(`  soak: ${SOAK} fresh-nonce requests...\n`);
-  const s: SoakResult = await soak(SOAK, scenarioFile);
+  process.stderr.write(`  soak: ${skip('soak') ? 'skipped' : `${SOAK} fresh-nonce requests...`}\n`);
+  const s: SoakResult = skip('soak') ? { requests: 0, bad: 0, rss10k: NaN, rssEnd: NaN, heap10k: NaN, heapEnd: NaN, replayBytes: NaN, rps: NaN } : await soak(SOAK, scenarioFile);
   if (s.bad > 0) failures++;
 
   const out: string[] = [];
