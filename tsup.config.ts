@@ -1,5 +1,9 @@
 import { defineConfig } from 'tsup';
 
+// Bundled into dist rather than resolved at run time: TypeBox is some 250 small modules, and resolving and loading
+// them cost more start-up time than all the rest of the simulator (bench/, README "Performance").
+const noExternal = ['@sinclair/typebox'];
+
 export default defineConfig([
   {
     entry: { index: 'src/index.ts', client: 'src/client.ts' },
@@ -11,6 +15,7 @@ export default defineConfig([
     sourcemap: false,
     splitting: false,
     shims: true,
+    noExternal,
   },
   {
     entry: { cli: 'src/cli.ts' },
@@ -19,6 +24,10 @@ export default defineConfig([
     platform: 'node',
     sourcemap: false,
     splitting: false,
-    banner: { js: '#!/usr/bin/env node' },
+    // The command line bundles every dependency it loads at start (express, commander, ...): one file to read
+    // instead of some 150 modules to resolve. Modules loaded only when first needed (qrcode, yaml, json5, faker)
+    // stay outside. CommonJS dependencies inside an ES module need a real `require` for Node's built-ins.
+    banner: { js: "#!/usr/bin/env node\nimport { createRequire as __mfaSimCreateRequire } from 'node:module';\nconst require = __mfaSimCreateRequire(import.meta.url);" },
+    noExternal: [/.*/],
   },
 ]);

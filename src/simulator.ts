@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeInfo, mustCode, SERVICE_CODES } from './codes.js';
 import type { ChallengeBody } from './contract/bodies.js';
-import { envelopeJson } from './contract/response.js';
+import { envelopeJson, isoTime } from './contract/response.js';
 import { endpointOf } from './contract/operations.js';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from './auth/replay.js';
 import { clip, DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry } from './journal.js';
@@ -213,9 +213,15 @@ export class Simulator implements PipelineHost {
   /** The simulator's own base URL: the public URL, else the one this request reached it by. */
   baseUrl(hostHeader?: string | string[]): string {
     if (this.publicUrl) return this.publicUrl;
+    // Clients send the same Host header request after request: the last answer is kept.
+    if (hostHeader === this.lastHost.header && typeof hostHeader === 'string') return this.lastHost.url;
     const host = typeof hostHeader === 'string' && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(hostHeader) ? hostHeader : 'localhost';
-    return `http://${host}`;
+    const url = `http://${host}`;
+    if (typeof hostHeader === 'string') this.lastHost = { header: hostHeader, url };
+    return url;
   }
+
+  private lastHost: { header?: string; url: string } = { url: '' };
 
   // ---- Requests
 
@@ -334,7 +340,7 @@ export class Simulator implements PipelineHost {
     const hide = (text: string) => hideSecrets(text, secrets);
     const entry: JournalEntry = {
       seq,
-      at: new Date(ctx.now).toISOString(),
+      at: isoTime(ctx.now),
       method: ctx.req.method,
       path: hide(ctx.req.url),
       endpoint: ctx.endpointByPath,

@@ -66,6 +66,8 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
   };
   if (tooLarge || declared > limit) return go('', true);
   if (req.readableEnded || (req as { complete?: boolean }).complete) return go('', false);
+  // Neither Content-Length (or 0) nor Transfer-Encoding: the request has no body (RFC 9112 §6.3), nothing to wait for.
+  if (req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || declared === 0)) return go('', false);
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;

@@ -32,12 +32,28 @@ export const DEFAULT_MAX_CHALLENGES = 10_000;
  */
 export class ChallengeStore {
   private readonly map = new Map<string, Challenge>();
+  /**
+   * The ids in the order they were added, a ring once full: `head` is the oldest. (Deleting a Map's first key
+   * and then asking the Map for its new first key makes V8 step over every entry deleted since the table was
+   * last compacted: about 10 µs per new challenge once the store is full.)
+   */
+  private order: string[] = [];
+  private head = 0;
 
   constructor(private readonly max = DEFAULT_MAX_CHALLENGES) {}
 
   add(c: Challenge): void {
+    if (this.max < 1) return;
+    const known = this.map.has(c.id);
     this.map.set(c.id, c);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+    if (known) return; // keeps its place, as in a Map
+    if (this.order.length < this.max) {
+      this.order.push(c.id);
+      return;
+    }
+    this.map.delete(this.order[this.head]);
+    this.order[this.head] = c.id;
+    this.head = (this.head + 1) % this.max;
   }
 
   /** The challenge with its state brought up to `now`, or undefined. */
@@ -60,6 +76,8 @@ export class ChallengeStore {
 
   clear(): void {
     this.map.clear();
+    this.order = [];
+    this.head = 0;
   }
 }
 

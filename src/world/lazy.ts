@@ -4,7 +4,7 @@ const requireHere = createRequire(import.meta.url);
 
 /**
  * Loads a dependency the first time it is needed, so that starting a simulator does not pay for modules
- * (qrcode, yaml, faker, the schema compiler) that many runs never use. The loaded module is cached by Node.
+ * (qrcode, yaml, json5) that many runs never use. The loaded module is cached by Node.
  */
 export function lazy<T>(id: string): () => T {
   let mod: T | undefined;

@@ -9,12 +9,21 @@ const SCALE = 4;
 const MARGIN = 4;
 
 /**
+ * The QR matrix is built with one byte-mode segment and a fixed mask pattern. Left to itself, `qrcode` searches
+ * for the shortest mix of segment modes and tries all 8 masks, keeping the one with the lowest penalty score;
+ * both searches together cost about 8 times the matrix itself, on every new challenge. Every mask pattern is a
+ * valid QR code (the penalty only prefers patterns that are easier for poor scanners); byte mode can make the
+ * symbol one version larger. The tests decode the image with an independent decoder.
+ */
+const MASK_PATTERN = 0;
+
+/**
  * A PNG image of the QR code for `text`. The QR matrix comes from the `qrcode` package; the PNG is written
  * here as a 1-bit grayscale image (one deflate call over a few kilobytes), because the package's own PNG
  * path costs several times more than the matrix itself and this is paid on every new challenge.
  */
 export function qrPng(text: string): Buffer {
-  const { modules } = qrcode().create(text, { errorCorrectionLevel: 'M' });
+  const { modules } = qrcode().create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M', maskPattern: MASK_PATTERN });
   const n = modules.size;
   const side = (n + 2 * MARGIN) * SCALE;
   const rowBytes = Math.ceil(side / 8);

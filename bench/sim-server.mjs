@@ -1,0 +1,15 @@
+// The simulator as the soak runs it: startSimulator() in a process started with --expose-gc, so the memory
+// it reports (on an IPC message "mem") is measured after a full collection.
+import { startSimulator } from '../dist/index.js';
+
+const scenario = process.argv[2];
+const sim = await startSimulator({ scenario, port: 0 });
+process.send?.({ url: sim.url });
+process.on('message', (m) => {
+  if (m !== 'mem') return;
+  globalThis.gc?.();
+  const u = process.memoryUsage();
+  const replay = Object.values(sim.simulator.replayStats()).reduce((a, s) => a + s.bytes, 0);
+  process.send?.({ rss: u.rss, heapUsed: u.heapUsed, external: u.external, arrayBuffers: u.arrayBuffers, replayBytes: replay });
+});
+process.on('SIGTERM', () => sim.close(0).then(() => process.exit(0)));
