@@ -46,14 +46,30 @@ export class Journal {
   private count = 0;
   private readonly listeners = new Set<(e: JournalEntry) => void>();
 
-  constructor(readonly size = DEFAULT_JOURNAL_SIZE) {
+  /** Whether the entry in each slot has been sealed yet. */
+  private readonly sealed: Uint8Array;
+
+  /**
+   * `seal` makes an entry fit to be shown (the simulator hides secrets with it). It runs once per entry, when the
+   * entry is first read or sent to a listener, never for an entry nobody reads: under load with no one watching,
+   * recording a request costs next to nothing.
+   */
+  constructor(
+    readonly size = DEFAULT_JOURNAL_SIZE,
+    private readonly seal: (e: JournalEntry) => void = () => {},
+  ) {
     this.ring = new Array(Math.max(1, size));
+    this.sealed = new Uint8Array(this.ring.length);
   }
 
   add(e: JournalEntry): void {
-    this.ring[this.next] = e;
+    const slot = this.next;
+    this.ring[slot] = e;
+    this.sealed[slot] = 0;
     this.next = (this.next + 1) % this.ring.length;
     if (this.count < this.ring.length) this.count++;
+    if (this.listeners.size === 0) return;
+    this.sealSlot(slot);
     for (const l of this.listeners) {
       try {
         l(e);
@@ -66,8 +82,18 @@ export class Journal {
   /** Entries, newest first. */
   entries(): JournalEntry[] {
     const out: JournalEntry[] = [];
-    for (let i = 1; i <= this.count; i++) out.push(this.ring[(this.next - i + this.ring.length) % this.ring.length] as JournalEntry);
+    for (let i = 1; i <= this.count; i++) {
+      const slot = (this.next - i + this.ring.length) % this.ring.length;
+      this.sealSlot(slot);
+      out.push(this.ring[slot] as JournalEntry);
+    }
     return out;
+  }
+
+  private sealSlot(slot: number): void {
+    if (this.sealed[slot]) return;
+    this.seal(this.ring[slot] as JournalEntry);
+    this.sealed[slot] = 1;
   }
 
   clear(): void {

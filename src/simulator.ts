@@ -111,7 +111,7 @@ export class Simulator implements PipelineHost {
     // Seeded: the same people from run to run. Unseeded, drawn from the crypto source (the seeded sequence is untouched).
     this.people = new People(this.random.seed ?? this.random.uint32());
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e) => this.sealEntry(e));
     this.challenges = new ChallengeStore(opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES);
     this.replayCap = opts.replayCap ?? DEFAULT_REPLAY_CAP;
     this.publicUrl = opts.publicUrl?.replace(/\/+$/, '');
@@ -124,7 +124,8 @@ export class Simulator implements PipelineHost {
     if (!/^\d{9}$/.test(id)) throw new ScenarioError('options', [{ path: ['apiUser'], message: 'must be exactly 9 digits' }]);
     this.defaultApiUser = makeApiUser(id, opts.secret ?? this.random.token(32));
     this.defaultGiven = opts.apiUser !== undefined || opts.secret !== undefined;
-    this.active = running(sc, false);
+    this.noteSecret(this.defaultApiUser.secret);
+    this.active = this.running(sc, false);
     if (sc.frozenAt !== undefined) this.clock.freeze(sc.frozenAt);
   }
 
@@ -268,7 +269,7 @@ export class Simulator implements PipelineHost {
     const given = this.given.get(name);
     const file = given ? undefined : findShippedScenario(name);
     if (!given && !file) return undefined;
-    const r = running(this.overlay(given ?? loadScenarioFile(file!)), true);
+    const r = this.running(this.overlay(given ?? loadScenarioFile(file!)), true);
     this.picked.set(name, r);
     return r;
   }
@@ -335,14 +336,12 @@ export class Simulator implements PipelineHost {
   private record(ctx: RequestContext, result: { code: number; message: string } | undefined, body: string | undefined, startedAt: number, counted = true): void {
     const seq = ++this.seq;
     if (result && counted) this.coverage.set(result.code, (this.coverage.get(result.code) ?? 0) + 1);
-    // The journal never holds a secret, even one a misconfigured client sent in a header, the path or the body.
-    const secrets = this.knownSecrets();
-    const hide = (text: string) => hideSecrets(text, secrets);
+    // Recorded as is; the journal seals an entry (sealEntry: every secret hidden) before anyone sees it.
     const entry: JournalEntry = {
       seq,
       at: isoTime(ctx.now),
       method: ctx.req.method,
-      path: hide(ctx.req.url),
+      path: ctx.req.url,
       endpoint: ctx.endpointByPath,
       operation: ctx.env?.op,
       type: ctx.env?.type,
@@ -356,10 +355,10 @@ export class Simulator implements PipelineHost {
       rule: ctx.rule?.label,
       fault: ctx.rule?.fault,
       challengeId: ctx.challenge?.id,
-      expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? hide(ctx.expectedStringToSign ?? '') : undefined,
+      expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? (ctx.expectedStringToSign ?? '') : undefined,
       wouldFail: ctx.wouldFail,
-      internalError: ctx.internalError === undefined ? undefined : hide(ctx.internalError),
-      request: { headers: hideInHeaders(ctx.req.headers, hide), body: hide(clip(ctx.req.body)) },
+      internalError: ctx.internalError,
+      request: { headers: ctx.req.headers, body: clip(ctx.req.body) },
       response: body === undefined ? undefined : { body: clip(body) },
     };
     this.journal.add(entry);
@@ -409,7 +408,7 @@ export class Simulator implements PipelineHost {
   loadScenario(source: ScenarioSource): CompiledScenario {
     const sc = this.withPinned(resolveScenario(source));
     this.given.set(sc.name, sc);
-    this.active = running(sc, false);
+    this.active = this.running(sc, false);
     this.token = sc.token;
     this.reset();
     return sc;
@@ -420,7 +419,7 @@ export class Simulator implements PipelineHost {
     if (!/^\d{9}$/.test(apiUser)) throw new ControlError(400, 'an API user id is 9 digits');
     const sc = this.overlay(resolveScenario(source));
     this.given.set(sc.name, sc);
-    this.bindings.set(apiUser, running(sc, true));
+    this.bindings.set(apiUser, this.running(sc, true));
     return sc;
   }
 
@@ -528,10 +527,41 @@ export class Simulator implements PipelineHost {
     return hideSecrets(text, this.knownSecrets());
   }
 
-  private knownSecrets(): string[] {
-    const all = new Set<string>([this.defaultApiUser.secret]);
-    for (const r of [this.active, ...this.bindings.values(), ...this.picked.values()]) for (const u of r.sc.apiUsers?.values() ?? []) all.add(u.secret);
-    return [...all];
+  /**
+   * Every secret this simulator has been given, by any scenario it ran, bound or picked: the set only grows, so an
+   * entry recorded under an earlier scenario is still sealed against that scenario's secrets.
+   */
+  private knownSecrets(): readonly string[] {
+    return this.secretList;
+  }
+
+  private readonly secretSet = new Set<string>();
+  private secretList: string[] = [];
+
+  private noteSecret(secret: string): void {
+    if (this.secretSet.has(secret)) return;
+    this.secretSet.add(secret);
+    this.secretList = [...this.secretSet];
+  }
+
+  /** A running scenario, its API users' secrets noted for redaction. */
+  private running(sc: CompiledScenario, bound: boolean): Running {
+    for (const u of sc.apiUsers?.values() ?? []) this.noteSecret(u.secret);
+    return running(sc, bound);
+  }
+
+  /** Hides every secret in a journal entry, in place: run by the journal once, before the entry is first shown. */
+  private sealEntry(e: JournalEntry): void {
+    const secrets = this.knownSecrets();
+    const hide = (text: string) => hideSecrets(text, secrets);
+    e.path = hide(e.path);
+    if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
+    if (typeof e.user === 'string') e.user = hide(e.user);
+    if (e.message !== undefined) e.message = hide(e.message);
+    if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
+    if (e.internalError !== undefined) e.internalError = hide(e.internalError);
+    e.request = { headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
+    if (e.response) e.response = { body: hide(e.response.body) };
   }
 
   /** Keeps the token, strictness and response style given as options (flags) across scenario loads. */

@@ -169,4 +169,21 @@ describe('secrets never leak', () => {
       await sim.close();
     }
   });
+
+  it('the journal hides secrets when read, not only when watched, even those of a scenario no longer bound', async () => {
+    const sim = await startSimulator({ apiUser: FLAG_USER.apiUser, secret: S1 });
+    try {
+      const bound = { apiUser: SCENARIO_USER.apiUser, secret: S2 };
+      sim.bindScenario(bound.apiUser, { name: 'bound', apiUsers: [{ id: bound.apiUser, secret: S2 }] });
+      // Nobody watches the journal: entries are recorded as they are and sealed when first read.
+      expect((await send(sim, '/v1/svc/time', { method: 'GET', as: FLAG_USER, nonce: S1 })).json.code).toBe(15000);
+      expect((await send(sim, `/v1/svc/time?${S2}`, { method: 'GET', as: bound, nonce: S2 })).json.code).toBe(15000);
+      expect(sim.unbindScenario(bound.apiUser)).toBe(true);
+      const text = JSON.stringify(sim.journal());
+      expect(leaks([['journal()', text]])).toEqual([]);
+      expect(text.match(/\[secret\]/g)?.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await sim.close();
+    }
+  });
 });
