@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
-import { createApp } from './app.js';
+import { createApp, serveApi, writeResult } from './app.js';
 
 export interface StartOptions extends SimulatorOptions {
   /** Port to listen on; 0 (the default in-process) picks a free one. */
@@ -60,7 +60,12 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
       // A request without Host is judged like any other (Node would answer a bare 400 with no envelope).
       requireHostHeader: false,
     },
-    app,
+    // The simulated API goes straight to the pipeline: Express's request set-up and router are for the pages and
+    // the control API (the app would hand /v1/ to the same function as its first middleware).
+    (req, res) => {
+      if (req.url?.startsWith('/v1/')) serveApiSafely(sim, req, res);
+      else app(req, res);
+    },
   );
   // An `Expect` other than 100-continue is ignored and the request judged (Node would answer a bare 417).
   server.on('checkExpectation', app);
@@ -109,6 +114,16 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
       return closing;
     },
   };
+}
+
+/** serveApi, with anything it throws answered -5000 as an envelope (Express's error handler does this for the app). */
+function serveApiSafely(sim: Simulator, req: IncomingMessage, res: ServerResponse): void {
+  try {
+    serveApi(sim, req, res);
+  } catch (e) {
+    if (res.headersSent) return void res.destroy();
+    writeResult(sim, req, res, sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, e));
+  }
 }
 
 /** Whether an address is this machine only. */
