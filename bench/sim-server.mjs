@@ -8,8 +8,16 @@ process.send?.({ url: sim.url });
 process.on('message', (m) => {
   if (m !== 'mem') return;
   globalThis.gc?.();
+  globalThis.gc?.();
   const u = process.memoryUsage();
-  const replay = Object.values(sim.simulator.replayStats()).reduce((a, s) => a + s.bytes, 0);
-  process.send?.({ rss: u.rss, heapUsed: u.heapUsed, external: u.external, arrayBuffers: u.arrayBuffers, replayBytes: replay });
+  const replay = Object.values(sim.simulator.replayStats());
+  process.send?.({
+    rss: u.rss,
+    heapUsed: u.heapUsed,
+    replayEntries: replay.reduce((a, s) => a + s.entries, 0),
+    replayBytes: replay.reduce((a, s) => a + s.bytes, 0),
+    journal: sim.simulator.journal.length,
+    challenges: sim.simulator.listChallenges().length,
+  });
 });
 process.on('SIGTERM', () => sim.close(0).then(() => process.exit(0)));
