@@ -18,11 +18,12 @@ export function writeScenario(file: string): void {
 
 /**
  * Writes `count` freshly signed requests, one a line: `<apiuser> <utctime> <nonce> <signature>`. Every nonce is
- * new; each API user's timestamps start at the current time and go up by one millisecond, so none repeats and all
- * stay well inside the drift window. `badSignature` signs with a wrong secret (the answer must be -4037).
+ * new; each API user's timestamps start at the current time (or `notBefore`, if later) and go up by one millisecond,
+ * so none repeats and all stay well inside the drift window. Returns the first time the file left unused.
+ * `badSignature` signs with a wrong secret (the answer must be -4037).
  */
-export function writeRequests(file: string, count: number, badSignature = false): void {
-  const start = Date.now();
+export function writeRequests(file: string, count: number, badSignature = false, notBefore = 0): number {
+  const start = Math.max(Date.now(), notBefore);
   const lines: string[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const u = API_USERS[i % API_USERS.length];
@@ -31,6 +32,8 @@ export function writeRequests(file: string, count: number, badSignature = false)
     lines[i] = `${u.id} ${t} ${nonce} ${sign(badSignature ? `${u.secret}-wrong` : u.secret, t, nonce)}`;
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
+  // The first time free for the next file to the same server (a warm-up and its measured load must not share one).
+  return start + Math.ceil(count / API_USERS.length);
 }
 
 /** A server process started for one measurement. */

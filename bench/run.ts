@@ -93,8 +93,8 @@ async function measure(c: Case, baseline: boolean): Promise<Load> {
   try {
     const warm = join(dir, 'warm.txt');
     const file = join(dir, 'load.txt');
-    writeRequests(warm, Math.ceil(MAX_RATE * WARMUP), c.badSignature);
-    writeRequests(file, Math.ceil(MAX_RATE * DURATION), c.badSignature);
+    const after = writeRequests(warm, Math.ceil(MAX_RATE * WARMUP), c.badSignature);
+    writeRequests(file, Math.ceil(MAX_RATE * DURATION), c.badSignature, after);
     const w = wrk(server.url, WARMUP, warm, c, baseline);
     const cpu0 = cpuMs(server.pid);
     const m = wrk(server.url, DURATION, file, c, baseline);
