@@ -5,20 +5,23 @@ const TOMBSTONE = -1;
  * A set of non-negative integers below 2^53, stored in a Float64Array with open addressing: 8 bytes a slot,
  * at most 70% full. Deletion is rare (a forced error takes back what its request was remembered by); whole
  * sets are dropped at once when their entries expire (see ReplayMemory). A JavaScript Set of such numbers
- * costs about five times as much memory.
+ * costs about five times as much memory. With `small`, keys must be below 2^31 and a slot takes 4 bytes
+ * (an Int32Array).
  */
 export class Float64Set {
-  private slots: Float64Array;
+  private slots: Float64Array | Int32Array;
+  private readonly Slots: typeof Float64Array | typeof Int32Array;
   private mask: number;
   private count = 0;
   /** Slots taken by keys or tombstones: what the load factor counts. */
   private used = 0;
   private hasZero = false;
 
-  constructor(capacity = 256) {
+  constructor(capacity = 256, small = false) {
     let size = 16;
     while (size < capacity) size *= 2;
-    this.slots = new Float64Array(size);
+    this.Slots = small ? Int32Array : Float64Array;
+    this.slots = new this.Slots(size);
     this.mask = size - 1;
   }
 
@@ -76,14 +79,14 @@ export class Float64Set {
 
   private rehash(size: number): void {
     const old = this.slots;
-    this.slots = new Float64Array(size);
+    this.slots = new this.Slots(size);
     this.mask = size - 1;
     this.used = this.count;
     for (let i = 0; i < old.length; i++) if (old[i] > 0) insert(this.slots, this.mask, old[i]);
   }
 }
 
-function insert(slots: Float64Array, mask: number, key: number): boolean {
+function insert(slots: Float64Array | Int32Array, mask: number, key: number): boolean {
   let i = slotOf(key) & mask;
   for (;;) {
     const k = slots[i];

@@ -39,7 +39,10 @@ export class ReplayMemory {
   /** Whether the x-utctime value was sent before (and is still remembered). */
   hasTime(time: number, now: number): boolean {
     this.expire(now);
-    for (const g of this.generations.values()) if (g.times.has(time)) return true;
+    for (const g of this.generations.values()) {
+      const key = timeKey(g, time);
+      if (key !== undefined && g.times.has(key)) return true;
+    }
     return false;
   }
 
@@ -48,11 +51,11 @@ export class ReplayMemory {
     const index = Math.floor((time + window) / this.sliceMs);
     let g = this.generations.get(index);
     if (!g) {
-      g = { until: (index + 1) * this.sliceMs, nonces: new Float64Set(), times: new Float64Set() };
+      g = { until: (index + 1) * this.sliceMs, nonces: new Float64Set(), times: new Float64Set(256, true) };
       this.generations.set(index, g);
     }
     if (nonce !== undefined) g.nonces.add(hash53(nonce, this.seed));
-    if (rememberTime) g.times.add(time);
+    if (rememberTime) g.times.add(timeKey(g, time)!);
     if (this.size > this.cap) this.dropOldest();
   }
 
@@ -61,7 +64,8 @@ export class ReplayMemory {
     const key = nonce === undefined ? undefined : hash53(nonce, this.seed);
     for (const g of this.generations.values()) {
       if (key !== undefined) g.nonces.delete(key);
-      g.times.delete(time);
+      const t = timeKey(g, time);
+      if (t !== undefined) g.times.delete(t);
     }
   }
 
@@ -89,4 +93,14 @@ export class ReplayMemory {
     for (const index of this.generations.keys()) if (oldest === undefined || index < oldest) oldest = index;
     if (oldest !== undefined) this.generations.delete(oldest);
   }
+}
+
+/**
+ * A time as its generation stores it: milliseconds before the generation ends, 4 bytes instead of 8. A time
+ * remembered in a generation lies within one drift window (at most 7 days) and one slice before its end, so
+ * the key is from 1 to below 2^31; a time that cannot be in the generation has no key.
+ */
+function timeKey(g: Generation, time: number): number | undefined {
+  const key = g.until - time;
+  return key >= 1 && key < 2 ** 31 ? key : undefined;
 }
