@@ -96,7 +96,7 @@ describe('the control token', async () => {
   });
 
   it('knows which addresses are loopback', () => {
-    expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1'].every(isLoopback)).toBe(true);
-    expect(['0.0.0.0', '192.168.1.10', '::', 'example.com'].some(isLoopback)).toBe(false);
+    expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1', '::ffff:127.0.0.1'].every(isLoopback)).toBe(true);
+    expect(['0.0.0.0', '192.168.1.10', '::', 'example.com', '::ffff:192.168.1.10', '::ffff:0.0.0.0'].some(isLoopback)).toBe(false);
   });
 });

@@ -128,7 +128,7 @@ function serveApiSafely(sim: Simulator, req: IncomingMessage, res: ServerRespons
 
 /** Whether an address is this machine only. */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return host === 'localhost' || host === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/i.test(host);
 }
 
 /** The control operations of a simulator, as methods (the same as the /__sim/ control API). */
