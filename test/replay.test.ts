@@ -64,8 +64,8 @@ describe('drift and replay (decisions §3)', async () => {
     const body = JSON.stringify(challengeEnvelope(A.apiUser));
     const answers = await Promise.all(Array.from({ length: 60 }, () => raw(sim.url, 'POST', '/v1/svc/challenge', headers, body)));
     const codes = answers.map((r) => r.json.code);
-    expect(codes.filter((c) => c === 2025)).toHaveLength(1);
-    expect(codes.filter((c) => c === -4034)).toHaveLength(59);
+    expect(codes.filter((c) => c === 2025), `codes: ${codes.join(' ')}`).toHaveLength(1);
+    expect(codes.filter((c) => c === -4034), `codes: ${codes.join(' ')}`).toHaveLength(59);
     const made = sim.simulator.listChallenges().filter((c) => c.apiUser === A.apiUser);
     expect(made).toHaveLength(1);
   });
@@ -74,8 +74,8 @@ describe('drift and replay (decisions §3)', async () => {
     const t = clientTime(sim) + 17;
     const answers = await Promise.all(Array.from({ length: 40 }, () => time({ time: t })));
     const codes = answers.map((r) => r.json.code);
-    expect(codes.filter((c) => c === 15000)).toHaveLength(1);
-    expect(codes.filter((c) => c === -4035)).toHaveLength(39);
+    expect(codes.filter((c) => c === 15000), `codes: ${codes.join(' ')}`).toHaveLength(1);
+    expect(codes.filter((c) => c === -4035), `codes: ${codes.join(' ')}`).toHaveLength(39);
   });
 });
 
