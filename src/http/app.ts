@@ -36,9 +36,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
     if (status === 413 || (err as { type?: string }).type === 'entity.too.large') return serveApi(sim, req, res, true);
     // A path whose percent-encoding does not decode names no page: -404, not an internal failure.
     if (err instanceof URIError) return serveApi(sim, req, res);
-    if (res.headersSent) return void res.destroy();
-    const result = sim.internalError(req.method, req.url, req.headers, err);
-    writeResult(sim, req, res, result);
+    answerInternalError(sim, req, res, err);
   });
   return app;
 }
@@ -53,12 +51,12 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
     try {
       result = sim.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, tooLarge: over }, startedAt);
     } catch (e) {
-      result = sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, e);
+      result = internalErrorOf(sim, req, e);
     }
     if (result instanceof Promise) {
       result.then(
         (r) => writeResult(sim, req, res, r),
-        (e) => writeResult(sim, req, res, sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, e)),
+        (e) => writeResult(sim, req, res, internalErrorOf(sim, req, e)),
       );
     } else {
       writeResult(sim, req, res, result);
@@ -89,6 +87,17 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
   req.on('error', () => {
     done = true;
   });
+}
+
+/** An exception outside the pipeline (a bug of the simulator's), as the -5000 answer to this request. */
+function internalErrorOf(sim: Simulator, req: IncomingMessage, err: unknown): ApiResult {
+  return sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, err);
+}
+
+/** Answers -5000 for an exception outside the pipeline; a connection already answering is closed instead. */
+export function answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  if (res.headersSent) return void res.destroy();
+  writeResult(sim, req, res, internalErrorOf(sim, req, err));
 }
 
 /** Writes a pipeline result to the wire, including the faults a rule can inject. */

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
-import { createApp, serveApi, writeResult } from './app.js';
+import { answerInternalError, createApp, serveApi } from './app.js';
 
 export interface StartOptions extends SimulatorOptions {
   /** Port to listen on; 0 (the default in-process) picks a free one. */
@@ -121,8 +121,7 @@ function serveApiSafely(sim: Simulator, req: IncomingMessage, res: ServerRespons
   try {
     serveApi(sim, req, res);
   } catch (e) {
-    if (res.headersSent) return void res.destroy();
-    writeResult(sim, req, res, sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, e));
+    answerInternalError(sim, req, res, e);
   }
 }
 
