@@ -524,24 +524,17 @@ export class Simulator implements PipelineHost {
 
   /** Text with every secret this simulator knows replaced, for anything shown outside (journal, log, dashboard). */
   redact(text: string): string {
-    return hideSecrets(text, this.knownSecrets());
+    return hideSecrets(text, this.knownSecrets);
   }
 
   /**
-   * Every secret this simulator has been given, by any scenario it ran, bound or picked: the set only grows, so an
+   * Every secret this simulator has been given, by any scenario it ran, bound or picked: the list only grows, so an
    * entry recorded under an earlier scenario is still sealed against that scenario's secrets.
    */
-  private knownSecrets(): readonly string[] {
-    return this.secretList;
-  }
-
-  private readonly secretSet = new Set<string>();
-  private secretList: string[] = [];
+  private readonly knownSecrets: string[] = [];
 
   private noteSecret(secret: string): void {
-    if (this.secretSet.has(secret)) return;
-    this.secretSet.add(secret);
-    this.secretList = [...this.secretSet];
+    if (!this.knownSecrets.includes(secret)) this.knownSecrets.push(secret);
   }
 
   /** A running scenario, its API users' secrets noted for redaction. */
@@ -552,8 +545,7 @@ export class Simulator implements PipelineHost {
 
   /** Hides every secret in a journal entry, in place: run by the journal once, before the entry is first shown. */
   private sealEntry(e: JournalEntry): void {
-    const secrets = this.knownSecrets();
-    const hide = (text: string) => hideSecrets(text, secrets);
+    const hide = (text: string) => hideSecrets(text, this.knownSecrets);
     e.path = hide(e.path);
     if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
     if (typeof e.user === 'string') e.user = hide(e.user);
