@@ -1,4 +1,4 @@
-import { Float64Set, hash53 } from './float-set.js';
+import { IntegerSet, hash53 } from './integer-set.js';
 
 /** Default hard cap of remembered requests per API user, whatever the drift window (issue: memory stays bounded). */
 export const DEFAULT_REPLAY_CAP = 2_000_000;
@@ -6,8 +6,8 @@ export const DEFAULT_REPLAY_CAP = 2_000_000;
 interface Generation {
   /** Every entry in it expires by this instant (virtual ms). */
   until: number;
-  nonces: Float64Set;
-  times: Float64Set;
+  nonces: IntegerSet;
+  times: IntegerSet;
 }
 
 /**
@@ -51,7 +51,7 @@ export class ReplayMemory {
     const index = Math.floor((time + window) / this.sliceMs);
     let g = this.generations.get(index);
     if (!g) {
-      g = { until: (index + 1) * this.sliceMs, nonces: new Float64Set(), times: new Float64Set(256, true) };
+      g = { until: (index + 1) * this.sliceMs, nonces: new IntegerSet(), times: new IntegerSet(256, true) };
       this.generations.set(index, g);
     }
     if (nonce !== undefined) g.nonces.add(hash53(nonce, this.seed));

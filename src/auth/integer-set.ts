@@ -3,12 +3,11 @@ const TOMBSTONE = -1;
 
 /**
  * A set of non-negative integers below 2^53, stored in a Float64Array with open addressing: 8 bytes a slot,
- * at most 70% full. Deletion is rare (a forced error takes back what its request was remembered by); whole
- * sets are dropped at once when their entries expire (see ReplayMemory). A JavaScript Set of such numbers
- * costs about five times as much memory. With `small`, keys must be below 2^31 and a slot takes 4 bytes
- * (an Int32Array).
+ * at most 70% full; with `small`, keys must be below 2^31 and a slot is 4 bytes of an Int32Array. Deletion is
+ * rare (a forced error takes back what its request was remembered by); whole sets are dropped at once when their
+ * entries expire (see ReplayMemory). A JavaScript Set of such numbers costs about five times as much memory.
  */
-export class Float64Set {
+export class IntegerSet {
   private slots: Float64Array | Int32Array;
   private readonly Slots: typeof Float64Array | typeof Int32Array;
   private mask: number;
