@@ -16,7 +16,7 @@
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -95,10 +95,8 @@ export async function soak(total: number, scenarioFile: string, every = Math.max
   const runTo = (until: number) =>
     new Promise<void>((resolve, reject) => {
       let open = 0;
-      const sockets: Socket[] = [];
       for (let i = 0; i < CONNECTIONS; i++) {
         const s = connect(Number(port), hostname);
-        sockets.push(s);
         open++;
         let buf = '';
         let want = '';
