@@ -3,6 +3,7 @@ import { version } from '../package.json';
 import { CODES, codeInfo } from './codes.js';
 import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
 import { existsSync, watchFile, writeFileSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { parseRequiredCodes, unmetCodes } from './coverage.js';
 import { formatLine, jsonLog } from './log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
@@ -30,6 +31,11 @@ function int(name: string, min: number, max: number) {
   };
 }
 
+/** A flag that may be given several times, each value a list split at `separator`; empty parts are dropped. */
+function collect(separator: string) {
+  return (value: string, previous: string[] | undefined) => [...(previous ?? []), ...value.split(separator).map((v) => v.trim()).filter((v) => v !== '')];
+}
+
 function program(): Command {
   return new Command('mfa-sim')
     .description('A simulator of the multi-factor challenge and time service: real HMAC authentication, every status code on demand.')
@@ -43,6 +49,16 @@ function program(): Command {
     .addOption(new Option('--api-user <id>', 'the default API user id (9 digits)').env('MFA_SIM_API_USER'))
     .addOption(new Option('--secret <secret>', "the default API user's secret (default: a random one, printed at start)").env('MFA_SIM_SECRET'))
     .addOption(new Option('--seed <n>', 'make challenge ids and generated values the same from run to run').env('MFA_SIM_SEED').argParser(int('--seed', 0, 2 ** 32 - 1)))
+    .addOption(
+      new Option('--scenario-dir <dir>', 'a directory the control API may load scenario files from (repeatable; default: the folder of --scenario)')
+        .env('MFA_SIM_SCENARIO_DIR')
+        .argParser(collect(delimiter)),
+    )
+    .addOption(
+      new Option('--allowed-hosts <names>', 'host names the control API and dashboard answer besides localhost and IP addresses (comma-separated; .example.com allows its subdomains)')
+        .env('MFA_SIM_ALLOWED_HOSTS')
+        .argParser(collect(',')),
+    )
     .addOption(new Option('--control-token <token>', 'token the control API requires (default: none on loopback, a random one elsewhere)').env('MFA_SIM_CONTROL_TOKEN'))
     .addOption(new Option('-w, --watch', 'reload the scenario file when it changes (a broken edit keeps the last good one)').env('MFA_SIM_WATCH'))
     .addOption(new Option('-q, --quiet', 'no log line per request').env('MFA_SIM_QUIET'))
@@ -100,6 +116,8 @@ async function main(argv: string[]): Promise<void> {
   if (o.secret !== undefined) options.secret = o.secret;
   if (o.seed !== undefined) options.seed = o.seed;
   if (o.controlToken !== undefined) options.controlToken = o.controlToken;
+  if (o.scenarioDir !== undefined) options.scenarioDirs = o.scenarioDir;
+  if (o.allowedHosts !== undefined) options.allowedHosts = o.allowedHosts;
   if (options.apiUser !== undefined && !/^\d{9}$/.test(options.apiUser)) usage('--api-user must be exactly 9 digits.');
 
   let running;

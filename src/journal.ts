@@ -90,6 +90,11 @@ export class Journal {
     return out;
   }
 
+  /** Seals every entry not sealed yet (before the simulator stops holding a secret an entry may carry). */
+  sealAll(): void {
+    for (let i = 1; i <= this.count; i++) this.sealSlot((this.next - i + this.ring.length) % this.ring.length);
+  }
+
   private sealSlot(slot: number): void {
     if (this.sealed[slot]) return;
     this.seal(this.ring[slot] as JournalEntry);
@@ -117,7 +122,7 @@ export class Journal {
   }
 }
 
-/** A string cut to the journal's limit, saying how much was cut. */
-export function clip(s: string, max = JOURNAL_BODY_CHARS): string {
-  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
+/** A string cut to the journal's limit, saying how much was cut (of `length` characters in all, when it was cut before). */
+export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): string {
+  return s.length <= max && length <= max ? s : `${s.slice(0, max)}… (${length - Math.min(max, s.length)} more characters)`;
 }

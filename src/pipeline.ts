@@ -59,7 +59,15 @@ export class RequestContext {
   remembered?: { memory: ReplayMemory; nonce?: string; time: number };
   /** The message of an exception the pipeline threw (a bug of the simulator's), for the log. */
   internalError?: string;
+  /**
+   * For a scenario picked by header: the time and drift window of the scenario the request would otherwise run
+   * under. Its drift is checked too, and replay memory keeps entries for the longer of the two windows.
+   */
+  guard?: { now: number; maxDrift: number };
+  /** Authentication passed (or is not checked): the body may now be read at the relaxed parser's cost. */
+  verified = false;
   private peeked?: Peek;
+  private peekedRelaxed = false;
   private routed?: Endpoint | null;
 
   constructor(
@@ -70,13 +78,21 @@ export class RequestContext {
     readonly now: number,
   ) {}
 
-  /** The request body read leniently, for rules and the permission check; never fails. */
+  /** The request body read leniently, for rules and the permission check; never fails. Before authentication it reads JSON only. */
   get peek(): Peek {
-    return (this.peeked ??= peek(this.req.body, `${this.sc.token}User`));
+    const relaxed = this.verified || this.sc.auth !== 'verify';
+    if (!this.peeked || (relaxed && !this.peekedRelaxed && !this.peeked.complete)) {
+      this.peeked = peek(this.req.body, `${this.sc.token}User`, relaxed);
+      this.peekedRelaxed = relaxed;
+    }
+    return this.peeked;
   }
 
+  /** A request header by its lower-case name; only the request's own headers (a rule may name `constructor` or `__proto__`). */
   header(name: string): string | undefined {
-    const v = this.req.headers[name];
+    const headers = this.req.headers;
+    if (!Object.prototype.hasOwnProperty.call(headers, name)) return undefined;
+    const v = headers[name];
     return Array.isArray(v) ? v.join(', ') : v;
   }
 
@@ -95,6 +111,16 @@ export class RequestContext {
   get endpointByPath(): Endpoint | undefined {
     if (this.routed === undefined) this.routed = endpointOf(this.req.url) ?? null;
     return this.routed ?? undefined;
+  }
+
+  /** The instant replay memory judges expiry by: the earlier clock when a guard applies, so nothing is forgotten early. */
+  get replayNow(): number {
+    return this.guard ? Math.min(this.now, this.guard.now) : this.now;
+  }
+
+  /** How long replay memory keeps this request: the longer drift window when a guard applies. */
+  get replayWindow(): number {
+    return this.guard ? Math.max(this.sc.maxDrift, this.guard.maxDrift) : this.sc.maxDrift;
   }
 
   /** The caller's envelope id, when it sent a usable one. */
@@ -116,6 +142,13 @@ function authFail(ctx: RequestContext, code: number, reason?: string): Answer | 
   if (ctx.sc.auth === 'verify') return answer(code, reason);
   (ctx.wouldFail ??= []).push({ code, reason: reason ?? codeInfo(code)!.title });
   return undefined;
+}
+
+/** -4036 when `time` is further from `now` than `maxDrift`. */
+function driftFail(ctx: RequestContext, time: number, now: number, maxDrift: number): Answer | undefined {
+  const drift = time - now;
+  if (Math.abs(drift) <= maxDrift) return undefined;
+  return authFail(ctx, -4036, `x-${ctx.sc.token}-utctime is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(maxDrift / 1000)} s)`);
 }
 
 /**
@@ -237,9 +270,8 @@ export const PIPELINE: readonly (readonly [CheckName, Check])[] = [
     'drift',
     (ctx) => {
       if (ctx.utctime === undefined) return undefined;
-      const drift = Number(ctx.utctime) - ctx.now;
-      if (Math.abs(drift) <= ctx.sc.maxDrift) return undefined;
-      return authFail(ctx, -4036, `x-${ctx.sc.token}-utctime is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(ctx.sc.maxDrift / 1000)} s)`);
+      const time = Number(ctx.utctime);
+      return driftFail(ctx, time, ctx.now, ctx.sc.maxDrift) ?? (ctx.guard && driftFail(ctx, time, ctx.guard.now, ctx.guard.maxDrift));
     },
   ],
   [
@@ -257,7 +289,7 @@ export const PIPELINE: readonly (readonly [CheckName, Check])[] = [
     'nonce-reuse',
     (ctx) => {
       if (ctx.nonce === undefined || !ctx.sc.replayNonces) return undefined;
-      return ctx.host.replayFor(ctx.apiUser!.id).hasNonce(ctx.nonce, ctx.now) ? authFail(ctx, -4034, 'this nonce was used before') : undefined;
+      return ctx.host.replayFor(ctx.apiUser!.id).hasNonce(ctx.nonce, ctx.replayNow) ? authFail(ctx, -4034, 'this nonce was used before') : undefined;
     },
   ],
   [
@@ -266,15 +298,16 @@ export const PIPELINE: readonly (readonly [CheckName, Check])[] = [
       if (ctx.utctime === undefined) return undefined;
       const memory = ctx.host.replayFor(ctx.apiUser!.id);
       const time = Number(ctx.utctime);
-      if (ctx.sc.replayTimestamps && memory.hasTime(time, ctx.now)) {
+      if (ctx.sc.replayTimestamps && memory.hasTime(time, ctx.replayNow)) {
         const fail = authFail(ctx, -4035, 'this utctime was used before');
         if (fail) return fail;
       }
       // Remembered only now that the signature verified (decisions §3), within the same synchronous step as
       // the look-ups above: of many identical requests arriving together, exactly one gets here first.
       const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
-      memory.remember(nonce, time, ctx.sc.maxDrift, ctx.sc.replayTimestamps);
+      memory.remember(nonce, time, ctx.replayWindow, ctx.sc.replayTimestamps);
       ctx.remembered = { memory, nonce, time };
+      ctx.verified = true;
       return undefined;
     },
   ],

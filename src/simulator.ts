@@ -1,23 +1,29 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeInfo, mustCode, SERVICE_CODES } from './codes.js';
 import type { ChallengeBody } from './contract/bodies.js';
-import { envelopeJson, isoTime } from './contract/response.js';
+import { envelopeJson, internalErrorJson, isoTime } from './contract/response.js';
 import { endpointOf } from './contract/operations.js';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from './auth/replay.js';
-import { clip, DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry } from './journal.js';
+import { clip, DEFAULT_JOURNAL_SIZE, Journal, JOURNAL_BODY_CHARS, type JournalEntry } from './journal.js';
+import { clipText, MAX_MESSAGE_CHARS } from './contract/answer.js';
 import { RequestContext, runPipeline, type ApiRequest, type PipelineHost } from './pipeline.js';
-import { makeApiUser, parseDuration, type ApiUser, type CompiledRule, type CompiledScenario } from './scenario/compile.js';
+import { makeApiUser, type ApiUser, type CompiledRule, type CompiledScenario } from './scenario/compile.js';
+import { AllowedHosts } from './http/allowed-hosts.js';
+import { ScenarioDirectories } from './scenario/directories.js';
 import { ScenarioError } from './scenario/errors.js';
 import { compileOrThrow, loadScenarioFile, loadScenarioText } from './scenario/load.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import type { Fault, ScenarioInput } from './scenario/schema.js';
 import { ChallengeStore, DEFAULT_MAX_CHALLENGES, type Challenge } from './world/challenges.js';
-import { VirtualClock } from './world/clock.js';
+import { ClockRangeError, VirtualClock } from './world/clock.js';
+import { boundedDuration, boundedInstant, LIMITS, shownValue } from './world/time-limits.js';
 import { qrDataUrl } from './world/qr.js';
 import { People } from './world/people.js';
 import { RandomSource } from './world/random.js';
+import { Redactor } from './redactor.js';
 
 /** Options of a simulator: any scenario key (decisions §9), plus how to run it. */
 export interface SimulatorOptions extends Partial<ScenarioInput> {
@@ -41,10 +47,20 @@ export interface SimulatorOptions extends Partial<ScenarioInput> {
   replayCap?: number;
   /** A token the control API (`/__sim/`) then requires. Default: none on loopback; a random one (printed) elsewhere. */
   controlToken?: string;
+  /**
+   * Directories the control API may read scenario files from (`{ "file": ... }`, or `{ "name": ... }` for
+   * `<name>.yaml` there). Default: the folder of `scenario` when that is a file; else none.
+   */
+  scenarioDirs?: string[];
+  /**
+   * Host names the control API, the dashboard and its event stream answer besides localhost, `*.localhost`, IP
+   * addresses and the address listened on (DNS rebinding protection). A name starting with a dot allows its subdomains.
+   */
+  allowedHosts?: string[];
 }
 
 /** Keys of SimulatorOptions that are not scenario keys. */
-const RUN_KEYS = ['scenario', 'apiUser', 'secret', 'seed', 'publicUrl', 'bodyLimit', 'journalSize', 'maxChallenges', 'replayCap', 'port', 'host', 'headersTimeout', 'requestTimeout', 'controlToken'];
+const RUN_KEYS = ['scenario', 'apiUser', 'secret', 'seed', 'publicUrl', 'bodyLimit', 'journalSize', 'maxChallenges', 'replayCap', 'port', 'host', 'headersTimeout', 'requestTimeout', 'controlToken', 'scenarioDirs', 'allowedHosts'];
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export const DEFAULT_API_USER = '123456789';
@@ -67,11 +83,20 @@ interface Running {
   counts: number[];
   /** Bound to an API user or picked by header: the simulator's API users stay known. */
   overlay: boolean;
+  /** Picked by a request header: the scenario the request would otherwise run under, whose trust it never exceeds. */
+  under?: Running;
 }
 
-function running(sc: CompiledScenario, overlay: boolean): Running {
-  return { sc, counts: new Array(sc.rules.length).fill(0), overlay };
+function running(sc: CompiledScenario, overlay: boolean, under?: Running): Running {
+  return { sc, counts: new Array(sc.rules.length).fill(0), overlay, under };
 }
+
+/** Scenarios given at run time (loaded or bound) are kept by name for x-sim-scenario, at most this many besides the live ones. */
+export const MAX_GIVEN_SCENARIOS = 64;
+/** Scenarios bound to API users at once. */
+export const MAX_BINDINGS = 256;
+
+const AUTH_STRICTNESS = { off: 0, log: 1, verify: 2 } as const;
 
 /**
  * One simulated service: its world (API users, accounts, challenges, replay memory, clock), its scenarios,
@@ -91,6 +116,10 @@ export class Simulator implements PipelineHost {
   publicUrl?: string;
   /** When set, the control API (`/__sim/`) needs it; set when listening beyond loopback. */
   controlToken?: string;
+  /** Where the control API may read scenario files from. */
+  readonly scenarioDirectories: ScenarioDirectories;
+  /** The host names the control API answers (see SimulatorOptions.allowedHosts); the server adds the address it listens on. */
+  readonly allowedHosts: AllowedHosts;
   /** Connections a `hang` fault holds open; closing the server lets them go at once. */
   readonly hanging = new Set<Socket>();
   /** Realistic sample people for the dashboard and the phone page (faker, loaded on first use). */
@@ -98,7 +127,6 @@ export class Simulator implements PipelineHost {
 
   private active: Running;
   private readonly bindings = new Map<string, Running>();
-  private readonly picked = new Map<string, Running>();
   private readonly challenges: ChallengeStore;
   private readonly replay = new Map<string, ReplayMemory>();
   private readonly coverage = new Map<number, number>();
@@ -116,6 +144,9 @@ export class Simulator implements PipelineHost {
     this.replayCap = opts.replayCap ?? DEFAULT_REPLAY_CAP;
     this.publicUrl = opts.publicUrl?.replace(/\/+$/, '');
     this.controlToken = opts.controlToken;
+    this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? (opts.scenario !== undefined && isRegularFile(opts.scenario) ? [dirname(opts.scenario)] : []));
+    this.allowedHosts = new AllowedHosts(opts.allowedHosts ?? []);
+    if (this.publicUrl) this.allowedHosts.add(hostOfUrl(this.publicUrl));
     const sc = scenarioFromOptions(opts);
     for (const k of ['token', 'strict', 'responseStyle'] as const) if (opts[k] !== undefined) (this.pinned as Record<string, unknown>)[k] = opts[k];
     this.token = sc.token;
@@ -124,9 +155,9 @@ export class Simulator implements PipelineHost {
     if (!/^\d{9}$/.test(id)) throw new ScenarioError('options', [{ path: ['apiUser'], message: 'must be exactly 9 digits' }]);
     this.defaultApiUser = makeApiUser(id, opts.secret ?? this.random.token(32));
     this.defaultGiven = opts.apiUser !== undefined || opts.secret !== undefined;
-    this.noteSecret(this.defaultApiUser.secret);
-    this.active = this.running(sc, false);
-    if (sc.frozenAt !== undefined) this.clock.freeze(sc.frozenAt);
+    this.active = running(sc, false);
+    this.clock.reset(sc.offset, sc.frozenAt);
+    this.refreshSecrets();
   }
 
   private readonly defaultGiven: boolean;
@@ -151,7 +182,7 @@ export class Simulator implements PipelineHost {
 
   /** Simulator time now, under the active scenario (epoch ms). */
   now(): number {
-    return this.clock.base() + this.active.sc.offset;
+    return this.clock.now();
   }
 
   // ---- PipelineHost
@@ -233,7 +264,8 @@ export class Simulator implements PipelineHost {
   handle(req: ApiRequest, startedAt = performance.now()): ApiResult | Promise<ApiResult> {
     const run = this.runningFor(req);
     if ('error' in run) return this.finishUnrouted(req, run.error, startedAt);
-    const ctx = new RequestContext(this, run.sc, req, this.clock.base() + run.sc.offset);
+    const ctx = new RequestContext(this, run.sc, req, this.clock.at(run.sc.offset));
+    if (run.under) ctx.guard = { now: this.clock.at(run.under.sc.offset), maxDrift: run.under.sc.maxDrift };
     const rule = run.sc.rules.length ? pickRule(run, ctx) : undefined;
     if (rule) {
       ctx.rule = rule;
@@ -249,29 +281,53 @@ export class Simulator implements PipelineHost {
 
   /** Which scenario a request runs under: picked by header, bound to its API user, or the active one. */
   private runningFor(req: ApiRequest): Running | { error: string } {
-    const pick = req.headers[SCENARIO_HEADER];
-    if (typeof pick === 'string' && pick !== '') {
-      const r = this.pickedScenario(pick);
-      return r ?? { error: `${SCENARIO_HEADER}: no scenario named \`${pick.slice(0, 100)}\`` };
-    }
+    let base = this.active;
     if (this.bindings.size) {
       const id = req.headers[`x-${this.token}-apiuser`];
       const bound = typeof id === 'string' ? this.bindings.get(id) : undefined;
-      if (bound) return bound;
+      if (bound) base = bound;
     }
-    return this.active;
+    const pick = req.headers[SCENARIO_HEADER];
+    if (typeof pick !== 'string' || pick === '') return base;
+    try {
+      return this.pickedScenario(pick, base) ?? { error: `${SCENARIO_HEADER}: no scenario named \`${pick}\`` };
+    } catch (e) {
+      if (e instanceof ScenarioError) return { error: `${SCENARIO_HEADER}: scenario \`${pick}\` cannot be picked: ${e.message}` };
+      throw e;
+    }
   }
 
-  private pickedScenario(name: string): Running | undefined {
-    const known = this.picked.get(name);
+  /** Scenarios picked by header, per scenario they are picked under (a Running replaced on reset takes its picks along). */
+  private readonly picks = new WeakMap<Running, Map<string, Running>>();
+
+  private pickedScenario(name: string, base: Running): Running | undefined {
+    let picks = this.picks.get(base);
+    const known = picks?.get(name);
     if (known) return known;
     // A scenario this simulator was given (loaded or bound) by that name, else a shipped one.
     const given = this.given.get(name);
     const file = given ? undefined : findShippedScenario(name);
     if (!given && !file) return undefined;
-    const r = this.running(this.overlay(given ?? loadScenarioFile(file!)), true);
-    this.picked.set(name, r);
+    const r = running(this.pickOverlay(given ?? loadScenarioFile(file!), base.sc), true, base);
+    if (!picks) this.picks.set(base, (picks = new Map()));
+    picks.set(name, r);
     return r;
+  }
+
+  /**
+   * A scenario picked by a request header changes the rules and how the world behaves (accounts, strictness, its
+   * clock offset), but never grants: API users and their secrets, the authentication mode and the replay checks
+   * stay those of the scenario the request would otherwise run under, and its drift window is checked too.
+   */
+  private pickOverlay(sc: CompiledScenario, under: CompiledScenario): CompiledScenario {
+    const own = this.overlay(sc);
+    return {
+      ...own,
+      apiUsers: under.apiUsers,
+      auth: AUTH_STRICTNESS[own.auth] > AUTH_STRICTNESS[under.auth] ? own.auth : under.auth,
+      replayNonces: own.replayNonces || under.replayNonces,
+      replayTimestamps: own.replayTimestamps || under.replayTimestamps,
+    };
   }
 
   /** Compiles a scenario to run beside the active one: same token and clock, API users added to the simulator's. */
@@ -300,10 +356,10 @@ export class Simulator implements PipelineHost {
     } catch (e) {
       // A bug of the simulator's: answered as an internal error, shown in the log, never as a stack trace.
       result = { code: -5000, message: mustCode(-5000).title };
-      ctx.internalError = e instanceof Error ? e.message : String(e);
+      ctx.internalError = errorText(e);
     }
     // A message may quote what the caller sent; a client that sends a secret where it does not belong never gets it echoed.
-    if (result.code < 0) result = { code: result.code, message: this.redact(result.message) };
+    if (result.code < 0) result = { code: result.code, message: this.echo(result.message, MAX_MESSAGE_CHARS) };
     const id = ctx.callerId ?? `sim-${this.seq + 1}`;
     const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.baseUrl(ctx.req.headers.host));
     const status = mustCode(result.code).http;
@@ -312,21 +368,34 @@ export class Simulator implements PipelineHost {
     return { status, body, contentType: 'application/json; charset=utf-8', fault, close: result.code === -413 };
   }
 
-  /** An exception outside the pipeline (a bug): answered -5000 as an envelope, written to the journal with its message. */
+  /**
+   * An exception outside the pipeline (a bug): answered -5000 as an envelope and written to the journal with its
+   * message. The answer is the last resort: building it cannot throw, and a journal entry that fails is given up.
+   */
   internalError(method: string, url: string, headers: ApiRequest['headers'], err: unknown): ApiResult {
-    const req: ApiRequest = { method, url, headers, body: '' };
-    const ctx = new RequestContext(this, this.active.sc, req, this.now());
-    ctx.internalError = err instanceof Error ? err.message : String(err);
-    const result = { code: -5000, message: mustCode(-5000).title };
-    const body = envelopeJson(this.active.sc.responseStyle, `sim-${this.seq + 1}`, ctx.now, -5000, result.message, this.baseUrl(headers.host));
-    this.record(ctx, result, body, performance.now());
+    const style = this.active.sc.responseStyle;
+    const id = `sim-${this.seq + 1}`;
+    let base = '';
+    try {
+      base = this.baseUrl(headers.host);
+    } catch {
+      // moreInfo then holds a relative link.
+    }
+    const body = internalErrorJson(style, id, this.now(), base);
+    try {
+      const ctx = new RequestContext(this, this.active.sc, { method, url, headers, body: '' }, this.now());
+      ctx.internalError = errorText(err);
+      this.record(ctx, { code: -5000, message: 'Internal error' }, body, performance.now());
+    } catch {
+      // The answer matters more than its journal entry.
+    }
     return { status: 500, body, contentType: 'application/json; charset=utf-8' };
   }
 
   /** A request whose x-sim-scenario names no scenario: a mistake of the test set-up, answered -5000 with the reason (and not counted as coverage). */
   private finishUnrouted(req: ApiRequest, error: string, startedAt: number): ApiResult {
     const ctx = new RequestContext(this, this.active.sc, req, this.now());
-    ctx.forced = { code: -5000, message: this.redact(`Internal error: ${error}`) };
+    ctx.forced = { code: -5000, message: this.echo(`Internal error: ${error}`, MAX_MESSAGE_CHARS) };
     const result = { code: -5000, message: ctx.forced.message! };
     const body = envelopeJson(this.active.sc.responseStyle, ctx.callerId ?? `sim-${this.seq + 1}`, ctx.now, -5000, result.message, this.baseUrl(req.headers.host));
     this.record(ctx, result, body, startedAt, false);
@@ -345,7 +414,7 @@ export class Simulator implements PipelineHost {
       endpoint: ctx.endpointByPath,
       operation: ctx.env?.op,
       type: ctx.env?.type,
-      apiUser: ctx.apiUser?.id ?? ctx.apiUserId ?? ctx.header(`x-${ctx.sc.token}-apiuser`)?.slice(0, 32),
+      apiUser: ctx.apiUser?.id ?? ctx.apiUserId ?? this.echoHeader(ctx.header(`x-${ctx.sc.token}-apiuser`)),
       user: (ctx.body as { user?: string } | undefined)?.user,
       http: result ? mustCode(result.code).http : undefined,
       code: result?.code,
@@ -358,8 +427,8 @@ export class Simulator implements PipelineHost {
       expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? (ctx.expectedStringToSign ?? '') : undefined,
       wouldFail: ctx.wouldFail,
       internalError: ctx.internalError,
-      request: { headers: ctx.req.headers, body: clip(ctx.req.body) },
-      response: body === undefined ? undefined : { body: clip(body) },
+      request: { headers: ctx.req.headers, body: this.journalBody(ctx.req.body) },
+      response: body === undefined ? undefined : { body: this.journalBody(body) },
     };
     this.journal.add(entry);
   }
@@ -384,7 +453,6 @@ export class Simulator implements PipelineHost {
     this.seq = 0;
     this.active = running(this.active.sc, false);
     for (const [k, r] of this.bindings) this.bindings.set(k, running(r.sc, true));
-    this.picked.clear();
   }
 
   /** The challenges issued, newest first, settled at the current simulator time. */
@@ -402,30 +470,62 @@ export class Simulator implements PipelineHost {
     return out;
   }
 
+  /** For tests of bounds: how much the simulator holds of what grows with use. */
+  sizes(): { givenScenarios: number; bindings: number; secrets: number; journal: number; challenges: number } {
+    return { givenScenarios: this.given.size, bindings: this.bindings.size, secrets: this.redactor.size, journal: this.journal.length, challenges: this.challenges.size };
+  }
+
   // ---- Control: the same operations as the /__sim/ control API.
 
   /** Makes a scenario the active one and resets the world (challenges, replay memory, journal, coverage, clock). */
   loadScenario(source: ScenarioSource): CompiledScenario {
     const sc = this.withPinned(resolveScenario(source));
-    this.given.set(sc.name, sc);
-    this.active = this.running(sc, false);
+    this.active = running(sc, false);
     this.token = sc.token;
     this.reset();
+    this.remember(sc);
     return sc;
   }
 
   /** Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules. */
   bindScenario(apiUser: string, source: ScenarioSource): CompiledScenario {
     if (!/^\d{9}$/.test(apiUser)) throw new ControlError(400, 'an API user id is 9 digits');
+    if (!this.bindings.has(apiUser) && this.bindings.size >= MAX_BINDINGS) {
+      throw new ControlError(400, `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>)`);
+    }
     const sc = this.overlay(resolveScenario(source));
-    this.given.set(sc.name, sc);
-    this.bindings.set(apiUser, this.running(sc, true));
+    this.bindings.set(apiUser, running(sc, true));
+    this.remember(sc);
     return sc;
   }
 
   /** Ends a binding; says whether there was one. */
   unbindScenario(apiUser: string): boolean {
-    return this.bindings.delete(apiUser);
+    const removed = this.bindings.delete(apiUser);
+    if (removed) this.refreshSecrets();
+    return removed;
+  }
+
+  /**
+   * Keeps a scenario given at run time by its name, for x-sim-scenario. Past MAX_GIVEN_SCENARIOS, the oldest that is
+   * neither active nor bound is forgotten.
+   */
+  private remember(sc: CompiledScenario): void {
+    this.given.delete(sc.name);
+    this.given.set(sc.name, sc);
+    if (this.given.size > MAX_GIVEN_SCENARIOS) {
+      const live = this.liveScenarios();
+      for (const [name, given] of this.given) {
+        if (this.given.size <= MAX_GIVEN_SCENARIOS) break;
+        if (!live.has(given)) this.given.delete(name);
+      }
+    }
+    this.refreshSecrets();
+  }
+
+  /** The scenarios requests run under now: the active one and the bound ones. */
+  private liveScenarios(): Set<CompiledScenario> {
+    return new Set([this.active.sc, ...[...this.bindings.values()].map((r) => r.sc)]);
   }
 
   /** The active scenario, the bindings, and the shipped scenarios. */
@@ -443,11 +543,16 @@ export class Simulator implements PipelineHost {
     return { active: this.active.sc.name, bindings, shipped };
   }
 
-  /** Resets the world and puts the clock back where the active scenario starts it. */
+  /**
+   * Resets the world and puts the clock back where the active scenario starts it; scenarios given earlier that are
+   * neither active nor bound are forgotten (x-sim-scenario then finds only those and the shipped ones).
+   */
   reset(): void {
     this.resetWorld();
-    this.clock.reset();
-    if (this.active.sc.frozenAt !== undefined) this.clock.freeze(this.active.sc.frozenAt);
+    this.clock.reset(this.active.sc.offset, this.active.sc.frozenAt);
+    const live = this.liveScenarios();
+    for (const [name, sc] of this.given) if (!live.has(sc)) this.given.delete(name);
+    this.refreshSecrets();
   }
 
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
@@ -480,27 +585,26 @@ export class Simulator implements PipelineHost {
 
   private waiting(id: string): Challenge {
     const c = this.challenges.get(id, this.now());
-    if (!c) throw new ControlError(404, this.redact(`no challenge ${id.slice(0, 64)}`));
+    if (!c) throw new ControlError(404, `no challenge ${this.echo(id, 64)}`);
     if (c.state !== 'waiting') throw new ControlError(409, `the challenge is already ${c.state}`);
     return c;
   }
 
-  /** Moves the clock by a duration (ms, or 90s, 10m, -1h). */
+  /** Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999. */
   advance(by: number | string): number {
-    // From the control API `by` is any JSON value: anything but a number or a string is refused before it is read.
-    const ms = typeof by === 'number' || typeof by === 'string' ? parseDuration(by) : undefined;
-    if (ms === undefined || Math.abs(ms) > 100 * 365 * 86_400_000) throw new ControlError(400, this.redact(`\`${shownValue(by)}\` is not a duration (ms, or 90s, 10m, -1h)`));
-    this.clock.advance(ms);
+    const read = boundedDuration(by, LIMITS.advance);
+    if ('problem' in read) throw new ControlError(400, this.redact(`by: ${read.problem}`));
+    onTheClock('by', () => this.clock.advance(read.ms));
     return this.now();
   }
 
-  /** Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time) or where it stands. */
+  /** Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or where it stands. */
   freeze(at?: number | string): number {
     if (at === undefined) this.clock.freeze();
     else {
-      const ms = typeof at === 'number' ? at : typeof at === 'string' ? Date.parse(at) : NaN;
-      if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ControlError(400, this.redact(`\`${shownValue(at)}\` is not an instant (ISO 8601 or epoch ms)`));
-      this.clock.freeze(ms - this.active.sc.offset);
+      const read = boundedInstant(at);
+      if ('problem' in read) throw new ControlError(400, this.redact(`at: ${read.problem}`));
+      onTheClock('at', () => this.clock.freeze(read.ms));
     }
     return this.now();
   }
@@ -522,30 +626,52 @@ export class Simulator implements PipelineHost {
     this.journal.clear();
   }
 
-  /** Text with every secret this simulator knows replaced, for anything shown outside (journal, log, dashboard). */
+  /** Text with every secret this simulator holds replaced, plain or escaped, for anything shown outside (journal, log, dashboard, messages). */
   redact(text: string): string {
-    return hideSecrets(text, this.knownSecrets);
+    return this.redactor.hide(text);
+  }
+
+  /** What a caller sent, fit to be shown back: its secrets hidden first, then cut to `max` characters. */
+  echo(value: string, max: number): string {
+    return clipText(this.redact(value), max);
+  }
+
+  /** An API user header the request did not authenticate with, as the journal keeps it: 32 characters at most. */
+  private echoHeader(value: string | undefined): string | undefined {
+    return value === undefined || value.length <= 32 ? value : this.echo(value, 32);
   }
 
   /**
-   * Every secret this simulator has been given, by any scenario it ran, bound or picked: the list only grows, so an
-   * entry recorded under an earlier scenario is still sealed against that scenario's secrets.
+   * A body as the journal keeps it: 8 KiB at most. A longer one has its secrets hidden now, before it is cut (the
+   * journal hides secrets when an entry is first read; cut first, a secret across the cut would show in part).
    */
-  private readonly knownSecrets: string[] = [];
-
-  private noteSecret(secret: string): void {
-    if (!this.knownSecrets.includes(secret)) this.knownSecrets.push(secret);
+  private journalBody(body: string): string {
+    return body.length <= JOURNAL_BODY_CHARS ? body : clip(this.redact(body.slice(0, JOURNAL_BODY_CHARS * 2)), JOURNAL_BODY_CHARS, body.length);
   }
 
-  /** A running scenario, its API users' secrets noted for redaction. */
-  private running(sc: CompiledScenario, bound: boolean): Running {
-    for (const u of sc.apiUsers?.values() ?? []) this.noteSecret(u.secret);
-    return running(sc, bound);
+  /** Hides the secrets the simulator holds now: the default API user's and those of the active, bound and given scenarios. */
+  private readonly redactor = new Redactor();
+
+  /**
+   * Sets the redactor to the secrets held now. Journal entries not yet sealed are sealed first, so an entry recorded
+   * under a scenario that is gone is still sealed against that scenario's secrets; the set itself never outgrows
+   * what the simulator holds, so neither does the cost of hiding.
+   */
+  private refreshSecrets(): void {
+    this.journal.sealAll();
+    const secrets = [this.defaultApiUser.secret];
+    const add = (sc: CompiledScenario) => {
+      for (const u of sc.apiUsers?.values() ?? []) secrets.push(u.secret);
+    };
+    add(this.active.sc);
+    for (const r of this.bindings.values()) add(r.sc);
+    for (const sc of this.given.values()) add(sc);
+    this.redactor.set(secrets);
   }
 
   /** Hides every secret in a journal entry, in place: run by the journal once, before the entry is first shown. */
   private sealEntry(e: JournalEntry): void {
-    const hide = (text: string) => hideSecrets(text, this.knownSecrets);
+    const hide = (text: string) => this.redactor.hide(text);
     e.path = hide(e.path);
     if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
     if (typeof e.user === 'string') e.user = hide(e.user);
@@ -653,17 +779,39 @@ function scenarioFromOptions(opts: SimulatorOptions): CompiledScenario {
   return compileOrThrow({ name: 'default', ...inline }, 'options');
 }
 
-/** A value a control caller sent, as an error message quotes it: a string or number cut to 40 characters, anything else by its kind. */
-function shownValue(v: unknown): string {
-  if (typeof v === 'string' || typeof v === 'number') return String(v).slice(0, 40);
-  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v;
+function hostOfUrl(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return '';
+  }
 }
 
-/** Text with each secret (of 4 characters or more) replaced by `[secret]`. */
-function hideSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[secret]');
-  return out;
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The message of something thrown, whatever was thrown (an object whose toString throws included). */
+export function errorText(e: unknown): string {
+  try {
+    return e instanceof Error ? String(e.message) : String(e);
+  } catch {
+    return 'an exception that cannot be shown';
+  }
+}
+
+/** Runs a move of the clock; a move it refuses is a 400 of the control API, naming the key that asked for it. */
+function onTheClock(key: string, move: () => void): void {
+  try {
+    move();
+  } catch (e) {
+    if (e instanceof ClockRangeError) throw new ControlError(400, `${key}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Headers with every secret hidden; the same object when none holds one (the common case costs no copy). */

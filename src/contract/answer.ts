@@ -6,14 +6,30 @@ export interface Answer {
   message: string;
 }
 
-/** A detail is cut to this many characters: it may quote what the caller sent (a path, an address), which can be up to the body or header limit. */
-export const MAX_DETAIL_CHARS = 300;
+/**
+ * An error's message is cut to this many characters once secrets are hidden in it (cut first, a secret could be
+ * left half shown): it may quote what the caller sent (a path, an address), up to the body or header limit.
+ */
+export const MAX_MESSAGE_CHARS = 390;
 
 /** An answer whose message is the code's title, with an optional detail: "Title: detail." */
 export function answer(code: number, detail?: string): Answer {
   const title = mustCode(code).title;
   if (!detail) return { code, message: title };
-  return { code, message: `${title}: ${detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail}` };
+  return { code, message: `${title}: ${detail}` };
+}
+
+/** Text cut to `max` characters, marked with an ellipsis when cut. Cut only text whose secrets are hidden already. */
+export function clipText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * A caller's value quoted in a message where no secret can be hidden: whole when short, else only its length, so a
+ * secret is never shown in part (whole, the redactor that shows the message outside hides it).
+ */
+export function quoted(value: string, max = 60): string {
+  return value.length <= max ? `\`${value}\`` : `a value of ${value.length} characters`;
 }
 
 /** The value of an own property, never one inherited from a prototype (`constructor`, `__proto__`, ...). */

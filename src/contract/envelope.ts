@@ -31,12 +31,25 @@ export interface Peek {
   apiUser?: string;
   user?: string;
   challengeType?: string;
+  /** Everything was read: a relaxed reading would find nothing more. */
+  complete: boolean;
 }
 
-/** Reads what it can of a request body, as the lenient parser would, for rule matching and the permission check. */
-export function peek(text: string, userKey: string): Peek {
-  const out: Peek = {};
-  const parsed = parseJson(text, true);
+/**
+ * Before authentication only this much of a body written as a string is read as relaxed JSON: the published client
+ * that sends one sends a few hundred bytes, and an unauthenticated caller must not buy the relaxed parser's work.
+ */
+export const PRE_AUTH_RELAXED_CHARS = 4096;
+
+/**
+ * Reads what it can of a request body, for rule matching, the answer's `id` and the permission check. Before
+ * authentication (`relaxed` false) the envelope is read as JSON only, and a string `body` as relaxed JSON only when
+ * short; after it (`relaxed`), as the lenient envelope parser reads it.
+ */
+export function peek(text: string, userKey: string, relaxed: boolean): Peek {
+  const out: Peek = { complete: true };
+  const parsed = parseJson(text, relaxed);
+  if (parsed.kind === 'invalid') out.complete = false;
   if (parsed.kind !== 'value' || !isObject(parsed.value)) return out;
   const env = parsed.value;
   const id = own(env, 'id');
@@ -47,8 +60,10 @@ export function peek(text: string, userKey: string): Peek {
   if (typeof apiUser === 'string' || typeof apiUser === 'number') out.apiUser = String(apiUser);
   let body = own(env, 'body');
   if (typeof body === 'string') {
-    const inner = parseJson(body, true);
-    body = inner.kind === 'value' ? inner.value : undefined;
+    const readable = relaxed || body.length <= PRE_AUTH_RELAXED_CHARS;
+    if (!readable) out.complete = false;
+    const inner = readable ? parseJson(body, true) : undefined;
+    body = inner?.kind === 'value' ? inner.value : undefined;
   }
   if (isObject(body)) {
     const user = own(body, userKey);

@@ -1,4 +1,5 @@
 import { mustCode } from '../codes.js';
+import { clampInstant } from '../world/time-limits.js';
 
 /** `document`: the envelope as the interface document spells it (`utctime`); `sdk`: as the published clients parse it (`utcTime`). */
 export type ResponseStyle = 'document' | 'sdk';
@@ -19,11 +20,26 @@ export function envelopeJson(style: ResponseStyle, id: string, now: number, code
 let lastMs = NaN;
 let lastIso = '';
 
-/** `now` (epoch ms) as ISO 8601 with milliseconds and Z. Remembers the last one: many answers share a millisecond. */
+/**
+ * `now` (epoch ms) as ISO 8601 with milliseconds and Z. Remembers the last one: many answers share a millisecond.
+ * Never throws: an instant outside the clock's range (which the clock never reaches) shows as the nearest end.
+ */
 export function isoTime(now: number): string {
   if (now !== lastMs) {
-    lastIso = new Date(now).toISOString();
+    lastIso = new Date(clampInstant(now)).toISOString();
     lastMs = now;
   }
   return lastIso;
+}
+
+/** The last-resort -5000 envelope when even building one fails: constants only, so it cannot fail in turn. */
+const STATIC_INTERNAL_ERROR = JSON.stringify({ id: 'sim-internal', utctime: '1970-01-01T00:00:00.000Z', status: 500, code: -5000, message: 'Internal error', moreInfo: '/status?code=-5000' });
+
+/** The -5000 envelope of an internal failure. Whatever the values given, it returns an envelope and never throws. */
+export function internalErrorJson(style: ResponseStyle, id: string, now: number, baseUrl: string): string {
+  try {
+    return envelopeJson(style, id, now, -5000, 'Internal error', baseUrl);
+  } catch {
+    return STATIC_INTERNAL_ERROR;
+  }
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { Simulator, type ApiResult, type SimulatorOptions } from '../simulator.js';
 import { openApiDocument } from '../contract/openapi.js';
+import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter } from './control.js';
 import { dashboardRouter } from './dashboard.js';
 import { pagesRouter } from './pages.js';
@@ -20,14 +21,18 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   app.simulator = sim;
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Every JSON answer of the pages and the control API passes here: no string in it shows a secret the simulator holds.
+  app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value));
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!req.url.startsWith('/v1/')) return next();
     serveApi(sim, req, res);
   });
+  app.use('/__sim', requireAllowedHost(sim.allowedHosts));
   app.use(controlRouter(sim));
   app.use(dashboardRouter(sim));
-  app.get('/openapi.json', (req, res) => void res.json(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.baseUrl(req.headers.host) })));
+  // Built from the code table alone (no caller input), so it skips the replacer's work.
+  app.get('/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.baseUrl(req.headers.host) }))));
   app.use(pagesRouter(sim));
   // Anything else: the pipeline's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));
@@ -36,6 +41,8 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
     if (status === 413 || (err as { type?: string }).type === 'entity.too.large') return serveApi(sim, req, res, true);
     // A path whose percent-encoding does not decode names no page: -404, not an internal failure.
     if (err instanceof URIError) return serveApi(sim, req, res);
+    // The control API answers JSON errors, never an envelope of the API it controls.
+    if (req.path.startsWith('/__sim/')) return answerControlFailure(res);
     answerInternalError(sim, req, res, err);
   });
   return app;
@@ -94,10 +101,26 @@ function internalErrorOf(sim: Simulator, req: IncomingMessage, err: unknown): Ap
   return sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, err);
 }
 
-/** Answers -5000 for an exception outside the pipeline; a connection already answering is closed instead. */
+/** Answers -5000 for an exception outside the pipeline; a connection already answering is closed instead. Never throws. */
 export function answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, err: unknown): void {
-  if (res.headersSent) return void res.destroy();
-  writeResult(sim, req, res, internalErrorOf(sim, req, err));
+  try {
+    if (res.headersSent) return void res.destroy();
+    writeResult(sim, req, res, internalErrorOf(sim, req, err));
+  } catch {
+    res.destroy();
+  }
+}
+
+/** A control API route failed (a bug of the simulator's): HTTP 500 with a JSON error, as every control error is. Never throws. */
+function answerControlFailure(res: ServerResponse): void {
+  try {
+    if (res.headersSent) return void res.destroy();
+    const body = '{"error":"internal error of the simulator"}';
+    res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  } catch {
+    res.destroy();
+  }
 }
 
 /** Writes a pipeline result to the wire, including the faults a rule can inject. */

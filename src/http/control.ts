@@ -1,7 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { isoTime } from '../contract/response.js';
 import type { JournalEntry } from '../journal.js';
+import { FileRefused } from '../scenario/directories.js';
 import { ScenarioError } from '../scenario/errors.js';
+import { readScenarioFile } from '../scenario/files.js';
 import { ControlError, type ScenarioSource, type Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 
@@ -76,10 +79,10 @@ export function challengeView(c: Challenge) {
     state: c.state,
     challengeType: c.challengeType,
     expiry: c.expiry,
-    createdAt: new Date(c.createdAt).toISOString(),
-    expiresAt: new Date(c.expiresAt).toISOString(),
-    autoVerifyAt: c.autoVerifyAt === undefined ? undefined : new Date(c.autoVerifyAt).toISOString(),
-    endedAt: c.endedAt === undefined ? undefined : new Date(c.endedAt).toISOString(),
+    createdAt: isoTime(c.createdAt),
+    expiresAt: isoTime(c.expiresAt),
+    autoVerifyAt: c.autoVerifyAt === undefined ? undefined : isoTime(c.autoVerifyAt),
+    endedAt: c.endedAt === undefined ? undefined : isoTime(c.endedAt),
     endedBy: c.endedBy,
     authCode: c.authCode,
     ipAddress: c.ipAddress,
@@ -93,17 +96,28 @@ export function journalView(sim: Simulator, e: JournalEntry): unknown {
 
 function clockView(sim: Simulator) {
   const now = sim.now();
-  return { now, iso: new Date(now).toISOString(), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };
+  return { now, iso: isoTime(now), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };
 }
 
-/** What a scenario body says: a name, a file, an object, or YAML / JSON text. */
-function scenarioSource(req: Request): ScenarioSource {
+/**
+ * What a scenario body says: a name (shipped, or `<name>.yaml` in a scenario directory), a file in a scenario
+ * directory, an object, or YAML / JSON text. Files are read without blocking, and only where the operator allowed.
+ */
+async function scenarioSource(sim: Simulator, req: Request): Promise<ScenarioSource> {
   if (typeof req.body === 'string') return { text: req.body, source: 'request body' };
   const b = req.body as Record<string, unknown> | undefined;
-  if (!b || typeof b !== 'object' || Object.keys(b).length === 0) throw new ControlError(400, 'send { "name": "<scenario>" }, a scenario object, or YAML text');
-  if (Object.keys(b).length === 1 && typeof b.name === 'string') return b.name;
-  if (Object.keys(b).length === 1 && typeof b.file === 'string') return b.file;
-  if (b.scenario && typeof b.scenario === 'object') return b.scenario as ScenarioSource;
+  if (!b || typeof b !== 'object' || Array.isArray(b) || Object.keys(b).length === 0) throw new ControlError(400, 'send { "name": "<scenario>" }, { "file": "<file in a scenario directory>" }, a scenario object, or YAML text');
+  const only = Object.keys(b).length === 1;
+  if (only && typeof b.name === 'string') {
+    const file = await sim.scenarioDirectories.findByName(b.name);
+    if (!file) throw new ScenarioError(sim.echo(b.name, 100), [{ path: [], message: 'is not the name of a shipped scenario (GET /__sim/scenarios lists them) nor of a file in the scenario directories' }]);
+    return { text: await readScenarioFile(file), source: file };
+  }
+  if (only && typeof b.file === 'string') {
+    const file = await sim.scenarioDirectories.locate(b.file);
+    return { text: await readScenarioFile(file), source: file };
+  }
+  if (Object.hasOwn(b, 'scenario') && b.scenario && typeof b.scenario === 'object') return b.scenario as ScenarioSource;
   return b as ScenarioSource;
 }
 
@@ -117,12 +131,12 @@ export function controlRouter(sim: Simulator): Router {
   const body = [express.json({ limit: '1mb', strict: false }), express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' })];
 
   r.get('/__sim/scenarios', guard, (_req, res) => void res.json(sim.scenarios()));
-  r.post('/__sim/scenario', guard, ...body, (req, res) => {
-    const sc = sim.loadScenario(scenarioSource(req));
+  r.post('/__sim/scenario', guard, ...body, async (req, res) => {
+    const sc = sim.loadScenario(await scenarioSource(sim, req));
     res.json({ active: sc.name, description: sc.description });
   });
-  r.put('/__sim/bindings/:apiUser', guard, ...body, (req, res) => {
-    const sc = sim.bindScenario(String(req.params.apiUser), scenarioSource(req));
+  r.put('/__sim/bindings/:apiUser', guard, ...body, async (req, res) => {
+    const sc = sim.bindScenario(String(req.params.apiUser), await scenarioSource(sim, req));
     res.json({ apiUser: req.params.apiUser, scenario: sc.name });
   });
   r.delete('/__sim/bindings/:apiUser', guard, (req, res) => {
@@ -203,6 +217,7 @@ export function controlRouter(sim: Simulator): Router {
 export function controlErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (err instanceof ControlError) return void res.status(err.status).json({ error: err.message });
   if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
+  if (err instanceof FileRefused) return void res.status(400).json({ error: err.message });
   const e = err as { status?: number; type?: string; message?: string; limit?: number };
   if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: `the body is not JSON: ${e.message}` });
   if (e.type === 'entity.too.large') return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });

@@ -23,12 +23,14 @@ export function challengesFragment(sim: Simulator): string {
     .map((c) => {
       const waiting = c.state === 'waiting';
       const id = esc(c.id);
+      // The user e-mail is what the client sent: shown with its secrets hidden, as everything a caller sent.
+      const user = esc(sim.redact(c.user));
       const left = waiting ? duration(c.expiresAt - now) : '';
       const by = c.endedBy ? `<div class="muted small">by ${c.endedBy === 'user' ? 'the user' : c.endedBy === 'client' ? 'the client' : esc(c.endedBy)}</div>` : '';
       const buttons = waiting
         ? `<button type="button" class="approve" data-act="approve" data-id="${id}">Approve</button> <button type="button" data-act="deny" data-id="${id}">Deny</button> <button type="button" data-act="expire" data-id="${id}">Expire</button>`
         : '';
-      return `<tr data-challenge="${id}"><td><span class="pill ${stateClass(c.state)}">${esc(c.state)}</span>${by}</td><td>${esc(c.user)}<div class="muted small"><code title="${id}">${esc(c.id.slice(0, 13))}…</code> · <a href="/phone/${encodeURIComponent(c.id)}" target="_blank" rel="noopener">phone page</a></div></td><td class="left">${left}</td><td>${c.authCode ? `<code class="authcode">${esc(c.authCode)}</code>` : ''}</td><td class="actions">${buttons} <button type="button" data-use="${id}" data-user="${esc(c.user)}" data-code="${esc(c.authCode ?? '')}" title="Put this challenge's id, user and code into the explorer">Use</button></td></tr>`;
+      return `<tr data-challenge="${id}"><td><span class="pill ${stateClass(c.state)}">${esc(c.state)}</span>${by}</td><td>${user}<div class="muted small"><code title="${id}">${esc(c.id.slice(0, 13))}…</code> · <a href="/phone/${encodeURIComponent(c.id)}" target="_blank" rel="noopener">phone page</a></div></td><td class="left">${left}</td><td>${c.authCode ? `<code class="authcode">${esc(c.authCode)}</code>` : ''}</td><td class="actions">${buttons} <button type="button" data-use="${id}" data-user="${user}" data-code="${esc(c.authCode ?? '')}" title="Put this challenge's id, user and code into the explorer">Use</button></td></tr>`;
     })
     .join('');
   return `<table><thead><tr><th>State</th><th>User and challenge</th><th>Time left</th><th>Code</th><th>Actions</th></tr></thead><tbody>${rows}</tbody></table>`;

@@ -80,7 +80,7 @@ export class Explorer {
     const kind = EXPLORE_KINDS[input.kind];
     const users = sim.apiUsers();
     const who = input.apiUser ? users.find((u) => u.id === input.apiUser) : users[0];
-    if (!who) throw new ControlError(400, `API user ${String(input.apiUser).slice(0, 20)} is not one of this scenario's: ${users.map((u) => u.id).join(', ')}`);
+    if (!who) throw new ControlError(400, `API user ${sim.echo(String(input.apiUser), 20)} is not one of this scenario's: ${users.map((u) => u.id).join(', ')}`);
     const token = sim.token;
     const names = headerNames(token);
     const time = this.time(input.clock === 'machine' ? Date.now() : sim.now());

@@ -64,11 +64,12 @@ export function pagesRouter(sim: Simulator): Router {
     }
     const c = typeof raw === 'string' && /^-?\d{1,6}$/.test(raw) ? codeInfo(Number(raw)) : undefined;
     if (!c) {
-      if (wantsJson(req)) return void res.status(404).json({ error: `${String(raw).slice(0, 50)} is not a status code of this service`, codes: '/status' });
+      const shown = sim.echo(String(raw), 50);
+      if (wantsJson(req)) return void res.status(404).json({ error: `${shown} is not a status code of this service`, codes: '/status' });
       return void res
         .status(404)
         .type('html')
-        .send(page('Unknown code', `<h1>Not a status code</h1><p><code>${esc(String(raw).slice(0, 50))}</code> is not a code this service answers. See <a href="/status">all status codes</a>.</p>`));
+        .send(page('Unknown code', `<h1>Not a status code</h1><p><code>${esc(shown)}</code> is not a code this service answers. See <a href="/status">all status codes</a>.</p>`));
     }
     if (wantsJson(req)) return void res.json(codeJson(c));
     res.type('html').send(statusPage(c));

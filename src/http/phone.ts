@@ -39,7 +39,7 @@ ${notice ? `<p class="pill warn" role="alert">${esc(notice)}</p>` : ''}
 <div class="card">
 <p class="muted" style="margin:0">Is this you signing in?</p>
 <p class="who">${esc(sim.people.displayName(c.user))}</p>
-<p style="margin:0 0 10px">${esc(c.user)}</p>
+<p style="margin:0 0 10px">${esc(sim.redact(c.user))}</p>
 <table>
 <tr><th>Asked by</th><td>API user <code>${esc(c.apiUser)}</code></td></tr>
 <tr><th>Check</th><td>${esc(c.challengeType)}</td></tr>
@@ -61,8 +61,8 @@ ${
 const COUNTDOWN = `(()=>{const el=document.getElementById('left');if(!el||el.dataset.frozen==='true')return;const end=Date.now()+Number(el.dataset.ms);
 const tick=()=>{const ms=Math.max(0,end-Date.now());const s=Math.ceil(ms/1000);el.textContent=(s>=60?Math.floor(s/60)+' min ':'')+(s%60)+' s';if(ms<=0)location.reload();else setTimeout(tick,1000-(ms%1000||1000)+5)};tick()})();`;
 
-function missing(res: Response, id: string): void {
-  res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${esc(id.slice(0, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`, { nav: false }));
+function missing(sim: Simulator, res: Response, id: string): void {
+  res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${esc(sim.echo(id, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`, { nav: false }));
 }
 
 /**
@@ -75,7 +75,7 @@ export function phoneRouter(sim: Simulator): Router {
   const find = (id: string) => sim.findChallenge(id, sim.now());
   r.get('/phone/:id', (req: Request, res: Response) => {
     const c = find(String(req.params.id));
-    if (!c) return missing(res, String(req.params.id));
+    if (!c) return missing(sim, res, String(req.params.id));
     res.setHeader('cache-control', 'no-store');
     res.type('html').send(phonePage(sim, c));
   });
@@ -88,7 +88,7 @@ export function phoneRouter(sim: Simulator): Router {
       } catch (e) {
         if (!(e instanceof ControlError)) throw e;
         const c = find(id);
-        if (!c) return missing(res, id);
+        if (!c) return missing(sim, res, id);
         // A finished challenge cannot be answered again: say so, and show where it stands.
         return void res.status(409).type('html').send(phonePage(sim, c, `Nothing changed: this request is already ${c.state}.`));
       }
@@ -97,7 +97,7 @@ export function phoneRouter(sim: Simulator): Router {
   }
   r.get('/phone/:id/qr.png', (req: Request, res: Response) => {
     const c = find(String(req.params.id));
-    if (!c) return void res.status(404).json({ error: `no challenge ${String(req.params.id).slice(0, 64)}` });
+    if (!c) return void res.status(404).json({ error: `no challenge ${sim.echo(String(req.params.id), 64)}` });
     res.type('image/png').send(qrPng(sim.challengeUrlFor(c.id, req.headers.host)));
   });
   return r;

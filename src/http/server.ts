@@ -71,6 +71,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   server.on('checkExpectation', app);
   const host = opts.host ?? '127.0.0.1';
   if (!isLoopback(host)) sim.controlToken ??= sim.random.token(32);
+  sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {

@@ -16,9 +16,12 @@ export function shippedScenarioDir(): string {
   throw new Error('the shipped scenarios folder was not found beside the mfa-sim package');
 }
 
+/** What a scenario name may look like when it names a file (`<name>.yaml`): no path, no dot first. */
+export const SCENARIO_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/i;
+
 /** The file of a shipped scenario by name (the file is `<name>.yaml`), or undefined. */
 export function findShippedScenario(name: string): string | undefined {
-  if (!/^[a-z0-9][a-z0-9._-]{0,99}$/i.test(name)) return undefined;
+  if (!SCENARIO_NAME.test(name)) return undefined;
   const file = join(shippedScenarioDir(), `${name}.yaml`);
   return existsSync(file) ? file : undefined;
 }

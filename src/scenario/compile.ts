@@ -1,11 +1,12 @@
-import ms from 'ms';
 import { ACCOUNT_STATES, codeInfo, type Operation } from '../codes.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { AccountBook, isGlob, valueMatcher } from '../world/accounts.js';
+import { compileGlob, GlobError } from '../world/glob.js';
 import { IpRules, parseRange } from '../world/ip.js';
 import type { ScenarioIssue } from './errors.js';
 import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
 import { checkShape } from './validate.js';
+import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
 
 /** An API user as the simulator uses it. */
 export interface ApiUser {
@@ -64,11 +65,9 @@ export interface CompiledScenario {
 
 export const DEFAULT_MAX_DRIFT = 300_000;
 export const DEFAULT_AUTO_VERIFY_DELAY = 2_000;
-const MAX_HANG = 600_000;
 const TOKEN = /^[a-z][a-z0-9]{0,31}$/;
 const API_USER_ID = /^\d{9}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** An API user record from its parts. */
 export function makeApiUser(id: string, secret: string, state = 'active', permissions: Iterable<Permission> = PERMISSIONS, ipRules?: IpRules): ApiUser {
@@ -91,15 +90,14 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
   const token = input.token ?? 'svc';
   if (!TOKEN.test(token)) fail(['token'], 'must be lower-case letters and digits, starting with a letter (it becomes part of header names)');
 
-  const offset = duration(input.clock?.offset, 0, ['clock', 'offset'], fail);
-  const maxDrift = duration(input.clock?.maxDrift, DEFAULT_MAX_DRIFT, ['clock', 'maxDrift'], fail);
-  if (maxDrift < 0) fail(['clock', 'maxDrift'], 'must not be negative');
-  if (maxDrift > 7 * 86_400_000) fail(['clock', 'maxDrift'], 'must be at most 7 days');
+  const offset = duration(input.clock?.offset, 0, ['clock', 'offset'], LIMITS.offset, fail);
+  const maxDrift = duration(input.clock?.maxDrift, DEFAULT_MAX_DRIFT, ['clock', 'maxDrift'], LIMITS.maxDrift, fail);
   let frozenAt: number | undefined;
   if (input.clock?.frozenAt !== undefined) {
-    const f = input.clock.frozenAt;
-    frozenAt = typeof f === 'number' ? f : ISO_INSTANT.test(f) ? Date.parse(f) : NaN;
-    if (!Number.isFinite(frozenAt) || Math.abs(frozenAt) > 8.64e15) fail(['clock', 'frozenAt'], 'must be an ISO 8601 instant (2026-01-01T00:00:00Z) or epoch milliseconds');
+    const read = boundedInstant(input.clock.frozenAt);
+    if ('problem' in read) fail(['clock', 'frozenAt'], read.problem);
+    else if (!isInstantInRange(read.ms + offset)) fail(['clock', 'frozenAt'], `with clock.offset added, the clock would start outside its range (${INSTANT_WORDS})`);
+    else frozenAt = read.ms;
   }
 
   let apiUsers: Map<string, ApiUser> | undefined;
@@ -137,12 +135,12 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
   };
   const accountEntries: [string, number][] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
     if (!isGlob(email) && !email.includes('@')) fail(['accounts', email], 'must be an e-mail address or a glob such as "*@example.com"');
+    else if (isGlob(email)) globProblem(email, ['accounts', email], fail);
     return [email, stateCode(ref, ['accounts', email])];
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
 
-  const autoVerifyDelay = duration(input.autoVerify?.delay, DEFAULT_AUTO_VERIFY_DELAY, ['autoVerify', 'delay'], fail);
-  if (autoVerifyDelay < 0) fail(['autoVerify', 'delay'], 'must not be negative');
+  const autoVerifyDelay = duration(input.autoVerify?.delay, DEFAULT_AUTO_VERIFY_DELAY, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay, fail);
 
   const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
 
@@ -172,23 +170,28 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
 
 type Fail = (path: (string | number)[], message: string) => void;
 
-/** Milliseconds from a number or a string such as 500ms, 90s, 10m, 2h, -1h. */
-export function parseDuration(v: number | string): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  const trimmed = v.trim();
-  if (!/^-?\d+(\.\d+)?\s*(ms|s|m|h|d)?$/.test(trimmed)) return undefined;
-  const n = ms(trimmed as ms.StringValue);
-  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
-}
-
-function duration(v: number | string | undefined, fallback: number, path: (string | number)[], fail: Fail): number {
+/** A duration key: its value in ms within its limit, or the fallback when absent; a problem names the key and the range. */
+function duration(v: number | string | undefined, fallback: number, path: (string | number)[], bound: DurationLimit, fail: Fail): number {
   if (v === undefined) return fallback;
-  const n = parseDuration(v);
-  if (n === undefined) {
-    fail(path, `\`${v}\` is not a duration (a number of milliseconds, or 500ms, 90s, 10m, 2h, -1h)`);
+  const read = boundedDuration(v, bound);
+  if ('problem' in read) {
+    fail(path, read.problem);
     return fallback;
   }
-  return n;
+  return read.ms;
+}
+
+/** Reports a glob that cannot be used (too long, too many alternatives) as a problem of its key; says whether there was one. */
+function globProblem(pattern: string, path: (string | number)[], fail: Fail): boolean {
+  if (!isGlob(pattern)) return false;
+  try {
+    compileGlob(pattern);
+    return false;
+  } catch (e) {
+    if (!(e instanceof GlobError)) throw e;
+    fail(path, e.message);
+    return true;
+  }
 }
 
 function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser> | undefined, fail: Fail): CompiledRule {
@@ -217,7 +220,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   if (w.svcUser !== undefined) {
     ops.delete('time');
     if (ops.size === 0) fail(at('when', 'svcUser'), 'impossible: time requests carry no user');
-    rule.user = valueMatcher(w.svcUser);
+    if (!globProblem(w.svcUser, at('when', 'svcUser'), fail)) rule.user = valueMatcher(w.svcUser);
   }
   if (w.challengeType !== undefined) {
     if (!(CHALLENGE_TYPES as readonly string[]).includes(w.challengeType)) {
@@ -231,7 +234,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   if (w.headers) {
     rule.headers = Object.entries(w.headers).map(([name, pattern]) => {
       if (!HEADER_NAME.test(name)) fail(at('when', 'headers', name), 'is not a valid header name');
-      return [name.toLowerCase(), valueMatcher(pattern)];
+      return [name.toLowerCase(), globProblem(pattern, at('when', 'headers', name), fail) ? () => false : valueMatcher(pattern)];
     });
   }
 
@@ -251,12 +254,12 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   }
   if (r.delay !== undefined) {
     const range = typeof r.delay === 'object' ? r.delay : { min: r.delay, max: r.delay };
-    const min = parseDuration(range.min);
-    const max = parseDuration(range.max);
-    if (min === undefined || max === undefined) fail(at('delay'), 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }');
-    else if (min < 0 || max < min) fail(at('delay'), 'must not be negative, and min must not exceed max');
-    else if (max > MAX_HANG) fail(at('delay'), 'must be at most 10 minutes');
-    else rule.delay = { min, max };
+    const min = boundedDuration(range.min, LIMITS.delay);
+    const max = boundedDuration(range.max, LIMITS.delay);
+    if ('problem' in min) fail(at('delay', ...(typeof r.delay === 'object' ? ['min'] : [])), min.problem);
+    else if ('problem' in max) fail(at('delay', 'max'), max.problem);
+    else if (max.ms < min.ms) fail(at('delay'), 'must not be negative, and min must not exceed max');
+    else rule.delay = { min: min.ms, max: max.ms };
   }
   if (r.fault) {
     rule.fault = r.fault;
@@ -265,10 +268,10 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
     }
   }
   if (r.hangFor !== undefined) {
-    const h = parseDuration(r.hangFor);
+    const h = boundedDuration(r.hangFor, LIMITS.delay);
     if (r.fault !== 'hang') fail(at('hangFor'), 'only applies with fault: hang');
-    else if (h === undefined || h < 0 || h > MAX_HANG) fail(at('hangFor'), 'must be a duration between 0 and 10m');
-    else rule.hangMs = h;
+    else if ('problem' in h) fail(at('hangFor'), h.problem);
+    else rule.hangMs = h.ms;
   }
   if (!r.respond && r.delay === undefined && !r.fault) fail(at(), 'does nothing: give it `respond`, `delay` or `fault`');
   if (r.every !== undefined && r.times !== undefined && r.every > r.times) {

@@ -1,13 +1,12 @@
-import { readFileSync, statSync } from 'node:fs';
 import type * as YAML from 'yaml';
 import { lazy } from '../world/lazy.js';
 import { compileScenario, type CompiledScenario } from './compile.js';
 import { ScenarioError, type ScenarioIssue } from './errors.js';
+import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
+import { quoted } from '../contract/answer.js';
 
 const yaml = lazy<typeof YAML>('yaml');
 
-/** Scenario files larger than this are refused before they are parsed. */
-export const MAX_SCENARIO_BYTES = 1024 * 1024;
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
 const MAX_ALIASES = 100;
 /** Flow collections (`[`, `{`) nested deeper than this are refused before parsing: the parser recurses, slowly, until its stack runs out. */
@@ -56,19 +55,9 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   return compileOrThrow(value, source, (path) => lineOf(doc, lineCounter, path));
 }
 
-/** Reads and compiles a scenario file. */
+/** Reads and compiles a scenario file (a regular file of at most 1 MiB). */
 export function loadScenarioFile(file: string): CompiledScenario {
-  let text: string;
-  try {
-    if (statSync(file).size > MAX_SCENARIO_BYTES) {
-      throw new ScenarioError(file, [{ path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` }]);
-    }
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if (e instanceof ScenarioError) throw e;
-    throw new ScenarioError(file, [{ path: [], message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
-  }
-  return loadScenarioText(text, file);
+  return loadScenarioText(readScenarioFileSync(file), file);
 }
 
 /** Compiles an in-memory scenario (an options object, a JSON body); problems name the key but no line. */
@@ -109,7 +98,7 @@ function duplicateKeys(doc: YAML.Document.Parsed, lc: YAML.LineCounter): Scenari
           const key = Y.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
           if (seen.has(key)) {
             const at = (pair.key as YAML.Node | null)?.range?.[0];
-            out.push({ path: [], line: at === undefined ? undefined : lc.linePos(at).line, message: `Map keys must be unique: \`${key.slice(0, 60)}\` is repeated` });
+            out.push({ path: [], line: at === undefined ? undefined : lc.linePos(at).line, message: `Map keys must be unique: ${quoted(key)} is repeated` });
             if (out.length >= 10) return Y.visit.BREAK;
           }
           seen.add(key);

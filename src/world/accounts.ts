@@ -1,4 +1,6 @@
-import picomatch from 'picomatch';
+import { compileGlob, isGlob } from './glob.js';
+
+export { isGlob };
 
 /** An account state as a scenario writes it: a name of decisions §7, `active`, or a -2xxx code. */
 export type StateRef = string | number;
@@ -21,7 +23,7 @@ export class AccountBook {
     private readonly fallback: number,
   ) {
     for (const [key, code] of entries) {
-      if (isGlob(key)) this.globs.push({ match: picomatch(key.toLowerCase(), { nocase: true, dot: true }), code });
+      if (isGlob(key)) this.globs.push({ match: compileGlob(key), code });
       else if (!this.exact.has(key.toLowerCase())) this.exact.set(key.toLowerCase(), code);
     }
   }
@@ -36,17 +38,12 @@ export class AccountBook {
   }
 }
 
-/** Whether a pattern has glob characters (and is matched as a glob rather than exactly). */
-export function isGlob(s: string): boolean {
-  return /[*?[\]{}]/.test(s);
-}
-
-/** A matcher for a value that is exact (case-insensitive) or a glob. */
+/** A matcher for a value that is exact (case-insensitive) or a glob (glob.ts); a glob that cannot be used throws a GlobError. */
 export function valueMatcher(pattern: string): (value: string) => boolean {
   if (!isGlob(pattern)) {
     const lower = pattern.toLowerCase();
     return (v) => v.toLowerCase() === lower;
   }
-  const m = picomatch(pattern, { nocase: true, dot: true });
+  const m = compileGlob(pattern);
   return (v) => m(v);
 }

@@ -1,11 +1,24 @@
+import { clampInstant, INSTANT_WORDS, isInstantInRange, LIMITS } from './time-limits.js';
+
+/** A move of the clock that would take it outside the instants it may show, or further than one move may go. */
+export class ClockRangeError extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClockRangeError';
+  }
+}
+
 /**
- * The simulator's virtual clock: the only place that reads the machine's time. Simulator time is a base
- * (real time plus manual moves, or a frozen instant) plus the scenario's offset, which plays a server whose
- * clock is off. Tests freeze and advance it; drift, expiry, replay windows and `utctime` all follow it.
+ * The simulator's virtual clock: the only place that reads the machine's time. Simulator time is a base (real
+ * time plus manual moves, or a frozen instant) plus the active scenario's offset, which plays a server whose
+ * clock is off. Tests freeze and advance it; drift, expiry, replay windows and `utctime` all follow it. It never
+ * shows an instant outside 1970 to 9999 (time-limits.ts): a move that would take it there is refused.
  */
 export class VirtualClock {
   private frozenBase: number | undefined;
   private shift = 0;
+  /** The active scenario's offset (ms), which simulator time adds to the base. */
+  private offsetMs = 0;
 
   constructor(private readonly realNow: () => number = Date.now) {}
 
@@ -14,13 +27,28 @@ export class VirtualClock {
     return this.frozenBase ?? this.realNow() + this.shift;
   }
 
+  /** Simulator time now, under the active scenario. */
+  now(): number {
+    return this.at(this.offsetMs);
+  }
+
+  /** Simulator time now under another scenario's offset (a bound or picked one), kept within the clock's range. */
+  at(offset: number): number {
+    return clampInstant(this.base() + offset);
+  }
+
   get frozen(): boolean {
     return this.frozenBase !== undefined;
   }
 
-  /** Stops the clock, at `at` (epoch ms) when given, else where it stands. */
+  get offset(): number {
+    return this.offsetMs;
+  }
+
+  /** Stops the clock at simulator time `at` when given, else where it stands. */
   freeze(at?: number): void {
-    this.frozenBase = at ?? this.base();
+    if (at !== undefined && !isInstantInRange(at)) throw new ClockRangeError(`the clock cannot stop at ${at}: it must stay ${INSTANT_WORDS}`);
+    this.frozenBase = at === undefined ? this.now() - this.offsetMs : at - this.offsetMs;
   }
 
   /** Lets the clock run again from where it stands. */
@@ -32,13 +60,20 @@ export class VirtualClock {
 
   /** Moves the clock by `ms` (negative moves it back), frozen or not. */
   advance(ms: number): void {
+    if (!(ms >= LIMITS.advance.min && ms <= LIMITS.advance.max)) throw new ClockRangeError(`one move of the clock must be ${LIMITS.advance.words}`);
+    const to = this.base() + this.offsetMs + ms;
+    if (!isInstantInRange(to)) throw new ClockRangeError(`the clock would leave its range: it must stay ${INSTANT_WORDS}`);
     if (this.frozenBase !== undefined) this.frozenBase += ms;
     else this.shift += ms;
   }
 
-  /** Back to real time, running. */
-  reset(): void {
-    this.frozenBase = undefined;
+  /**
+   * Back to real time, running, under a scenario's offset; or stopped with its base at `frozenAt` (a scenario's
+   * `clock.frozenAt`, to which its offset is still added). The scenario's compilation checked both are in range.
+   */
+  reset(offset: number, frozenAt?: number): void {
+    this.offsetMs = offset;
     this.shift = 0;
+    this.frozenBase = frozenAt;
   }
 }

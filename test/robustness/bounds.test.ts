@@ -91,7 +91,8 @@ async function exchangeOpen(base: string) {
   const s = connect(Number(url.port), url.hostname);
   s.on('error', () => undefined);
   s.pause();
-  s.write('GET /__sim/events HTTP/1.1\r\nHost: x\r\n\r\n');
+  // The control plane answers only a Host naming this machine (DNS rebinding protection).
+  s.write(`GET /__sim/events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
   return s;
 }
 

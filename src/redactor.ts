@@ -1,0 +1,178 @@
+/** Secrets shorter than this are not searched for: they would hide ordinary words. */
+export const MIN_SECRET_LENGTH = 4;
+/** What a hidden secret is replaced with. */
+export const HIDDEN = '[secret]';
+
+/** Up to this many secrets, each is searched for by the engine's own substring search; past it, by one pass over the text. */
+const FEW = 16;
+
+type Span = [start: number, end: number];
+
+/**
+ * Hides secrets in text that is shown outside the simulator (journal, log, events, messages, pages). It finds a
+ * secret written plainly, and written with escapes a client or a decoder may use: JSON and JSON5 `\u002d`, `\x2d`,
+ * `\u{2d}`, `\-` under any number of backslashes (a body sent as a JSON string inside JSON), and URL `%2D`. The cost
+ * of hiding is linear in the text and does not grow with the number of secrets past a few.
+ */
+export class Redactor {
+  private secrets: string[] = [];
+  /** Past FEW secrets: secrets by a hash of their first MIN_SECRET_LENGTH characters. */
+  private byPrefix: Map<number, string[]> | undefined;
+
+  /** The secrets to hide from now on (the set replaces the previous one). */
+  set(secrets: Iterable<string>): void {
+    const list = [...new Set([...secrets].filter((s) => s.length >= MIN_SECRET_LENGTH))];
+    this.secrets = list;
+    this.byPrefix = undefined;
+    if (list.length <= FEW) return;
+    this.byPrefix = new Map();
+    for (const s of list) {
+      const k = prefixKey(s, 0);
+      const bucket = this.byPrefix.get(k);
+      if (bucket) bucket.push(s);
+      else this.byPrefix.set(k, [s]);
+    }
+  }
+
+  get size(): number {
+    return this.secrets.length;
+  }
+
+  /** The text with every secret, plain or escaped, replaced by `[secret]`. */
+  hide(text: string): string {
+    if (this.secrets.length === 0 || text.length < MIN_SECRET_LENGTH) return text;
+    const spans = this.find(text);
+    if (mayHoldEscapes(text)) {
+      const u = unescapeWithOrigins(text);
+      if (u.text !== text) for (const [s, e] of this.find(u.text)) spans.push([u.from[s], u.to[e - 1]]);
+    }
+    return spans.length === 0 ? text : replaceSpans(text, spans);
+  }
+
+  /** Where the secrets occur in the text, plainly. */
+  private find(text: string): Span[] {
+    const out: Span[] = [];
+    if (!this.byPrefix) {
+      for (const s of this.secrets) {
+        for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + 1)) out.push([i, i + s.length]);
+      }
+      return out;
+    }
+    for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; i++) {
+      const bucket = this.byPrefix.get(prefixKey(text, i));
+      if (bucket) for (const s of bucket) if (text.startsWith(s, i)) out.push([i, i + s.length]);
+    }
+    return out;
+  }
+}
+
+function prefixKey(text: string, i: number): number {
+  let h = 0;
+  for (let k = 0; k < MIN_SECRET_LENGTH; k++) h = (Math.imul(h, 31) + text.charCodeAt(i + k)) | 0;
+  return h;
+}
+
+function mayHoldEscapes(text: string): boolean {
+  return text.includes('\\') || text.includes('%');
+}
+
+/** The text with the spans (which may overlap) each replaced by one `[secret]`. */
+function replaceSpans(text: string, spans: Span[]): string {
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let at = 0;
+  let i = 0;
+  while (i < spans.length) {
+    let [start, end] = spans[i++];
+    while (i < spans.length && spans[i][0] < end) end = Math.max(end, spans[i++][1]);
+    if (start < at) start = at;
+    out += text.slice(at, start) + HIDDEN;
+    at = Math.max(at, end);
+  }
+  return out + text.slice(at);
+}
+
+const HEX = /^[0-9a-fA-F]+$/;
+
+/**
+ * The text with its escapes undone, and for each code unit of the result the span of the text it came from: one
+ * pass, so linear in the text however its backslashes run. A backslash run followed by `u` and four hex digits,
+ * `u{...}`, `x` and two hex digits, or any other character, is that character; `%XX` bytes that form UTF-8 are
+ * their characters. Only used to find secrets: the shown text keeps its escapes where no secret is.
+ */
+export function unescapeWithOrigins(text: string): { text: string; from: Int32Array; to: Int32Array } {
+  const n = text.length;
+  const from = new Int32Array(n);
+  const to = new Int32Array(n);
+  let out = '';
+  const emit = (chars: string, start: number, end: number) => {
+    for (let k = 0; k < chars.length; k++) {
+      from[out.length + k] = start;
+      to[out.length + k] = end;
+    }
+    out += chars;
+  };
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c /* \ */) {
+      let j = i;
+      while (j < n && text.charCodeAt(j) === 0x5c) j++;
+      const escape = readEscape(text, j);
+      if (escape) {
+        emit(escape.chars, i, escape.end);
+        i = escape.end;
+      } else {
+        emit('\\', i, j);
+        i = j;
+      }
+    } else if (c === 0x25 /* % */) {
+      const decoded = readPercent(text, i);
+      if (decoded) {
+        emit(decoded.chars, i, decoded.end);
+        i = decoded.end;
+      } else {
+        emit('%', i, i + 1);
+        i++;
+      }
+    } else {
+      emit(text[i], i, i + 1);
+      i++;
+    }
+  }
+  return { text: out, from, to };
+}
+
+/** The escape that starts at `j` (just past its backslashes): its characters and where it ends; undefined at the end of the text. */
+function readEscape(text: string, j: number): { chars: string; end: number } | undefined {
+  if (j >= text.length) return undefined;
+  const c = text[j];
+  if (c === 'u' && text[j + 1] === '{') {
+    const close = text.indexOf('}', j + 2);
+    const hex = close > j + 2 && close - j <= 10 ? text.slice(j + 2, close) : '';
+    const cp = HEX.test(hex) ? parseInt(hex, 16) : NaN;
+    if (cp <= 0x10ffff) return { chars: String.fromCodePoint(cp), end: close + 1 };
+  }
+  if (c === 'u' && HEX.test(text.slice(j + 1, j + 5)) && j + 5 <= text.length) return { chars: String.fromCharCode(parseInt(text.slice(j + 1, j + 5), 16)), end: j + 5 };
+  if (c === 'x' && HEX.test(text.slice(j + 1, j + 3)) && j + 3 <= text.length) return { chars: String.fromCharCode(parseInt(text.slice(j + 1, j + 3), 16)), end: j + 3 };
+  const cp = text.codePointAt(j)!;
+  const ch = String.fromCodePoint(cp);
+  return { chars: ch, end: j + ch.length };
+}
+
+/** One character written as `%XX` UTF-8 bytes at `i`, or undefined when the bytes there are not one. */
+function readPercent(text: string, i: number): { chars: string; end: number } | undefined {
+  const byte = (at: number) => (text[at] === '%' && HEX.test(text.slice(at + 1, at + 3)) && at + 3 <= text.length ? parseInt(text.slice(at + 1, at + 3), 16) : -1);
+  const lead = byte(i);
+  if (lead < 0) return undefined;
+  const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
+  if (length === 0) return undefined;
+  const bytes = [lead];
+  for (let k = 1; k < length; k++) {
+    const b = byte(i + 3 * k);
+    if (b < 0x80 || b > 0xbf) return undefined;
+    bytes.push(b);
+  }
+  const chars = Buffer.from(bytes).toString('utf8');
+  return chars.includes('\ufffd') ? undefined : { chars, end: i + 3 * length };
+}

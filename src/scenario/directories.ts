@@ -1,0 +1,61 @@
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
+
+/** A file the control API may not read: one answer whatever the reason (outside the directories, missing, a link out). */
+export class FileRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FileRefused';
+  }
+}
+
+/**
+ * The directories the control API may read scenario files from, as the operator named them at start
+ * (`--scenario-dir`, by default the folder of `--scenario`). A file named through the control API is read only
+ * when it lies inside one of them once every link is followed; any other path gets the same refusal whether it
+ * exists or not, so the control API tells nothing about the rest of the machine.
+ */
+export class ScenarioDirectories {
+  readonly dirs: readonly string[];
+
+  constructor(dirs: readonly string[] = []) {
+    this.dirs = [...new Set(dirs.map((d) => resolve(d)))];
+  }
+
+  /**
+   * The real path of `file` (absolute, or relative to a scenario directory) when it is inside one; FileRefused
+   * otherwise, with a message that does not quote the path (the caller knows it, and it may hold anything).
+   */
+  async locate(file: string): Promise<string> {
+    if (this.dirs.length === 0) {
+      throw new FileRefused('this simulator reads no scenario files through the control API: start it with --scenario-dir <dir> (or the option scenarioDirs) to allow the files of that directory');
+    }
+    const candidates = isAbsolute(file) ? this.dirs.map((d) => [d, resolve(file)]) : this.dirs.map((d) => [d, join(d, file)]);
+    for (const [dir, candidate] of candidates) {
+      if (!inside(dir, candidate)) continue;
+      const [realDir, realFile] = await Promise.all([realpath(dir).catch(() => undefined), realpath(candidate).catch(() => undefined)]);
+      if (realDir !== undefined && realFile !== undefined && inside(realDir, realFile)) return realFile;
+    }
+    throw new FileRefused(`the file is not in this simulator's scenario directories (${this.dirs.join(', ')})`);
+  }
+
+  /** A scenario by name: a shipped one, else `<name>.yaml` or `<name>.yml` in a scenario directory; undefined when none. */
+  async findByName(name: string): Promise<string | undefined> {
+    const shipped = findShippedScenario(name);
+    if (shipped || !SCENARIO_NAME.test(name)) return shipped;
+    for (const dir of this.dirs) {
+      for (const ext of ['.yaml', '.yml']) {
+        const found = await this.locate(join(dir, `${name}${ext}`)).catch(() => undefined);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  }
+}
+
+/** Whether `file` lies below `dir`. */
+function inside(dir: string, file: string): boolean {
+  const rel = relative(dir, file);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}

@@ -1,0 +1,69 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { ScenarioError } from './errors.js';
+
+/** Scenario files larger than this are refused; the limit is counted while reading (a device or a /proc file says its size is 0). */
+export const MAX_SCENARIO_BYTES = 1024 * 1024;
+
+/** Opening a FIFO for reading waits for a writer; non-blocking, it returns at once and the regular-file check refuses it. */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+function notRegular(file: string): ScenarioError {
+  return new ScenarioError(file, [{ path: [], message: 'is not a regular file (a scenario file is a YAML or JSON text file)' }]);
+}
+
+function tooLarge(file: string): ScenarioError {
+  return new ScenarioError(file, [{ path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` }]);
+}
+
+function unreadable(file: string, e: unknown): ScenarioError {
+  if (e instanceof ScenarioError) return e;
+  return new ScenarioError(file, [{ path: [], message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+}
+
+/**
+ * Reads a scenario file for the command line and in-process calls (whose caller chose the path): only a regular
+ * file, at most MAX_SCENARIO_BYTES, without waiting on a FIFO or reading a device without end.
+ */
+export function readScenarioFileSync(file: string): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, OPEN_FLAGS);
+    if (!fstatSync(fd).isFile()) throw notRegular(file);
+    const buffer = Buffer.allocUnsafe(MAX_SCENARIO_BYTES + 1);
+    let size = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, size, buffer.length - size, null);
+      if (n === 0) break;
+      size += n;
+      if (size > MAX_SCENARIO_BYTES) throw tooLarge(file);
+    }
+    return buffer.toString('utf8', 0, size);
+  } catch (e) {
+    throw unreadable(file, e);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The same, without blocking the event loop: for files named through the control API. */
+export async function readScenarioFile(file: string): Promise<string> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(file, OPEN_FLAGS);
+    if (!(await handle.stat()).isFile()) throw notRegular(file);
+    const buffer = Buffer.allocUnsafe(MAX_SCENARIO_BYTES + 1);
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, size, buffer.length - size, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      if (size > MAX_SCENARIO_BYTES) throw tooLarge(file);
+    }
+    return buffer.toString('utf8', 0, size);
+  } catch (e) {
+    throw unreadable(file, e);
+  } finally {
+    await handle?.close();
+  }
+}

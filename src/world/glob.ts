@@ -1,0 +1,198 @@
+/**
+ * Globs for scenario values (account e-mails, `when.svcUser`, `when.headers`), matched without backtracking: the
+ * pattern becomes a small automaton whose live states are advanced together, one character of the value at a time,
+ * so a match costs at most (value length + 1) × (pattern length + 1) steps whatever the two hold. Rules are
+ * matched before a request is authenticated: a pattern such as `*a*a*a*a*b` must not let one request take minutes.
+ *
+ * Syntax (case-insensitive, the whole value must match): `*` any run of characters (`/` and `.` included), `?` one
+ * character, `[abc]`, `[a-z]`, `[!abc]` or `[^abc]` one character of (or not of) a set, `{a,b,c}` one of the
+ * alternatives (nesting allowed), `\x` the character x itself.
+ */
+
+/** A glob is at most this long; its alternatives, once braces are expanded, at most this many. */
+export const MAX_GLOB_LENGTH = 256;
+export const MAX_GLOB_ALTERNATIVES = 256;
+
+/** A pattern that cannot be used, and why. */
+export class GlobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GlobError';
+  }
+}
+
+const STAR = 0;
+const ONE = 1;
+const LITERAL = 2;
+const SET = 3;
+const ACCEPT = 4;
+
+interface Token {
+  kind: typeof STAR | typeof ONE | typeof LITERAL | typeof SET | typeof ACCEPT;
+  /** LITERAL: the character (lower case). */
+  ch?: string;
+  /** SET: inclusive ranges of lower-case code points, and whether the set is negated. */
+  ranges?: [number, number][];
+  negated?: boolean;
+}
+
+/** Counts the steps of matches, for tests that prove the cost is linear (steps, not seconds). */
+export interface StepCounter {
+  steps: number;
+}
+
+/** Whether a string holds glob syntax (and is matched as a glob rather than exactly). */
+export function isGlob(s: string): boolean {
+  return /[*?[\]{}]/.test(s);
+}
+
+/** Compiles a glob to a matcher; a pattern too long or with too many alternatives throws a GlobError. */
+export function compileGlob(pattern: string): (value: string, counter?: StepCounter) => boolean {
+  if (pattern.length > MAX_GLOB_LENGTH) throw new GlobError(`a glob is at most ${MAX_GLOB_LENGTH} characters`);
+  const tokens: Token[] = [];
+  const starts: number[] = [];
+  for (const alternative of expandBraces(pattern)) {
+    starts.push(tokens.length);
+    tokens.push(...tokenize(alternative), { kind: ACCEPT });
+  }
+  return (value, counter) => run(tokens, starts, value.toLowerCase(), counter);
+}
+
+/** The automaton run: the set of live states, advanced by each character; no state is ever visited twice per character. */
+function run(tokens: Token[], starts: number[], value: string, counter?: StepCounter): boolean {
+  const seen = new Int32Array(tokens.length).fill(-1);
+  let current: number[] = [];
+  let next: number[] = [];
+  let steps = 0;
+  // Adds a state and, through stars (which may match nothing), the states after them.
+  const add = (into: number[], state: number, round: number) => {
+    while (seen[state] !== round) {
+      seen[state] = round;
+      into.push(state);
+      steps++;
+      if (tokens[state].kind !== STAR) return;
+      state++;
+    }
+  };
+  for (const s of starts) add(current, s, 0);
+  for (let i = 0; i < value.length && current.length > 0; i++) {
+    const code = value.charCodeAt(i);
+    next.length = 0;
+    for (const state of current) {
+      const t = tokens[state];
+      steps++;
+      if (t.kind === STAR) add(next, state, i + 1);
+      else if (t.kind === ONE || (t.kind === LITERAL && t.ch!.charCodeAt(0) === code) || (t.kind === SET && inSet(t, code))) add(next, state + 1, i + 1);
+    }
+    [current, next] = [next, current];
+  }
+  if (counter) counter.steps += steps;
+  return current.some((state) => tokens[state].kind === ACCEPT);
+}
+
+function inSet(t: Token, code: number): boolean {
+  const hit = t.ranges!.some(([lo, hi]) => code >= lo && code <= hi);
+  return t.negated ? !hit : hit;
+}
+
+/** One alternative (no braces left) as tokens; an unclosed `[` is a literal. */
+function tokenize(pattern: string): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '*') {
+      if (out[out.length - 1]?.kind !== STAR) out.push({ kind: STAR });
+    } else if (c === '?') {
+      out.push({ kind: ONE });
+    } else if (c === '\\' && i + 1 < pattern.length) {
+      out.push({ kind: LITERAL, ch: pattern[++i].toLowerCase() });
+    } else if (c === '[') {
+      const set = readSet(pattern, i);
+      if (set) {
+        out.push(set.token);
+        i = set.end;
+      } else {
+        out.push({ kind: LITERAL, ch: '[' });
+      }
+    } else {
+      out.push({ kind: LITERAL, ch: c.toLowerCase() });
+    }
+  }
+  return out;
+}
+
+function readSet(pattern: string, open: number): { token: Token; end: number } | undefined {
+  let i = open + 1;
+  const negated = pattern[i] === '!' || pattern[i] === '^';
+  if (negated) i++;
+  const ranges: [number, number][] = [];
+  const first = i;
+  for (; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === ']' && i > first) return { token: { kind: SET, ranges, negated }, end: i };
+    const lo = pattern[i].toLowerCase().charCodeAt(0);
+    if (pattern[i + 1] === '-' && i + 2 < pattern.length && pattern[i + 2] !== ']') {
+      const hi = pattern[i + 2].toLowerCase().charCodeAt(0);
+      ranges.push([Math.min(lo, hi), Math.max(lo, hi)]);
+      i += 2;
+    } else {
+      ranges.push([lo, lo]);
+    }
+  }
+  return undefined;
+}
+
+/** The alternatives `{a,b}` stands for, nesting allowed; a `{` without its `}` is a literal. */
+function expandBraces(pattern: string): string[] {
+  const open = findOpenBrace(pattern);
+  if (open < 0) return [pattern];
+  const close = matchingBrace(pattern, open);
+  if (close < 0) return expandBraces(`${pattern.slice(0, open)}\\{${pattern.slice(open + 1)}`);
+  const head = pattern.slice(0, open);
+  const tails = expandBraces(pattern.slice(close + 1));
+  const out: string[] = [];
+  for (const option of splitTopLevel(pattern.slice(open + 1, close))) {
+    for (const middle of expandBraces(option)) {
+      for (const tail of tails) {
+        out.push(head + middle + tail);
+        if (out.length > MAX_GLOB_ALTERNATIVES) throw new GlobError(`a glob stands for at most ${MAX_GLOB_ALTERNATIVES} alternatives once its braces are expanded`);
+      }
+    }
+  }
+  return out;
+}
+
+function findOpenBrace(p: string): number {
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '\\') i++;
+    else if (p[i] === '{') return i;
+  }
+  return -1;
+}
+
+function matchingBrace(p: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < p.length; i++) {
+    if (p[i] === '\\') i++;
+    else if (p[i] === '{') depth++;
+    else if (p[i] === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function splitTopLevel(inner: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < inner.length; i++) {
+    if (inner[i] === '\\') i++;
+    else if (inner[i] === '{') depth++;
+    else if (inner[i] === '}') depth--;
+    else if (inner[i] === ',' && depth === 0) {
+      parts.push(inner.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(inner.slice(start));
+  return parts;
+}
