@@ -113,3 +113,30 @@ export function idleConnection(base: string): Promise<Socket> {
     s.on('error', reject);
   });
 }
+
+export interface ControlAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+  /** The parsed body; throws in the test when it is not JSON. */
+  json: Record<string, unknown>;
+}
+
+/** A request to the control API (or any page), JSON body when an object is given, with extra headers. */
+export async function control(sim: RunningSimulator, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ControlAnswer> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] ??= typeof body === 'string' ? 'application/yaml' : 'application/json';
+  }
+  const r = await fetch(`${sim.url}${path}`, init);
+  const text = await r.text();
+  return {
+    status: r.status,
+    contentType: r.headers.get('content-type') ?? '',
+    text,
+    get json() {
+      return JSON.parse(text) as Record<string, unknown>;
+    },
+  };
+}
