@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { version } from '../package.json';
 import { CODES, codeInfo } from './codes.js';
 import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
-import { existsSync, watchFile, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, watchFile, writeFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { parseRequiredCodes, unmetCodes } from './coverage.js';
 import { formatLine, jsonLog } from './log.js';
@@ -125,7 +125,7 @@ async function main(argv: string[]): Promise<void> {
     running = await startSimulator(options);
   } catch (e) {
     if (e instanceof ScenarioError) {
-      process.stderr.write(`mfa-sim: the scenario cannot be used:\n${e.message}\n`);
+      process.stderr.write(`mfa-sim: the ${e.source === 'options' ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`);
       process.exit(EXIT.usage);
     }
     const err = e as NodeJS.ErrnoException;
@@ -204,7 +204,7 @@ function finish(report: ReturnType<Simulator['coverageReport']>, file: string | 
   const unmet = required ? unmetCodes(report, required) : [];
   if (file !== undefined) {
     try {
-      writeFileSync(file, `${JSON.stringify({ ...report, required, unmet: required ? unmet : undefined }, null, 2)}\n`);
+      writeWithoutWaiting(file, `${JSON.stringify({ ...report, required, unmet: required ? unmet : undefined }, null, 2)}\n`);
     } catch (e) {
       process.stderr.write(`mfa-sim: cannot write the coverage to ${file}: ${(e as Error).message}\n`);
       return EXIT.failure;
@@ -214,6 +214,19 @@ function finish(report: ReturnType<Simulator['coverageReport']>, file: string | 
   process.stderr.write(`mfa-sim: coverage: ${unmet.length} of ${required!.length} required codes were never answered: ${unmet.join(', ')}\n`);
   for (const c of unmet) process.stderr.write(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}\n`);
   return EXIT.coverage;
+}
+
+/**
+ * Writes a file at exit. Opened without waiting: a FIFO nobody reads is refused (ENXIO) instead of holding the
+ * simulator's exit for ever.
+ */
+function writeWithoutWaiting(file: string, text: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NONBLOCK ?? 0), 0o644);
+  try {
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function usage(message: string): never {

@@ -24,6 +24,7 @@ import { qrDataUrl } from './world/qr.js';
 import { People } from './world/people.js';
 import { RandomSource } from './world/random.js';
 import { Redactor } from './redactor.js';
+import { checkRunOptions, RUN_KEYS } from './run-options.js';
 
 /** Options of a simulator: any scenario key (decisions §9), plus how to run it. */
 export interface SimulatorOptions extends Partial<ScenarioInput> {
@@ -59,8 +60,6 @@ export interface SimulatorOptions extends Partial<ScenarioInput> {
   allowedHosts?: string[];
 }
 
-/** Keys of SimulatorOptions that are not scenario keys. */
-const RUN_KEYS = ['scenario', 'apiUser', 'secret', 'seed', 'publicUrl', 'bodyLimit', 'journalSize', 'maxChallenges', 'replayCap', 'port', 'host', 'headersTimeout', 'requestTimeout', 'controlToken', 'scenarioDirs', 'allowedHosts'];
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export const DEFAULT_API_USER = '123456789';
@@ -135,6 +134,8 @@ export class Simulator implements PipelineHost {
 
   constructor(options: SimulatorOptions | string = {}) {
     const opts: SimulatorOptions = typeof options === 'string' ? { scenario: options } : options;
+    if (typeof opts !== 'object' || opts === null) throw new ScenarioError('options', [{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
+    checkRunOptions(opts as Record<string, unknown>);
     this.random = new RandomSource(opts.seed);
     // Seeded: the same people from run to run. Unseeded, drawn from the crypto source (the seeded sequence is untouched).
     this.people = new People(this.random.seed ?? this.random.uint32());
@@ -152,7 +153,6 @@ export class Simulator implements PipelineHost {
     this.token = sc.token;
     this.secretGiven = opts.secret !== undefined;
     const id = opts.apiUser ?? DEFAULT_API_USER;
-    if (!/^\d{9}$/.test(id)) throw new ScenarioError('options', [{ path: ['apiUser'], message: 'must be exactly 9 digits' }]);
     this.defaultApiUser = makeApiUser(id, opts.secret ?? this.random.token(32));
     this.defaultGiven = opts.apiUser !== undefined || opts.secret !== undefined;
     this.active = running(sc, false);
@@ -248,7 +248,8 @@ export class Simulator implements PipelineHost {
     // Clients send the same Host header request after request: the last answer is kept.
     if (hostHeader === this.lastHost.header && typeof hostHeader === 'string') return this.lastHost.url;
     const host = typeof hostHeader === 'string' && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(hostHeader) ? hostHeader : 'localhost';
-    const url = `http://${host}`;
+    // The Host header is the caller's: a secret sent as one would show in every moreInfo and QR code URL.
+    const url = this.redact(`http://${host}`);
     if (typeof hostHeader === 'string') this.lastHost = { header: hostHeader, url };
     return url;
   }
@@ -360,7 +361,8 @@ export class Simulator implements PipelineHost {
     }
     // A message may quote what the caller sent; a client that sends a secret where it does not belong never gets it echoed.
     if (result.code < 0) result = { code: result.code, message: this.echo(result.message, MAX_MESSAGE_CHARS) };
-    const id = ctx.callerId ?? `sim-${this.seq + 1}`;
+    // The caller's own id is echoed, as the service does, with any secret in it hidden.
+    const id = ctx.callerId === undefined ? `sim-${this.seq + 1}` : this.redact(ctx.callerId);
     const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.baseUrl(ctx.req.headers.host));
     const status = mustCode(result.code).http;
     this.record(ctx, result, body, startedAt);
@@ -557,6 +559,7 @@ export class Simulator implements PipelineHost {
 
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
   approve(id: string, authCode?: string): Challenge {
+    if (authCode !== undefined && (typeof authCode !== 'string' || authCode.length === 0 || authCode.length > 64)) throw new ControlError(400, 'authCode must be a string of 1 to 64 characters');
     const c = this.waiting(id);
     c.state = 'approved';
     c.authCode = authCode ?? this.random.digits(6);
@@ -584,6 +587,7 @@ export class Simulator implements PipelineHost {
   }
 
   private waiting(id: string): Challenge {
+    if (typeof id !== 'string') throw new ControlError(400, 'a challenge id is a string');
     const c = this.challenges.get(id, this.now());
     if (!c) throw new ControlError(404, `no challenge ${this.echo(id, 64)}`);
     if (c.state !== 'waiting') throw new ControlError(409, `the challenge is already ${c.state}`);
@@ -617,6 +621,7 @@ export class Simulator implements PipelineHost {
 
   /** Journal entries, newest first, optionally only some codes and one API user. */
   journalEntries(filter: { code?: number | number[]; apiUser?: string; limit?: number } = {}): JournalEntry[] {
+    if (typeof filter !== 'object' || filter === null) throw new ControlError(400, 'the journal filter is an object: { code?, apiUser?, limit? }');
     const codes = filter.code === undefined ? undefined : new Set(Array.isArray(filter.code) ? filter.code : [filter.code]);
     const out = this.journal.entries().filter((e) => (!codes || (e.code !== undefined && codes.has(e.code))) && (!filter.apiUser || e.apiUser === filter.apiUser));
     return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
@@ -667,6 +672,7 @@ export class Simulator implements PipelineHost {
     for (const r of this.bindings.values()) add(r.sc);
     for (const sc of this.given.values()) add(sc);
     this.redactor.set(secrets);
+    this.lastHost = { url: '' };
   }
 
   /** Hides every secret in a journal entry, in place: run by the journal once, before the entry is first shown. */
@@ -750,6 +756,9 @@ export class ControlError extends Error {
 }
 
 function resolveScenario(source: ScenarioSource): CompiledScenario {
+  if (source === null || (typeof source !== 'string' && typeof source !== 'object')) {
+    throw new ScenarioError('scenario', [{ path: [], message: 'must be a shipped scenario name, a file, a scenario object or { text }' }]);
+  }
   if (typeof source === 'string') {
     const file = existsSync(source) ? source : findShippedScenario(source);
     if (!file) throw new ScenarioError(source, [{ path: [], message: 'is neither a scenario file nor the name of a shipped scenario' }]);

@@ -5,14 +5,24 @@ import type { ScenarioIssue } from './errors.js';
 import { ScenarioSchema, type ScenarioInput } from './schema.js';
 
 // TypeBox is bundled into dist (tsup.config.ts): one file instead of some 250 modules to resolve at start-up.
-let checker: TypeCheck<typeof ScenarioSchema> | undefined;
+let checker: ((value: unknown) => ScenarioIssue[]) | undefined;
 
 /** At most this many problems are reported at once. */
 const MAX_ISSUES = 20;
 
 /** Checks a value against the scenario schema: types, allowed values, required and unknown keys. */
 export function checkShape(value: unknown): ScenarioIssue[] {
-  checker ??= TypeCompiler.Compile(ScenarioSchema);
+  checker ??= shapeChecker(ScenarioSchema);
+  return checker(value);
+}
+
+/** A checker for any schema, compiled once: the problems of a value, each with its key path and a plain message. */
+export function shapeChecker(schema: TSchema): (value: unknown) => ScenarioIssue[] {
+  const compiled: TypeCheck<TSchema> = TypeCompiler.Compile(schema);
+  return (value) => problems(compiled, value);
+}
+
+function problems(checker: TypeCheck<TSchema>, value: unknown): ScenarioIssue[] {
   if (checker.Check(value)) return [];
   const issues: ScenarioIssue[] = [];
   const seen = new Set<string>();
@@ -45,7 +55,7 @@ function splitPointer(pointer: string): (string | number)[] {
 // ValueErrorType numbers are stable within TypeBox 0.34; matched by name through the enum.
 function describe(e: ValueError, path: (string | number)[]): string {
   const T = ValueErrorType;
-  const schema = e.schema as TSchema & { errorMessage?: string; minLength?: number; maxLength?: number; minimum?: number };
+  const schema = e.schema as TSchema & { errorMessage?: string; minLength?: number; maxLength?: number; minimum?: number; maximum?: number; maxItems?: number };
   switch (e.type) {
     case T.ObjectAdditionalProperties: {
       const last = String(path[path.length - 1]);
@@ -70,6 +80,13 @@ function describe(e: ValueError, path: (string | number)[]): string {
     case T.IntegerMinimum:
     case T.NumberMinimum:
       return `must be at least ${schema.minimum}`;
+    case T.IntegerMaximum:
+    case T.NumberMaximum:
+      return `must be at most ${schema.maximum}`;
+    case T.ArrayMaxItems:
+      return `must have at most ${schema.maxItems} items`;
+    case T.StringPattern:
+      return schema.errorMessage ?? e.message;
     case T.Boolean:
       return 'must be true or false';
     case T.Array:

@@ -1,0 +1,45 @@
+import { Type } from '@sinclair/typebox';
+import { ScenarioError } from './scenario/errors.js';
+import { shapeChecker } from './scenario/validate.js';
+
+/**
+ * How a simulator runs (beside the scenario keys it also takes): the in-process options and, through them, the
+ * command line's flags and environment variables. One schema bounds them all where they enter, so a flag such as
+ * `--journal-size` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError
+ * from deep inside Node or an array a billion entries long.
+ */
+export const RunOptionsSchema = Type.Object(
+  {
+    scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
+    apiUser: Type.Optional(Type.String({ pattern: '^\\d{9}$', errorMessage: 'must be exactly 9 digits', description: "the default API user's id" })),
+    secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret" })),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes every random value the same from run to run' })),
+    publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$', errorMessage: 'must be an http:// or https:// URL', description: 'the base URL answers link to' })),
+    bodyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024, description: 'request bodies larger than this many bytes get -413' })),
+    journalSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'entries the request journal keeps' })),
+    maxChallenges: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'challenges kept before the oldest is forgotten' })),
+    replayCap: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'replay entries kept per API user' })),
+    controlToken: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a token the control API then requires' })),
+    scenarioDirs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'directories the control API may read scenario files from' })),
+    allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 100, description: 'host names /__sim/ answers besides localhost and IP addresses' })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, description: 'port to listen on; 0 picks a free one' })),
+    host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'address to listen on' })),
+    headersTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the header block to arrive' })),
+    requestTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the whole request to arrive' })),
+  },
+  { description: 'how a simulator runs' },
+);
+
+/** Keys of the options that are not scenario keys. */
+export const RUN_KEYS: readonly string[] = Object.keys(RunOptionsSchema.properties);
+
+let check: ((value: unknown) => import('./scenario/errors.js').ScenarioIssue[]) | undefined;
+
+/** Checks the run options among `options` (scenario keys are checked by the scenario's compilation); throws a ScenarioError naming each. */
+export function checkRunOptions(options: Record<string, unknown>): void {
+  const run: Record<string, unknown> = {};
+  for (const k of RUN_KEYS) if (Object.hasOwn(options, k) && options[k] !== undefined) run[k] = options[k];
+  check ??= shapeChecker(RunOptionsSchema);
+  const issues = check(run);
+  if (issues.length) throw new ScenarioError('options', issues);
+}
