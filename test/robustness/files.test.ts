@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../cli-helpers.js';
+import { run, start } from '../cli-helpers.js';
 import { simulator } from '../helpers.js';
 import { control, expectStillServes } from './support.js';
 
@@ -104,6 +104,23 @@ describe('the command line and in-process calls read regular files only, bounded
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toContain(file);
     expect(r.stderr).toMatch(message);
+  });
+
+  it('the same through the environment (MFA_SIM_SCENARIO)', () => {
+    for (const file of [fifo, '/dev/zero']) {
+      const r = run(['--port', '0'], { MFA_SIM_SCENARIO: file });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/is not a regular file/);
+    }
+  });
+
+  it('--coverage-out naming a FIFO nobody reads does not hold the exit: status 1, saying why', async () => {
+    const out = join(dir, 'coverage-fifo');
+    execFileSync('mkfifo', [out]);
+    const started = await start(['--port', '0', '--coverage-out', out]);
+    started.child.kill('SIGTERM');
+    expect(await started.exit).toBe(1);
+    expect(started.err()).toMatch(/cannot write the coverage to .*coverage-fifo: ENXIO/);
   });
 
   it('in-process, loadScenario of a FIFO or a device throws a ScenarioError at once', async () => {

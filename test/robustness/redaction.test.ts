@@ -1,5 +1,7 @@
-import { request } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { createApp, signedHeaders } from '../../src/index.js';
 import { challengeEnvelope, raw, send, simulator } from '../helpers.js';
 import { control, signedPairs } from './support.js';
 
@@ -69,7 +71,7 @@ function decodeDeep(text: string): string {
 describe('redaction without gaps', async () => {
   const sim = await simulator({ secret: SECRET, apiUsers: [{ id: '222222222', secret: SCENARIO_SECRET }] });
   const events: string[] = [];
-  const stream = request(`${sim.url}/__sim/events`, (res) => res.on('data', (c: Buffer) => events.push(c.toString('utf8'))));
+  const stream = httpRequest(`${sim.url}/__sim/events`, (res) => res.on('data', (c: Buffer) => events.push(c.toString('utf8'))));
   stream.end();
 
   it('a secret sent escaped in a body is hidden in the answer, journal, events and the decoded view', async () => {
@@ -117,6 +119,21 @@ describe('redaction without gaps', async () => {
     expectHidden('x-sim-scenario', (await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': SECRET } })).text);
     expectHidden('x-sim-scenario, long', (await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': `${'q'.repeat(90)}${SECRET}` } })).text);
     stream.destroy();
+  });
+
+  it("a secret sent as the envelope's id, or as the Host that an app built by createApp links with, is hidden", async () => {
+    const short = 'short-Secret-42x';
+    const app = createApp({ secret: short });
+    const headers = (t: number) => signedHeaders({ apiUser: '123456789', secret: short, time: app.simulator.now() + t });
+    const byId = await request(app).post('/v1/svc/challenge').set(headers(0)).send({ ...challengeEnvelope('123456789'), id: short });
+    expect(byId.body).toMatchObject({ code: 2025, id: '[secret]' });
+    for (const [i, path] of ['/v1/svc/time', '/openapi.json', '/', '/__sim/ui'].entries()) {
+      const r = await request(app).get(path).set('host', short).set(headers(i + 1));
+      expect(r.status, path).toBeLessThan(500);
+      expect(r.text, path).not.toContain(short);
+    }
+    const qr = await request(app).post('/v1/svc/challenge').set('host', short).set(headers(9)).send(challengeEnvelope('123456789'));
+    expect(qr.text).not.toContain(short);
   });
 
   it('a challenge whose user e-mail holds a secret shows it hidden on the dashboard and the phone page', async () => {

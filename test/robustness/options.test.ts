@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { ScenarioError, startSimulator, type StartOptions } from '../../src/index.js';
+import { simulator } from '../helpers.js';
+import { expectStillServes } from './support.js';
+
+/**
+ * Class 1 on the in-process interface: options and method arguments a JavaScript caller can get wrong. Each is
+ * refused with an error naming what is wrong (a ScenarioError for options, a ControlError with status 400 for a
+ * method), never a RangeError from deep inside Node, an allocation of gigabytes, or a simulator that half works.
+ */
+
+const BAD: [Partial<Record<keyof StartOptions, unknown>>, RegExp][] = [
+  [{ journalSize: Number.NaN }, /journalSize: must be a whole number/],
+  [{ journalSize: 1e9 }, /journalSize: must be at most 100000/],
+  [{ requestTimeout: 1e300 }, /requestTimeout: must be at most 3600000/],
+  [{ headersTimeout: Number.POSITIVE_INFINITY }, /headersTimeout: must be a whole number/],
+  [{ bodyLimit: -1 }, /bodyLimit: must be at least 1/],
+  [{ maxChallenges: 1.5 }, /maxChallenges: must be a whole number/],
+  [{ replayCap: 0 }, /replayCap: must be at least 1/],
+  [{ port: 70_000 }, /port: must be at most 65535/],
+  [{ seed: -1 }, /seed: must be at least 0/],
+  [{ publicUrl: 'javascript:alert(1)' }, /publicUrl: must be an http:\/\/ or https:\/\/ URL/],
+  [{ apiUser: '12' }, /apiUser: must be exactly 9 digits/],
+  [{ secret: '' }, /secret: must not be empty/],
+  [{ scenarioDirs: 'dir' }, /scenarioDirs: must be a list/],
+  [{ allowedHosts: [42] }, /allowedHosts\[0\]: must be a string/],
+];
+
+describe('bad options are refused, naming the option', () => {
+  for (const [options, message] of BAD) {
+    it(`${JSON.stringify(options)}`, async () => {
+      const started = startSimulator(options as StartOptions);
+      await expect(started).rejects.toThrow(ScenarioError);
+      await expect(started).rejects.toThrow(message);
+    });
+  }
+
+  it('options that are not an object at all', async () => {
+    await expect(startSimulator(null as unknown as StartOptions)).rejects.toThrow(/options: must be an object/);
+    await expect(startSimulator('' as unknown as StartOptions)).rejects.toThrow(/scenario: must not be empty/);
+  });
+});
+
+describe('in-process methods refuse arguments of the wrong kind with a 400', async () => {
+  const sim = await simulator();
+  const calls: [string, () => unknown][] = [
+    ['approve(undefined)', () => sim.approve(undefined as unknown as string)],
+    ['deny(42)', () => sim.deny(42 as unknown as string)],
+    ['expire({})', () => sim.expire({} as unknown as string)],
+    ['approve(id, 123456)', () => sim.approve('x', 123456 as unknown as string)],
+    ['approve(id, "")', () => sim.approve('x', '')],
+    ['journal(null)', () => sim.journal(null as unknown as undefined)],
+    ['advance(undefined)', () => sim.advance(undefined as unknown as string)],
+    ['freeze({})', () => sim.freeze({} as unknown as string)],
+    ['loadScenario(null)', () => sim.loadScenario(null as unknown as string)],
+    ['loadScenario(42)', () => sim.loadScenario(42 as unknown as string)],
+    ['bindScenario(null, x)', () => sim.bindScenario(null as unknown as string, 'default')],
+  ];
+  for (const [label, call] of calls) {
+    it(label, async () => {
+      let thrown: unknown;
+      try {
+        call();
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown, label).toBeInstanceOf(Error);
+      expect(thrown).not.toBeInstanceOf(TypeError);
+      const status = (thrown as { status?: number }).status;
+      expect(status === 400 || status === 404 || thrown instanceof ScenarioError, String(thrown)).toBe(true);
+      await expectStillServes(sim);
+    });
+  }
+});
