@@ -4,13 +4,18 @@ import { CODES, codeInfo } from './codes.js';
 import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
 import { closeSync, constants, existsSync, openSync, watchFile, writeFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
-import { parseRequiredCodes, unmetCodes } from './coverage.js';
-import { formatLine, jsonLog } from './log.js';
+import { parseRequiredCodes, unmetCodes } from './observers/coverage.js';
+import { formatLine, jsonLog } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import { ScenarioError } from './scenario/errors.js';
 import { ScenarioSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { setFlagsFromString } from 'node:v8';
+
+/**
+ * The command line (`npx mfa-sim`): flags and environment variables into options, the banner and request log, the
+ * signals that stop it, and the coverage file and gate at exit. Exit statuses are documented in the README.
+ */
 
 // A simulator beside a test suite should take little memory. Under load, V8 lets the old generation grow to up to
 // four times what is live before collecting it; here it grows by half at most: about 40 MiB less at peak while
@@ -152,7 +157,7 @@ async function main(argv: string[]): Promise<void> {
   out.write(`  pid ${process.pid}: SIGTERM or Ctrl-C stops it\n`);
   const users = sim.apiUsers();
   for (const u of users) {
-    const shown = u === sim.defaultApiUser && !sim.secretGiven ? `, secret ${u.secret}` : '';
+    const shown = u === sim.world.defaultApiUser && !sim.world.secretGiven ? `, secret ${u.secret}` : '';
     out.write(`  API user ${u.id}${shown}${u.state !== 'active' ? ` (${u.state})` : ''}\n`);
   }
   out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);

@@ -11,7 +11,7 @@ export type Operation = 'challenge' | 'cancel' | 'time' | 'status' | 'verify' | 
 export const OPERATIONS: readonly Operation[] = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'];
 
 /**
- * The named checks of the request pipeline, in the order they run (decisions §4). A code belongs to the
+ * The named checks of the request path, in the order they run (decisions §4). A code belongs to the
  * check that produces it; a scenario rule that forces a code answers at that check, exactly where the
  * real failure would.
  */

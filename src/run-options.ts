@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { ScenarioInput } from './scenario/schema.js';
 import { ScenarioError } from './scenario/errors.js';
 import { shapeChecker } from './scenario/validate.js';
 
@@ -30,13 +31,60 @@ export const RunOptionsSchema = Type.Object(
   { description: 'how a simulator runs' },
 );
 
+/** Options of a simulator: any scenario key (decisions §9), plus how to run it. */
+export interface SimulatorOptions extends Partial<ScenarioInput> {
+  /** A shipped scenario's name or a scenario file, loaded first; the scenario keys given here override its own. */
+  scenario?: string;
+  /** The default API user's id (when the scenario lists none, or in addition to those it lists). Default 123456789. */
+  apiUser?: string;
+  /** The default API user's secret. Default: a fresh random one (see `simulator.apiUser.secret`). */
+  secret?: string;
+  /** Makes challenge ids, generated secrets and every other random value the same from run to run. */
+  seed?: number;
+  /** The base URL that `moreInfo` and `challengeQRcodeUrl` use; default: the URL the simulator listens on. */
+  publicUrl?: string;
+  /** Request bodies larger than this many bytes get -413. Default 65536. */
+  bodyLimit?: number;
+  /** Size of the request journal ring. Default 1000. */
+  journalSize?: number;
+  /** Challenges kept before the oldest is forgotten. Default 10000. */
+  maxChallenges?: number;
+  /** Replay entries kept per API user before the oldest are forgotten early. Default 2,000,000. */
+  replayCap?: number;
+  /** A token the control API (`/__sim/`) then requires. Default: none on loopback; a random one (printed) elsewhere. */
+  controlToken?: string;
+  /**
+   * Directories the control API may read scenario files from (`{ "file": ... }`, or `{ "name": ... }` for
+   * `<name>.yaml` there). Default: the folder of `scenario` when that is a file; else none.
+   */
+  scenarioDirs?: string[];
+  /**
+   * Host names the control API, the dashboard and its event stream answer besides localhost, `*.localhost`, IP
+   * addresses and the address listened on (DNS rebinding protection). A name starting with a dot allows its subdomains.
+   */
+  allowedHosts?: string[];
+}
+
+/** Request bodies larger than this many bytes get -413 unless `bodyLimit` says otherwise. */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
 /** Keys of the options that are not scenario keys. */
 export const RUN_KEYS: readonly string[] = Object.keys(RunOptionsSchema.properties);
 
 let check: ((value: unknown) => import('./scenario/errors.js').ScenarioIssue[]) | undefined;
 
-/** Checks the run options among `options` (scenario keys are checked by the scenario's compilation); throws a ScenarioError naming each. */
-export function checkRunOptions(options: Record<string, unknown>): void {
+/**
+ * The options of a simulator, given as an object or as a scenario's name or file, with their run options checked
+ * (scenario keys are checked by the scenario's compilation); anything wrong throws a ScenarioError naming it.
+ */
+export function runOptions(options: SimulatorOptions | string): SimulatorOptions {
+  const opts = typeof options === 'string' ? { scenario: options } : options;
+  if (typeof opts !== 'object' || opts === null) throw new ScenarioError('options', [{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
+  checkRunOptions(opts as Record<string, unknown>);
+  return opts;
+}
+
+function checkRunOptions(options: Record<string, unknown>): void {
   const run: Record<string, unknown> = {};
   for (const k of RUN_KEYS) if (Object.hasOwn(options, k) && options[k] !== undefined) run[k] = options[k];
   check ??= shapeChecker(RunOptionsSchema);

@@ -114,7 +114,7 @@ describe('the phone page (/phone/:id): the user approves or denies', async () =>
     expect(html).toMatch(/<button class="approve" type="submit">Approve<\/button>/);
     expect(html).toMatch(/<button class="danger" type="submit">Deny<\/button>/);
     // The display name comes from the simulator's own seeded faker: the same seed gives the same name.
-    expect(html).toContain(`<p class="who">${sim.simulator.people.displayName('bob@example.com')}</p>`);
+    expect(html).toContain(`<p class="who">${sim.simulator.world.people.displayName('bob@example.com')}</p>`);
   });
 
   it('approve: redirects to the page, which shows the auth code the client must verify; a second answer changes nothing', async () => {
@@ -154,9 +154,9 @@ describe('the phone page (/phone/:id): the user approves or denies', async () =>
 
   it('display names and sample e-mails are the same for the same seed, and differ between seeds', async () => {
     const { Simulator } = await import('../src/simulator.js');
-    const a = new Simulator({ seed: 5 }).people;
-    const b = new Simulator({ seed: 5 }).people;
-    const c = new Simulator({ seed: 6 }).people;
+    const a = new Simulator({ seed: 5 }).world.people;
+    const b = new Simulator({ seed: 5 }).world.people;
+    const c = new Simulator({ seed: 6 }).world.people;
     expect(a.displayName('x@example.com')).toBe(b.displayName('x@example.com'));
     expect(a.emails(4)).toEqual(b.emails(4));
     expect(a.emails(4)).not.toEqual(c.emails(4));

@@ -69,7 +69,7 @@ describe('every answer of the API is a JSON envelope', async () => {
 describe('an internal failure is a -5000 envelope, never a stack trace', () => {
   it('answers HTTP 500 -5000 and journals the cause', async () => {
     const app = createApp({ apiUser: who.apiUser, secret: who.secret });
-    app.simulator.createChallenge = () => {
+    app.simulator.world.challenges.create = () => {
       throw new Error('the challenge store is on fire');
     };
     const r = await request(app)

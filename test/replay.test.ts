@@ -89,13 +89,13 @@ describe('replay memory is bounded by the drift window', () => {
       for (let i = 0; i < 300; i++) {
         expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: base - i, nonce: i === 0 ? first : undefined }), 200, 15000);
       }
-      expect(sim.simulator.replayStats()[who.apiUser].entries).toBe(600);
+      expect(sim.simulator.world.replayStats()[who.apiUser].entries).toBe(600);
       // Inside the window a replay is still caught.
       expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: base + 1, nonce: first }), 400, -4034);
       // Two windows later every old entry is gone; the memory holds only what came since.
       sim.simulator.clock.advance(2 * 60_000 + 10_000);
       expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who }), 200, 15000);
-      expect(sim.simulator.replayStats()[who.apiUser].entries).toBe(2);
+      expect(sim.simulator.world.replayStats()[who.apiUser].entries).toBe(2);
       // An old nonce could come back now, but its old time would fail the drift check, so nothing is lost.
       expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: base, nonce: first }), 400, -4036);
     } finally {

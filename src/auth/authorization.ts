@@ -1,3 +1,7 @@
+/**
+ * Parsing the Authorization header (decisions §2) into its parts, in linear time, without judging them (the checks do).
+ */
+
 /** The parts of an Authorization value, as sent; a part absent from the header is undefined. */
 export interface AuthorizationParts {
   apiuser?: string;

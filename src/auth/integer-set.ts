@@ -1,3 +1,7 @@
+/**
+ * A compact hash set of integers for the replay memory, and the keyed string hash nonces are remembered by.
+ */
+
 /** Marks a deleted slot, so that look-ups probe past it. Keys are never negative. */
 const TOMBSTONE = -1;
 

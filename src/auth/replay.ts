@@ -1,5 +1,10 @@
 import { IntegerSet, hash53 } from './integer-set.js';
 
+/**
+ * Replay memory (decisions §3): the nonces and timestamps one API user sent inside the drift window, bounded, forgotten
+ * by generation as they leave the window.
+ */
+
 /** Default hard cap of remembered requests per API user, whatever the drift window (issue: memory stays bounded). */
 export const DEFAULT_REPLAY_CAP = 2_000_000;
 

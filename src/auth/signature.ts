@@ -1,5 +1,10 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 
+/**
+ * The one signing function (decisions §2): the string-to-sign, HMAC-SHA512 to sign for clients and to verify for the
+ * server, and the headers of a signed request. A test that signs with it and a server that verifies with it cannot drift.
+ */
+
 /** The default identifier token (decisions §1). */
 export const DEFAULT_TOKEN = 'svc';
 

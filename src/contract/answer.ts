@@ -1,6 +1,10 @@
 import { mustCode } from '../codes.js';
 
-/** What the pipeline decided: a code of the table and the `message` text of the envelope. */
+/**
+ * What a check or an operation decides (a code and the message text), and how text a caller sent is quoted or cut.
+ */
+
+/** What a check decided: a code of the table and the `message` text of the envelope. */
 export interface Answer {
   code: number;
   message: string;

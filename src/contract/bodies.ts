@@ -3,6 +3,11 @@ import { answer, isObject, own, type Answer } from './answer.js';
 import { decodeUser, lenientInteger, parseJson } from './envelope.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, LENIENT_EXPIRY_MS, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
 
+/**
+ * The envelope and body checks of decisions §4 step 7 (-5070 to -5079, and the envelope's -1003), lenient or strict
+ * as decisions §5 says: what each operation's body must hold, and the normalised body the operation receives.
+ */
+
 /** How a request is read: decisions §5. */
 export interface ReadMode {
   strict: boolean;

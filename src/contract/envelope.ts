@@ -2,6 +2,11 @@ import type JSON5Module from 'json5';
 import { lazy } from '../world/lazy.js';
 import { isObject, own } from './answer.js';
 
+/**
+ * Reading request text as JSON (or, when lenient and authenticated, relaxed JSON), the cheap look at a body that
+ * rules and the permission check need, and the user e-mail (plain or Base64).
+ */
+
 const json5 = lazy<typeof JSON5Module>('json5');
 
 export type ParsedJson = { kind: 'empty' } | { kind: 'invalid' } | { kind: 'value'; value: unknown };

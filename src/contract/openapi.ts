@@ -4,6 +4,10 @@ import { headerNames } from '../auth/signature.js';
 import { endpointMethods, ENDPOINTS, OPERATION_TYPE, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
 import { bodySchemas, requestEnvelopeSchema, responseEnvelopeSchema } from './schemas.js';
 
+/**
+ * The OpenAPI 3.1 document of the simulated API, generated from the code table and the request schemas.
+ */
+
 export interface OpenApiOptions {
   /** The identifier token: header names, the user field. */
   token: string;

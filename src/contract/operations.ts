@@ -1,5 +1,9 @@
 import type { Operation } from '../codes.js';
 
+/**
+ * The service's endpoints, envelope types and challenge values: which operation each endpoint and `type` name.
+ */
+
 /** The endpoints under `/v1/svc/`. */
 export type Endpoint = 'challenge' | 'time' | 'status' | 'verify' | 'blocked';
 export const ENDPOINTS: readonly Endpoint[] = ['challenge', 'time', 'status', 'verify', 'blocked'];

@@ -1,6 +1,10 @@
 import { mustCode } from '../codes.js';
 import { clampInstant } from '../world/time-limits.js';
 
+/**
+ * The response envelope (decisions §6) as JSON text, the ISO time in it, and the last-resort -5000 envelope.
+ */
+
 /** `document`: the envelope as the interface document spells it (`utctime`); `sdk`: as the published clients parse it (`utcTime`). */
 export type ResponseStyle = 'document' | 'sdk';
 

@@ -18,6 +18,17 @@ export class AllowedHosts {
     for (const name of names) this.add(name);
   }
 
+  /** The names an operator allowed, and the host of the public URL answers link to (when there is one). */
+  static of(names: readonly string[] = [], publicUrl?: string): AllowedHosts {
+    const hosts = new AllowedHosts(names);
+    try {
+      if (publicUrl !== undefined) hosts.add(new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''));
+    } catch {
+      // A public URL that does not parse names no host.
+    }
+    return hosts;
+  }
+
   /** Allows one more name (`.example.com`: the domain and its subdomains). */
   add(raw: string): void {
     const name = raw.trim().toLowerCase().replace(/\.$/, '');

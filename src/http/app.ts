@@ -1,17 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { Simulator, type ApiResult, type SimulatorOptions } from '../simulator.js';
+import type { ApiResult } from '../request/path.js';
+import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { openApiDocument } from '../contract/openapi.js';
 import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter } from './control.js';
 import { dashboardRouter } from './dashboard.js';
 import { pagesRouter } from './pages.js';
 
+/**
+ * The Express app of a simulator: the shell for pages, the dashboard and the control API (the API itself is served
+ * straight from node:http by server.ts, and through this app's first middleware for supertest); reading an API
+ * request's body within its limit; writing a result to the wire, faults included.
+ */
+
 /** An Express app that serves one simulator; the simulator is reachable as `app.simulator`. */
 export type SimulatorApp = Express & { simulator: Simulator };
 
 /**
- * The Express app of a simulator. The simulated API (`/v1/...`) is handed to the simulator's pipeline by the
+ * The Express app of a simulator. The simulated API (`/v1/...`) is handed to the simulator's request path by the
  * first middleware, before Express's router; pages, the control API and the final 404 follow. Every answer
  * of the API, a 404 and an internal failure included, is a JSON envelope.
  */
@@ -32,9 +39,9 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   app.use(controlRouter(sim));
   app.use(dashboardRouter(sim));
   // Built from the code table alone (no caller input), so it skips the replacer's work.
-  app.get('/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.baseUrl(req.headers.host) }))));
+  app.get('/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.links.base(req.headers.host) }))));
   app.use(pagesRouter(sim));
-  // Anything else: the pipeline's route check answers -404 or -405, as an envelope, journaled.
+  // Anything else: the request path's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status;
@@ -48,7 +55,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   return app;
 }
 
-/** Reads the body (up to the simulator's limit) and answers through the pipeline. */
+/** Reads the body (up to the simulator's limit) and answers through the request path. */
 export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerResponse, tooLarge = false): void {
   const startedAt = performance.now();
   const limit = sim.bodyLimit;
@@ -56,7 +63,7 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
   const go = (body: string, over: boolean) => {
     let result: ApiResult | Promise<ApiResult>;
     try {
-      result = sim.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, tooLarge: over }, startedAt);
+      result = sim.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, tooLarge: over ? limit : undefined }, startedAt);
     } catch (e) {
       result = internalErrorOf(sim, req, e);
     }
@@ -96,12 +103,12 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
   });
 }
 
-/** An exception outside the pipeline (a bug of the simulator's), as the -5000 answer to this request. */
+/** An exception outside the request path's checks (a bug of the simulator's), as the -5000 answer to this request. */
 function internalErrorOf(sim: Simulator, req: IncomingMessage, err: unknown): ApiResult {
-  return sim.internalError(req.method ?? 'GET', req.url ?? '/', req.headers, err);
+  return sim.lastResort({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: '' }, err);
 }
 
-/** Answers -5000 for an exception outside the pipeline; a connection already answering is closed instead. Never throws. */
+/** Answers -5000 for an exception outside the request path's checks; a connection already answering is closed instead. Never throws. */
 export function answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, err: unknown): void {
   try {
     if (res.headersSent) return void res.destroy();
@@ -123,7 +130,7 @@ function answerControlFailure(res: ServerResponse): void {
   }
 }
 
-/** Writes a pipeline result to the wire, including the faults a rule can inject. */
+/** Writes a result of the request path to the wire, including the faults a rule can inject. */
 export function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, r: ApiResult): void {
   const socket = req.socket;
   if (res.writableEnded || socket.destroyed) return;

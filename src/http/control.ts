@@ -1,74 +1,19 @@
-import { timingSafeEqual } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { isoTime } from '../contract/response.js';
-import type { JournalEntry } from '../journal.js';
+import { ControlError } from '../errors.js';
+import { eventStream } from '../observers/event-stream.js';
+import type { JournalEntry } from '../observers/journal.js';
+import { controlSource } from '../scenario/control-source.js';
 import { FileRefused } from '../scenario/directories.js';
 import { ScenarioError } from '../scenario/errors.js';
-import { readScenarioFile } from '../scenario/files.js';
-import { ControlError, type ScenarioSource, type Simulator } from '../simulator.js';
+import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
-
-/** How many live event streams (dashboard tabs) one simulator serves at once. */
-export const MAX_EVENT_STREAMS = 32;
-/** An event stream whose reader falls this far behind (bytes waiting to be sent) is closed: a tab that stopped reading cannot make the simulator hold every event. */
-export const MAX_EVENT_BACKLOG = 1024 * 1024;
-
-/** Where the control token may come from: a header for scripts, a cookie the dashboard sets, `?token=` to open it. */
-export const CONTROL_HEADER = 'x-sim-control-token';
-const COOKIE = 'mfa_sim_control';
-
-function tokenMatches(given: string | undefined, want: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(want);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function cookie(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(v.join('='));
-  }
-  return undefined;
-}
+import { requireControl } from './control-access.js';
 
 /**
- * Requires the control token when one is set. A valid `?token=` also sets a cookie, so that a person can open
- * the dashboard from a link once.
+ * The control API under `/__sim/`: one route per operation of the simulator facade, the views it answers with
+ * (challenges, journal entries, the clock), and control errors as JSON.
  */
-export function requireControl(sim: Simulator) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    // Without a token (loopback) any web page the developer visits could post to the control API; a browser
-    // marks such requests, so a change coming from another site is refused. Scripts and tests send no Origin.
-    if (req.method !== 'GET' && req.method !== 'HEAD' && crossSite(req)) {
-      return void res.status(403).json({ error: 'the control API refuses changes sent by a page of another site' });
-    }
-    const token = sim.controlToken;
-    if (!token) return next();
-    const query = typeof req.query.token === 'string' ? req.query.token : undefined;
-    const given = (req.headers[CONTROL_HEADER] as string | undefined) ?? cookie(req, COOKIE) ?? query;
-    if (!tokenMatches(given, token)) {
-      return void res.status(401).json({ error: `the control API needs its token (header ${CONTROL_HEADER}, or ?token= once in a browser): this simulator is not on loopback` });
-    }
-    if (query) res.setHeader('set-cookie', `${COOKIE}=${encodeURIComponent(query)}; Path=/__sim; HttpOnly; SameSite=Strict`);
-    next();
-  };
-}
-
-/** Whether a browser sent this request from a page of another site (Fetch metadata, else the Origin header). */
-function crossSite(req: Request): boolean {
-  const site = req.headers['sec-fetch-site'];
-  if (site !== undefined) return site === 'cross-site' || site === 'same-site';
-  const origin = req.headers.origin;
-  if (origin === undefined) return false;
-  try {
-    return new URL(origin).host !== req.headers.host;
-  } catch {
-    return true;
-  }
-}
 
 /** A challenge as the control API shows it. */
 export function challengeView(c: Challenge) {
@@ -100,43 +45,22 @@ function clockView(sim: Simulator) {
 }
 
 /**
- * What a scenario body says: a name (shipped, or `<name>.yaml` in a scenario directory), a file in a scenario
- * directory, an object, or YAML / JSON text. Files are read without blocking, and only where the operator allowed.
- */
-async function scenarioSource(sim: Simulator, req: Request): Promise<ScenarioSource> {
-  if (typeof req.body === 'string') return { text: req.body, source: 'request body' };
-  const b = req.body as Record<string, unknown> | undefined;
-  if (!b || typeof b !== 'object' || Array.isArray(b) || Object.keys(b).length === 0) throw new ControlError(400, 'send { "name": "<scenario>" }, { "file": "<file in a scenario directory>" }, a scenario object, or YAML text');
-  const only = Object.keys(b).length === 1;
-  if (only && typeof b.name === 'string') {
-    const file = await sim.scenarioDirectories.findByName(b.name);
-    if (!file) throw new ScenarioError(sim.echo(b.name, 100), [{ path: [], message: 'is not the name of a shipped scenario (GET /__sim/scenarios lists them) nor of a file in the scenario directories' }]);
-    return { text: await readScenarioFile(file), source: file };
-  }
-  if (only && typeof b.file === 'string') {
-    const file = await sim.scenarioDirectories.locate(b.file);
-    return { text: await readScenarioFile(file), source: file };
-  }
-  if (Object.hasOwn(b, 'scenario') && b.scenario && typeof b.scenario === 'object') return b.scenario as ScenarioSource;
-  return b as ScenarioSource;
-}
-
-/**
  * The control API under `/__sim/`: scenarios, bindings, the world, challenges, the clock, the journal and
  * coverage, as JSON. Each route is one method of the Simulator.
  */
 export function controlRouter(sim: Simulator): Router {
   const r = Router();
-  const guard = requireControl(sim);
+  const guard = requireControl(() => sim.controlToken);
+  const source = (req: Request) => controlSource(req.body, sim.scenarioDirectories, (v, max) => sim.echo(v, max));
   const body = [express.json({ limit: '1mb', strict: false }), express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' })];
 
   r.get('/__sim/scenarios', guard, (_req, res) => void res.json(sim.scenarios()));
   r.post('/__sim/scenario', guard, ...body, async (req, res) => {
-    const sc = sim.loadScenario(await scenarioSource(sim, req));
+    const sc = sim.loadScenario(await source(req));
     res.json({ active: sc.name, description: sc.description });
   });
   r.put('/__sim/bindings/:apiUser', guard, ...body, async (req, res) => {
-    const sc = sim.bindScenario(String(req.params.apiUser), await scenarioSource(sim, req));
+    const sc = sim.bindScenario(String(req.params.apiUser), await source(req));
     res.json({ apiUser: req.params.apiUser, scenario: sc.name });
   });
   r.delete('/__sim/bindings/:apiUser', guard, (req, res) => {
@@ -187,26 +111,7 @@ export function controlRouter(sim: Simulator): Router {
 
   r.get('/__sim/coverage', guard, (_req, res) => void res.json(sim.coverageReport()));
 
-  let streams = 0;
-  r.get('/__sim/events', guard, (req, res) => {
-    if (streams >= MAX_EVENT_STREAMS) {
-      return void res.status(503).json({ error: `at most ${MAX_EVENT_STREAMS} event streams at once` });
-    }
-    streams++;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    res.write(': mfa-sim events\n\n');
-    const stop = sim.journal.subscribe((e) => {
-      if (res.writableLength > MAX_EVENT_BACKLOG) return void res.destroy();
-      res.write(`event: request\ndata: ${JSON.stringify(journalView(sim, e))}\n\n`);
-    });
-    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
-    ping.unref();
-    res.on('close', () => {
-      streams--;
-      stop();
-      clearInterval(ping);
-    });
-  });
+  r.get('/__sim/events', guard, eventStream(sim.journal, (e) => journalView(sim, e)));
 
   r.use('/__sim', controlErrors);
   return r;

@@ -4,9 +4,14 @@ import { CHALLENGE_TYPES, EXPIRY_MS } from '../contract/operations.js';
 import { shippedScenarioNames } from '../scenario/catalog.js';
 import type { Simulator } from '../simulator.js';
 import { isGlob } from '../world/accounts.js';
-import { controlErrors, requireControl } from './control.js';
+import { requireControl } from './control-access.js';
+import { controlErrors } from './control.js';
 import { EXPLORE_KINDS, Explorer, exploreInput, type ExploreKind } from './explore.js';
 import { codeClass, duration, esc, page, stateClass } from './html.js';
+
+/**
+ * The dashboard at `/__sim/ui`: the page (scenario, clock, explorer, challenges, live log) and its script.
+ */
 
 /** How many journal entries the page loads at first (the live stream adds the rest). */
 export const DASHBOARD_LOG_ROWS = 200;
@@ -50,7 +55,7 @@ function dashboardPage(sim: Simulator, host?: string): string {
   const sc = sim.scenario;
   const users = sim.apiUsers().map((u) => u.id);
   const listed = Object.keys(sc.input.accounts ?? {}).filter((k) => !isGlob(k));
-  const emails = [...new Set(['user@example.com', ...listed, ...sim.people.emails(6)])];
+  const emails = [...new Set(['user@example.com', ...listed, ...sim.world.people.emails(6)])];
   const shipped = shippedScenarioNames();
   const scenarioOptions = shipped.includes(sc.name) ? options(shipped, sc.name) : `<option selected disabled>${esc(sc.name)} (loaded)</option>${options(shipped)}`;
   const clock = sim.clock.frozen;
@@ -67,7 +72,7 @@ function dashboardPage(sim: Simulator, host?: string): string {
 <div class="grid">
 <div>
 <section class="card" aria-labelledby="h-explorer"><h2 id="h-explorer"><span class="step">1</span> Send a request</h2>
-<p class="muted small">Each button sends one correctly signed request (the simulator signs it: this page never sees a secret) to <code>${esc(sim.baseUrl(host))}</code>. The code it should answer is on the button.</p>
+<p class="muted small">Each button sends one correctly signed request (the simulator signs it: this page never sees a secret) to <code>${esc(sim.links.base(host))}</code>. The code it should answer is on the button.</p>
 <form id="explorer" onsubmit="return false">
 <div class="fields">
 <label>API user<select name="apiUser">${options(users)}</select></label>
@@ -221,7 +226,7 @@ document.addEventListener('click',async(ev)=>{
  */
 export function dashboardRouter(sim: Simulator): Router {
   const r = Router();
-  const guard = requireControl(sim);
+  const guard = requireControl(() => sim.controlToken);
   const explorer = new Explorer(sim);
   r.get('/__sim/ui', guard, (req: Request, res: Response) => {
     res.setHeader('cache-control', 'no-store');

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { authorizationValue, headerNames, sign } from '../auth/signature.js';
-import { ControlError, type Simulator } from '../simulator.js';
+import { ControlError } from '../errors.js';
+import type { Simulator } from '../simulator.js';
+
+/**
+ * The dashboard's explorer: correctly signed (or deliberately broken) requests sent to the simulator's own port, signed
+ * on the server so that the page never holds a secret.
+ */
 
 /** What the explorer can send, with one click each: every operation, and three deliberately broken requests. */
 export const EXPLORE_KINDS = {

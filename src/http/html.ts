@@ -1,3 +1,7 @@
+/**
+ * What every page of the simulator shares: escaping, the layout and style, colours of codes and states, durations.
+ */
+
 /** Escapes text for HTML element content and attribute values. */
 export function esc(s: unknown): string {
   return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -4,6 +4,10 @@ import type { Simulator } from '../simulator.js';
 import { codeClass, esc, FAVICON, page } from './html.js';
 import { phoneRouter } from './phone.js';
 
+/**
+ * The pages outside the API and the control plane: the status code pages, the landing page, health, the favicon.
+ */
+
 const SOURCE: Record<CodeInfo['source'], string> = {
   contract: 'the interface document',
   vendor: "the vendor's material (decisions §8)",
@@ -82,7 +86,7 @@ export function pagesRouter(sim: Simulator): Router {
     res.type('html').send(
       page(
         'mfa-sim',
-        `<h1>mfa-sim is running</h1><div class="card"><p>A simulator of the multi-factor challenge and time service. Point your client at <code>${esc(sim.baseUrl(_req.headers.host))}</code>.</p>
+        `<h1>mfa-sim is running</h1><div class="card"><p>A simulator of the multi-factor challenge and time service. Point your client at <code>${esc(sim.links.base(_req.headers.host))}</code>.</p>
 <ul><li><code>POST /v1/svc/challenge</code>: new challenge (type 150) and cancel (type 151)</li><li><code>POST|GET /v1/svc/time</code>: current time (type 990)</li><li><code>POST /v1/svc/status</code>, <code>/verify</code>, <code>/blocked</code>: types 171, 170, 950</li></ul>
 <p>Scenario: <b>${esc(sim.scenario.name)}</b>. See <a href="/status">the status codes</a>.</p></div>`,
       ),

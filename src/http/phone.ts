@@ -1,8 +1,13 @@
 import { Router, type Request, type Response } from 'express';
-import { ControlError, type Simulator } from '../simulator.js';
+import { ControlError } from '../errors.js';
+import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { qrPng } from '../world/qr.js';
 import { duration, esc, page, stateClass } from './html.js';
+
+/**
+ * The user's phone (`/phone/<challengeId>`, what a challenge's QR code opens): approve or deny, and the QR image.
+ */
 
 const PHONE_STYLE = `<style>
 .phone{max-width:420px;margin:10px auto}.phone .card{padding:20px}.who{font-size:20px;font-weight:700;margin:0}
@@ -38,7 +43,7 @@ function phonePage(sim: Simulator, c: Challenge, notice?: string): string {
 ${notice ? `<p class="pill warn" role="alert">${esc(notice)}</p>` : ''}
 <div class="card">
 <p class="muted" style="margin:0">Is this you signing in?</p>
-<p class="who">${esc(sim.people.displayName(c.user))}</p>
+<p class="who">${esc(sim.world.people.displayName(c.user))}</p>
 <p style="margin:0 0 10px">${esc(sim.redact(c.user))}</p>
 <table>
 <tr><th>Asked by</th><td>API user <code>${esc(c.apiUser)}</code></td></tr>
@@ -72,7 +77,7 @@ function missing(sim: Simulator, res: Response, id: string): void {
  */
 export function phoneRouter(sim: Simulator): Router {
   const r = Router();
-  const find = (id: string) => sim.findChallenge(id, sim.now());
+  const find = (id: string) => sim.findChallenge(id);
   r.get('/phone/:id', (req: Request, res: Response) => {
     const c = find(String(req.params.id));
     if (!c) return missing(sim, res, String(req.params.id));
@@ -98,7 +103,7 @@ export function phoneRouter(sim: Simulator): Router {
   r.get('/phone/:id/qr.png', (req: Request, res: Response) => {
     const c = find(String(req.params.id));
     if (!c) return void res.status(404).json({ error: `no challenge ${sim.echo(String(req.params.id), 64)}` });
-    res.type('image/png').send(qrPng(sim.challengeUrlFor(c.id, req.headers.host)));
+    res.type('image/png').send(qrPng(sim.links.challenge(c.id, req.headers.host)));
   });
   return r;
 }

@@ -6,6 +6,11 @@ import { envelopeJson } from '../contract/response.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { answerInternalError, createApp, serveApi } from './app.js';
 
+/**
+ * Starting a simulator on HTTP: the node:http server (the API straight to the request path, the rest to Express), its
+ * timeouts, the answers to what Node's parser refuses, graceful close, and the in-process handle `startSimulator` returns.
+ */
+
 export interface StartOptions extends SimulatorOptions {
   /** Port to listen on; 0 (the default in-process) picks a free one. */
   port?: number;
@@ -60,7 +65,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
       // A request without Host is judged like any other (Node would answer a bare 400 with no envelope).
       requireHostHeader: false,
     },
-    // The simulated API goes straight to the pipeline: Express's request set-up and router are for the pages and
+    // The simulated API goes straight to the request path: Express's request set-up and router are for the pages and
     // the control API (the app would hand /v1/ to the same function as its first middleware).
     (req, res) => {
       if (req.url?.startsWith('/v1/')) serveApiSafely(sim, req, res);
@@ -70,7 +75,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   // An `Expect` other than 100-continue is ignored and the request judged (Node would answer a bare 417).
   server.on('checkExpectation', app);
   const host = opts.host ?? '127.0.0.1';
-  if (!isLoopback(host)) sim.controlToken ??= sim.random.token(32);
+  if (!isLoopback(host)) sim.controlToken ??= sim.world.random.token(32);
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
   const sockets = new Set<Socket>();
@@ -88,14 +93,14 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : Number(opts.port);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  sim.publicUrl ??= url;
+  sim.links.publicUrl ??= url;
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
     host,
     token: sim.token,
-    apiUser: { id: sim.defaultApiUser.id, secret: sim.defaultApiUser.secret },
+    apiUser: { id: sim.world.defaultApiUser.id, secret: sim.world.defaultApiUser.secret },
     simulator: sim,
     controlToken: sim.controlToken,
     ...controlMethods(sim),
@@ -178,7 +183,7 @@ function controlMethods(sim: Simulator): SimulatorControl {
 export function answerTransportErrors(server: Server, sim: Simulator): void {
   const endWith = (socket: Duplex, code: number) => {
     const info = mustCode(code);
-    const body = envelopeJson(sim.scenario.responseStyle, 'sim-transport', sim.now(), code, info.title, sim.baseUrl());
+    const body = envelopeJson(sim.scenario.responseStyle, 'sim-transport', sim.now(), code, info.title, sim.links.base());
     socket.end(
       `HTTP/1.1 ${info.http} ${info.title}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

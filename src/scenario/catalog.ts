@@ -2,6 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * The shipped scenarios: where their folder is, their names, and a name's file.
+ */
+
 let root: string | undefined;
 
 /** The folder of the shipped scenarios, found from this module upwards (works from src/ and from dist/). */

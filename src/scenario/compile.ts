@@ -8,6 +8,11 @@ import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput
 import { checkShape } from './validate.js';
 import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
 
+/**
+ * Compiling a scenario (decisions §9): checked against the schema, then every value given its meaning (durations,
+ * accounts, API users, rules that could never match), into the typed object the simulator runs.
+ */
+
 /** An API user as the simulator uses it. */
 export interface ApiUser {
   id: string;

@@ -1,6 +1,11 @@
+import { statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
+
+/**
+ * The scenario directories the control API may read files from, and the one refusal for any other path.
+ */
 
 /** A file the control API may not read: one answer whatever the reason (outside the directories, missing, a link out). */
 export class FileRefused extends Error {
@@ -51,6 +56,15 @@ export class ScenarioDirectories {
       }
     }
     return undefined;
+  }
+}
+
+/** The scenario directories when none are named: the folder of the scenario the simulator starts with, when that is a file. */
+export function defaultScenarioDirs(scenario: string | undefined): string[] {
+  try {
+    return scenario !== undefined && statSync(scenario).isFile() ? [dirname(scenario)] : [];
+  } catch {
+    return [];
   }
 }
 

@@ -1,3 +1,7 @@
+/**
+ * ScenarioError: a scenario that cannot be used, with the file, line and key of each problem.
+ */
+
 /** One problem found in a scenario: where (a key path, and a line when it came from a file) and what. */
 export interface ScenarioIssue {
   path: (string | number)[];

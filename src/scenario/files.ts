@@ -2,6 +2,10 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { ScenarioError } from './errors.js';
 
+/**
+ * Reading a scenario file safely: a regular file only, bounded while read, never waiting on a FIFO or a device.
+ */
+
 /** Scenario files larger than this are refused; the limit is counted while reading (a device or a /proc file says its size is 0). */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
 
@@ -21,6 +25,30 @@ function unreadable(file: string, e: unknown): ScenarioError {
   return new ScenarioError(file, [{ path: [], message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
 }
 
+/** A read of at most MAX_SCENARIO_BYTES, counted as the bytes arrive. */
+class BoundedRead {
+  readonly buffer = Buffer.allocUnsafe(MAX_SCENARIO_BYTES + 1);
+  size = 0;
+
+  constructor(private readonly file: string) {}
+
+  /** Room left in the buffer (one byte past the limit, to see a file that is larger). */
+  get room(): number {
+    return this.buffer.length - this.size;
+  }
+
+  /** Takes `n` more bytes; says whether the file ended. Past the limit it refuses the file. */
+  took(n: number): boolean {
+    this.size += n;
+    if (this.size > MAX_SCENARIO_BYTES) throw tooLarge(this.file);
+    return n === 0;
+  }
+
+  get text(): string {
+    return this.buffer.toString('utf8', 0, this.size);
+  }
+}
+
 /**
  * Reads a scenario file for the command line and in-process calls (whose caller chose the path): only a regular
  * file, at most MAX_SCENARIO_BYTES, without waiting on a FIFO or reading a device without end.
@@ -30,15 +58,9 @@ export function readScenarioFileSync(file: string): string {
   try {
     fd = openSync(file, OPEN_FLAGS);
     if (!fstatSync(fd).isFile()) throw notRegular(file);
-    const buffer = Buffer.allocUnsafe(MAX_SCENARIO_BYTES + 1);
-    let size = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, size, buffer.length - size, null);
-      if (n === 0) break;
-      size += n;
-      if (size > MAX_SCENARIO_BYTES) throw tooLarge(file);
-    }
-    return buffer.toString('utf8', 0, size);
+    const read = new BoundedRead(file);
+    while (!read.took(readSync(fd, read.buffer, read.size, read.room, null)));
+    return read.text;
   } catch (e) {
     throw unreadable(file, e);
   } finally {
@@ -52,15 +74,9 @@ export async function readScenarioFile(file: string): Promise<string> {
   try {
     handle = await open(file, OPEN_FLAGS);
     if (!(await handle.stat()).isFile()) throw notRegular(file);
-    const buffer = Buffer.allocUnsafe(MAX_SCENARIO_BYTES + 1);
-    let size = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, size, buffer.length - size, null);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (size > MAX_SCENARIO_BYTES) throw tooLarge(file);
-    }
-    return buffer.toString('utf8', 0, size);
+    const read = new BoundedRead(file);
+    while (!read.took((await handle.read(read.buffer, read.size, read.room, null)).bytesRead));
+    return read.text;
   } catch (e) {
     throw unreadable(file, e);
   } finally {

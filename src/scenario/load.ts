@@ -5,6 +5,11 @@ import { ScenarioError, type ScenarioIssue } from './errors.js';
 import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
 import { quoted } from '../contract/answer.js';
 
+/**
+ * Scenario text to a compiled scenario: YAML parsed with limits (size, nesting, aliases, duplicate keys, no tags), with
+ * the line of each problem.
+ */
+
 const yaml = lazy<typeof YAML>('yaml');
 
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */

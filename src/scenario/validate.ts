@@ -4,6 +4,10 @@ import type { ValueError } from '@sinclair/typebox/errors';
 import type { ScenarioIssue } from './errors.js';
 import { ScenarioSchema, type ScenarioInput } from './schema.js';
 
+/**
+ * Checking a value against a TypeBox schema, with a plain message per key (the scenario schema, the run options).
+ */
+
 // TypeBox is bundled into dist (tsup.config.ts): one file instead of some 250 modules to resolve at start-up.
 let checker: ((value: unknown) => ScenarioIssue[]) | undefined;
 

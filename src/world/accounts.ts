@@ -1,5 +1,9 @@
 import { compileGlob, isGlob } from './glob.js';
 
+/**
+ * Account states (decisions §7): which -2xxx code each user e-mail of a scenario gets, by exact e-mail or glob.
+ */
+
 export { isGlob };
 
 /** An account state as a scenario writes it: a name of decisions §7, `active`, or a -2xxx code. */

@@ -1,5 +1,9 @@
 import { clampInstant, INSTANT_WORDS, isInstantInRange, LIMITS } from './time-limits.js';
 
+/**
+ * The virtual clock: the only reader of the machine's time, within the range time-limits.ts sets.
+ */
+
 /** A move of the clock that would take it outside the instants it may show, or further than one move may go. */
 export class ClockRangeError extends RangeError {
   constructor(message: string) {

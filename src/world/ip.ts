@@ -1,5 +1,9 @@
 import ipaddr from 'ipaddr.js';
 
+/**
+ * An API user's IPv4 rules (decisions §7): CIDR blocks to block or allow.
+ */
+
 type Range = [ipaddr.IPv4, number];
 
 /** Parses an IPv4 address or CIDR block; undefined when it is neither. */

@@ -1,6 +1,10 @@
 import type { Faker } from '@faker-js/faker';
 import { lazy } from './lazy.js';
 
+/**
+ * Sample people (faker) for the pages a person looks at: e-mails and display names, seeded per simulator.
+ */
+
 // Only the English locale: the package's main entry loads every locale (several times slower to load).
 const fakerEn = lazy<{ faker: Faker }>('@faker-js/faker/locale/en');
 

@@ -2,6 +2,10 @@ import { deflateSync, crc32 } from 'node:zlib';
 import type * as QRCode from 'qrcode';
 import { lazy } from './lazy.js';
 
+/**
+ * The QR code image of a challenge URL, as a PNG and as a data URL.
+ */
+
 const qrcode = lazy<typeof QRCode>('qrcode');
 
 /** Pixels per QR module, and the quiet zone in modules (the standard asks for 4). */

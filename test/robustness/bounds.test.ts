@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { MAX_EVENT_STREAMS } from '../../src/http/control.js';
-import type { JournalEntry } from '../../src/journal.js';
+import { MAX_EVENT_STREAMS } from '../../src/observers/event-stream.js';
+import type { JournalEntry } from '../../src/observers/journal.js';
 import { challengeEnvelope, expectEnvelope, lookupEnvelope, send, simulator } from '../helpers.js';
 import { expectStillServes } from './support.js';
 
@@ -39,7 +39,7 @@ describe('resource bounds', () => {
     const sim = await simulator({ replayCap: 100 });
     for (let i = 0; i < 200; i++) {
       expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET' }), 200, 15000);
-      expect(sim.simulator.replayStats()[sim.apiUser.id].entries).toBeLessThanOrEqual(100);
+      expect(sim.simulator.world.replayStats()[sim.apiUser.id].entries).toBeLessThanOrEqual(100);
     }
   });
 

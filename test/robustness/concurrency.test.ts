@@ -96,7 +96,7 @@ describe('concurrency', async () => {
 
     // Replay memory remembers a nonce and a time for each accepted request, and nothing for refused ones.
     const accepted = codes.filter((c) => c > 0).length;
-    expect(sim.simulator.replayStats()[who.apiUser].entries).toBe(2 * accepted);
+    expect(sim.simulator.world.replayStats()[who.apiUser].entries).toBe(2 * accepted);
     await expectStillServes(sim);
   });
 });

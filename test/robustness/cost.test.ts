@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_BINDINGS, MAX_GIVEN_SCENARIOS } from '../../src/simulator.js';
+import { MAX_BINDINGS, MAX_GIVEN_SCENARIOS } from '../../src/scenario/registry.js';
 import { compileGlob, MAX_GLOB_LENGTH, type StepCounter } from '../../src/world/glob.js';
 import { challengeEnvelope, expectEnvelope, raw, send, simulator } from '../helpers.js';
 import { control, expectStillServes } from './support.js';

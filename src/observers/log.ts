@@ -1,5 +1,9 @@
 import type { JournalEntry } from './journal.js';
-import { lazy } from './world/lazy.js';
+import { lazy } from '../world/lazy.js';
+
+/**
+ * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed records.
+ */
 
 /**
  * One line per request, for a person reading a terminal: time, method, path, API user, HTTP status, code,

@@ -1,3 +1,9 @@
+import type { AnsweredRequest } from './answered.js';
+
+/**
+ * Finding and hiding secrets in text, plain or escaped, and sealing a record (every field) before it is shown.
+ */
+
 /** Secrets shorter than this are not searched for: they would hide ordinary words. */
 export const MIN_SECRET_LENGTH = 4;
 /** What a hidden secret is replaced with. */
@@ -175,4 +181,30 @@ function readPercent(text: string, i: number): { chars: string; end: number } | 
   }
   const chars = Buffer.from(bytes).toString('utf8');
   return chars.includes('\ufffd') ? undefined : { chars, end: i + 3 * length };
+}
+
+/** Hides every secret in a record, in place, before it is first shown (the journal runs it once per record). */
+export function sealRecord(redactor: Redactor, e: AnsweredRequest): void {
+  const hide = (text: string) => redactor.hide(text);
+  e.path = hide(e.path);
+  if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
+  if (typeof e.user === 'string') e.user = hide(e.user);
+  if (e.message !== undefined) e.message = hide(e.message);
+  if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
+  if (e.internalError !== undefined) e.internalError = hide(e.internalError);
+  e.request = { headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
+  if (e.response) e.response = { body: hide(e.response.body) };
+}
+
+type Headers = AnsweredRequest['request']['headers'];
+
+/** Headers with every secret hidden; the same object when none holds one (the common case costs no copy). */
+function hideInHeaders(headers: Headers, hide: (text: string) => string): Headers {
+  let out: Headers | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const hidden = Array.isArray(value) ? value.map(hide) : hide(value);
+    if (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value) (out ??= Object.assign(Object.create(null) as Headers, headers))[name] = hidden;
+  }
+  return out ?? headers;
 }

@@ -1,10 +1,41 @@
-import { SERVICE_CODES } from './codes.js';
+import { SERVICE_CODES } from '../codes.js';
+import type { AnsweredEvents } from './answered.js';
+
+/**
+ * Status coverage: an observer of "answered" counting the codes the service gave, and the `--require-coverage` gate.
+ */
 
 /** What `coverageReport()` returns: how often each code was answered, and which codes of the service were met. */
 export interface CoverageReport {
   counts: Record<string, number>;
   met: number[];
   missing: number[];
+}
+
+/**
+ * Status coverage, an observer of "answered": how often each code of the service was answered, so that a CI job
+ * can demand that the client under test met every error path (`--require-coverage`).
+ */
+export class Coverage {
+  private readonly counts = new Map<number, number>();
+
+  /** Counts every answer from now on that counts as one the service gave. */
+  observe(events: AnsweredEvents): () => void {
+    return events.subscribe(({ record, counts }) => {
+      if (counts && record.code !== undefined) this.counts.set(record.code, (this.counts.get(record.code) ?? 0) + 1);
+    });
+  }
+
+  /** How often each code was answered, and which codes of the service were met and never met. */
+  report(): CoverageReport {
+    const counts: Record<string, number> = {};
+    for (const [code, n] of this.counts) counts[code] = n;
+    return { counts, met: SERVICE_CODES.filter((c) => this.counts.has(c)), missing: SERVICE_CODES.filter((c) => !this.counts.has(c)) };
+  }
+
+  clear(): void {
+    this.counts.clear();
+  }
 }
 
 /**

@@ -1,34 +1,18 @@
-/** One request as the simulator saw and answered it. Never holds a secret. */
-export interface JournalEntry {
-  /** 1, 2, 3, ... per simulator; also the `id` of answers to callers that sent none (`sim-<seq>`). */
-  seq: number;
-  /** Simulator (virtual) time of the request, ISO 8601. */
-  at: string;
-  method: string;
-  path: string;
-  endpoint?: string;
-  operation?: string;
-  type?: number;
+import { ControlError } from '../errors.js';
+import type { AnsweredEvents, JournalEntry } from './answered.js';
+
+export type { JournalEntry } from './answered.js';
+
+/**
+ * The request journal: an observer of "answered" keeping the last records, sealed before they are shown, with a live
+ * feed for the event stream and the log lines.
+ */
+
+/** Which entries `query` returns. */
+export interface JournalFilter {
+  code?: number | number[];
   apiUser?: string;
-  user?: string;
-  /** HTTP status and code answered (undefined when a fault broke the wire). */
-  http?: number;
-  code?: number;
-  message?: string;
-  latencyMs: number;
-  /** The scenario the request ran under, and the rule that decided, if any. */
-  scenario: string;
-  rule?: string;
-  fault?: string;
-  challengeId?: string;
-  /** For -4037: the exact string the simulator expected to be signed (it is not secret). */
-  expectedStringToSign?: string;
-  /** auth: log: every authentication check that would have failed. */
-  wouldFail?: { code: number; reason: string }[];
-  /** A bug of the simulator's that was answered -5000. */
-  internalError?: string;
-  request: { headers: Record<string, string | string[] | undefined>; body: string };
-  response?: { body: string };
+  limit?: number;
 }
 
 /** Bodies are kept in the journal up to this many characters. */
@@ -37,8 +21,8 @@ export const JOURNAL_BODY_CHARS = 8192;
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
 /**
- * The request journal: a ring of the last `size` entries, with listeners (the dashboard's live log, the
- * CLI's log lines) told of each new entry.
+ * The request journal, an observer of "answered": a ring of the last `size` records, and a live feed of each new
+ * one, sealed, for those who show traffic to people (the dashboard's event stream, the command line's log lines).
  */
 export class Journal {
   private readonly ring: (JournalEntry | undefined)[];
@@ -62,6 +46,11 @@ export class Journal {
     this.sealed = new Uint8Array(this.ring.length);
   }
 
+  /** Keeps every answered request from now on. */
+  observe(events: AnsweredEvents): () => void {
+    return events.subscribe(({ record }) => this.add(record));
+  }
+
   add(e: JournalEntry): void {
     const slot = this.next;
     this.ring[slot] = e;
@@ -77,6 +66,14 @@ export class Journal {
         // A listener's failure must not fail the request it reports.
       }
     }
+  }
+
+  /** Entries, newest first, optionally only some codes and one API user, at most `limit`. */
+  query(filter: JournalFilter): JournalEntry[] {
+    if (typeof filter !== 'object' || filter === null) throw new ControlError(400, 'the journal filter is an object: { code?, apiUser?, limit? }');
+    const codes = filter.code === undefined ? undefined : new Set(Array.isArray(filter.code) ? filter.code : [filter.code]);
+    const out = this.entries().filter((e) => (!codes || (e.code !== undefined && codes.has(e.code))) && (!filter.apiUser || e.apiUser === filter.apiUser));
+    return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
   }
 
   /** Entries, newest first. */

@@ -1,0 +1,68 @@
+/**
+ * The one event of the request path: "a request was answered", with the one record every observer of traffic
+ * reads (the journal, coverage, and through the journal's feed the event stream and the log lines). The request
+ * path emits it once per request; observers subscribe, so a new observer is one new file and no change to the path.
+ */
+
+/** One request as the simulator saw and answered it. Stored as it came; sealed (every secret hidden) before anyone is shown it. */
+export interface AnsweredRequest {
+  /** 1, 2, 3, ... per simulator; also the `id` of answers to callers that sent none (`sim-<seq>`). */
+  seq: number;
+  /** Simulator (virtual) time of the request, ISO 8601. */
+  at: string;
+  method: string;
+  path: string;
+  endpoint?: string;
+  operation?: string;
+  type?: number;
+  apiUser?: string;
+  user?: string;
+  /** HTTP status and code answered (undefined when a fault broke the wire). */
+  http?: number;
+  code?: number;
+  message?: string;
+  latencyMs: number;
+  /** The scenario the request ran under, and the rule that decided, if any. */
+  scenario: string;
+  rule?: string;
+  fault?: string;
+  challengeId?: string;
+  /** For -4037: the exact string the simulator expected to be signed (it is not secret). */
+  expectedStringToSign?: string;
+  /** auth: log: every authentication check that would have failed. */
+  wouldFail?: { code: number; reason: string }[];
+  /** A bug of the simulator's that was answered -5000. */
+  internalError?: string;
+  request: { headers: Record<string, string | string[] | undefined>; body: string };
+  response?: { body: string };
+}
+
+/** The journal's name for the same record. */
+export type JournalEntry = AnsweredRequest;
+
+/** What observers receive. */
+export interface Answered {
+  record: AnsweredRequest;
+  /** Whether the answer counts as one the service gave (a mistake of the test set-up, such as an unknown x-sim-scenario, does not). */
+  counts: boolean;
+}
+
+/** The subscribers of "answered", called in the order they subscribed; one that throws never fails the request it is told of. */
+export class AnsweredEvents {
+  private readonly observers = new Set<(event: Answered) => void>();
+
+  subscribe(observer: (event: Answered) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  emit(event: Answered): void {
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch {
+        // An observer's failure is its own.
+      }
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import type { Request, Response } from 'express';
+import type { Journal, JournalEntry } from './journal.js';
+
+/**
+ * The dashboard's live log as server-sent events: an observer of the journal's feed, bounded in streams and backlog.
+ */
+
+/** How many live event streams (dashboard tabs) one simulator serves at once. */
+export const MAX_EVENT_STREAMS = 32;
+/** An event stream whose reader falls this far behind (bytes waiting to be sent) is closed: a tab that stopped reading cannot make the simulator hold every event. */
+export const MAX_EVENT_BACKLOG = 1024 * 1024;
+
+/**
+ * `GET /__sim/events`: the dashboard's live log, an observer of the journal's feed. Each answered request, sealed,
+ * is one server-sent event `request` whose data is the entry as `view` shows it. Bounded in streams and backlog.
+ */
+export function eventStream(journal: Journal, view: (e: JournalEntry) => unknown) {
+  let streams = 0;
+  return (req: Request, res: Response) => {
+    if (streams >= MAX_EVENT_STREAMS) {
+      return void res.status(503).json({ error: `at most ${MAX_EVENT_STREAMS} event streams at once` });
+    }
+    streams++;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.write(': mfa-sim events\n\n');
+    const stop = journal.subscribe((e) => {
+      if (res.writableLength > MAX_EVENT_BACKLOG) return void res.destroy();
+      res.write(`event: request\ndata: ${JSON.stringify(view(e))}\n\n`);
+    });
+    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+    ping.unref();
+    res.on('close', () => {
+      streams--;
+      stop();
+      clearInterval(ping);
+    });
+  };
+}

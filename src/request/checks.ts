@@ -1,0 +1,273 @@
+import { parseAuthorization } from '../auth/authorization.js';
+import { signatureMatches, stringToSign } from '../auth/signature.js';
+import { codeInfo, type CheckName } from '../codes.js';
+import { answer, type Answer } from '../contract/answer.js';
+import { judgeBody, judgeEnvelope, type BlockedBody, type ChallengeBody } from '../contract/bodies.js';
+import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
+import type { RequestContext } from './context.js';
+import { operate } from './operation.js';
+
+/**
+ * The checks of a request, in the order of decisions §4, each named after its row in the code table: a small
+ * function from what is known so far to "go on" (undefined) or an answer. Rejections are values; an exception is a
+ * bug (the request path answers it -5000). A code a scenario rule forces answers at its own check.
+ */
+
+const ID9 = /^\d{9}$/;
+const UTCTIME = /^\d{1,16}$/;
+const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
+const HEX128 = /^[0-9a-fA-F]{128}$/;
+
+type Check = (ctx: RequestContext) => Answer | undefined;
+
+const isAuthChecked = (ctx: RequestContext) => ctx.sc.auth !== 'off';
+
+/**
+ * An authentication failure: in `verify` mode it answers; in `log` mode it is written down for the journal
+ * and the request goes on.
+ */
+function authFail(ctx: RequestContext, code: number, reason?: string): Answer | undefined {
+  if (ctx.sc.auth === 'verify') return answer(code, reason);
+  (ctx.wouldFail ??= []).push({ code, reason: reason ?? codeInfo(code)!.title });
+  return undefined;
+}
+
+/** -4036 when `time` is further from `now` than `maxDrift`. */
+function driftFail(ctx: RequestContext, time: number, now: number, maxDrift: number): Answer | undefined {
+  const drift = time - now;
+  if (Math.abs(drift) <= maxDrift) return undefined;
+  return authFail(ctx, -4036, `x-${ctx.sc.token}-utctime is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(maxDrift / 1000)} s)`);
+}
+
+/**
+ * The checks, in the order of decisions §4; each name is a check of the code table, so a code forced by a
+ * scenario rule answers exactly where the real check would have failed.
+ */
+export const CHECKS: readonly (readonly [CheckName, Check])[] = [
+  ['transport', (ctx) => (ctx.req.tooLarge !== undefined ? answer(-413, `the body is larger than ${ctx.req.tooLarge} bytes`) : undefined)],
+  ['internal', () => undefined],
+  [
+    'route',
+    (ctx) => {
+      const endpoint = endpointOf(ctx.req.url);
+      if (!endpoint) return answer(-404, `no endpoint at ${ctx.req.url.split('?')[0]}`);
+      if (!endpointMethods(endpoint).includes(ctx.req.method)) return answer(-405, `${ctx.req.method} is not allowed on /v1/svc/${endpoint}`);
+      ctx.endpoint = endpoint;
+      return undefined;
+    },
+  ],
+  [
+    'authorization-header',
+    (ctx) => {
+      if (!isAuthChecked(ctx)) return undefined;
+      const value = ctx.header('authorization');
+      if (!value) return authFail(ctx, -4000);
+      ctx.parts = parseAuthorization(value, ctx.sc.token);
+      return ctx.parts ? undefined : authFail(ctx, -4001, `expected \`${ctx.sc.token}-hmac: apiuser=...,signedheaders=...,algorithm=...,signature=...\``);
+    },
+  ],
+  [
+    'utctime-header',
+    (ctx) => {
+      if (!isAuthChecked(ctx)) return undefined;
+      const name = `x-${ctx.sc.token}-utctime`;
+      const v = ctx.header(name);
+      if (!v) return authFail(ctx, -4004);
+      if (!UTCTIME.test(v)) return authFail(ctx, -4005, `${name} must be 1 to 16 digits`);
+      ctx.utctime = v;
+      return undefined;
+    },
+  ],
+  [
+    'nonce-header',
+    (ctx) => {
+      if (!isAuthChecked(ctx)) return undefined;
+      const name = `x-${ctx.sc.token}-cnonce`;
+      const v = ctx.header(name);
+      if (!v) return authFail(ctx, -4006);
+      if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`);
+      ctx.nonce = v;
+      return undefined;
+    },
+  ],
+  [
+    'apiuser-header',
+    (ctx) => {
+      if (!isAuthChecked(ctx)) return undefined;
+      const v = ctx.header(`x-${ctx.sc.token}-apiuser`);
+      if (!v) return authFail(ctx, -4008);
+      if (!ID9.test(v)) return authFail(ctx, -4009, 'the API user id must be 9 digits');
+      ctx.apiUserId = v;
+      return undefined;
+    },
+  ],
+  [
+    'signature-part',
+    (ctx) => {
+      if (!ctx.parts) return undefined;
+      const v = ctx.parts.signature;
+      if (!v) return authFail(ctx, -4026);
+      return HEX128.test(v) ? undefined : authFail(ctx, -4027, 'the signature must be 128 hexadecimal characters');
+    },
+  ],
+  [
+    'apiuser-part',
+    (ctx) => {
+      if (!ctx.parts) return undefined;
+      const v = ctx.parts.apiuser;
+      if (!v) return authFail(ctx, -4028);
+      if (!ID9.test(v)) return authFail(ctx, -4029, 'apiuser must be 9 digits');
+      if (ctx.apiUserId !== undefined && v !== ctx.apiUserId) return authFail(ctx, -4029, `apiuser differs from the x-${ctx.sc.token}-apiuser header`);
+      return undefined;
+    },
+  ],
+  [
+    'algorithm-part',
+    (ctx) => {
+      if (!ctx.parts) return undefined;
+      const v = ctx.parts.algorithm;
+      if (!v) return authFail(ctx, -4030);
+      return v.toLowerCase() === `${ctx.sc.token}-hmac512` ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.token}-hmac512`);
+    },
+  ],
+  [
+    'signedheaders-part',
+    (ctx) => {
+      if (!ctx.parts) return undefined;
+      const v = ctx.parts.signedheaders;
+      if (!v) return authFail(ctx, -4032);
+      const want = `x-${ctx.sc.token}-utctime;x-${ctx.sc.token}-cnonce`;
+      return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`);
+    },
+  ],
+  [
+    'api-user-known',
+    (ctx) => {
+      // Without full authentication (auth: log or off), the API user is taken from wherever the request names it.
+      if (ctx.sc.auth !== 'verify' && ctx.apiUserId === undefined) {
+        const candidates = [ctx.header(`x-${ctx.sc.token}-apiuser`), ctx.parts?.apiuser, ctx.peek.apiUser];
+        ctx.apiUserId = candidates.find((c) => c !== undefined && ID9.test(c));
+      }
+      const id = ctx.apiUserId;
+      ctx.apiUser = id === undefined ? undefined : ctx.apiUserNamed(id);
+      return ctx.apiUser ? undefined : answer(-1001, id === undefined ? 'the request names no API user' : `API user ${id} is not known`);
+    },
+  ],
+  ['api-user-usable', (ctx) => (ctx.apiUser!.state === 'active' ? undefined : answer(-1003, `API user ${ctx.apiUser!.id} is ${ctx.apiUser!.state}`))],
+  [
+    'drift',
+    (ctx) => {
+      if (ctx.utctime === undefined) return undefined;
+      const time = Number(ctx.utctime);
+      return driftFail(ctx, time, ctx.now, ctx.sc.maxDrift) ?? (ctx.guard && driftFail(ctx, time, ctx.guard.now, ctx.guard.maxDrift));
+    },
+  ],
+  [
+    'signature',
+    (ctx) => {
+      const sig = ctx.parts?.signature;
+      if (ctx.utctime === undefined || ctx.nonce === undefined || !sig || !HEX128.test(sig)) return undefined;
+      const toSign = stringToSign(ctx.utctime, ctx.nonce, ctx.sc.token);
+      if (signatureMatches(ctx.apiUser!.key, toSign, sig)) return undefined;
+      ctx.expectedStringToSign = toSign;
+      return authFail(ctx, -4037);
+    },
+  ],
+  [
+    'nonce-reuse',
+    (ctx) => {
+      if (ctx.nonce === undefined || !ctx.sc.replayNonces) return undefined;
+      return ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow).hasNonce(ctx.nonce, ctx.replayNow) ? authFail(ctx, -4034, 'this nonce was used before') : undefined;
+    },
+  ],
+  [
+    'timestamp-reuse',
+    (ctx) => {
+      if (ctx.utctime === undefined) return undefined;
+      const memory = ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow);
+      const time = Number(ctx.utctime);
+      if (ctx.sc.replayTimestamps && memory.hasTime(time, ctx.replayNow)) {
+        const fail = authFail(ctx, -4035, 'this utctime was used before');
+        if (fail) return fail;
+      }
+      // Remembered only now that the signature verified (decisions §3), within the same synchronous step as
+      // the look-ups above: of many identical requests arriving together, exactly one gets here first.
+      const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
+      memory.remember(nonce, time, ctx.replayWindow, ctx.sc.replayTimestamps);
+      ctx.remembered = { memory, nonce, time };
+      ctx.verified = true;
+      return undefined;
+    },
+  ],
+  [
+    'permission',
+    (ctx) => {
+      const perms = ctx.apiUser!.permissions;
+      const op = ctx.operation;
+      if (op !== undefined) return perms.has(op) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call ${op}`);
+      // The operation is not known yet (the envelope is judged next): refused only if none of this endpoint's is allowed.
+      const ops = endpointTypes(ctx.endpoint!, ctx.sc.strict).map((t) => TYPE_OPERATION.get(t)!);
+      return ops.some((o) => perms.has(o)) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call /v1/svc/${ctx.endpoint}`);
+    },
+  ],
+  [
+    'envelope',
+    (ctx) => {
+      if (ctx.endpoint === 'time') return undefined;
+      const judged = judgeEnvelope(ctx.req.body, ctx.endpoint!, ctx.apiUser!.id, ctx.sc);
+      if ('code' in judged) return judged;
+      ctx.env = judged;
+      return undefined;
+    },
+  ],
+  [
+    'body',
+    (ctx) => {
+      if (!ctx.env) return undefined;
+      const judged = judgeBody(ctx.env.op, ctx.env.body, ctx.sc, ctx.env.op === 'challenge' && ctx.apiUser!.ipRules !== undefined);
+      if ('code' in judged) return judged as Answer;
+      ctx.body = judged;
+      return undefined;
+    },
+  ],
+  [
+    'ip-rules',
+    (ctx) => {
+      const ip = (ctx.body as ChallengeBody | BlockedBody | undefined)?.ipAddress;
+      const rules = ctx.apiUser!.ipRules;
+      if (!ip || !rules || (ctx.env?.op !== 'challenge' && ctx.env?.op !== 'blocked')) return undefined;
+      return rules.blocks(ip) ? answer(-6021, `${ip} is blocked by API user ${ctx.apiUser!.id}'s rules`) : undefined;
+    },
+  ],
+  [
+    'auto-verify',
+    (ctx) => {
+      if (ctx.env?.op !== 'challenge' || !(ctx.body as ChallengeBody).autoVerify) return undefined;
+      return ctx.apiUser!.permissions.has('autoVerify') ? undefined : answer(-1095, `API user ${ctx.apiUser!.id} may not use enableAutoVerify`);
+    },
+  ],
+  [
+    'account',
+    (ctx) => {
+      const user = (ctx.body as { user?: string } | undefined)?.user;
+      if (!user) return undefined;
+      const code = ctx.sc.accounts.codeFor(user);
+      return code === 0 ? undefined : answer(code, `the account ${user} is not usable`);
+    },
+  ],
+  ['operation', (ctx) => operate(ctx)],
+];
+
+/**
+ * Runs the checks in order. The first failing check decides; a forced code answers at its own check, after every
+ * earlier check passed, exactly as the real failure would.
+ */
+export function runChecks(ctx: RequestContext): Answer {
+  const forcedAt = ctx.forced ? codeInfo(ctx.forced.code)!.check : undefined;
+  for (const [name, check] of CHECKS) {
+    if (name === forcedAt && name !== 'operation') return ctx.forcedError();
+    const result = check(ctx);
+    if (result) return result;
+  }
+  throw new Error('the operation check always answers');
+}

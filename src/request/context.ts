@@ -1,0 +1,142 @@
+import type { AuthorizationParts } from '../auth/authorization.js';
+import type { ReplayMemory } from '../auth/replay.js';
+import type { Operation } from '../codes.js';
+import { answer, type Answer } from '../contract/answer.js';
+import type { Body, JudgedEnvelope } from '../contract/bodies.js';
+import { peek, type Peek } from '../contract/envelope.js';
+import { endpointOf, endpointTypes, TYPE_OPERATION, type Endpoint } from '../contract/operations.js';
+import type { ApiUser, CompiledRule, CompiledScenario } from '../scenario/compile.js';
+import type { RuleSubject } from '../scenario/rules.js';
+import type { Challenge } from '../world/challenges.js';
+import type { World } from '../world/world.js';
+import type { Links } from './links.js';
+
+/**
+ * What the request path learns about one request as the checks run, and the request as the HTTP layer hands it over.
+ */
+
+/** A request as the HTTP layer hands it over. */
+export interface ApiRequest {
+  method: string;
+  /** The request target: path and query. */
+  url: string;
+  /** Header names in lower case, as Node gives them. */
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  /** The body was larger than this limit (bytes) and was not read whole. */
+  tooLarge?: number;
+}
+
+/** Everything the checks learn about one request, in the order they learn it. */
+export class RequestContext implements RuleSubject {
+  endpoint?: Endpoint;
+  parts?: AuthorizationParts;
+  utctime?: string;
+  nonce?: string;
+  apiUserId?: string;
+  apiUser?: ApiUser;
+  env?: JudgedEnvelope;
+  body?: Body;
+  challenge?: Challenge;
+  /** The rule that decided, and the code it forces (undefined for a rule that only delays or breaks the wire). */
+  rule?: CompiledRule;
+  forced?: { code: number; message?: string };
+  /** For -4037: the string the simulator expected to be signed. */
+  expectedStringToSign?: string;
+  /** auth: log: the authentication checks that would have failed. */
+  wouldFail?: { code: number; reason: string }[];
+  /** The replay memory entry made for this request, undone if a forced error answers it. */
+  remembered?: { memory: ReplayMemory; nonce?: string; time: number };
+  /** The message of an exception the checks threw (a bug of the simulator's), for the log. */
+  internalError?: string;
+  /**
+   * For a scenario picked by header: the time and drift window of the scenario the request would otherwise run
+   * under. Its drift is checked too, and replay memory keeps entries for the longer of the two windows.
+   */
+  guard?: { now: number; maxDrift: number };
+  /** Authentication passed (or is not checked): the body may now be read at the relaxed parser's cost. */
+  verified = false;
+  private peeked?: Peek;
+  private peekedRelaxed = false;
+  private routed?: Endpoint | null;
+
+  constructor(
+    /** The world the request acts on, how answers link back to the simulator, and the active scenario (who is known depends on it). */
+    readonly world: World,
+    readonly links: Links,
+    readonly active: CompiledScenario,
+    /** The scenario the request runs under. */
+    readonly sc: CompiledScenario,
+    readonly req: ApiRequest,
+    /** Simulator time for this request (virtual clock plus the scenario's offset). */
+    readonly now: number,
+  ) {}
+
+  /** Who API user `id` is for this request (see World.apiUser). */
+  apiUserNamed(id: string): ApiUser | undefined {
+    return this.world.apiUser(this.sc, this.active, id);
+  }
+
+  /** The request body read leniently, for rules and the permission check; never fails. Before authentication it reads JSON only. */
+  get peek(): Peek {
+    const relaxed = this.verified || this.sc.auth !== 'verify';
+    if (!this.peeked || (relaxed && !this.peekedRelaxed && !this.peeked.complete)) {
+      this.peeked = peek(this.req.body, `${this.sc.token}User`, relaxed);
+      this.peekedRelaxed = relaxed;
+    }
+    return this.peeked;
+  }
+
+  /** A request header by its lower-case name; only the request's own headers (a rule may name `constructor` or `__proto__`). */
+  header(name: string): string | undefined {
+    const headers = this.req.headers;
+    if (!Object.prototype.hasOwnProperty.call(headers, name)) return undefined;
+    const v = headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  /** The operation, as far as it is known before the envelope is judged. */
+  get operation(): Operation | undefined {
+    if (this.env) return this.env.op;
+    const endpoint = this.endpointByPath;
+    if (!endpoint) return undefined;
+    const types = endpointTypes(endpoint, this.sc.strict);
+    if (types.length === 1) return TYPE_OPERATION.get(types[0]);
+    const t = this.peek.type;
+    return t !== undefined && types.includes(t) ? TYPE_OPERATION.get(t) : undefined;
+  }
+
+  /** The endpoint the path names, whatever the method. */
+  get endpointByPath(): Endpoint | undefined {
+    if (this.routed === undefined) this.routed = endpointOf(this.req.url) ?? null;
+    return this.routed ?? undefined;
+  }
+
+  /** The instant replay memory judges expiry by: the earlier clock when a guard applies, so nothing is forgotten early. */
+  get replayNow(): number {
+    return this.guard ? Math.min(this.now, this.guard.now) : this.now;
+  }
+
+  /** How long replay memory keeps this request: the longer drift window when a guard applies. */
+  get replayWindow(): number {
+    return this.guard ? Math.max(this.sc.maxDrift, this.guard.maxDrift) : this.sc.maxDrift;
+  }
+
+  /** A forced error leaves no trace: no challenge made, no nonce burned (decisions §9). */
+  forcedError(): Answer {
+    const r = this.remembered;
+    if (r) {
+      r.memory.forget(r.nonce, r.time);
+      this.remembered = undefined;
+    }
+    const base = answer(this.forced!.code);
+    return { code: base.code, message: this.forced!.message ?? base.message };
+  }
+
+  /** The caller's envelope id, when it sent a usable one. */
+  get callerId(): string | undefined {
+    const id = this.env?.id ?? this.peek.id;
+    return id !== undefined && id.length <= 25 ? id : undefined;
+  }
+}
+

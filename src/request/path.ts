@@ -1,0 +1,175 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { mustCode } from '../codes.js';
+import { clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
+import { envelopeJson, internalErrorJson } from '../contract/response.js';
+import type { AnsweredEvents } from '../observers/answered.js';
+import type { Redactor } from '../observers/redactor.js';
+import type { ScenarioRegistry } from '../scenario/registry.js';
+import { pickRule, type Running } from '../scenario/rules.js';
+import type { Fault } from '../scenario/schema.js';
+import type { World } from '../world/world.js';
+import { runChecks } from './checks.js';
+import { RequestContext, type ApiRequest } from './context.js';
+import { garbage, proxyPage, stopsBeforeService } from './faults.js';
+import type { Links } from './links.js';
+import { recordOf } from './record.js';
+
+/**
+ * The request path of the simulated API, readable top to bottom in RequestPath.handle: scenario and rule, checks,
+ * operation, envelope, one "answered" event; the faults a rule puts on the wire; and the one last resort.
+ */
+
+/** The result of handling one API request, for the HTTP layer to write. */
+export interface ApiResult {
+  status: number;
+  body: string;
+  contentType: string;
+  /** Close the connection after answering (the body was not read whole). */
+  close?: boolean;
+  fault?: Fault;
+  hangMs?: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The request path of the simulated API, read top to bottom in `handle`: the scenario the request runs under, the
+ * rule that decides, the checks and the operation, the envelope, and one "answered" event that every observer of
+ * traffic receives. It acts on the world and the scenarios, and never climbs back to the simulator that owns it.
+ */
+export class RequestPath {
+  /** Requests answered since the last reset: the journal's sequence, and the `sim-<n>` id of answers to callers who sent none. */
+  private seq = 0;
+
+  constructor(
+    private readonly world: World,
+    private readonly scenarios: ScenarioRegistry,
+    private readonly links: Links,
+    private readonly redactor: Redactor,
+    private readonly answered: AnsweredEvents,
+  ) {}
+
+  /** Answers one request. Synchronous unless a rule delays it. */
+  handle(req: ApiRequest, startedAt = performance.now()): ApiResult | Promise<ApiResult> {
+    // 1. The scenario it runs under: picked by header, bound to its API user, or the active one.
+    const run = this.scenarios.runningFor(req);
+    if ('error' in run) return this.unrouted(req, run.error, startedAt);
+    // 2. What the checks will learn, at the simulator's time under that scenario.
+    const ctx = this.context(run, req);
+    // 3. The rule that decides, if any: a forced code, a delay, a fault.
+    const rule = run.sc.rules.length ? pickRule(run, ctx) : undefined;
+    if (rule) {
+      ctx.rule = rule;
+      if (rule.respond) ctx.forced = rule.respond;
+      if (rule.delay) return sleep(this.jitter(rule.delay)).then(() => this.answer(ctx, startedAt));
+    }
+    return this.answer(ctx, startedAt);
+  }
+
+  /** Steps 4 to 8: faults that never reach the service, the checks, the envelope, the event, the wire. */
+  private answer(ctx: RequestContext, startedAt: number): ApiResult {
+    // 4. A fault that keeps the request from the service: nothing is checked, created or remembered.
+    const fault = ctx.rule?.fault;
+    if (stopsBeforeService(fault)) {
+      this.report(ctx, this.seq + 1, undefined, undefined, startedAt);
+      if (fault === 'reset' || fault === 'hang') return { status: 0, body: '', contentType: '', fault, hangMs: ctx.rule!.hangMs };
+      const status = Number(fault.slice(6));
+      return { status, body: proxyPage(status), contentType: 'text/html; charset=utf-8', fault };
+    }
+    // 5. The checks, and the operation; an exception is a bug of the simulator's, answered -5000.
+    const result = this.shown(this.checked(ctx));
+    // 6. The envelope: the caller's id echoed (secrets hidden), else the journal's sequence number.
+    const seq = this.seq + 1;
+    const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
+    const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.links.base(ctx.req.headers.host));
+    // 7. One "answered" event: journal, coverage and the rest observe it.
+    this.report(ctx, seq, result, body, startedAt);
+    // 8. On the wire, as it is or garbled by a fault.
+    const status = mustCode(result.code).http;
+    if (fault === 'garbage') return { status, body: garbage(this.world.random), contentType: JSON_TYPE, fault };
+    return { status, body, contentType: JSON_TYPE, fault, close: result.code === -413 };
+  }
+
+  private checked(ctx: RequestContext): Answer {
+    try {
+      return runChecks(ctx);
+    } catch (e) {
+      // Shown in the journal and the log, never as a stack trace.
+      ctx.internalError = errorText(e);
+      return { code: -5000, message: mustCode(-5000).title };
+    }
+  }
+
+  /** An error's message may quote what the caller sent: a secret where it does not belong is never echoed, and it is cut to size after. */
+  private shown(result: Answer): Answer {
+    return result.code < 0 ? { code: result.code, message: clipText(this.redactor.hide(result.message), MAX_MESSAGE_CHARS) } : result;
+  }
+
+  private context(run: Running, req: ApiRequest): RequestContext {
+    const clock = this.world.clock;
+    const ctx = new RequestContext(this.world, this.links, this.scenarios.active, run.sc, req, clock.at(run.sc.offset));
+    // A picked scenario's drift window is checked together with the one it is picked under.
+    if (run.under) ctx.guard = { now: clock.at(run.under.sc.offset), maxDrift: run.under.sc.maxDrift };
+    return ctx;
+  }
+
+  private jitter({ min, max }: { min: number; max: number }): number {
+    return min + (max > min ? (this.world.random.uint32() / 2 ** 32) * (max - min) : 0);
+  }
+
+  /** A request whose x-sim-scenario names no scenario: a mistake of the test set-up, answered -5000 with the reason, not counted as coverage. */
+  private unrouted(req: ApiRequest, error: string, startedAt: number): ApiResult {
+    const active = this.scenarios.active;
+    const ctx = new RequestContext(this.world, this.links, active, active, req, this.world.clock.now());
+    const result = this.shown({ code: -5000, message: `Internal error: ${error}` });
+    const seq = this.seq + 1;
+    const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
+    const body = envelopeJson(active.responseStyle, id, ctx.now, -5000, result.message, this.links.base(req.headers.host));
+    this.report(ctx, seq, result, body, startedAt, false);
+    return { status: 500, body, contentType: JSON_TYPE };
+  }
+
+  /**
+   * The last resort: the request path itself failed (a bug). Answered -5000 in an envelope built so that it cannot
+   * fail in turn, and written to the journal with the failure's message when that still works.
+   */
+  lastResort(req: ApiRequest, err: unknown): ApiResult {
+    const active = this.scenarios.active;
+    const seq = this.seq + 1;
+    let base = '';
+    try {
+      base = this.links.base(req.headers.host);
+    } catch {
+      // moreInfo then holds a relative link.
+    }
+    const body = internalErrorJson(active.responseStyle, `sim-${seq}`, this.world.clock.now(), base);
+    try {
+      const ctx = new RequestContext(this.world, this.links, active, active, req, this.world.clock.now());
+      ctx.internalError = errorText(err);
+      this.report(ctx, seq, { code: -5000, message: 'Internal error' }, body, performance.now());
+    } catch {
+      // The answer matters more than its journal entry.
+    }
+    return { status: 500, body, contentType: JSON_TYPE };
+  }
+
+  /** Emits the one "answered" event. */
+  private report(ctx: RequestContext, seq: number, result: Answer | undefined, body: string | undefined, startedAt: number, counts = true): void {
+    this.seq = seq;
+    this.answered.emit({ record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)), counts });
+  }
+
+  /** Numbering starts again (on reset). */
+  restart(): void {
+    this.seq = 0;
+  }
+}
+
+/** The message of something thrown, whatever was thrown (an object whose toString throws included). */
+export function errorText(e: unknown): string {
+  try {
+    return e instanceof Error ? String(e.message) : String(e);
+  } catch {
+    return 'an exception that cannot be shown';
+  }
+}

@@ -1,0 +1,50 @@
+import { mustCode } from '../codes.js';
+import { clipText, type Answer } from '../contract/answer.js';
+import { isoTime } from '../contract/response.js';
+import type { AnsweredRequest } from '../observers/answered.js';
+import { clip, JOURNAL_BODY_CHARS } from '../observers/journal.js';
+import type { RequestContext } from './context.js';
+
+/**
+ * The record of one answered request, as every observer receives it: built from what the checks learned, kept as it
+ * came (the journal seals it before anyone is shown it), except where it is cut to size, which hides secrets first.
+ */
+export function recordOf(ctx: RequestContext, seq: number, result: Answer | undefined, body: string | undefined, startedAt: number, hide: (text: string) => string): AnsweredRequest {
+  return {
+    seq,
+    at: isoTime(ctx.now),
+    method: ctx.req.method,
+    path: ctx.req.url,
+    endpoint: ctx.endpointByPath,
+    operation: ctx.env?.op,
+    type: ctx.env?.type,
+    apiUser: ctx.apiUser?.id ?? ctx.apiUserId ?? headerAsKept(ctx.header(`x-${ctx.sc.token}-apiuser`), hide),
+    user: (ctx.body as { user?: string } | undefined)?.user,
+    http: result ? mustCode(result.code).http : undefined,
+    code: result?.code,
+    message: result?.message,
+    latencyMs: Math.round((performance.now() - startedAt) * 100) / 100,
+    scenario: ctx.sc.name,
+    rule: ctx.rule?.label,
+    fault: ctx.rule?.fault,
+    challengeId: ctx.challenge?.id,
+    expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? (ctx.expectedStringToSign ?? '') : undefined,
+    wouldFail: ctx.wouldFail,
+    internalError: ctx.internalError,
+    request: { headers: ctx.req.headers, body: bodyAsKept(ctx.req.body, hide) },
+    response: body === undefined ? undefined : { body: bodyAsKept(body, hide) },
+  };
+}
+
+/** An API user header the request did not authenticate with, as the journal keeps it: 32 characters at most. */
+function headerAsKept(value: string | undefined, hide: (text: string) => string): string | undefined {
+  return value === undefined || value.length <= 32 ? value : clipText(hide(value), 32);
+}
+
+/**
+ * A body as the journal keeps it: 8 KiB at most. A longer one has its secrets hidden now, before it is cut (the
+ * journal hides secrets when an entry is first read; cut first, a secret across the cut would show in part).
+ */
+function bodyAsKept(body: string, hide: (text: string) => string): string {
+  return body.length <= JOURNAL_BODY_CHARS ? body : clip(hide(body.slice(0, JOURNAL_BODY_CHARS * 2)), JOURNAL_BODY_CHARS, body.length);
+}

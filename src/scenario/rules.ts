@@ -1,0 +1,69 @@
+import type { Operation } from '../codes.js';
+import type { Peek } from '../contract/envelope.js';
+import type { Endpoint } from '../contract/operations.js';
+import type { CompiledRule, CompiledScenario } from './compile.js';
+
+/**
+ * Which rule of a scenario decides a request, and the counts that `after`, `times` and `every` read. Rules are
+ * matched before the request is judged (a rule may force an authentication code), on what can be read cheaply.
+ */
+
+/** What a rule can look at in a request before anything is judged. */
+export interface RuleSubject {
+  readonly endpointByPath: Endpoint | undefined;
+  header(name: string): string | undefined;
+  readonly peek: Peek;
+  readonly operation: Operation | undefined;
+}
+
+/** A scenario as one simulator runs it: compiled, with its rules' match counts (fresh on every reset). */
+export interface Running {
+  readonly sc: CompiledScenario;
+  readonly counts: number[];
+  /** Picked by a request header: the scenario the request would otherwise run under, whose trust it never exceeds. */
+  readonly under?: Running;
+}
+
+export function running(sc: CompiledScenario, under?: Running): Running {
+  return { sc, counts: new Array(sc.rules.length).fill(0), under };
+}
+
+/** The first rule that matches and whose count says it applies now; counts every rule it looks at that matches. */
+export function pickRule(run: Running, subject: RuleSubject): CompiledRule | undefined {
+  const endpoint = subject.endpointByPath;
+  for (const rule of run.sc.rules) {
+    if (!ruleMatches(rule, subject, endpoint, run.sc.token)) continue;
+    const n = ++run.counts[rule.index];
+    if (n <= rule.after) continue;
+    const k = n - rule.after;
+    if (rule.times !== undefined && k > rule.times) continue;
+    if (rule.every !== undefined && k % rule.every !== 0) continue;
+    return rule;
+  }
+  return undefined;
+}
+
+function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoint | undefined, token: string): boolean {
+  if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
+  if (rule.headers) {
+    for (const [name, match] of rule.headers) {
+      const v = subject.header(name);
+      if (v === undefined || !match(v)) return false;
+    }
+  }
+  if (rule.apiUser !== undefined) {
+    const id = subject.header(`x-${token}-apiuser`) ?? subject.peek.apiUser;
+    if (id !== rule.apiUser) return false;
+  }
+  if (rule.type !== undefined && subject.peek.type !== rule.type) return false;
+  if (rule.challengeType !== undefined && subject.peek.challengeType !== rule.challengeType) return false;
+  if (rule.user) {
+    const user = subject.peek.user;
+    if (user === undefined || !rule.user(user)) return false;
+  }
+  if (rule.ops) {
+    const op = subject.operation;
+    if (op === undefined || !rule.ops.has(op)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,137 @@
+import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
+import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
+import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
+import { ControlError } from '../errors.js';
+import { ClockRangeError, VirtualClock } from './clock.js';
+import { boundedDuration, boundedInstant, LIMITS } from './time-limits.js';
+import { People } from './people.js';
+import { RandomSource } from './random.js';
+
+/**
+ * The world: the simulated service's state that requests and the control API change (see World).
+ */
+
+/** The default API user's id when none is given. */
+export const DEFAULT_API_USER = '123456789';
+
+/** What a world is made from (the simulator's options). */
+export interface WorldOptions {
+  seed?: number;
+  apiUser?: string;
+  secret?: string;
+  maxChallenges?: number;
+  replayCap?: number;
+}
+
+/**
+ * The simulated service's state, which requests and the control API change: who may call (the default API user,
+ * and those a scenario lists), the challenges and their life, what each API user has sent (replay memory), and
+ * the clock. Every bound of what grows lives here or in the objects it owns.
+ */
+export class World {
+  readonly clock = new VirtualClock();
+  readonly random: RandomSource;
+  /** Realistic sample people for the dashboard and the phone page (faker, loaded on first use). */
+  readonly people: People;
+  readonly challenges: Challenges;
+  /** The API user to sign with when a scenario lists none, and whether its id or secret was given (a given secret is never printed). */
+  readonly defaultApiUser: ApiUser;
+  readonly defaultGiven: boolean;
+  readonly secretGiven: boolean;
+  private readonly replay = new Map<string, ReplayMemory>();
+  private readonly replayCap: number;
+
+  /** `hide`: hides secrets in a refusal that quotes what the caller sent (a challenge id, a duration). */
+  constructor(
+    opts: WorldOptions,
+    private readonly hide: (text: string) => string = (text) => text,
+  ) {
+    this.random = new RandomSource(opts.seed);
+    // Seeded: the same people from run to run. Unseeded, drawn from the crypto source (the seeded sequence is untouched).
+    this.people = new People(this.random.seed ?? this.random.uint32());
+    this.challenges = new Challenges(this.random, opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES, hide);
+    this.replayCap = opts.replayCap ?? DEFAULT_REPLAY_CAP;
+    this.secretGiven = opts.secret !== undefined;
+    this.defaultGiven = opts.apiUser !== undefined || opts.secret !== undefined;
+    this.defaultApiUser = makeApiUser(opts.apiUser ?? DEFAULT_API_USER, opts.secret ?? this.random.token(32));
+  }
+
+  /**
+   * Who API user `id` is for a request running under `sc` while `active` is the active scenario: one `sc` lists,
+   * else one the active scenario lists, else the default API user (unless the active scenario lists its own and
+   * the default was not given by the operator).
+   */
+  apiUser(sc: CompiledScenario, active: CompiledScenario, id: string): ApiUser | undefined {
+    const own = sc.apiUsers?.get(id);
+    if (own) return own;
+    const listed = active.apiUsers?.get(id);
+    if (listed) return listed;
+    return (!active.apiUsers || this.defaultGiven) && id === this.defaultApiUser.id ? this.defaultApiUser : undefined;
+  }
+
+  /** The API users of a scenario, as the banner and the dashboard list them. */
+  apiUsersOf(sc: CompiledScenario): ApiUser[] {
+    if (!sc.apiUsers) return [this.defaultApiUser];
+    const users = [...sc.apiUsers.values()];
+    if (this.defaultGiven && !sc.apiUsers.has(this.defaultApiUser.id)) users.unshift(this.defaultApiUser);
+    return users;
+  }
+
+  /** What an API user has sent inside the drift window; made on its first authenticated request. */
+  replayFor(apiUser: string, window: number): ReplayMemory {
+    let m = this.replay.get(apiUser);
+    if (!m) {
+      m = new ReplayMemory(Math.max(1000, Math.ceil(window / 8)), this.replayCap, this.random.uint32());
+      this.replay.set(apiUser, m);
+    }
+    return m;
+  }
+
+  /** For tests of bounds: replay entries remembered per API user. */
+  replayStats(): Record<string, { entries: number; bytes: number }> {
+    const out: Record<string, { entries: number; bytes: number }> = {};
+    for (const [id, m] of this.replay) {
+      m.hasTime(-1, this.clock.now()); // lets expired generations go first
+      out[id] = { entries: m.size, bytes: m.bytes };
+    }
+    return out;
+  }
+
+  /** Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999; returns the time. */
+  advance(by: unknown): number {
+    const read = boundedDuration(by, LIMITS.advance);
+    if ('problem' in read) throw new ControlError(400, `by: ${this.hide(read.problem)}`);
+    onTheClock('by', () => this.clock.advance(read.ms));
+    return this.clock.now();
+  }
+
+  /** Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or where it stands; returns the time. */
+  freeze(at?: unknown): number {
+    const read = at === undefined ? undefined : boundedInstant(at);
+    if (read && 'problem' in read) throw new ControlError(400, `at: ${this.hide(read.problem)}`);
+    onTheClock('at', () => this.clock.freeze(read?.ms));
+    return this.clock.now();
+  }
+
+  /** Lets the clock run again from where it stands; returns the time. */
+  unfreeze(): number {
+    this.clock.unfreeze();
+    return this.clock.now();
+  }
+
+  /** Forgets challenges and replay memory (the clock is set by whoever resets, to its scenario's start). */
+  forget(): void {
+    this.challenges.clear();
+    this.replay.clear();
+  }
+}
+
+/** Runs a move of the clock; a move it refuses is a 400 of the control API, naming the key that asked for it. */
+function onTheClock(key: string, move: () => void): void {
+  try {
+    move();
+  } catch (e) {
+    if (e instanceof ClockRangeError) throw new ControlError(400, `${key}: ${e.message}`);
+    throw e;
+  }
+}
