@@ -189,6 +189,15 @@ describe('the dashboard behind the control token', async () => {
     const { challengeId } = JSON.parse(answered((await r.json()) as ExploreResult).message) as { challengeId: string };
     expect((await fetch(`${sim.url}/phone/${challengeId}/approve`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
   });
+
+  it('a token cookie that does not decode is no token: 401, never a 500', async () => {
+    for (const cookie of ['mfa_sim_control=%E0%A4%A', 'mfa_sim_control=%', 'mfa_sim_control=%ZZopen-sesame', 'a=b; mfa_sim_control=%C0']) {
+      const r = await fetch(`${sim.url}/__sim/ui`, { headers: { cookie } });
+      expect(r.status, cookie).toBe(401);
+      expect(await r.json()).toHaveProperty('error');
+    }
+    expect((await fetch(`${sim.url}/__sim/ui`, { headers: { cookie: 'mfa_sim_control=open-sesame' } })).status).toBe(200);
+  });
 });
 
 describe('faker stays out of start-up', () => {
