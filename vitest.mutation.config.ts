@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/ and the
+ * checks: every suite that drives authentication and the order of checks in-process, through the real HTTP server.
+ * Left out: suites that start the built CLI (a mutant of src/ never reaches dist/), the browser and the long fuzzers.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      'test/signature.test.ts',
+      'test/order.test.ts',
+      'test/replay.test.ts',
+      'test/parsing.test.ts',
+      'test/http.test.ts',
+      'test/codes.test.ts',
+      'test/rules.test.ts',
+      'test/catalog.test.ts',
+      'test/client-fixtures.test.ts',
+      'test/lifecycle.test.ts',
+      'test/client.test.ts',
+      'test/in-process.test.ts',
+      'test/robustness/authorization.test.ts',
+      'test/robustness/picks.test.ts',
+      'test/robustness/cost.test.ts',
+      'test/robustness/own-properties.test.ts',
+      'test/robustness/concurrency.test.ts',
+      'test/robustness/bounds.test.ts',
+    ],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
+  },
+});
