@@ -10,8 +10,8 @@ export interface AuthorizationParts {
   signature?: string;
 }
 
+/** The parts a key may name: any other key, whatever its characters, makes the value malformed. */
 const PART_NAMES = new Set(['apiuser', 'signedheaders', 'algorithm', 'signature']);
-const KEY = /^[A-Za-z]+$/;
 /** A value is one line (spaces around it are dropped). */
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
@@ -25,7 +25,7 @@ export function parseAuthorization(value: string, token: string): AuthorizationP
   const trimmed = value.trimStart();
   if (trimmed.slice(0, scheme.length).toLowerCase() !== scheme) return undefined;
   const parts: AuthorizationParts = {};
-  // Split by hand (every request pays this): `key = value`, spaces around either allowed, letters-only key.
+  // Split by hand (every request pays this): `key = value`, spaces around either allowed.
   let start = scheme.length;
   for (;;) {
     const comma = trimmed.indexOf(',', start);
@@ -33,7 +33,7 @@ export function parseAuthorization(value: string, token: string): AuthorizationP
     const eq = piece.indexOf('=');
     if (eq < 0) return undefined;
     const key = piece.slice(0, eq).trim().toLowerCase();
-    if (!KEY.test(key) || !PART_NAMES.has(key) || (parts as Record<string, string>)[key] !== undefined) return undefined;
+    if (!PART_NAMES.has(key) || (parts as Record<string, string>)[key] !== undefined) return undefined;
     const v = piece.slice(eq + 1).trim();
     if (LINE_BREAK.test(v)) return undefined;
     (parts as Record<string, string>)[key] = v;

@@ -143,14 +143,14 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
   [
     'api-user-known',
     (ctx) => {
-      // Without full authentication (auth: log or off), the API user is taken from wherever the request names it.
-      if (ctx.sc.auth !== 'verify' && ctx.apiUserId === undefined) {
-        const candidates = [ctx.header(`x-${ctx.sc.token}-apiuser`), ctx.parts?.apiuser, ctx.peek.apiUser];
-        ctx.apiUserId = candidates.find((c) => c !== undefined && ID9.test(c));
-      }
-      const id = ctx.apiUserId;
-      ctx.apiUser = id === undefined ? undefined : ctx.apiUserNamed(id);
-      return ctx.apiUser ? undefined : answer(-1001, id === undefined ? 'the request names no API user' : `API user ${id} is not known`);
+      // Authenticated (auth: verify), the header named the API user already. Otherwise (auth: log or off) it is
+      // taken from wherever the request names one.
+      const parts = ctx.parts ?? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token);
+      const id = ctx.apiUserId ?? [ctx.header(`x-${ctx.sc.token}-apiuser`), parts?.apiuser, ctx.peek.apiUser].find((c) => ID9.test(c ?? ''));
+      if (id === undefined) return answer(-1001, 'the request names no API user');
+      ctx.apiUserId = id;
+      ctx.apiUser = ctx.apiUserNamed(id);
+      return ctx.apiUser ? undefined : answer(-1001, `API user ${id} is not known`);
     },
   ],
   ['api-user-usable', (ctx) => (ctx.apiUser!.state === 'active' ? undefined : answer(-1003, `API user ${ctx.apiUser!.id} is ${ctx.apiUser!.state}`))],
