@@ -87,6 +87,7 @@ export const RuleSchema = strictObject(
   'a forced outcome: the first rule that matches a request decides',
 );
 
+/** The one schema of a scenario file (and of the scenario keys of the options), as TypeBox: JSON Schema at run time, TypeScript types at compile time. */
 export const ScenarioSchema = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
@@ -127,8 +128,30 @@ export const ScenarioSchema = strictObject(
 
 /** A scenario as written in a file or passed in-process. */
 export type ScenarioInput = Static<typeof ScenarioSchema>;
+/** An API user as a scenario writes it (`apiUsers[]`). */
 export type ApiUserInput = Static<typeof ApiUserSchema>;
+/** A rule as a scenario writes it (`rules[]`). */
 export type RuleInput = Static<typeof RuleSchema>;
 export type Permission = (typeof PERMISSIONS)[number];
 export type Fault = (typeof FAULTS)[number];
 export type AuthMode = (typeof AUTH_MODES)[number];
+
+/**
+ * The scenario schema as a plain JSON Schema (draft 2020-12) for editors and other validators: the package ships it
+ * as `mfa-sim/scenario.schema.json` and `mfa-sim --schema` prints it. TypeBox's own messages (`errorMessage`) are
+ * left out: they are the simulator's, not JSON Schema's.
+ */
+export function scenarioJsonSchema(): Record<string, unknown> {
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (k !== 'errorMessage') out[k] = strip(x);
+    return out;
+  };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'mfa-sim scenario',
+    ...(strip(JSON.parse(JSON.stringify(ScenarioSchema))) as Record<string, unknown>),
+  };
+}
