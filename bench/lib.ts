@@ -10,10 +10,15 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The benchmark's API users: one per wrk connection (a timestamp may be used once per API user and millisecond). */
 export const API_USERS = Array.from({ length: 64 }, (_, i) => ({ id: `90000${String(i).padStart(4, '0')}`, secret: `bench-secret-${i}` }));
 
-/** A scenario file listing the benchmark's API users (written to a temporary file at run time). */
-export function writeScenario(file: string): void {
-  const users = API_USERS.map((u) => `  - id: "${u.id}"\n    secret: ${u.secret}\n`).join('');
-  writeFileSync(file, `name: bench\ndescription: The benchmark's API users, one per connection.\napiUsers:\n${users}`);
+/** The API users of a benchmark scenario: the 64 of the load first, then as many more as asked. */
+export function benchUsers(n: number): { id: string; secret: string }[] {
+  return Array.from({ length: n }, (_, i) => (i < API_USERS.length ? API_USERS[i] : { id: String(800_000_000 + i), secret: `bench-secret-${i}` }));
+}
+
+/** A scenario file listing the benchmark's API users (written to a temporary file at run time), and more keys as YAML. */
+export function writeScenario(file: string, users: readonly { id: string; secret: string }[] = API_USERS, more = ''): void {
+  const list = users.map((u) => `  - id: "${u.id}"\n    secret: ${u.secret}\n`).join('');
+  writeFileSync(file, `name: bench\ndescription: The benchmark's API users, one per connection.\napiUsers:\n${list}${more}`);
 }
 
 /**
@@ -22,18 +27,18 @@ export function writeScenario(file: string): void {
  * so none repeats and all stay well inside the drift window. Returns the first time the file left unused.
  * `badSignature` signs with a wrong secret (the answer must be -4037).
  */
-export function writeRequests(file: string, count: number, badSignature = false, notBefore = 0): number {
+export function writeRequests(file: string, count: number, badSignature = false, notBefore = 0, users: readonly { id: string; secret: string }[] = API_USERS): number {
   const start = Math.max(Date.now(), notBefore);
   const lines: string[] = new Array(count);
   for (let i = 0; i < count; i++) {
-    const u = API_USERS[i % API_USERS.length];
-    const t = String(start + Math.floor(i / API_USERS.length));
+    const u = users[i % users.length];
+    const t = String(start + Math.floor(i / users.length));
     const nonce = randomUUID();
     lines[i] = `${u.id} ${t} ${nonce} ${sign(badSignature ? `${u.secret}-wrong` : u.secret, t, nonce)}`;
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
   // The first time free for the next file to the same server (a warm-up and its measured load must not share one).
-  return start + Math.ceil(count / API_USERS.length);
+  return start + Math.ceil(count / users.length);
 }
 
 /** A server process started for one measurement. */

@@ -1,19 +1,23 @@
 /**
- * The benchmark: mfa-sim against a bare Express 5 app, in the same run, interleaved and repeated.
+ * The benchmark: mfa-sim against the physical limit of its platform (a bare node:http server answering a fixed
+ * envelope) and against a bare Express 5 app, in the same run, interleaved and repeated. mfa-sim is measured as
+ * users run it (the command line with its default request log, into a pipe) and with --quiet.
  *
- *   npm run bench                 full run (about 10 minutes on 2 cores)
- *   npm run bench -- --smoke      a few seconds: every scenario once, briefly; checks answers, not targets
+ *   npm run bench                 full run (about 20 minutes on 2 cores)
+ *   npm run bench -- --smoke      a few seconds per part: every case once, briefly; checks answers, not targets
  *   options: --rounds N --duration S --soak N (requests) --starts N
- *            --only time,qr,noqr,badsig,start,soak (a part of the run, while tuning)
+ *            --only time,qr,noqr,badsig,start,growth,soak (a part of the run, while tuning)
  *
  * Load: wrk, 2 threads, 32 keep-alive connections; each mfa-sim request freshly signed (new nonce and time,
- * 64 API users). Every answer's status and code are checked, for the baseline too.
+ * 64 API users). Every answer's status and code are checked, the baselines' too.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_USERS, cpuMs, median, peakRssMiB, post, ROOT, startServer, writeRequests, writeScenario, type Server } from './lib.js';
+import { growthMarkdown, growthTable, type GrowthResult } from './growth.js';
+import { API_USERS, median, post, ROOT, startServer, writeScenario } from './lib.js';
+import { measure, SERVER_LABEL, serverArgs, type Load, type LoadCase, type ServerKind } from './measure.js';
 import { soak, type SoakResult } from './soak.js';
 
 const args = process.argv.slice(2);
@@ -34,99 +38,44 @@ const dir = mkdtempSync(join(tmpdir(), 'mfa-sim-bench-'));
 const scenarioFile = join(dir, 'bench.yaml');
 writeScenario(scenarioFile);
 
-interface Case {
-  /** For --only. */
-  key: string;
-  name: string;
-  path: string;
-  kind: 'none' | 'qr' | 'noqr';
-  status: number;
-  code: number;
-  badSignature?: boolean;
-  /** Target: throughput ratio to bare Express, at least. */
-  target: number;
-  p99NoWorse?: boolean;
+interface Case extends LoadCase {
+  /** Targets for mfa-sim as users run it: throughput and CPU per request relative to node:http's. */
+  minThroughput?: number;
+  maxCpu?: number;
 }
 
 const ALL_CASES: Case[] = [
-  { key: 'time', name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000, target: 1.0, p99NoWorse: true },
-  { key: 'qr', name: 'new challenge, QR image', path: '/v1/svc/challenge', kind: 'qr', status: 202, code: 2025, target: 0.25 },
-  { key: 'noqr', name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025, target: 0.8 },
-  { key: 'badsig', name: 'bad signature (-4037)', path: '/v1/svc/time', kind: 'none', status: 400, code: -4037, badSignature: true, target: 0.8 },
+  { key: 'time', name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000, minThroughput: 0.5, maxCpu: 2 },
+  { key: 'badsig', name: 'bad signature (-4037)', path: '/v1/svc/time', kind: 'none', status: 400, code: -4037, badSignature: true, minThroughput: 0.5, maxCpu: 2 },
+  { key: 'noqr', name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025, minThroughput: 0.35 },
+  { key: 'qr', name: 'new challenge, QR image', path: '/v1/svc/challenge', kind: 'qr', status: 202, code: 2025 },
 ];
+const KINDS: ServerKind[] = ['node', 'express', 'sim', 'quiet'];
 
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;
 const CASES = ALL_CASES.filter((c) => !only || only.includes(c.key));
 const skip = (what: string) => only !== undefined && !only.includes(what);
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  peakRss: number;
-  cpuUs: number;
-  requests: number;
-  bad: number;
-}
-
-const BASELINE_ARGS = ['bench/express-baseline.mjs', '0'];
-const SIM_ARGS = ['dist/cli.js', '--port', '0', '--quiet', '--scenario', scenarioFile];
 let failures = 0;
 
-function wrk(url: string, seconds: number, file: string, c: Case, baseline: boolean): { requests: number; seconds: number; p50: number; p99: number; bad: number; sample?: string } {
-  const status = baseline ? 200 : c.status;
-  const code = baseline ? 15000 : c.code;
-  const r = spawnSync('wrk', ['-t2', '-c32', `-d${seconds}s`, '-s', join(ROOT, 'bench/wrk.lua'), url, '--', file, '2', c.path, c.kind, String(status), String(code)], {
-    encoding: 'utf8',
-  });
-  const line = /^WRK (.*)$/m.exec(r.stdout ?? '');
-  if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
-  const j = JSON.parse(line[1]) as Record<string, number>;
-  const sample = /^WRKSAMPLE (.*)$/m.exec(r.stdout)?.[1];
-  const bad = j.bad + j.connect + j.read + j.write + j.timeout + (j.wrapped > 0 ? 1 : 0);
-  return { requests: j.requests, seconds: j.duration_us / 1e6, p50: j.p50_us / 1000, p99: j.p99_us / 1000, bad, sample: j.wrapped > 0 ? 'ran out of pre-signed requests' : sample };
-}
-
-/** One measurement: a fresh server process, a warm-up, then the measured load. */
-async function measure(c: Case, baseline: boolean): Promise<Load> {
-  const server = await startServer(baseline ? BASELINE_ARGS : SIM_ARGS);
-  try {
-    const warm = join(dir, 'warm.txt');
-    const file = join(dir, 'load.txt');
-    const after = writeRequests(warm, Math.ceil(MAX_RATE * WARMUP), c.badSignature);
-    writeRequests(file, Math.ceil(MAX_RATE * DURATION), c.badSignature, after);
-    const w = wrk(server.url, WARMUP, warm, c, baseline);
-    const cpu0 = cpuMs(server.pid);
-    const m = wrk(server.url, DURATION, file, c, baseline);
-    const cpu = cpuMs(server.pid) - cpu0;
-    const bad = w.bad + m.bad;
-    if (bad > 0) {
-      failures++;
-      process.stderr.write(`  ${baseline ? 'express' : 'mfa-sim'} ${c.name}: ${bad} answers not as expected, e.g. ${w.sample ?? m.sample}\n`);
-    }
-    return { rps: m.requests / m.seconds, p50: m.p50, p99: m.p99, peakRss: peakRssMiB(server.pid), cpuUs: (cpu * 1000) / m.requests, requests: m.requests, bad };
-  } finally {
-    await server.stop();
-  }
-}
-
-interface Row {
-  c: Case;
-  base: Load[];
-  sim: Load[];
-}
+type Row = { c: Case } & Record<ServerKind, Load[]>;
 
 async function loadTable(): Promise<Row[]> {
-  const rows: Row[] = CASES.map((c) => ({ c, base: [], sim: [] }));
+  const rows: Row[] = CASES.map((c) => ({ c, node: [], express: [], sim: [], quiet: [] }));
+  const plan = { dir, warmup: WARMUP, duration: DURATION, maxRate: MAX_RATE };
   for (let round = 0; round < ROUNDS; round++) {
     for (const row of rows) {
-      // Interleaved: the order alternates from round to round.
-      const order = round % 2 === 0 ? [true, false] : [false, true];
-      for (const baseline of order) {
-        const l = await measure(row.c, baseline);
-        (baseline ? row.base : row.sim).push(l);
+      // Interleaved: the order turns by one from round to round.
+      const order = KINDS.map((_, i) => KINDS[(i + round) % KINDS.length]);
+      for (const kind of order) {
+        const baseline = kind === 'node' || kind === 'express';
+        const l = await measure(row.c, serverArgs(kind, scenarioFile), baseline, plan);
+        if (l.bad > 0) {
+          failures++;
+          process.stderr.write(`  ${SERVER_LABEL[kind]} ${row.c.name}: ${l.bad} answers not as expected, e.g. ${l.sample}\n`);
+        }
+        row[kind].push(l);
         process.stderr.write(
-          `  round ${round + 1}/${ROUNDS} ${row.c.name.padEnd(24)} ${baseline ? 'express' : 'mfa-sim'}  ${l.rps.toFixed(0)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  peak ${l.peakRss.toFixed(0)} MiB  ${l.cpuUs.toFixed(0)} µs CPU/req\n`,
+          `  round ${round + 1}/${ROUNDS} ${row.c.name.padEnd(24)} ${SERVER_LABEL[kind].padEnd(16)} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  peak ${l.peakRss.toFixed(0)} MiB  ${l.cpuUs.toFixed(0)} µs CPU/req\n`,
         );
       }
     }
@@ -134,17 +83,16 @@ async function loadTable(): Promise<Row[]> {
   return rows;
 }
 
-/** Spawn to first answer (a signed time request for mfa-sim; the same POST for Express), ms. */
-async function firstAnswer(baseline: boolean): Promise<number> {
+/** Spawn to first answer (a signed time request for mfa-sim, started as a user starts it; the same POST for a baseline), ms. */
+async function firstAnswer(kind: 'node' | 'sim'): Promise<number> {
   const t0 = performance.now();
   const user = { id: '123456789', secret: 'bench-start-secret' };
-  const server = await startServer(baseline ? BASELINE_ARGS : ['dist/cli.js', '--port', '0', '--secret', user.secret]);
+  const server = await startServer(kind === 'node' ? serverArgs('node', scenarioFile) : ['dist/cli.js', '--port', '0', '--secret', user.secret]);
   try {
-    const a = await post(server.url, '/v1/svc/time', baseline ? undefined : user);
-    const ok = baseline ? a.status === 200 : a.status === 200 && a.body.includes('"code":15000,');
-    if (!ok) {
+    const a = await post(server.url, '/v1/svc/time', kind === 'node' ? undefined : user);
+    if (!(a.status === 200 && a.body.includes('"code":15000,'))) {
       failures++;
-      process.stderr.write(`  first answer of ${baseline ? 'express' : 'mfa-sim'} not as expected: ${a.status} ${a.body}\n`);
+      process.stderr.write(`  first answer of ${kind} not as expected: ${a.status} ${a.body}\n`);
     }
     return performance.now() - t0;
   } finally {
@@ -152,89 +100,99 @@ async function firstAnswer(baseline: boolean): Promise<number> {
   }
 }
 
-/** In a fresh process: import of the package, then startSimulator() to listening, and to its first answer. */
-function inProcessStart(): { importMs: number; readyMs: number } {
+/** In a fresh process: import of the package, then startSimulator() to listening. */
+function inProcessStart(): { importMs: number; readyMs: number; express: boolean } {
   const code = `
     const t0 = performance.now();
     const m = await import(${JSON.stringify(join(ROOT, 'dist/index.js'))});
     const t1 = performance.now();
     const sim = await m.startSimulator({ secret: 'x' });
     const t2 = performance.now();
+    const { createRequire } = await import('node:module');
+    const express = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/express/'));
     await sim.close();
-    console.log(JSON.stringify({ importMs: t1 - t0, readyMs: t2 - t1 }));`;
+    console.log(JSON.stringify({ importMs: t1 - t0, readyMs: t2 - t1, express }));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
-  return JSON.parse(r.stdout) as { importMs: number; readyMs: number };
+  return JSON.parse(r.stdout) as { importMs: number; readyMs: number; express: boolean };
 }
 
-const ratio = (a: number, b: number) => a / b;
 const fx = (x: number) => `${x.toFixed(2)}×`;
-const ms = (x: number) => `${x.toFixed(2)} ms`;
-
-function pairRatios(row: Row, f: (l: Load) => number): number {
-  // The median of the per-round ratios: each pair ran back to back under the same conditions.
-  return median(row.sim.map((s, i) => ratio(f(s), f(row.base[i]))));
-}
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const med = (ls: Load[], f: (l: Load) => number) => median(ls.map(f));
+/** The median of the per-round ratios: each pair ran in the same round, under the same conditions. */
+const pair = (a: Load[], b: Load[], f: (l: Load) => number) => median(a.map((x, i) => f(x) / f(b[i])));
 
 async function main(): Promise<void> {
   const cond = `${smoke ? 'SMOKE (figures meaningless)' : 'full'}: ${ROUNDS} round(s) × ${DURATION} s per server and case (after ${WARMUP} s warm-up), wrk -t2 -c32, node ${process.version}, ${API_USERS.length} API users`;
   process.stderr.write(`bench ${cond}\n`);
   const rows = await loadTable();
 
-  const starts = { sim: [] as number[], base: [] as number[] };
+  const starts = { sim: [] as number[], node: [] as number[] };
   const nStarts = skip('start') ? 0 : STARTS;
   for (let i = 0; i < nStarts; i++) {
-    starts.base.push(await firstAnswer(true));
-    starts.sim.push(await firstAnswer(false));
+    starts.node.push(await firstAnswer('node'));
+    starts.sim.push(await firstAnswer('sim'));
   }
   const inproc = Array.from({ length: nStarts }, () => inProcessStart());
+
+  const growth: GrowthResult[] = skip('growth') ? [] : await growthTable({ dir, warmup: WARMUP, duration: smoke ? 1 : 3, maxRate: MAX_RATE }, (l) => process.stderr.write(`${l}\n`));
+  if (growth.some((g) => g.load.bad > 0)) failures++;
 
   process.stderr.write(`  soak: ${skip('soak') ? 'skipped' : `${SOAK.toLocaleString('en')} fresh-nonce requests (9 time, 1 new challenge in 10)...`}\n`);
   const s: SoakResult = skip('soak') ? { requests: 0, bad: 0, rss10k: NaN, rssEnd: NaN, heap10k: NaN, heapEnd: NaN, rssMax: NaN, replayBytes: NaN, rps: NaN } : await soak(SOAK, scenarioFile);
   if (s.bad > 0) failures++;
 
-  const out: string[] = [];
-  out.push(`mfa-sim vs bare Express 5, ${cond}`);
-  out.push('');
-  if (rows.length) {
-    out.push('| case | throughput | p50 | p99 | peak RSS | CPU per request | target | |');
-    out.push('|---|---:|---:|---:|---:|---:|---|---|');
-  }
+  const out: string[] = [`mfa-sim vs bare node:http and bare Express 5, ${cond}`, ''];
   const verdicts: boolean[] = [];
+  if (rows.length) {
+    out.push('| case | mfa-sim (request log on) | vs node:http: throughput, CPU/request | mfa-sim --quiet | node:http | Express | p50 / p99 (mfa-sim) | peak RSS (mfa-sim, vs Express) | target | |');
+    out.push('|---|---:|---:|---:|---:|---:|---:|---:|---|---|');
+  }
   for (const row of rows) {
-    const thr = pairRatios(row, (l) => l.rps);
-    const p99s = median(row.sim.map((l) => l.p99));
-    const p99b = median(row.base.map((l) => l.p99));
-    const mem = pairRatios(row, (l) => l.peakRss);
-    let ok = thr >= row.c.target && mem <= 1.2;
-    let target = `≥ ${row.c.target}×, RSS ≤ 1.2×`;
-    if (row.c.p99NoWorse) {
-      ok &&= p99s <= p99b;
-      target = `≥ ${row.c.target}×, p99 ≤ Express's, RSS ≤ 1.2×`;
+    const thr = pair(row.sim, row.node, (l) => l.rps);
+    const cpu = pair(row.sim, row.node, (l) => l.cpuUs);
+    const parts: string[] = [];
+    let ok = true;
+    if (row.c.minThroughput !== undefined) {
+      parts.push(`≥ ${row.c.minThroughput}× throughput`);
+      ok &&= thr >= row.c.minThroughput;
     }
-    verdicts.push(ok);
+    if (row.c.maxCpu !== undefined) {
+      parts.push(`≤ ${row.c.maxCpu}× CPU`);
+      ok &&= cpu <= row.c.maxCpu;
+    }
+    if (parts.length) verdicts.push(ok);
+    const fig = (ls: Load[]) => `${med(ls, (l) => l.rps).toFixed(0)} req/s, ${med(ls, (l) => l.cpuUs).toFixed(0)} µs`;
     out.push(
-      `| ${row.c.name} | ${fx(thr)} (${median(row.sim.map((l) => l.rps)).toFixed(0)} vs ${median(row.base.map((l) => l.rps)).toFixed(0)} req/s) | ${fx(pairRatios(row, (l) => l.p50))} (${ms(median(row.sim.map((l) => l.p50)))} vs ${ms(median(row.base.map((l) => l.p50)))}) | ${fx(pairRatios(row, (l) => l.p99))} (${ms(p99s)} vs ${ms(p99b)}) | ${fx(mem)} (${median(row.sim.map((l) => l.peakRss)).toFixed(0)} vs ${median(row.base.map((l) => l.peakRss)).toFixed(0)} MiB) | ${fx(pairRatios(row, (l) => l.cpuUs))} (${median(row.sim.map((l) => l.cpuUs)).toFixed(0)} vs ${median(row.base.map((l) => l.cpuUs)).toFixed(0)} µs) | ${target} | ${ok ? 'met' : 'MISSED'} |`,
+      `| ${row.c.name} | ${fig(row.sim)} | **${fx(thr)}**, **${fx(cpu)}** | ${fig(row.quiet)} (${fx(pair(row.quiet, row.node, (l) => l.rps))}, ${fx(pair(row.quiet, row.node, (l) => l.cpuUs))}) | ${fig(row.node)} | ${fig(row.express)} (mfa-sim ${fx(pair(row.sim, row.express, (l) => l.rps))}) | ${ms(med(row.sim, (l) => l.p50))} / ${ms(med(row.sim, (l) => l.p99))} | ${med(row.sim, (l) => l.peakRss).toFixed(0)} MiB (${fx(pair(row.sim, row.express, (l) => l.peakRss))}) | ${parts.join(', ') || '—'} | ${parts.length ? (ok ? 'met' : 'MISSED') : ''} |`,
     );
   }
   out.push('');
-  const startRatio = median(starts.sim) / median(starts.base);
-  const ready = median(inproc.map((x) => x.readyMs));
-  const grow = (s.rssEnd - s.rss10k) / 2 ** 20;
-  const heapGrow = (s.heapEnd - s.heap10k) / 2 ** 20;
-  out.push('| separate figure | mfa-sim | bare Express | ratio | target | |');
+  out.push('| separate figure | mfa-sim | baseline | ratio | target | |');
   out.push('|---|---:|---:|---:|---|---|');
   if (!skip('start')) {
-    verdicts.push(startRatio <= 1.3, ready <= 20);
-    out.push(`| CLI spawn to first answer (median of ${STARTS}) | ${ms(median(starts.sim))} | ${ms(median(starts.base))} | ${fx(startRatio)} | ≤ 1.3× | ${startRatio <= 1.3 ? 'met' : 'MISSED'} |`);
-    out.push(`| startSimulator() to listening, in-process (median of ${STARTS}; import ${ms(median(inproc.map((x) => x.importMs)))}) | ${ms(ready)} | | | ≤ 20 ms | ${ready <= 20 ? 'met' : 'MISSED'} |`);
+    const startRatio = median(starts.sim) / median(starts.node);
+    const total = median(inproc.map((x) => x.importMs + x.readyMs));
+    const expressLoaded = inproc.some((x) => x.express);
+    verdicts.push(startRatio <= 1.3, total <= 40 && !expressLoaded);
+    out.push(`| CLI spawn to its first answer (median of ${STARTS}) | ${ms(median(starts.sim))} | node:http ${ms(median(starts.node))} | ${fx(startRatio)} | ≤ 1.3× | ${startRatio <= 1.3 ? 'met' : 'MISSED'} |`);
+    out.push(
+      `| \`import('mfa-sim')\` + \`startSimulator()\` to listening, fresh process (median of ${STARTS}: import ${ms(median(inproc.map((x) => x.importMs)))}, start ${ms(median(inproc.map((x) => x.readyMs)))}; Express ${expressLoaded ? 'LOADED' : 'not loaded'}) | ${ms(total)} | | | ≤ 40 ms | ${total <= 40 && !expressLoaded ? 'met' : 'MISSED'} |`,
+    );
   }
   if (!skip('soak')) {
+    const grow = (s.rssEnd - s.rss10k) / 2 ** 20;
+    const heapGrow = (s.heapEnd - s.heap10k) / 2 ** 20;
     const ok = grow <= 50 && heapGrow <= 50;
     verdicts.push(ok);
     out.push(
       `| soak: RSS and heap after ${s.requests.toLocaleString('en')} fresh-nonce requests (after GC) vs after 10,000 | RSS ${(s.rssEnd / 2 ** 20).toFixed(0)} MiB, heap ${(s.heapEnd / 2 ** 20).toFixed(0)} MiB | | RSS ${grow >= 0 ? '+' : ''}${grow.toFixed(1)} MiB, heap ${heapGrow >= 0 ? '+' : ''}${heapGrow.toFixed(1)} MiB (largest RSS reading ${(s.rssMax / 2 ** 20).toFixed(0)} MiB; replay memory ${(s.replayBytes / 2 ** 20).toFixed(1)} MiB; ${s.rps.toFixed(0)} req/s) | ≤ +50 MiB | ${ok ? 'met' : 'MISSED'} |`,
     );
+  }
+  if (growth.length) {
+    out.push('', 'Growth: one simulator of each size in a process of its own (startSimulator(), no request log), same load.', '');
+    out.push(...growthMarkdown(growth));
   }
   out.push('');
   out.push(failures ? `${failures} measurement(s) saw answers that were not the expected code: see above.` : 'Every answer had the expected status and code.');

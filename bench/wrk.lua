@@ -1,6 +1,6 @@
 -- wrk script: every request is a different pre-signed one (fresh nonce and time, one of 64 API users),
 -- read from a file the harness writes; every answer's HTTP status and envelope code are checked.
--- Arguments (after --): <requests file> <threads> <path> <body kind: none|qr|noqr> <expected status> <expected code>
+-- Arguments (after --): <requests file> <threads> <path> <body kind: none|qr|noqr|padded> <expected status> <expected code>
 -- File lines: "<apiuser> <utctime> <nonce> <signature>". Thread i uses lines i, i+threads, ...
 
 local threads = {}
@@ -29,11 +29,15 @@ function init(args)
   count, pos, good, bad, wrapped, sample = k, 0, 0, 0, 0, ""
 end
 
+-- "padded": a new challenge without QR whose body carries 8 KiB more (a profile), to fill the journal's bodies.
+local padding = string.rep("p", 8192)
+
 local function body_for(u, t)
   if kind == "none" then return nil end
   local qr = kind == "qr" and "true" or "false"
+  local extra = kind == "padded" and ',"profile":"' .. padding .. '"' or ""
   return '{"id":"bench","utctime":"' .. t .. '","apiUser":"' .. u .. '","type":150,"body":{"svcUser":"user@example.com",' ..
-    '"challengeType":"UserKeyAndPattern","challengeExpiry":"FiveMins","enableQRcode":' .. qr .. ',"status":"NEW"}}'
+    '"challengeType":"UserKeyAndPattern","challengeExpiry":"FiveMins","enableQRcode":' .. qr .. ',"status":"NEW"' .. extra .. '}}'
 end
 
 function request()

@@ -5,10 +5,10 @@ import { isLoopback, startSimulator, type StartOptions } from './http/server.js'
 import { closeSync, constants, existsSync, openSync, watchFile, writeFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { parseRequiredCodes, unmetCodes } from './observers/coverage.js';
-import { formatLine, jsonLog } from './observers/log.js';
+import { formatLine, jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import { ScenarioError } from './scenario/errors.js';
-import { ScenarioSchema } from './scenario/schema.js';
+import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { setFlagsFromString } from 'node:v8';
 
@@ -83,7 +83,8 @@ function program(): Command {
       '\nEnvironment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write --coverage-out,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered.\nDocs: the README, and the /status page of a running simulator.',
     )
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    // One width whatever the terminal: the help is the same text everywhere, docs/command-line.md included.
+    .configureOutput({ writeErr: (s) => process.stderr.write(s), getOutHelpWidth: () => 100, getErrHelpWidth: () => 100 });
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -108,7 +109,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (o.schema) {
-    process.stdout.write(`${JSON.stringify(ScenarioSchema, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
     return;
   }
 
@@ -140,16 +141,22 @@ async function main(argv: string[]): Promise<void> {
     throw e;
   }
   const sim = running.simulator;
+  // Everything the simulator prints after its banner goes through one sink, in batches, flushed before it exits.
+  const sink = new LogSink((text) => process.stdout.write(text));
+  const exit = (status: number): never => {
+    sink.flush();
+    process.exit(status);
+  };
   // Signals are handled before the ready line: a CI script may stop the simulator as soon as it reads it.
   let stopping = false;
   const stop = () => {
-    if (stopping) process.exit(EXIT.ok);
+    if (stopping) exit(EXIT.ok);
     stopping = true;
-    running.close().then(() => process.exit(finish(sim.coverageReport(), o.coverageOut, o.requireCoverage)));
+    running.close().then(() => exit(finish(sim.coverageReport(), o.coverageOut, o.requireCoverage)));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  const json = o.log === 'json' ? jsonLog() : undefined;
+  const json = o.log === 'json' ? jsonLog(sink) : undefined;
   const banner: string[] = [];
   const out = { write: (line: string) => void (json ? banner.push(line.trimEnd()) : process.stdout.write(line)) };
   out.write(`mfa-sim listening on ${running.url}\n`);
@@ -168,19 +175,20 @@ async function main(argv: string[]): Promise<void> {
   if (!isLoopback(running.host)) {
     process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
   }
+  if (!o.quiet) out.write("  request log below: one line per request, its time on the simulator's clock (UTC)\n");
   if (json) json.info('mfa-sim listening', { url: running.url, banner });
   if (!o.quiet) {
-    // Nothing written out may carry a secret: entries pass through the simulator's redaction.
-    sim.journal.subscribe(json ? (e) => json.request(JSON.parse(sim.redact(JSON.stringify(e)))) : (e) => process.stdout.write(`${sim.redact(formatLine(e))}\n`));
+    // The journal's feed gives entries sealed as far as a log line shows them: no secret is written out.
+    sim.journal.subscribe(json ? (e) => json.request(e) : (e) => sink.push(`${formatLine(e)}\n`), { summary: true });
   }
-  if (o.watch) watchScenario(sim, options.scenario);
+  if (o.watch) watchScenario(sim, options.scenario, sink);
 }
 
 /**
  * Reloads the scenario file when it changes. It polls (every 300 ms) rather than using fs.watch, which loses a
  * file that an editor replaces on save. A broken edit keeps the last good scenario and says why.
  */
-function watchScenario(sim: Simulator, scenario: string | undefined): void {
+function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSink): void {
   const file = scenario === undefined ? undefined : existsSync(scenario) ? scenario : findShippedScenario(scenario);
   if (!file) usage('--watch needs --scenario with a scenario file (or a shipped scenario name).');
   process.stdout.write(`  watching ${file} for changes\n`);
@@ -188,7 +196,7 @@ function watchScenario(sim: Simulator, scenario: string | undefined): void {
     if (now.mtimeMs === before.mtimeMs && now.size === before.size) return;
     try {
       const sc = sim.loadScenario(file);
-      process.stdout.write(`mfa-sim: reloaded scenario ${sc.name} from ${file} (the world was reset)\n`);
+      sink.push(`mfa-sim: reloaded scenario ${sc.name} from ${file} (the world was reset)\n`);
     } catch (e) {
       const why = e instanceof ScenarioError ? e.message : (e as Error).message;
       process.stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${why}\n`);

@@ -52,7 +52,7 @@ export class Simulator {
     this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? defaultScenarioDirs(opts.scenario));
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
     this.registry = new ScenarioRegistry(scenarioFromOptions(opts as Record<string, unknown>), pinnedKeys(opts));
-    this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e) => sealRecord(this.secrets.redactor, e));
+    this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e, to, from) => sealRecord(this.secrets.redactor, e, to, from));
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
     this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets()], () => this.links.forget());
     const answered = new AnsweredEvents();
@@ -75,8 +75,9 @@ export class Simulator {
     return this.registry.token;
   }
 
-  /** The API users of the active scenario (the default one when it lists none), and simulator time now (epoch ms). */
+  /** The API users of the active scenario (the default one when it lists none). */
   apiUsers = (): ApiUser[] => this.world.apiUsersOf(this.scenario);
+  /** Simulator time now, under the active scenario (epoch ms). */
   now = (): number => this.world.clock.now();
 
   /** Answers one request to the simulated API (request/path.ts); synchronous unless a rule delays it. */
@@ -124,11 +125,13 @@ export class Simulator {
     this.secrets.update();
   }
 
-  /** The challenges issued, newest first, and one by id, settled at the current simulator time (world/challenges.ts). */
+  /** The challenges issued, newest first, settled at the current simulator time (world/challenges.ts). */
   listChallenges = (): Challenge[] => this.world.challenges.list(this.now());
+  /** A challenge by id, settled now; undefined when unknown. */
   findChallenge = (id: string): Challenge | undefined => this.world.challenges.get(id, this.now());
-  /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits); or denies it. */
+  /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
   approve = (id: string, authCode?: string): Challenge => this.world.challenges.approve(id, this.now(), authCode);
+  /** The user denies a waiting challenge. */
   deny = (id: string): Challenge => this.world.challenges.deny(id, this.now());
   /** A waiting challenge expires now, as if its challengeExpiry had passed. */
   expire = (id: string): Challenge => this.world.challenges.expire(id, this.now());
@@ -140,16 +143,18 @@ export class Simulator {
   /** Lets the clock run again from where it stands. */
   unfreeze = (): number => this.world.unfreeze();
 
-  /** Journal entries, newest first, optionally only some codes and one API user; and forgetting them. */
+  /** Journal entries, newest first, optionally only some codes and one API user. */
   journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(filter);
+  /** Forgets the journal. */
   clearJournal = (): void => this.journal.clear();
   /** How often each code of the service was answered, and which were never met. */
   coverageReport = (): CoverageReport => this.coverage.report();
 
   // ---- Showing things outside.
 
-  /** Text with every secret this simulator holds hidden, plain or escaped; and a caller's value shown back, hidden then cut. */
+  /** Text with every secret this simulator holds hidden, plain or escaped. */
   redact = (text: string): string => this.secrets.hide(text);
+  /** A caller's value fit to be shown back: its secrets hidden, then cut to `max` characters. */
   echo = (value: string, max: number): string => this.secrets.echo(value, max);
 
   /** For tests of bounds: how much the simulator holds of what grows with use (replay memory: world.replayStats()). */

@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from 'express';
+import type { Router, Request, Response } from 'express';
 import { CODES } from '../codes.js';
 import { CHALLENGE_TYPES, EXPIRY_MS } from '../contract/operations.js';
 import { shippedScenarioNames } from '../scenario/catalog.js';
@@ -8,6 +8,7 @@ import { requireControl } from './control-access.js';
 import { controlErrors } from './control.js';
 import { EXPLORE_KINDS, Explorer, exploreInput, type ExploreKind } from './explore.js';
 import { codeClass, duration, esc, page, stateClass } from './html.js';
+import { expressLib } from './express.js';
 
 /**
  * The dashboard at `/__sim/ui`: the page (scenario, clock, explorer, challenges, live log) and its script.
@@ -225,7 +226,7 @@ document.addEventListener('click',async(ev)=>{
  * /__sim/explore`), which signs on the server. Behind the control token, like the rest of `/__sim/`.
  */
 export function dashboardRouter(sim: Simulator): Router {
-  const r = Router();
+  const r = expressLib().Router();
   const guard = requireControl(() => sim.controlToken);
   const explorer = new Explorer(sim);
   r.get('/__sim/ui', guard, (req: Request, res: Response) => {
@@ -236,7 +237,7 @@ export function dashboardRouter(sim: Simulator): Router {
     res.setHeader('cache-control', 'no-store');
     res.type('html').send(challengesFragment(sim));
   });
-  r.post('/__sim/explore', guard, express.json({ limit: '16kb' }), async (req: Request, res: Response) => {
+  r.post('/__sim/explore', guard, expressLib().json({ limit: '16kb' }), async (req: Request, res: Response) => {
     const input = exploreInput(req.body);
     const socket = req.socket;
     res.json(await explorer.explore(input, { host: socket.localAddress ?? '127.0.0.1', port: socket.localPort ?? 0, hostHeader: req.headers.host }));

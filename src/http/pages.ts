@@ -1,8 +1,9 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { CHECKS, CODES, codeInfo, isTransportCode, type CodeInfo } from '../codes.js';
 import type { Simulator } from '../simulator.js';
 import { codeClass, esc, FAVICON, page } from './html.js';
 import { phoneRouter } from './phone.js';
+import { expressLib } from './express.js';
 
 /**
  * The pages outside the API and the control plane: the status code pages, the landing page, health, the favicon.
@@ -59,7 +60,7 @@ function wantsJson(req: Request): boolean {
 
 /** The pages outside the API: status codes, the user's phone, the landing page, health. */
 export function pagesRouter(sim: Simulator): Router {
-  const r = Router();
+  const r = expressLib().Router();
   r.get('/status', (req: Request, res: Response) => {
     const raw = req.query.code;
     if (raw === undefined) {

@@ -1,9 +1,10 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { ControlError } from '../errors.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { qrPng } from '../world/qr.js';
 import { duration, esc, page, stateClass } from './html.js';
+import { expressLib } from './express.js';
 
 /**
  * The user's phone (`/phone/<challengeId>`, what a challenge's QR code opens): approve or deny, and the QR image.
@@ -76,7 +77,7 @@ function missing(sim: Simulator, res: Response, id: string): void {
  * no control token is needed. Plain forms: it works without script.
  */
 export function phoneRouter(sim: Simulator): Router {
-  const r = Router();
+  const r = expressLib().Router();
   const find = (id: string) => sim.findChallenge(id);
   r.get('/phone/:id', (req: Request, res: Response) => {
     const c = find(String(req.params.id));

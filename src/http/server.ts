@@ -4,7 +4,8 @@ import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
-import { answerInternalError, createApp, serveApi } from './app.js';
+import { createApp, type SimulatorApp } from './app.js';
+import { answerInternalError, serveApi } from './serve-api.js';
 
 /**
  * Starting a simulator on HTTP: the node:http server (the API straight to the request path, the rest to Express), its
@@ -53,7 +54,12 @@ const TRANSPORT_ERRORS: Record<string, number> = {
 export async function startSimulator(options: StartOptions | string = {}): Promise<RunningSimulator> {
   const opts: StartOptions = typeof options === 'string' ? { scenario: options } : options;
   const sim = new Simulator(opts);
-  const app = createApp(sim);
+  // The Express app, for pages and the control API, is made (and Express loaded) when one of them is first asked for.
+  let app: SimulatorApp | undefined;
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url?.startsWith('/v1/')) serveApiSafely(sim, req, res);
+    else (app ??= createApp(sim))(req, res);
+  };
   const requestTimeout = opts.requestTimeout ?? REQUEST_TIMEOUT_MS;
   const headersTimeout = Math.min(opts.headersTimeout ?? HEADERS_TIMEOUT_MS, requestTimeout);
   const server = createServer(
@@ -67,13 +73,10 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     },
     // The simulated API goes straight to the request path: Express's request set-up and router are for the pages and
     // the control API (the app would hand /v1/ to the same function as its first middleware).
-    (req, res) => {
-      if (req.url?.startsWith('/v1/')) serveApiSafely(sim, req, res);
-      else app(req, res);
-    },
+    serve,
   );
   // An `Expect` other than 100-continue is ignored and the request judged (Node would answer a bare 417).
-  server.on('checkExpectation', app);
+  server.on('checkExpectation', serve);
   const host = opts.host ?? '127.0.0.1';
   if (!isLoopback(host)) sim.controlToken ??= sim.world.random.token(32);
   sim.allowedHosts.add(host);
@@ -136,22 +139,37 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/i.test(host);
 }
 
-/** The control operations of a simulator, as methods (the same as the /__sim/ control API). */
+/** The control operations of a simulator, as methods: the same as the `/__sim/` control API, one per route. */
 export interface SimulatorControl {
+  /** Makes a scenario the active one and resets the world: a shipped name, a file, YAML text, or an object. */
   loadScenario: Simulator['loadScenario'];
+  /** Runs a scenario for one API user's requests only, beside the active one. */
   bindScenario: Simulator['bindScenario'];
+  /** Ends a binding; says whether there was one. */
   unbindScenario: Simulator['unbindScenario'];
+  /** The active scenario, the bindings, and the shipped scenarios. */
   scenarios: Simulator['scenarios'];
+  /** Forgets challenges, replay memory, journal, coverage and rule counts; puts the clock back. */
   reset: Simulator['reset'];
+  /** The challenges issued, newest first. */
   challenges: Simulator['listChallenges'];
+  /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
   approve: Simulator['approve'];
+  /** The user denies a waiting challenge. */
   deny: Simulator['deny'];
+  /** A waiting challenge expires now. */
   expire: Simulator['expire'];
+  /** Moves the simulator's clock by a duration (ms, or 90s, 10m, -1h); returns the new time. */
   advance: Simulator['advance'];
+  /** Stops the clock, at an instant or where it stands; returns the time. */
   freeze: Simulator['freeze'];
+  /** Lets the clock run again from where it stands; returns the time. */
   unfreeze: Simulator['unfreeze'];
+  /** Journal entries (what your client sent and what it got), newest first, optionally filtered by code and API user. */
   journal: Simulator['journalEntries'];
+  /** Forgets the journal. */
   clearJournal: Simulator['clearJournal'];
+  /** How often each code of the service was answered, and which were never met. */
   coverage: Simulator['coverageReport'];
 }
 

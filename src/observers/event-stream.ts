@@ -11,28 +11,37 @@ export const MAX_EVENT_STREAMS = 32;
 export const MAX_EVENT_BACKLOG = 1024 * 1024;
 
 /**
- * `GET /__sim/events`: the dashboard's live log, an observer of the journal's feed. Each answered request, sealed,
- * is one server-sent event `request` whose data is the entry as `view` shows it. Bounded in streams and backlog.
+ * `GET /__sim/events`: each answered request, sealed, as one server-sent event `request` whose data is the entry as
+ * `view` shows it. All open streams share one subscription to the journal, and each event's text is made once
+ * however many streams there are.
  */
 export function eventStream(journal: Journal, view: (e: JournalEntry) => unknown) {
-  let streams = 0;
-  return (req: Request, res: Response) => {
-    if (streams >= MAX_EVENT_STREAMS) {
+  const open = new Set<Response>();
+  let stop: (() => void) | undefined;
+  const send = (e: JournalEntry) => {
+    const text = `event: request\ndata: ${JSON.stringify(view(e))}\n\n`;
+    for (const res of open) {
+      if (res.writableLength > MAX_EVENT_BACKLOG) res.destroy();
+      else res.write(text);
+    }
+  };
+  return (_req: Request, res: Response) => {
+    if (open.size >= MAX_EVENT_STREAMS) {
       return void res.status(503).json({ error: `at most ${MAX_EVENT_STREAMS} event streams at once` });
     }
-    streams++;
+    open.add(res);
+    stop ??= journal.subscribe(send);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     res.write(': mfa-sim events\n\n');
-    const stop = journal.subscribe((e) => {
-      if (res.writableLength > MAX_EVENT_BACKLOG) return void res.destroy();
-      res.write(`event: request\ndata: ${JSON.stringify(view(e))}\n\n`);
-    });
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
     ping.unref();
     res.on('close', () => {
-      streams--;
-      stop();
+      open.delete(res);
       clearInterval(ping);
+      if (open.size === 0) {
+        stop?.();
+        stop = undefined;
+      }
     });
   };
 }

@@ -15,6 +15,12 @@ export interface JournalFilter {
   limit?: number;
 }
 
+/** How far an entry is sealed (its secrets hidden): not yet, its summary (what a log line shows), or all of it. */
+export type Sealed = 0 | 1 | 2;
+export const NOT_SEALED: Sealed = 0;
+export const SUMMARY: Sealed = 1;
+export const WHOLE: Sealed = 2;
+
 /** Bodies are kept in the journal up to this many characters. */
 export const JOURNAL_BODY_CHARS = 8192;
 /** Default size of the journal ring. */
@@ -28,19 +34,21 @@ export class Journal {
   private readonly ring: (JournalEntry | undefined)[];
   private next = 0;
   private count = 0;
-  private readonly listeners = new Set<(e: JournalEntry) => void>();
+  private readonly listeners = new Map<(e: JournalEntry) => void, Sealed>();
+  /** How far a new entry is sealed before the listeners are told of it: the most any listener shows. */
+  private feedLevel: Sealed = NOT_SEALED;
 
-  /** Whether the entry in each slot has been sealed yet. */
+  /** How far the entry in each slot has been sealed. */
   private readonly sealed: Uint8Array;
 
   /**
-   * `seal` makes an entry fit to be shown (the simulator hides secrets with it). It runs once per entry, when the
-   * entry is first read or sent to a listener, never for an entry nobody reads: under load with no one watching,
-   * recording a request costs next to nothing.
+   * `seal` makes an entry fit to be shown (the simulator hides secrets with it), as far as asked: its summary (what
+   * a log line shows) or all of it. It runs once per entry and part, when the entry is first read or sent to a
+   * listener, never for an entry nobody reads: under load with no one watching, recording costs next to nothing.
    */
   constructor(
     readonly size = DEFAULT_JOURNAL_SIZE,
-    private readonly seal: (e: JournalEntry) => void = () => {},
+    private readonly seal: (e: JournalEntry, to: Sealed, from: Sealed) => void = () => {},
   ) {
     this.ring = new Array(Math.max(1, size));
     this.sealed = new Uint8Array(this.ring.length);
@@ -58,8 +66,8 @@ export class Journal {
     this.next = (this.next + 1) % this.ring.length;
     if (this.count < this.ring.length) this.count++;
     if (this.listeners.size === 0) return;
-    this.sealSlot(slot);
-    for (const l of this.listeners) {
+    this.sealSlot(slot, this.feedLevel);
+    for (const l of this.listeners.keys()) {
       try {
         l(e);
       } catch {
@@ -81,7 +89,7 @@ export class Journal {
     const out: JournalEntry[] = [];
     for (let i = 1; i <= this.count; i++) {
       const slot = (this.next - i + this.ring.length) % this.ring.length;
-      this.sealSlot(slot);
+      this.sealSlot(slot, WHOLE);
       out.push(this.ring[slot] as JournalEntry);
     }
     return out;
@@ -89,13 +97,14 @@ export class Journal {
 
   /** Seals every entry not sealed yet (before the simulator stops holding a secret an entry may carry). */
   sealAll(): void {
-    for (let i = 1; i <= this.count; i++) this.sealSlot((this.next - i + this.ring.length) % this.ring.length);
+    for (let i = 1; i <= this.count; i++) this.sealSlot((this.next - i + this.ring.length) % this.ring.length, WHOLE);
   }
 
-  private sealSlot(slot: number): void {
-    if (this.sealed[slot]) return;
-    this.seal(this.ring[slot] as JournalEntry);
-    this.sealed[slot] = 1;
+  private sealSlot(slot: number, to: Sealed): void {
+    const from = this.sealed[slot] as Sealed;
+    if (from >= to) return;
+    this.seal(this.ring[slot] as JournalEntry, to, from);
+    this.sealed[slot] = to;
   }
 
   clear(): void {
@@ -108,10 +117,17 @@ export class Journal {
     return this.count;
   }
 
-  /** Calls `fn` with every new entry until the returned function is called. */
-  subscribe(fn: (e: JournalEntry) => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+  /**
+   * Calls `fn` with every new entry until the returned function is called; `summary: true` when it shows only the
+   * entry's summary (a log line), so that headers and bodies need not be sealed for it.
+   */
+  subscribe(fn: (e: JournalEntry) => void, { summary = false }: { summary?: boolean } = {}): () => void {
+    this.listeners.set(fn, summary ? SUMMARY : WHOLE);
+    this.feedLevel = Math.max(NOT_SEALED, ...this.listeners.values()) as Sealed;
+    return () => {
+      this.listeners.delete(fn);
+      this.feedLevel = Math.max(NOT_SEALED, ...this.listeners.values()) as Sealed;
+    };
   }
 
   get listenerCount(): number {

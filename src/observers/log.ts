@@ -5,45 +5,84 @@ import { lazy } from '../world/lazy.js';
  * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed records.
  */
 
+/** A value in a log line is at most this long; a longer one is cut, with its size. */
+export const MAX_LOGGED_VALUE = 160;
+
 /**
- * One line per request, for a person reading a terminal: time, method, path, API user, HTTP status, code,
- * message, rule, latency. For -4037 it adds the exact string the simulator expected to be signed, so a
- * wrongly signing client can see why (never the secret).
+ * A value as a log line shows it: a data URL (the QR image of a new challenge) as its kind and size, anything
+ * longer than a line cut to MAX_LOGGED_VALUE characters with its size; never more than one line.
+ */
+export function loggable(text: string): string {
+  const short = text.replace(/data:([\w/+.-]+);base64,[A-Za-z0-9+/=]+/g, (url, type: string) => `data:${type};base64,… (${url.length} characters)`).replace(/[\r\n]+/g, ' ');
+  return short.length <= MAX_LOGGED_VALUE ? short : `${short.slice(0, MAX_LOGGED_VALUE)}… (${short.length} characters)`;
+}
+
+/**
+ * One line per request, for a person reading a terminal: time (the simulator's clock, UTC), method, path, API user,
+ * HTTP status, code, message, rule, latency. For -4037 it adds the exact string the simulator expected to be signed,
+ * so a wrongly signing client can see why (never the secret).
  */
 export function formatLine(e: JournalEntry): string {
   const time = e.at.slice(11, 23);
   const who = e.apiUser ? ` ${e.apiUser}` : '';
-  const outcome = e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${e.message}`;
-  let line = `${time} ${e.method} ${e.path}${who} -> ${outcome}${e.rule ? ` [${e.rule}]` : ''} (${e.latencyMs} ms)`;
+  const outcome = e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${loggable(e.message ?? '')}`;
+  let line = `${time} ${e.method} ${loggable(e.path)}${who} -> ${outcome}${e.rule ? ` [${e.rule}]` : ''} (${e.latencyMs} ms)`;
   if (e.expectedStringToSign !== undefined) {
     line += `; expected HMAC-SHA512 over ${JSON.stringify(e.expectedStringToSign)} with API user ${e.apiUser}'s secret, as lower-case hex`;
   }
   if (e.wouldFail?.length) line += `; auth: log, would fail: ${e.wouldFail.map((w) => `${w.code} (${w.reason})`).join(', ')}`;
-  if (e.internalError) line += `; internal error: ${e.internalError}`;
+  if (e.internalError) line += `; internal error: ${loggable(e.internalError)}`;
   return line;
 }
 
 /**
- * JSON lines (`--log json`): one object per request, written by pino. pino is loaded only when asked for.
- * The fields are the journal entry's summary; never headers, bodies or secrets.
+ * Log output written in batches: the lines of one turn of the event loop leave in one write, not one write per
+ * request (under load, a write per line costs more than the request). Everything is out once `flush` returns: call
+ * it before the process exits.
  */
-export function jsonLog(): { request(e: JournalEntry): void; info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void } {
+export class LogSink {
+  private pending: string[] = [];
+  private scheduled = false;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  /** Text that ends with its line break. */
+  push(text: string): void {
+    this.pending.push(text);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    this.write(text);
+  }
+}
+
+/**
+ * JSON lines (`--log json`): one object per request, written by pino into `sink`. pino is loaded only when asked
+ * for. The fields are the journal entry's summary, each value at most a line; never headers, bodies or secrets.
+ */
+export function jsonLog(sink: LogSink): { request(e: JournalEntry): void; info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void } {
   const pino = lazy<typeof import('pino')>('pino')();
-  // Written synchronously, as the text lines are: every line is out, in order, when the process exits.
-  const logger = pino.pino({ base: { name: 'mfa-sim' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 1, sync: true }));
+  const logger = pino.pino({ base: { name: 'mfa-sim' }, timestamp: pino.stdTimeFunctions.isoTime }, { write: (line: string) => sink.push(line) });
   return {
     request(e) {
       const fields = {
         seq: e.seq,
         at: e.at,
         method: e.method,
-        path: e.path,
+        path: loggable(e.path),
         apiUser: e.apiUser,
         user: e.user,
         operation: e.operation,
         http: e.http,
         code: e.code,
-        message: e.message,
+        message: e.message === undefined ? undefined : loggable(e.message),
         scenario: e.scenario,
         rule: e.rule,
         fault: e.fault,
@@ -51,7 +90,7 @@ export function jsonLog(): { request(e: JournalEntry): void; info(msg: string, f
         latencyMs: e.latencyMs,
         expectedStringToSign: e.expectedStringToSign,
         wouldFail: e.wouldFail,
-        internalError: e.internalError,
+        internalError: e.internalError === undefined ? undefined : loggable(e.internalError),
       };
       if (e.internalError || e.code === -5000) logger.error(fields, 'request');
       else logger.info(fields, 'request');

@@ -183,17 +183,24 @@ function readPercent(text: string, i: number): { chars: string; end: number } | 
   return chars.includes('\ufffd') ? undefined : { chars, end: i + 3 * length };
 }
 
-/** Hides every secret in a record, in place, before it is first shown (the journal runs it once per record). */
-export function sealRecord(redactor: Redactor, e: AnsweredRequest): void {
+/**
+ * Hides every secret in a record, in place, before it is shown: its summary (the fields a log line shows) when `to`
+ * is 1, and then its headers and bodies when `to` is 2; `from` says how far it was sealed already.
+ */
+export function sealRecord(redactor: Redactor, e: AnsweredRequest, to: 0 | 1 | 2 = 2, from: 0 | 1 | 2 = 0): void {
   const hide = (text: string) => redactor.hide(text);
-  e.path = hide(e.path);
-  if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
-  if (typeof e.user === 'string') e.user = hide(e.user);
-  if (e.message !== undefined) e.message = hide(e.message);
-  if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
-  if (e.internalError !== undefined) e.internalError = hide(e.internalError);
-  e.request = { headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
-  if (e.response) e.response = { body: hide(e.response.body) };
+  if (from < 1 && to >= 1) {
+    e.path = hide(e.path);
+    if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
+    if (typeof e.user === 'string') e.user = hide(e.user);
+    if (e.message !== undefined) e.message = hide(e.message);
+    if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
+    if (e.internalError !== undefined) e.internalError = hide(e.internalError);
+  }
+  if (from < 2 && to >= 2) {
+    e.request = { headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
+    if (e.response) e.response = { body: hide(e.response.body) };
+  }
 }
 
 type Headers = AnsweredRequest['request']['headers'];

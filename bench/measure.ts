@@ -1,0 +1,96 @@
+/**
+ * One measurement of the benchmark: a fresh server process, a warm-up, then a measured load under wrk, with the
+ * server's CPU time and peak memory read from /proc. Every answer's status and code are checked.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { API_USERS, cpuMs, peakRssMiB, ROOT, startServer, writeRequests } from './lib.js';
+
+/** The servers a case runs on: the two baselines, and mfa-sim as users run it (request log on) and with --quiet. */
+export type ServerKind = 'node' | 'express' | 'sim' | 'quiet';
+export const SERVER_LABEL: Record<ServerKind, string> = { node: 'node:http', express: 'express', sim: 'mfa-sim', quiet: 'mfa-sim --quiet' };
+
+/** How to start a server of a kind; mfa-sim with the benchmark's scenario and any more flags. */
+export function serverArgs(kind: ServerKind, scenarioFile: string, extra: string[] = []): string[] {
+  switch (kind) {
+    case 'node':
+      return ['bench/node-baseline.mjs', '0'];
+    case 'express':
+      return ['bench/express-baseline.mjs', '0'];
+    case 'sim':
+      return ['dist/cli.js', '--port', '0', '--scenario', scenarioFile, ...extra];
+    case 'quiet':
+      return ['dist/cli.js', '--port', '0', '--quiet', '--scenario', scenarioFile, ...extra];
+  }
+}
+
+/** What a load sends and what every answer must be. */
+export interface LoadCase {
+  key: string;
+  name: string;
+  path: string;
+  kind: 'none' | 'qr' | 'noqr' | 'padded';
+  status: number;
+  code: number;
+  badSignature?: boolean;
+}
+
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  peakRss: number;
+  cpuUs: number;
+  requests: number;
+  bad: number;
+  sample?: string;
+}
+
+export interface LoadPlan {
+  /** A scratch folder for the request files. */
+  dir: string;
+  warmup: number;
+  duration: number;
+  /** Requests written per second of load: more than the fastest server takes, so none is sent twice. */
+  maxRate: number;
+  /** The API users the load signs as (default: the 64 of the benchmark). */
+  users?: readonly { id: string; secret: string }[];
+  /** Runs beside the measured load (event streams held open); returns how to stop. */
+  beside?: (url: string) => Promise<() => void>;
+}
+
+/** One measurement on a fresh server. A baseline answers every request 200 / 15000. */
+export async function measure(c: LoadCase, args: string[], baseline: boolean, plan: LoadPlan): Promise<Load> {
+  const server = await startServer(args);
+  const users = plan.users ?? API_USERS;
+  let stopBeside: (() => void) | undefined;
+  try {
+    const warm = join(plan.dir, 'warm.txt');
+    const file = join(plan.dir, 'load.txt');
+    const after = writeRequests(warm, Math.ceil(plan.maxRate * plan.warmup), c.badSignature, 0, users);
+    writeRequests(file, Math.ceil(plan.maxRate * plan.duration), c.badSignature, after, users);
+    const w = wrk(server.url, plan.warmup, warm, c, baseline);
+    stopBeside = await plan.beside?.(server.url);
+    const cpu0 = cpuMs(server.pid);
+    const m = wrk(server.url, plan.duration, file, c, baseline);
+    const cpu = cpuMs(server.pid) - cpu0;
+    return { rps: m.requests / m.seconds, p50: m.p50, p99: m.p99, peakRss: peakRssMiB(server.pid), cpuUs: (cpu * 1000) / m.requests, requests: m.requests, bad: w.bad + m.bad, sample: w.sample ?? m.sample };
+  } finally {
+    stopBeside?.();
+    await server.stop();
+  }
+}
+
+function wrk(url: string, seconds: number, file: string, c: LoadCase, baseline: boolean): { requests: number; seconds: number; p50: number; p99: number; bad: number; sample?: string } {
+  const status = baseline ? 200 : c.status;
+  const code = baseline ? 15000 : c.code;
+  const r = spawnSync('wrk', ['-t2', '-c32', `-d${seconds}s`, '-s', join(ROOT, 'bench/wrk.lua'), url, '--', file, '2', c.path, c.kind, String(status), String(code)], {
+    encoding: 'utf8',
+  });
+  const line = /^WRK (.*)$/m.exec(r.stdout ?? '');
+  if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
+  const j = JSON.parse(line[1]) as Record<string, number>;
+  const sample = /^WRKSAMPLE (.*)$/m.exec(r.stdout)?.[1];
+  const bad = j.bad + j.connect + j.read + j.write + j.timeout + (j.wrapped > 0 ? 1 : 0);
+  return { requests: j.requests, seconds: j.duration_us / 1e6, p50: j.p50_us / 1000, p99: j.p99_us / 1000, bad, sample: j.wrapped > 0 ? 'ran out of pre-signed requests' : sample };
+}
