@@ -1,14 +1,15 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import type { Router, NextFunction, Request, Response } from 'express';
 import { isoTime } from '../contract/response.js';
 import { ControlError } from '../errors.js';
 import { eventStream } from '../observers/event-stream.js';
-import type { JournalEntry } from '../observers/journal.js';
 import { controlSource } from '../scenario/control-source.js';
+import { controlOpenApiDocument } from './control-openapi.js';
 import { FileRefused } from '../scenario/directories.js';
 import { ScenarioError } from '../scenario/errors.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { requireControl } from './control-access.js';
+import { expressLib } from './express.js';
 
 /**
  * The control API under `/__sim/`: one route per operation of the simulator facade, the views it answers with
@@ -34,11 +35,6 @@ export function challengeView(c: Challenge) {
   };
 }
 
-/** A journal entry as shown outside: JSON with every known secret replaced. */
-export function journalView(sim: Simulator, e: JournalEntry): unknown {
-  return JSON.parse(sim.redact(JSON.stringify(e)));
-}
-
 function clockView(sim: Simulator) {
   const now = sim.now();
   return { now, iso: isoTime(now), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };
@@ -49,11 +45,13 @@ function clockView(sim: Simulator) {
  * coverage, as JSON. Each route is one method of the Simulator.
  */
 export function controlRouter(sim: Simulator): Router {
-  const r = Router();
+  const r = expressLib().Router();
   const guard = requireControl(() => sim.controlToken);
   const source = (req: Request) => controlSource(req.body, sim.scenarioDirectories, (v, max) => sim.echo(v, max));
-  const body = [express.json({ limit: '1mb', strict: false }), express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' })];
+  const body = [expressLib().json({ limit: '1mb', strict: false }), expressLib().text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' })];
 
+  // The description of these routes needs no token, as the simulated API's own at /openapi.json.
+  r.get('/__sim/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(controlOpenApiDocument(sim.links.base(req.headers.host)))));
   r.get('/__sim/scenarios', guard, (_req, res) => void res.json(sim.scenarios()));
   r.post('/__sim/scenario', guard, ...body, async (req, res) => {
     const sc = sim.loadScenario(await source(req));
@@ -72,7 +70,7 @@ export function controlRouter(sim: Simulator): Router {
   });
 
   r.get('/__sim/challenges', guard, (_req, res) => void res.json(sim.listChallenges().map(challengeView)));
-  r.post('/__sim/challenges/:id/approve', guard, express.json({ limit: '16kb' }), (req, res) => {
+  r.post('/__sim/challenges/:id/approve', guard, expressLib().json({ limit: '16kb' }), (req, res) => {
     const authCode = (req.body as { authCode?: unknown } | undefined)?.authCode;
     res.json(challengeView(sim.approve(String(req.params.id), authCode as string | undefined)));
   });
@@ -80,7 +78,7 @@ export function controlRouter(sim: Simulator): Router {
   r.post('/__sim/challenges/:id/expire', guard, (req, res) => void res.json(challengeView(sim.expire(String(req.params.id)))));
 
   r.get('/__sim/clock', guard, (_req, res) => void res.json(clockView(sim)));
-  r.post('/__sim/clock/freeze', guard, express.json({ limit: '16kb' }), (req, res) => {
+  r.post('/__sim/clock/freeze', guard, expressLib().json({ limit: '16kb' }), (req, res) => {
     sim.freeze((req.body as { at?: number | string } | undefined)?.at);
     res.json(clockView(sim));
   });
@@ -88,7 +86,7 @@ export function controlRouter(sim: Simulator): Router {
     sim.unfreeze();
     res.json(clockView(sim));
   });
-  r.post('/__sim/clock/advance', guard, express.json({ limit: '16kb' }), (req, res) => {
+  r.post('/__sim/clock/advance', guard, expressLib().json({ limit: '16kb' }), (req, res) => {
     const by = (req.body as { by?: number | string } | undefined)?.by;
     if (by === undefined) throw new ControlError(400, 'send { "by": "5m" } (a duration, or milliseconds)');
     sim.advance(by);
@@ -102,7 +100,8 @@ export function controlRouter(sim: Simulator): Router {
     const limit = typeof q.limit === 'string' ? Number(q.limit) : undefined;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new ControlError(400, 'limit must be a whole number');
     const entries = sim.journalEntries({ code: codes, apiUser: typeof q.apiUser === 'string' ? q.apiUser : undefined, limit });
-    res.json(entries.map((e) => journalView(sim, e)));
+    // Entries come sealed (every secret hidden), and every string of a JSON answer passes the app's replacer too.
+    res.json(entries);
   });
   r.delete('/__sim/journal', guard, (_req, res) => {
     sim.clearJournal();
@@ -111,7 +110,7 @@ export function controlRouter(sim: Simulator): Router {
 
   r.get('/__sim/coverage', guard, (_req, res) => void res.json(sim.coverageReport()));
 
-  r.get('/__sim/events', guard, eventStream(sim.journal, (e) => journalView(sim, e)));
+  r.get('/__sim/events', guard, eventStream(sim.journal, (e) => e));
 
   r.use('/__sim', controlErrors);
   return r;
