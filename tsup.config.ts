@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+import { scenarioJsonSchema } from './src/scenario/schema.js';
 
 // Bundled into dist rather than resolved at run time: TypeBox is some 250 small modules, and resolving and loading
 // them cost more start-up time than all the rest of the simulator (bench/, README "Performance").
@@ -16,6 +18,9 @@ export default defineConfig([
     splitting: false,
     shims: true,
     noExternal,
+    // The JSON Schema of a scenario, for editors, is made from the one schema of the code at each build (the package
+    // ships it as mfa-sim/scenario.schema.json; the shipped scenarios name it in their first line).
+    onSuccess: async () => writeFileSync('scenario.schema.json', `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`),
   },
   {
     entry: { cli: 'src/cli.ts' },

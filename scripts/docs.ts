@@ -1,15 +1,21 @@
 /**
- * Writes the generated parts of the README from the code: the code table and the list of shipped scenarios.
- * `npm run docs` rewrites them; a test fails when the README is out of date.
+ * Writes the reference parts of the documentation from the code, never by hand: the code table, the shipped
+ * scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints) and the
+ * in-process API (TypeDoc, into docs/api/, which is not kept in the repository: packing runs this script, so the
+ * package carries it). `npm run docs` rewrites them; tests fail when a block is stale and when an export has no doc
+ * comment.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODES, isTransportCode } from '../src/codes.js';
-import { loadScenarioFile } from '../src/scenario/load.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
+import { loadScenarioFile } from '../src/scenario/load.js';
+import { ScenarioSchema } from '../src/scenario/schema.js';
 
-const README = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'README.md');
+export const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -23,7 +29,7 @@ export function codeTable(): string {
     '|---:|---:|---|---|---|---|',
     ...rows,
     '',
-    "Answers of the HTTP layer, before the service is reached (the document shows none; the code is minus the HTTP status):",
+    'Answers of the HTTP layer, before the service is reached (the document shows none; the code is minus the HTTP status):',
     '',
     '| Code | HTTP | Meaning | When |',
     '|---:|---:|---|---|',
@@ -33,30 +39,135 @@ export function codeTable(): string {
 
 export function scenarioList(): string {
   return shippedScenarioNames()
-    .map((n) => {
-      const sc = loadScenarioFile(join(shippedScenarioDir(), `${n}.yaml`));
-      return `- \`${n}\`: ${cell(sc.description ?? '')}`;
-    })
+    .map((n) => `- \`${n}\`: ${cell(loadScenarioFile(join(shippedScenarioDir(), `${n}.yaml`)).description ?? '')}`)
     .join('\n');
 }
 
-/** The README with its generated sections filled in. */
-export function generatedReadme(current: string): string {
-  return replaceBlock(replaceBlock(current, 'codes', codeTable()), 'scenarios', scenarioList());
+interface Schema {
+  type?: string;
+  const?: unknown;
+  anyOf?: Schema[];
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
+  required?: string[];
+  description?: string;
+  minimum?: number;
+  maxLength?: number;
 }
 
-function replaceBlock(text: string, name: string, content: string): string {
+/** A schema's type in words: `string`, `one of: a, b`, `list of ...`, `mapping of string to ...`. */
+function typeWords(s: Schema): string {
+  if (s.anyOf) {
+    const consts = s.anyOf.filter((a) => a.const !== undefined).map((a) => String(a.const));
+    if (consts.length === s.anyOf.length) return `one of: ${consts.join(', ')}`;
+    return s.anyOf.map(typeWords).join(' or ');
+  }
+  if (s.type === 'array') return `list of ${s.items ? typeWords(s.items) : 'values'}`;
+  if (s.type === 'object' && s.patternProperties) return `mapping of string to ${typeWords(Object.values(s.patternProperties)[0])}`;
+  if (s.type === 'object') return 'mapping';
+  if (s.type === 'integer') return s.minimum !== undefined ? `whole number, at least ${s.minimum}` : 'whole number';
+  return s.type ?? 'any';
+}
+
+/** Every key of the scenario schema, one row each, with its type, whether it is required, and its description. */
+export function scenarioKeys(): string {
+  const rows: string[] = ['| Key | Type | Required | What it is |', '|---|---|---|---|'];
+  const walk = (s: Schema, path: string) => {
+    for (const [key, child] of Object.entries(s.properties ?? {})) {
+      const at = path ? `${path}.${key}` : key;
+      rows.push(`| \`${at}\` | ${cell(typeWords(child))} | ${s.required?.includes(key) ? 'yes' : ''} | ${cell(child.description ?? '')} |`);
+      if (child.type === 'object' && child.properties) walk(child, at);
+      if (child.type === 'array' && child.items?.properties) walk(child.items, `${at}[]`);
+    }
+  };
+  walk(ScenarioSchema as unknown as Schema, '');
+  return rows.join('\n');
+}
+
+/** The text `mfa-sim --help` prints (from the built command line: `npm run docs` builds first). */
+export function cliHelp(): string {
+  const text = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), '--help'], { encoding: 'utf8', env: { ...process.env, COLUMNS: '100' } });
+  return ['```', text.trimEnd(), '```'].join('\n');
+}
+
+/** The pages with generated blocks, and what fills each block. */
+export const BLOCKS: Record<string, Record<string, () => string>> = {
+  'docs/status-codes.md': { codes: codeTable },
+  'docs/scenarios.md': { scenarios: scenarioList, 'scenario-keys': scenarioKeys },
+  'docs/command-line.md': { 'cli-help': cliHelp },
+};
+
+/** A page with its generated blocks filled in. */
+export function filled(page: string, current: string): string {
+  let text = current;
+  for (const [name, make] of Object.entries(BLOCKS[page])) text = replaceBlock(page, text, name, make());
+  return text;
+}
+
+function replaceBlock(page: string, text: string, name: string, content: string): string {
   const start = `<!-- generated:${name} -->`;
   const end = `<!-- /generated:${name} -->`;
   const a = text.indexOf(start);
   const b = text.indexOf(end);
-  if (a < 0 || b < a) throw new Error(`README.md has no ${start} ... ${end} block`);
+  if (a < 0 || b < a) throw new Error(`${page} has no ${start} ... ${end} block`);
   return `${text.slice(0, a + start.length)}\n${content}\n${text.slice(b)}`;
 }
 
+/**
+ * The in-process API reference (TypeDoc and its Markdown plugin, typedoc.json), written to `out`; resolves to the
+ * exports TypeDoc found without a doc comment (none is allowed).
+ */
+export async function apiReference(out: string): Promise<string[]> {
+  const td = await import('typedoc');
+  const app = await td.Application.bootstrapWithPlugins({ options: join(ROOT, 'typedoc.json'), out, logLevel: 'Warn' });
+  const undocumented: string[] = [];
+  const warn = app.logger.warn.bind(app.logger);
+  app.logger.warn = (message: string | { toString(): string }, ...rest: unknown[]) => {
+    const text = String(message);
+    if (/does not have any documentation/.test(text)) undocumented.push(text);
+    (warn as (...a: unknown[]) => void)(message, ...rest);
+  };
+  const project = await app.convert();
+  if (!project) throw new Error('TypeDoc could not convert the project');
+  app.validate(project);
+  await app.generateOutputs(project);
+  return undocumented;
+}
+
+/** Every file under a folder, by its path inside it. */
+export function filesOf(dir: string, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) Object.assign(out, filesOf(join(dir, e.name), `${prefix}${e.name}/`));
+    else out[`${prefix}${e.name}`] = readFileSync(join(dir, e.name), 'utf8');
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  for (const page of Object.keys(BLOCKS)) {
+    const file = join(ROOT, page);
+    const current = readFileSync(file, 'utf8');
+    const next = filled(page, current);
+    if (next !== current) writeFileSync(file, next);
+    console.log(`${page}: ${next === current ? 'up to date' : 'updated'}`);
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'mfa-sim-api-'));
+  try {
+    const undocumented = await apiReference(tmp);
+    if (undocumented.length) throw new Error(`exports without a doc comment:\n${undocumented.join('\n')}`);
+    rmSync(join(ROOT, 'docs', 'api'), { recursive: true, force: true });
+    execFileSync('cp', ['-r', tmp, join(ROOT, 'docs', 'api')]);
+    console.log('docs/api: written');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 if (process.argv[1] && /docs\.ts$/.test(process.argv[1])) {
-  const current = readFileSync(README, 'utf8');
-  const next = generatedReadme(current);
-  if (next !== current) writeFileSync(README, next);
-  console.log(next === current ? 'README.md is up to date' : 'README.md updated');
+  main().catch((e) => {
+    console.error((e as Error).message);
+    process.exit(1);
+  });
 }

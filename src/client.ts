@@ -4,12 +4,18 @@
  * It signs with the simulator's own signing function (the one the server verifies with), sends the envelope
  * the interface document shows, and returns the response envelope with `message` parsed. It needs only
  * `node:crypto` and the global `fetch` (Node 20 or later).
+ *
+ * @packageDocumentation
+ * @module mfa-sim/client
  */
 import { DEFAULT_TOKEN, signedHeaders } from './auth/signature.js';
 
+/** The challenge types a new challenge may ask for. */
 export type ChallengeType = 'UserKeyAndPattern' | 'UserKeyPatternAndPin' | 'UserKeyAndUserPin' | 'UserKeyAndUserFace' | 'UserKeyAndUserVoice';
+/** How long a new challenge waits for the user (the lenient simulator also takes TenMins and SixtyMins). */
 export type ChallengeExpiry = 'ThreeMins' | 'FiveMins' | 'FifteenMins' | 'ThirtyMins';
 
+/** How a client reaches and signs for the service. */
 export interface ClientOptions {
   /** The service's base URL, e.g. `http://127.0.0.1:8080` (a running simulator's `url`). */
   baseUrl: string;
@@ -66,29 +72,36 @@ export interface Failure extends EnvelopeFields {
   message: string;
 }
 
+/** An answer: a success with its parsed message, or an error with its sentence. */
 export type Answer<T> = Success<T> | Failure;
 
+/** The message of 2025, a new challenge. */
 export interface NewChallengeMessage {
   challengeId: string;
   challengeQRcodeUrl: string;
   /** A `data:image/png;base64,...` URL, present when `enableQRcode` was true. */
   challengeQRcode?: string;
 }
+/** The message of 2028, a cancelled challenge. */
 export interface CancelMessage {
   status: 'CANCELLED';
 }
+/** The message of 15000, the server's time. */
 export interface TimeMessage {
   /** Whole seconds since the epoch, as text. */
   'utc-time': string;
 }
+/** The message of 3080, an approved (status) or verified (verify) challenge. */
 export interface StatusMessage {
   challengeId: string;
   status: 'APPROVED' | 'VERIFIED';
 }
+/** The message of 6020, nothing blocks the user. */
 export interface BlockedMessage {
   blocked: boolean;
 }
 
+/** What a new challenge (type 150) sends. */
 export interface NewChallengeRequest {
   /** The user's e-mail address (sent as `<token>User`). */
   user: string;
@@ -101,20 +114,24 @@ export interface NewChallengeRequest {
   /** The envelope's `id` (up to 25 characters). */
   id?: string;
 }
+/** A challenge of a user, for cancel and status. */
 export interface ChallengeRef {
   user: string;
   challengeId: string;
   id?: string;
 }
+/** A challenge and the code the user was shown, for verify. */
 export interface VerifyRequest extends ChallengeRef {
   authCode: string;
 }
+/** A user and an address, for the blocked check. */
 export interface BlockedRequest {
   user: string;
   ipAddress: string;
   id?: string;
 }
 
+/** A client of the service: one method per operation, each resolving to the answer. */
 export interface MfaClient {
   /** POST /v1/svc/challenge, type 150: 2025 with the challenge id and QR code. */
   newChallenge(req: NewChallengeRequest): Promise<Answer<NewChallengeMessage>>;

@@ -46,6 +46,7 @@ export type CheckName = (typeof CHECKS)[number];
 /** Where a code comes from: the interface document, the vendor's material (decisions §8), or the simulator's own transport answers. */
 export type CodeSource = 'contract' | 'vendor' | 'simulator';
 
+/** One row of the code table. */
 export interface CodeInfo {
   code: number;
   http: number;

@@ -1,9 +1,13 @@
 /**
  * mfa-sim: a faithful simulator of the multi-factor challenge and time service.
  *
- * - `startSimulator(options)`: a simulator listening on HTTP, for tests and scripts.
- * - `createApp(options)`: the Express app of a simulator (for supertest, or to mount in your own server).
+ * - `startSimulator(options)`: a simulator listening on HTTP, for tests and scripts; resolves to a `RunningSimulator`.
+ * - `createApp(options)`: the simulator as a Node request listener (for supertest, or to mount in your own server).
  * - `signedHeaders`, `sign`, `stringToSign`: the signing the simulator verifies, for clients under test.
+ * - `ScenarioError`, `ControlError`: every error the in-process API throws.
+ *
+ * @packageDocumentation
+ * @module mfa-sim
  */
 export { startSimulator, type RunningSimulator, type StartOptions } from './http/server.js';
 export { createApp, type SimulatorApp } from './http/app.js';

@@ -32,6 +32,7 @@ export function authorizationValue(apiUser: string, signature: string, token: st
   return `${token}-hmac: apiuser=${apiUser},signedheaders=x-${token}-utctime;x-${token}-cnonce,algorithm=${token}-hmac512,signature=${signature}`;
 }
 
+/** What `signedHeaders` signs: as which API user, with which secret, token, time and nonce. */
 export interface SignOptions {
   apiUser: string;
   secret: string;

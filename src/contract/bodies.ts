@@ -65,7 +65,8 @@ export function judgeEnvelope(text: string, endpoint: Endpoint, apiUser: string,
   const rawType = own(env, 'type');
   const type = lenient ? lenientInteger(rawType) : typeof rawType === 'number' && Number.isInteger(rawType) ? rawType : undefined;
   if (type === undefined || !endpointTypes(endpoint, mode.strict).includes(type)) {
-    return answer(-5072, `type ${shown(rawType)} is not an operation of /v1/svc/${endpoint}`);
+    const types = endpointTypes(endpoint, mode.strict);
+    return answer(-5072, `type ${shown(rawType)} is not an operation of /v1/svc/${endpoint}, which takes ${types.length > 1 ? `${types.slice(0, -1).join(', ')} or ${types[types.length - 1]}` : types[0]}`);
   }
 
   const rawId = own(env, 'id');

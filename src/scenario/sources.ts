@@ -10,14 +10,27 @@ import type { ScenarioInput } from './schema.js';
  * The ways a scenario is given in-process (a name, a file, an object, text) and the one a simulator starts with.
  */
 
-/** A scenario as the in-process methods take it: a shipped name, a file, an object, or YAML/JSON text. */
+/**
+ * A scenario as the in-process methods take it: what the control API takes. A string is scenario text (YAML or
+ * JSON) when it holds a line break, starts with `{`, or holds a `key: value` pair; any other string is a shipped
+ * scenario's name or a file. Or an object with the scenario's keys, or `{ text, source? }` with text named `source`.
+ */
 export type ScenarioSource = string | Partial<ScenarioInput> | { text: string; source?: string };
+
+/** The description of the scenario a simulator starts with when it is given none (the shipped `default`'s). */
+export const DEFAULT_DESCRIPTION = 'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
+
+/** Whether a string given as a scenario is its text rather than a name or a file (see ScenarioSource). */
+export function isScenarioText(s: string): boolean {
+  return /[\r\n]/.test(s) || /^\s*\{/.test(s) || /^\s*[A-Za-z_][\w-]*\s*:(\s|$)/.test(s);
+}
 
 /** Compiles a scenario from any of the ways it can be given; anything wrong is a ScenarioError naming where. */
 export function resolveScenario(source: ScenarioSource): CompiledScenario {
   if (source === null || (typeof source !== 'string' && typeof source !== 'object')) {
-    throw new ScenarioError('scenario', [{ path: [], message: 'must be a shipped scenario name, a file, a scenario object or { text }' }]);
+    throw new ScenarioError('scenario', [{ path: [], message: 'must be a shipped scenario name, a file, a scenario object, YAML text or { text }' }]);
   }
+  if (typeof source === 'string' && isScenarioText(source)) return loadScenarioText(source, 'scenario text');
   if (typeof source === 'string') {
     const file = existsSync(source) ? source : findShippedScenario(source);
     if (!file) throw new ScenarioError(source, [{ path: [], message: 'is neither a scenario file nor the name of a shipped scenario' }]);
@@ -51,5 +64,5 @@ export function scenarioFromOptions(opts: Record<string, unknown> & { scenario?:
     if (Object.keys(inline).length === 0) return base;
     return compileOrThrow({ ...base.input, ...inline }, file);
   }
-  return compileOrThrow({ name: 'default', ...inline }, 'options');
+  return compileOrThrow({ name: 'default', description: DEFAULT_DESCRIPTION, ...inline }, 'options');
 }

@@ -12,6 +12,7 @@ import type { RandomSource } from './random.js';
 /** Where a challenge stands (decisions §8). `approved`: the user said yes; `verified`: the client then verified it. */
 export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
 
+/** A challenge as the simulator keeps it (the control API's `GET /__sim/challenges` shows it with ISO times). */
 export interface Challenge {
   id: string;
   apiUser: string;
