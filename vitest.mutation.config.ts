@@ -9,6 +9,13 @@ export default defineConfig({
   test: {
     include: [
       'test/signature.test.ts',
+      'test/header-formats.test.ts',
+      'test/integer-set.test.ts',
+      'test/replay-memory.test.ts',
+      'test/auth-modes.test.ts',
+      'test/forced-codes.test.ts',
+      'test/messages.test.ts',
+      'test/permissions.test.ts',
       'test/order.test.ts',
       'test/replay.test.ts',
       'test/parsing.test.ts',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authorizationValue, sign, signedHeaders, stringToSign } from '../src/index.js';
 import { parseAuthorization } from '../src/auth/authorization.js';
+import { signatureMatches } from '../src/auth/signature.js';
 import { expectEnvelope, simulator, raw } from './helpers.js';
 
 /**
@@ -64,6 +65,22 @@ describe('signing (decisions §2)', () => {
     expect(parseAuthorization('svc-hmac: apiuser', 'svc')).toBeUndefined();
     expect(parseAuthorization('Bearer abc', 'svc')).toBeUndefined();
     expect(parseAuthorization('svc-hmac: colour=blue', 'svc')).toBeUndefined();
+    // A part's value is one line, whatever the line break; the last part too.
+    for (const br of ['\n', '\r', '\u2028', '\u2029']) {
+      expect(parseAuthorization(`svc-hmac: apiuser=1${br}2,algorithm=a`, 'svc')).toBeUndefined();
+      expect(parseAuthorization(`svc-hmac: algorithm=a,apiuser=1${br}2`, 'svc')).toBeUndefined();
+    }
+    // Empty pieces and empty keys are malformed.
+    expect(parseAuthorization('svc-hmac: apiuser=1,,algorithm=a', 'svc')).toBeUndefined();
+    expect(parseAuthorization('svc-hmac: =1', 'svc')).toBeUndefined();
+  });
+
+  it('a signature that is not 64 bytes never matches (and never throws)', () => {
+    const key = Buffer.from('test-secret');
+    const toSign = stringToSign('1795000000000', 'nonce-123', 'svc');
+    const right = sign('test-secret', '1795000000000', 'nonce-123', 'svc');
+    expect(signatureMatches(key, toSign, right)).toBe(true);
+    for (const short of ['', 'ab', right.slice(0, 126), `${right}00`]) expect(signatureMatches(key, toSign, short)).toBe(false);
   });
 });
 
