@@ -4,6 +4,8 @@ import { CODES, codeInfo } from './codes.js';
 import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
 import { closeSync, constants, existsSync, openSync, watchFile, writeFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
+import type { Severity } from './doctor/findings.js';
+import { failingFindings, junitReport, markdownReport, requests } from './doctor/report.js';
 import { parseRequiredCodes, unmetCodes } from './observers/coverage.js';
 import { formatLine, jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
@@ -25,7 +27,7 @@ import { setFlagsFromString } from 'node:v8';
 if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /heap[-_]growing[-_]percent/.test(a))) setFlagsFromString('--heap-growing-percent=50');
 
 /** Exit statuses (documented in the README). */
-export const EXIT = { ok: 0, failure: 1, usage: 2, coverage: 3 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, coverage: 3, findings: 4 } as const;
 
 function int(name: string, min: number, max: number) {
   return (value: string) => {
@@ -50,6 +52,7 @@ function program(): Command {
     .addOption(new Option('-s, --scenario <name|file>', 'a shipped scenario by name, or a scenario file').env('MFA_SIM_SCENARIO'))
     .addOption(new Option('-t, --token <token>', 'identifier token in header names, scheme, algorithm and user field (default svc)').env('MFA_SIM_TOKEN'))
     .addOption(new Option('--strict', 'reject everything the interface document does not show').env('MFA_SIM_STRICT'))
+    .addOption(new Option('--no-hints', "end no refusal's message with the client doctor's hint: the code's bare meaning only (MFA_SIM_HINTS=off)"))
     .addOption(new Option('--response-style <style>', 'document (utctime) or sdk (utcTime, for the published clients)').choices(['document', 'sdk']).env('MFA_SIM_RESPONSE_STYLE'))
     .addOption(new Option('--api-user <id>', 'the default API user id (9 digits)').env('MFA_SIM_API_USER'))
     .addOption(new Option('--secret <secret>', "the default API user's secret (default: a random one, printed at start)").env('MFA_SIM_SECRET'))
@@ -74,13 +77,20 @@ function program(): Command {
         .env('MFA_SIM_REQUIRE_COVERAGE')
         .argParser(requiredCodes),
     )
+    .addOption(new Option('--report <file.md>', 'at exit, append a Markdown report (coverage, client findings, hints) to this file, e.g. "$GITHUB_STEP_SUMMARY"').env('MFA_SIM_REPORT'))
+    .addOption(new Option('--junit <file.xml>', 'at exit, write JUnit XML: a test case per code of the contract and per client finding').env('MFA_SIM_JUNIT'))
+    .addOption(
+      new Option('--fail-on-findings <severity>', 'at exit, fail (exit 4) if the client doctor found anything this severe or worse')
+        .choices(['info', 'warning', 'error'])
+        .env('MFA_SIM_FAIL_ON_FINDINGS'),
+    )
     .option('--list-scenarios', 'list the shipped scenarios and exit')
     .option('--codes', 'print the code table and exit')
     .option('--schema', 'print the JSON Schema of scenario files and exit')
     .helpOption('-h, --help', 'show this help')
     .addHelpText(
       'after',
-      '\nEnvironment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write --coverage-out,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered.\nDocs: the README, and the /status page of a running simulator.',
+      '\nEnvironment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply).\nDocs: the README, and the /status page of a running simulator.',
     )
     .exitOverride()
     // One width whatever the terminal: the help is the same text everywhere, docs/command-line.md included.
@@ -118,6 +128,8 @@ async function main(argv: string[]): Promise<void> {
   if (o.token !== undefined) options.token = o.token;
   if (o.strict !== undefined) options.strict = o.strict === true || /^(1|true|yes)$/i.test(String(o.strict));
   if (o.responseStyle !== undefined) options.responseStyle = o.responseStyle;
+  const hints = o.hints === false ? false : hintsFromEnvironment(process.env.MFA_SIM_HINTS);
+  if (hints !== undefined) options.hints = hints;
   if (o.apiUser !== undefined) options.apiUser = o.apiUser;
   if (o.secret !== undefined) options.secret = o.secret;
   if (o.seed !== undefined) options.seed = o.seed;
@@ -152,7 +164,7 @@ async function main(argv: string[]): Promise<void> {
   const stop = () => {
     if (stopping) exit(EXIT.ok);
     stopping = true;
-    running.close().then(() => exit(finish(sim.coverageReport(), o.coverageOut, o.requireCoverage)));
+    running.close().then(() => exit(finish(sim, o)));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -204,6 +216,14 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
   });
 }
 
+/** MFA_SIM_HINTS: on or off (true/false, yes/no, 1/0); unset leaves the scenario's `hints`. */
+function hintsFromEnvironment(value: string | undefined): boolean | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^(on|true|yes|1)$/i.test(value.trim())) return true;
+  if (/^(off|false|no|0)$/i.test(value.trim())) return false;
+  usage('MFA_SIM_HINTS must be on or off.');
+}
+
 function requiredCodes(spec: string): number[] {
   try {
     return parseRequiredCodes(spec);
@@ -212,29 +232,58 @@ function requiredCodes(spec: string): number[] {
   }
 }
 
-/** At exit: writes the coverage file, and checks the required codes. Returns the exit status. */
-function finish(report: ReturnType<Simulator['coverageReport']>, file: string | undefined, required: number[] | undefined): number {
-  const unmet = required ? unmetCodes(report, required) : [];
-  if (file !== undefined) {
+/** What the command line does at exit, from its flags. */
+interface AtExit {
+  coverageOut?: string;
+  requireCoverage?: number[];
+  report?: string;
+  junit?: string;
+  failOnFindings?: Severity;
+}
+
+/**
+ * At exit: writes the coverage file and the reports, then applies the gates (required codes, then findings).
+ * Returns the exit status.
+ */
+function finish(sim: Simulator, o: AtExit): number {
+  const required = o.requireCoverage;
+  const summary = sim.runSummary({ final: true, required, failOn: o.failOnFindings });
+  const unmet = required ? unmetCodes(summary.coverage, required) : [];
+  const files: [string | undefined, string, () => string, boolean][] = [
+    [o.coverageOut, 'the coverage', () => `${JSON.stringify({ ...summary.coverage, required, unmet: required ? unmet : undefined }, null, 2)}\n`, false],
+    // Appended: a GitHub Actions job summary collects what every command of the step adds.
+    [o.report, 'the report', () => markdownReport(summary), true],
+    [o.junit, 'the JUnit report', () => junitReport(summary, new Date().toISOString()), false],
+  ];
+  for (const [file, what, text, append] of files) {
+    if (file === undefined) continue;
     try {
-      writeWithoutWaiting(file, `${JSON.stringify({ ...report, required, unmet: required ? unmet : undefined }, null, 2)}\n`);
+      writeWithoutWaiting(file, text(), append);
     } catch (e) {
-      process.stderr.write(`mfa-sim: cannot write the coverage to ${file}: ${(e as Error).message}\n`);
+      process.stderr.write(`mfa-sim: cannot write ${what} to ${file}: ${(e as Error).message}\n`);
       return EXIT.failure;
     }
   }
-  if (unmet.length === 0) return EXIT.ok;
-  process.stderr.write(`mfa-sim: coverage: ${unmet.length} of ${required!.length} required codes were never answered: ${unmet.join(', ')}\n`);
-  for (const c of unmet) process.stderr.write(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}\n`);
-  return EXIT.coverage;
+  if (unmet.length) {
+    process.stderr.write(`mfa-sim: coverage: ${unmet.length} of ${required!.length} required codes were never answered: ${unmet.join(', ')}\n`);
+    for (const c of unmet) process.stderr.write(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}\n`);
+    return EXIT.coverage;
+  }
+  const failing = failingFindings(summary.findings, o.failOnFindings);
+  if (failing.length) {
+    process.stderr.write(`mfa-sim: the client doctor found ${failing.length} finding${failing.length === 1 ? '' : 's'} at or above ${o.failOnFindings}:\n`);
+    for (const f of failing) process.stderr.write(`  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f.firstSeq, f.lastSeq)}, ${f.count}×)\n`);
+    return EXIT.findings;
+  }
+  return EXIT.ok;
 }
 
 /**
  * Writes a file at exit. Opened without waiting: a FIFO nobody reads is refused (ENXIO) instead of holding the
  * simulator's exit for ever.
  */
-function writeWithoutWaiting(file: string, text: string): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NONBLOCK ?? 0), 0o644);
+function writeWithoutWaiting(file: string, text: string, append = false): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | (append ? constants.O_APPEND : constants.O_TRUNC) | (constants.O_NONBLOCK ?? 0), 0o644);
   try {
     writeFileSync(fd, text);
   } finally {

@@ -1,5 +1,9 @@
 import type { Socket } from 'node:net';
 import { AllowedHosts } from './http/allowed-hosts.js';
+import { version } from '../package.json';
+import { Doctor } from './doctor/doctor.js';
+import { ClientFindings, type Finding, type HintSeen, type Severity } from './doctor/findings.js';
+import type { RunSummary } from './doctor/report.js';
 import { AnsweredEvents } from './observers/answered.js';
 import { Coverage, type CoverageReport } from './observers/coverage.js';
 import { DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry, type JournalFilter } from './observers/journal.js';
@@ -43,6 +47,8 @@ export class Simulator {
   private readonly coverage = new Coverage();
   private readonly secrets: Secrets;
   private readonly path: RequestPath;
+  private readonly doctor = new Doctor();
+  private readonly clientFindings = new ClientFindings();
 
   constructor(options: SimulatorOptions | string = {}) {
     const opts = runOptions(options);
@@ -57,8 +63,10 @@ export class Simulator {
     this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets()], () => this.links.forget());
     const answered = new AnsweredEvents();
     this.coverage.observe(answered);
+    this.clientFindings.observe(answered);
     this.journal.observe(answered);
-    this.path = new RequestPath(this.world, this.registry, this.links, this.secrets.redactor, answered);
+    answered.subscribe((event) => this.doctor.firstUses.settle(event));
+    this.path = new RequestPath(this.world, this.registry, this.links, this.secrets.redactor, answered, this.doctor);
     this.reset();
   }
 
@@ -118,6 +126,8 @@ export class Simulator {
   reset(): void {
     this.registry.restart();
     this.world.forget();
+    this.doctor.clear();
+    this.clientFindings.clear();
     this.journal.clear();
     this.coverage.clear();
     this.path.restart();
@@ -137,11 +147,11 @@ export class Simulator {
   expire = (id: string): Challenge => this.world.challenges.expire(id, this.now());
 
   /** Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999. */
-  advance = (by: number | string): number => this.world.advance(by);
+  advance = (by: number | string): number => this.clockMoved(this.world.advance(by));
   /** Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or where it stands. */
-  freeze = (at?: number | string): number => this.world.freeze(at);
+  freeze = (at?: number | string): number => this.clockMoved(this.world.freeze(at));
   /** Lets the clock run again from where it stands. */
-  unfreeze = (): number => this.world.unfreeze();
+  unfreeze = (): number => this.clockMoved(this.world.unfreeze());
 
   /** Journal entries, newest first, optionally only some codes and one API user. */
   journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(filter);
@@ -150,12 +160,38 @@ export class Simulator {
   /** How often each code of the service was answered, and which were never met. */
   coverageReport = (): CoverageReport => this.coverage.report();
 
+  /**
+   * What the clients did that the service would punish or only tolerate, worst first (doctor/findings.ts). `final`:
+   * the run is over, so a challenge still waiting was left open.
+   */
+  findings = (final = false): Finding[] =>
+    this.clientFindings.findings(final, (id) => this.world.challenges.get(id, this.now())?.state).map((f) => (f.detail === undefined ? f : { ...f, detail: this.redact(f.detail) }));
+  /** The doctor's hints given since the last reset (signature mistakes and the rest), most frequent first. */
+  hints = (): HintSeen[] => this.clientFindings.hintsSeen().map((h) => ({ ...h, text: this.redact(h.text) }));
+  /** The run as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it. */
+  runSummary = ({ final = false, required, failOn }: { final?: boolean; required?: readonly number[]; failOn?: Severity } = {}): RunSummary => ({
+    version,
+    scenario: this.scenario.name,
+    requests: this.path.answeredCount,
+    coverage: this.coverage.report(),
+    required,
+    findings: this.findings(final),
+    hints: this.hints(),
+    failOn,
+  });
+
   // ---- Showing things outside.
 
   /** Text with every secret this simulator holds hidden, plain or escaped. */
   redact = (text: string): string => this.secrets.hide(text);
   /** A caller's value fit to be shown back: its secrets hidden, then cut to `max` characters. */
   echo = (value: string, max: number): string => this.secrets.echo(value, max);
+
+  /** A client's distance to the simulator's clock is measured again from the clock's new place. */
+  private clockMoved(now: number): number {
+    this.clientFindings.clockMoved();
+    return now;
+  }
 
   /** For tests of bounds: how much the simulator holds of what grows with use (replay memory: world.replayStats()). */
   sizes(): { givenScenarios: number; bindings: number; secrets: number; journal: number; challenges: number } {

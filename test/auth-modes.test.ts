@@ -34,7 +34,7 @@ describe('auth: log', async () => {
     const nonce = randomUUID();
     expectEnvelope(await time({ as: { apiUser: MAIN.apiUser, secret: 'wrong' }, time: t, nonce }), 200, 15000);
     const [e] = sim.journal({ limit: 1 });
-    expect(e.wouldFail).toEqual([{ code: -4037, reason: 'Signature error' }]);
+    expect(e.wouldFail).toEqual([{ code: -4037, reason: 'Signature error', hint: { id: 'no-known-mistake', text: expect.stringContaining(`sign exactly ${JSON.stringify(e.expectedStringToSign)}`) } }]);
     expect(e.expectedStringToSign).toBe(`x-svc-utctime: ${t}\nx-svc-cnonce: ${nonce}`);
   });
 
@@ -43,9 +43,9 @@ describe('auth: log', async () => {
     const nonce = randomUUID();
     expectEnvelope(await time({ time: t }), 200, 15000);
     expectEnvelope(await time({ time: t, nonce }), 200, 15000);
-    expect(wouldFail()).toEqual([{ code: -4035, reason: 'this utctime was used before' }]);
+    expect(wouldFail()).toEqual([{ code: -4035, reason: 'this utctime was used before', hint: { id: 'same-millisecond', text: expect.stringMatching(/^request \d+ was signed in the same millisecond/) } }]);
     expectEnvelope(await time({ nonce }), 200, 15000);
-    expect(wouldFail()).toEqual([{ code: -4034, reason: 'this nonce was used before' }]);
+    expect(wouldFail()).toEqual([{ code: -4034, reason: 'this nonce was used before', hint: { id: 'nonce-reused', text: expect.stringMatching(/^request \d+ used this nonce first/) } }]);
   });
 
   it('no authentication at all would fail every header check; the API user is taken from the envelope', async () => {

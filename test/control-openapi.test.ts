@@ -80,6 +80,13 @@ describe('the control API OpenAPI document at /__sim/openapi.json', async () => 
     await check('GET', '/__sim/journal?limit=5', '/__sim/journal');
     await check('GET', '/__sim/journal?code=x', '/__sim/journal');
     await check('GET', '/__sim/coverage', '/__sim/coverage');
+    // (The scenario loaded above forces -5000 on the time endpoint once: a challenge is refused for its signature.)
+    const refused = await send(sim, '/v1/svc/challenge', { as: { apiUser: sim.apiUser.id, secret: 'not-it' }, body: challengeEnvelope(sim.apiUser.id) });
+    expect(refused.json.code, refused.text).toBe(-4037);
+    const { hints } = (await check('GET', '/__sim/findings', '/__sim/findings')) as { hints: unknown[] };
+    expect(hints).toHaveLength(1);
+    await check('GET', '/__sim/report?format=nope', '/__sim/report');
+    await check('GET', '/__sim/journal?limit=1', '/__sim/journal');
     await check('POST', '/__sim/explore', '/__sim/explore', { kind: 'time' });
     await check('POST', '/__sim/explore', '/__sim/explore', { kind: 'nonsense' });
     await check('DELETE', '/__sim/journal', '/__sim/journal');

@@ -12,9 +12,10 @@ export interface Answer {
 
 /**
  * An error's message is cut to this many characters once secrets are hidden in it (cut first, a secret could be
- * left half shown): it may quote what the caller sent (a path, an address), up to the body or header limit.
+ * left half shown): it may quote what the caller sent (a path, an address), up to the body or header limit, and
+ * carries the doctor's hint.
  */
-export const MAX_MESSAGE_CHARS = 390;
+export const MAX_MESSAGE_CHARS = 512;
 
 /** An answer whose message is the code's title, with an optional detail: "Title: detail." */
 export function answer(code: number, detail?: string): Answer {

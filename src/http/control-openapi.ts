@@ -3,6 +3,7 @@ import { version } from '../../package.json';
 import { EXPLORE_KINDS } from './explore.js';
 import { CONTROL_HEADER } from './control-access.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
+import { SEVERITIES } from '../doctor/findings.js';
 
 /**
  * The OpenAPI 3.1 document of the control API (`/__sim/openapi.json`): every route under `/__sim/`, its body and its
@@ -57,6 +58,25 @@ const Scenarios = Type.Object(
   },
   { additionalProperties: false },
 );
+const Hint = Type.Object({ id: Type.String({ description: 'stable: the mistake' }), text: Type.String({ description: 'the mistake and its fix, in words' }) }, { description: "the client doctor's diagnosis", additionalProperties: false });
+const Seq = Type.Integer({ description: 'a journal seq' });
+const Finding = Type.Object(
+  {
+    id: Type.String(),
+    severity: Type.Union(SEVERITIES.map((s) => Type.Literal(s))),
+    apiUser: Type.String(),
+    explanation: Type.String({ description: 'what the client did, why it matters, and the fix' }),
+    detail: Type.Optional(Type.String()),
+    firstSeq: Seq,
+    lastSeq: Seq,
+    count: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+const HintSeen = Type.Object(
+  { code: Type.Integer(), id: Type.String(), text: Type.String(), apiUser: Type.Optional(Type.String()), firstSeq: Seq, lastSeq: Seq, count: Type.Integer() },
+  { additionalProperties: false },
+);
 const JournalEntry = Type.Object(
   {
     seq: Type.Integer(),
@@ -77,7 +97,8 @@ const JournalEntry = Type.Object(
     fault: Type.Optional(Type.String()),
     challengeId: Type.Optional(Type.String()),
     expectedStringToSign: Type.Optional(Type.String({ description: '-4037: the string the simulator expected to be signed' })),
-    wouldFail: Type.Optional(Type.Array(Type.Object({ code: Type.Integer(), reason: Type.String() }))),
+    hint: Type.Optional(Hint),
+    wouldFail: Type.Optional(Type.Array(Type.Object({ code: Type.Integer(), reason: Type.String(), hint: Type.Optional(Hint) }))),
     internalError: Type.Optional(Type.String()),
     request: Type.Object({ headers: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())])), body: Type.String() }),
     response: Type.Optional(Type.Object({ body: Type.String() })),
@@ -165,6 +186,23 @@ export function controlOpenApiDocument(serverUrl: string): Record<string, unknow
         delete: op('Forget the journal', json(Type.Object({ cleared: Type.Literal(true) }), 'cleared')),
       },
       '/__sim/coverage': { get: op('Which codes of the service were answered, and how often', json(Coverage, 'the coverage')) },
+      '/__sim/findings': {
+        get: op("The client doctor's findings, worst first, and the hints it gave", json(Type.Object({ findings: Type.Array(Finding), hints: Type.Array(HintSeen) }, { additionalProperties: false }), 'the findings and hints')),
+      },
+      '/__sim/report': {
+        get: {
+          summary: 'The report a CI job shows: Markdown, or JUnit XML',
+          parameters: [
+            { name: 'format', in: 'query', schema: { enum: ['markdown', 'junit'] } },
+            { name: 'require', in: 'query', schema: { type: 'string' }, description: 'codes that must have been answered (comma-separated, or all): a JUnit failure each when not' },
+            { name: 'failOn', in: 'query', schema: { enum: [...SEVERITIES] }, description: 'findings this severe or worse are JUnit failures' },
+          ],
+          responses: {
+            '200': { description: 'the report', content: { 'text/markdown': { schema: { type: 'string' } }, 'application/xml': { schema: { type: 'string' } } } },
+            ...errors(400, 401, 403),
+          },
+        },
+      },
       '/__sim/events': { get: { summary: 'Each new journal entry as a server-sent event `request`', responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(401, 403, 503) } } },
       '/__sim/explore': {
         post: op('Send one correctly signed (or deliberately broken) request, as the dashboard does', json(Type.Object({ kind: Type.String(), label: Type.String(), expect: Type.String(), exchanges: Type.Array(Exchange) }), 'what was sent and what came back'), {

@@ -9,6 +9,9 @@ import { ScenarioError } from '../scenario/errors.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { requireControl } from './control-access.js';
+import { SEVERITIES, type Severity } from '../doctor/findings.js';
+import { renderReport, type ReportFormat } from '../doctor/report.js';
+import { parseRequiredCodes } from '../observers/coverage.js';
 import { expressLib } from './express.js';
 
 /**
@@ -109,11 +112,33 @@ export function controlRouter(sim: Simulator): Router {
   });
 
   r.get('/__sim/coverage', guard, (_req, res) => void res.json(sim.coverageReport()));
+  r.get('/__sim/findings', guard, (_req, res) => void res.json({ findings: sim.findings(), hints: sim.hints() }));
+  r.get('/__sim/report', guard, (req, res) => {
+    const { format, options } = reportQuery(req.query as Record<string, unknown>);
+    res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(sim.runSummary(options), format));
+  });
 
   r.get('/__sim/events', guard, eventStream(sim.journal, (e) => e));
 
   r.use('/__sim', controlErrors);
   return r;
+}
+
+/** `GET /__sim/report`'s query: `format` (markdown or junit), `require` (codes or all) and `failOn` (a severity). */
+function reportQuery(q: Record<string, unknown>): { format: ReportFormat; options: { required?: number[]; failOn?: Severity } } {
+  const format = q.format ?? 'markdown';
+  if (format !== 'markdown' && format !== 'junit') throw new ControlError(400, 'format must be markdown or junit');
+  const failOn = q.failOn;
+  if (failOn !== undefined && !SEVERITIES.includes(failOn as Severity)) throw new ControlError(400, `failOn must be one of ${SEVERITIES.join(', ')}`);
+  let required: number[] | undefined;
+  if (q.require !== undefined) {
+    try {
+      required = parseRequiredCodes(String(q.require));
+    } catch (e) {
+      throw new ControlError(400, (e as Error).message.replace('--require-coverage', 'require'));
+    }
+  }
+  return { format, options: { required, failOn: failOn as Severity | undefined } };
 }
 
 /** Control errors as JSON with their status; a refused scenario with its issues; a body that is not JSON or too large. */

@@ -97,6 +97,8 @@ function dashboardPage(sim: Simulator, host?: string): string {
 </section>
 <section class="card" aria-labelledby="h-challenges"><h2 id="h-challenges"><span class="step">2</span> Challenges <span class="muted small">(approve, deny or expire as the user would)</span></h2>
 <div id="challenges">${challengesFragment(sim)}</div></section>
+<section class="card" aria-labelledby="h-findings"><h2 id="h-findings">Client findings <span class="muted small">(what the client does that the service would refuse or only tolerate)</span></h2>
+<div id="findings"><p class="muted">Nothing found yet.</p></div></section>
 </div>
 <section class="card" aria-labelledby="h-log"><h2 id="h-log"><span class="step">3</span> Request log <span class="pill warn" id="live">connecting</span> <button type="button" id="clear-log" class="small">Clear</button></h2>
 <p class="muted small">Every request the simulator answered, newest first. Click a row for the full request and response.</p>
@@ -128,7 +130,7 @@ td.actions,td.left{white-space:nowrap}td.actions button{padding:3px 9px}#challen
 [hidden]{display:none!important}.entry{border-left:4px solid var(--line);border-bottom:1px solid var(--line);padding:0 6px}.entry[data-tone=ok]{border-left-color:var(--ok)}.entry[data-tone=err]{border-left-color:var(--err)}.entry[data-tone=warn]{border-left-color:var(--warn)}.entry[open]{background:#fafbfc}
 .entry summary{cursor:pointer;display:grid;grid-template-columns:42px 92px 64px minmax(0,1fr);gap:6px;align-items:baseline;padding:5px 0;font-size:13px}
 .entry summary .msg{grid-column:3/5;color:var(--muted);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}.entry summary .what{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.entry h4{margin:8px 0 2px;font-size:13px}.entry pre{margin:0;max-height:300px}.entry .pill{text-align:center}
+.entry h4{margin:8px 0 2px;font-size:13px}.entry p.hint{margin:2px 0;padding:4px 8px;background:var(--warnbg);border-radius:4px}#findings td{vertical-align:top;padding:5px 6px}#findings code{white-space:nowrap}.entry pre{margin:0;max-height:300px}.entry .pill{text-align:center}
 </style>`;
 
 // The page's script: the live log (server-sent events), the challenges table, the explorer and the buttons.
@@ -148,11 +150,12 @@ function entry(e){
     el('span',{class:'what',text:e.method+' '+e.path+(e.apiUser?' · '+e.apiUser:'')+' · '+e.latencyMs+' ms'}),el('span',{class:'msg',text:(e.message||e.fault||'').slice(0,160)}));
   const d=el('details',{class:'entry','data-tone':c,'data-code':String(e.code)},sum);
   const h=e.request&&e.request.headers||{};
+  if(e.hint)d.append(el('h4',{text:'What the client likely did wrong'}),el('p',{class:'hint',text:e.hint.text}));
   d.append(el('h4',{text:'Request'}),el('pre',{text:e.method+' '+e.path+'\n'+Object.entries(h).map(([k,v])=>k+': '+v).join('\n')+(e.request&&e.request.body?'\n\n'+pretty(e.request.body):'')}));
   d.append(el('h4',{text:'Response'}),el('pre',{text:e.response?'HTTP '+e.http+'\n\n'+pretty(e.response.body):'(no answer: the connection was '+(e.fault||'broken')+')'}));
   if(e.expectedStringToSign)d.append(el('h4',{text:'The string the simulator expected to be signed'}),el('pre',{text:e.expectedStringToSign}));
   const facts=[['operation',e.operation],['type',e.type],['user',e.user],['challenge',e.challengeId],['scenario',e.scenario],['rule',e.rule],['internal error',e.internalError]].filter((x)=>x[1]!=null);
-  if(e.wouldFail)facts.push(['would also fail',e.wouldFail.map((w)=>w.code+' '+w.reason).join('; ')]);
+  if(e.wouldFail)facts.push(['would also fail',e.wouldFail.map((w)=>w.code+' '+w.reason+(w.hint?' (hint: '+w.hint.text+')':'')).join('; ')]);
   d.append(el('h4',{text:'Details'}),el('pre',{text:facts.map((x)=>x[0]+': '+x[1]).join('\n')}));
   return el('li',{},d);
 }
@@ -171,8 +174,18 @@ events.onopen=async()=>{
 
 let refreshTimer;
 async function refreshChallenges(){const r=await fetch('/__sim/ui/challenges');if(r.ok)$('#challenges').innerHTML=await r.text();}
-function refreshSoon(){if(!refreshTimer)refreshTimer=setTimeout(()=>{refreshTimer=0;refreshChallenges();},200);}
-setInterval(()=>{if(!document.hidden)refreshChallenges()},5000);
+const TONE={error:'err',warning:'warn',info:'info'};
+async function refreshFindings(){
+  const r=await fetch('/__sim/findings');if(!r.ok)return;const {findings}=await r.json();const box=$('#findings');
+  if(!findings.length)return void box.replaceChildren(el('p',{class:'muted',text:'Nothing found yet.'}));
+  const rows=findings.map((f)=>el('tr',{'data-finding':f.id},el('td',{},el('span',{class:'pill '+TONE[f.severity],text:f.severity})),
+    el('td',{},el('code',{text:f.id}),el('div',{class:'muted small',text:'API user '+f.apiUser+' · #'+f.firstSeq+(f.lastSeq!==f.firstSeq?' to #'+f.lastSeq:'')+' · '+f.count+'×'})),
+    el('td',{class:'small',text:f.explanation+(f.detail?' ('+f.detail+')':'')})));
+  box.replaceChildren(el('table',{},el('thead',{},el('tr',{},el('th',{text:'Severity'}),el('th',{text:'Finding'}),el('th',{text:'What it means and the fix'}))),el('tbody',{},...rows)));
+}
+function refreshSoon(){if(!refreshTimer)refreshTimer=setTimeout(()=>{refreshTimer=0;refreshChallenges();refreshFindings();},200);}
+refreshFindings();
+setInterval(()=>{if(!document.hidden){refreshChallenges();refreshFindings();}},5000);
 
 const clockEl=$('#clock');let clockNow=Number(clockEl.dataset.now),clockAt=Date.now(),frozen=clockEl.dataset.frozen==='true';
 function showClock(c){if(c){clockNow=c.now;clockAt=Date.now();frozen=c.frozen;const s=$('#clock-state');s.textContent=frozen?'frozen':'running';s.className='pill '+(frozen?'warn':'ok');}

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
+import { renderReport, type ReportFormat } from '../doctor/report.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
 import { answerInternalError, serveApi } from './serve-api.js';
@@ -171,6 +172,12 @@ export interface SimulatorControl {
   clearJournal: Simulator['clearJournal'];
   /** How often each code of the service was answered, and which were never met. */
   coverage: Simulator['coverageReport'];
+  /** What the client did that the service would punish or only tolerate, worst first (the client doctor). */
+  findings: Simulator['findings'];
+  /** The doctor's hints given (the signature mistakes seen, and the rest), most frequent first. */
+  hints: Simulator['hints'];
+  /** The report a CI job shows: Markdown (default) or JUnit XML, with the coverage, the findings and the hints. */
+  report(format?: ReportFormat, options?: Parameters<Simulator['runSummary']>[0]): string;
 }
 
 function controlMethods(sim: Simulator): SimulatorControl {
@@ -190,6 +197,9 @@ function controlMethods(sim: Simulator): SimulatorControl {
     journal: (f) => sim.journalEntries(f),
     clearJournal: () => sim.clearJournal(),
     coverage: () => sim.coverageReport(),
+    findings: (final) => sim.findings(final),
+    hints: () => sim.hints(),
+    report: (format = 'markdown', options) => renderReport(sim.runSummary(options), format),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { Hint } from '../doctor/hint.js';
+
 /**
  * The one event of the request path: "a request was answered", with the one record every observer of traffic
  * reads (the journal, coverage, and through the journal's feed the event stream and the log lines). The request
@@ -29,8 +31,10 @@ export interface AnsweredRequest {
   challengeId?: string;
   /** For -4037: the exact string the simulator expected to be signed (it is not secret). */
   expectedStringToSign?: string;
-  /** auth: log: every authentication check that would have failed. */
-  wouldFail?: { code: number; reason: string }[];
+  /** The client doctor's diagnosis of the refusal: the likely mistake and its fix (src/doctor/). */
+  hint?: Hint;
+  /** auth: log: every authentication check that would have failed, with the doctor's hint when it has one. */
+  wouldFail?: { code: number; reason: string; hint?: Hint }[];
   /** A bug of the simulator's that was answered -5000. */
   internalError?: string;
   request: { headers: Record<string, string | string[] | undefined>; body: string };

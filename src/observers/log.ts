@@ -12,9 +12,18 @@ export const MAX_LOGGED_VALUE = 160;
  * A value as a log line shows it: a data URL (the QR image of a new challenge) as its kind and size, anything
  * longer than a line cut to MAX_LOGGED_VALUE characters with its size; never more than one line.
  */
-export function loggable(text: string): string {
+export function loggable(text: string, max = MAX_LOGGED_VALUE): string {
   const short = text.replace(/data:([\w/+.-]+);base64,[A-Za-z0-9+/=]+/g, (url, type: string) => `data:${type};base64,… (${url.length} characters)`).replace(/[\r\n]+/g, ' ');
-  return short.length <= MAX_LOGGED_VALUE ? short : `${short.slice(0, MAX_LOGGED_VALUE)}… (${short.length} characters)`;
+  return short.length <= max ? short : `${short.slice(0, max)}… (${short.length} characters)`;
+}
+
+/** A hint is the line's point for a client author: it gets a longer line of its own. */
+const MAX_LOGGED_HINT = 240;
+
+/** The message without the hint the answer carries at its end (the log line shows the hint on its own). */
+function withoutHint(message: string, hint: JournalEntry['hint']): string {
+  const suffix = hint ? `. Hint: ${hint.text}` : '';
+  return suffix && message.endsWith(suffix) ? message.slice(0, -suffix.length) : message;
 }
 
 /**
@@ -25,12 +34,14 @@ export function loggable(text: string): string {
 export function formatLine(e: JournalEntry): string {
   const time = e.at.slice(11, 23);
   const who = e.apiUser ? ` ${e.apiUser}` : '';
-  const outcome = e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${loggable(e.message ?? '')}`;
+  const outcome = e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${loggable(withoutHint(e.message ?? '', e.hint))}`;
   let line = `${time} ${e.method} ${loggable(e.path)}${who} -> ${outcome}${e.rule ? ` [${e.rule}]` : ''} (${e.latencyMs} ms)`;
+  // The string to sign is shown below whole; a hint that only repeats it is left out.
+  if (e.hint && e.hint.id !== 'no-known-mistake') line += `; hint: ${loggable(e.hint.text, MAX_LOGGED_HINT)}`;
   if (e.expectedStringToSign !== undefined) {
     line += `; expected HMAC-SHA512 over ${JSON.stringify(e.expectedStringToSign)} with API user ${e.apiUser}'s secret, as lower-case hex`;
   }
-  if (e.wouldFail?.length) line += `; auth: log, would fail: ${e.wouldFail.map((w) => `${w.code} (${w.reason})`).join(', ')}`;
+  if (e.wouldFail?.length) line += `; auth: log, would fail: ${e.wouldFail.map((w) => `${w.code} (${w.reason}${w.hint ? `; hint: ${loggable(w.hint.text, MAX_LOGGED_HINT)}` : ''})`).join(', ')}`;
   if (e.internalError) line += `; internal error: ${loggable(e.internalError)}`;
   return line;
 }
@@ -89,6 +100,7 @@ export function jsonLog(sink: LogSink): { request(e: JournalEntry): void; info(m
         challengeId: e.challengeId,
         latencyMs: e.latencyMs,
         expectedStringToSign: e.expectedStringToSign,
+        hint: e.hint,
         wouldFail: e.wouldFail,
         internalError: e.internalError === undefined ? undefined : loggable(e.internalError),
       };

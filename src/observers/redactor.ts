@@ -195,6 +195,8 @@ export function sealRecord(redactor: Redactor, e: AnsweredRequest, to: 0 | 1 | 2
     if (typeof e.user === 'string') e.user = hide(e.user);
     if (e.message !== undefined) e.message = hide(e.message);
     if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
+    if (e.hint) e.hint = { id: e.hint.id, text: hide(e.hint.text) };
+    if (e.wouldFail) e.wouldFail = e.wouldFail.map((w) => (w.hint ? { ...w, reason: hide(w.reason), hint: { id: w.hint.id, text: hide(w.hint.text) } } : { ...w, reason: hide(w.reason) }));
     if (e.internalError !== undefined) e.internalError = hide(e.internalError);
   }
   if (from < 2 && to >= 2) {

@@ -4,6 +4,10 @@ import { codeInfo, type CheckName } from '../codes.js';
 import { answer, type Answer } from '../contract/answer.js';
 import { judgeBody, judgeEnvelope, type BlockedBody, type ChallengeBody } from '../contract/bodies.js';
 import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
+import { nonceReuseHint, timeReuseHint } from '../doctor/first-uses.js';
+import type { Hint } from '../doctor/hint.js';
+import { authorizationShape, driftHint, nonceShape, timeShape } from '../doctor/shapes.js';
+import type { SignedRequest } from '../doctor/signature.js';
 import type { RequestContext } from './context.js';
 import { operate } from './operation.js';
 
@@ -23,12 +27,15 @@ type Check = (ctx: RequestContext) => Answer | undefined;
 const isAuthChecked = (ctx: RequestContext) => ctx.sc.auth !== 'off';
 
 /**
- * An authentication failure: in `verify` mode it answers; in `log` mode it is written down for the journal
- * and the request goes on.
+ * An authentication failure, with the client doctor's hint when it has one: in `verify` mode it answers; in `log`
+ * mode it is written down for the journal and the request goes on.
  */
-function authFail(ctx: RequestContext, code: number, reason?: string): Answer | undefined {
-  if (ctx.sc.auth === 'verify') return answer(code, reason);
-  (ctx.wouldFail ??= []).push({ code, reason: reason ?? codeInfo(code)!.title });
+function authFail(ctx: RequestContext, code: number, reason?: string, hint?: Hint): Answer | undefined {
+  if (ctx.sc.auth === 'verify') {
+    ctx.hint = hint;
+    return answer(code, reason);
+  }
+  (ctx.wouldFail ??= []).push(hint ? { code, reason: reason ?? codeInfo(code)!.title, hint } : { code, reason: reason ?? codeInfo(code)!.title });
   return undefined;
 }
 
@@ -36,7 +43,16 @@ function authFail(ctx: RequestContext, code: number, reason?: string): Answer | 
 function driftFail(ctx: RequestContext, time: number, now: number, maxDrift: number): Answer | undefined {
   const drift = time - now;
   if (Math.abs(drift) <= maxDrift) return undefined;
-  return authFail(ctx, -4036, `x-${ctx.sc.token}-utctime is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(maxDrift / 1000)} s)`);
+  const reason = `x-${ctx.sc.token}-utctime is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(maxDrift / 1000)} s)`;
+  return authFail(ctx, -4036, reason, driftHint(time, now, maxDrift));
+}
+
+/** What the signature doctor needs: the request's signing headers and the secret of the API user they name. */
+function signedRequest(ctx: RequestContext, apiUserId: string | undefined): SignedRequest | undefined {
+  const user = apiUserId !== undefined && ID9.test(apiUserId) ? ctx.apiUserNamed(apiUserId) : undefined;
+  if (!user || ctx.utctime === undefined || ctx.nonce === undefined) return undefined;
+  const { method, url: path, body } = ctx.req;
+  return { secret: user.secret, apiUser: user.id, token: ctx.sc.token, utctime: ctx.utctime, nonce: ctx.nonce, method, path, body };
 }
 
 /**
@@ -63,7 +79,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const value = ctx.header('authorization');
       if (!value) return authFail(ctx, -4000);
       ctx.parts = parseAuthorization(value, ctx.sc.token);
-      return ctx.parts ? undefined : authFail(ctx, -4001, `expected \`${ctx.sc.token}-hmac: apiuser=...,signedheaders=...,algorithm=...,signature=...\``);
+      if (ctx.parts) return undefined;
+      return authFail(ctx, -4001, `expected \`${ctx.sc.token}-hmac: apiuser=...,signedheaders=...,algorithm=...,signature=...\``, authorizationShape(value, ctx.sc.token));
     },
   ],
   [
@@ -73,7 +90,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const name = `x-${ctx.sc.token}-utctime`;
       const v = ctx.header(name);
       if (!v) return authFail(ctx, -4004);
-      if (!UTCTIME.test(v)) return authFail(ctx, -4005, `${name} must be 1 to 16 digits`);
+      if (!UTCTIME.test(v)) return authFail(ctx, -4005, `${name} must be 1 to 16 digits`, timeShape(v));
       ctx.utctime = v;
       return undefined;
     },
@@ -85,7 +102,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const name = `x-${ctx.sc.token}-cnonce`;
       const v = ctx.header(name);
       if (!v) return authFail(ctx, -4006);
-      if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`);
+      if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`, nonceShape(v));
       ctx.nonce = v;
       return undefined;
     },
@@ -107,7 +124,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.signature;
       if (!v) return authFail(ctx, -4026);
-      return HEX128.test(v) ? undefined : authFail(ctx, -4027, 'the signature must be 128 hexadecimal characters');
+      if (HEX128.test(v)) return undefined;
+      const hint = ctx.doctor.misshapenSignature(v, signedRequest(ctx, ctx.apiUserId ?? ctx.parts.apiuser));
+      return authFail(ctx, -4027, 'the signature must be 128 hexadecimal characters', hint);
     },
   ],
   [
@@ -170,14 +189,15 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const toSign = stringToSign(ctx.utctime, ctx.nonce, ctx.sc.token);
       if (signatureMatches(ctx.apiUser!.key, toSign, sig)) return undefined;
       ctx.expectedStringToSign = toSign;
-      return authFail(ctx, -4037);
+      return authFail(ctx, -4037, undefined, ctx.doctor.refusedSignature(signedRequest(ctx, ctx.apiUser!.id)!, sig));
     },
   ],
   [
     'nonce-reuse',
     (ctx) => {
       if (ctx.nonce === undefined || !ctx.sc.replayNonces) return undefined;
-      return ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow).hasNonce(ctx.nonce, ctx.replayNow) ? authFail(ctx, -4034, 'this nonce was used before') : undefined;
+      if (!ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow).hasNonce(ctx.nonce, ctx.replayNow)) return undefined;
+      return authFail(ctx, -4034, 'this nonce was used before', nonceReuseHint(ctx.doctor.firstUses.ofNonce(ctx.apiUser!.id, ctx.nonce)));
     },
   ],
   [
@@ -187,7 +207,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const memory = ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow);
       const time = Number(ctx.utctime);
       if (ctx.sc.replayTimestamps && memory.hasTime(time, ctx.replayNow)) {
-        const fail = authFail(ctx, -4035, 'this utctime was used before');
+        const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), performance.now()));
         if (fail) return fail;
       }
       // Remembered only now that the signature verified (decisions §3), within the same synchronous step as
@@ -195,6 +215,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
       memory.remember(nonce, time, ctx.replayWindow, ctx.sc.replayTimestamps);
       ctx.remembered = { memory, nonce, time };
+      ctx.doctor.firstUses.note(ctx.apiUser!.id, nonce, time, { seq: ctx.seq, at: ctx.now, arrived: performance.now() });
       ctx.verified = true;
       return undefined;
     },

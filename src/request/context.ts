@@ -9,6 +9,8 @@ import type { ApiUser, CompiledRule, CompiledScenario } from '../scenario/compil
 import type { RuleSubject } from '../scenario/rules.js';
 import type { Challenge } from '../world/challenges.js';
 import type { World } from '../world/world.js';
+import type { Doctor } from '../doctor/doctor.js';
+import type { Hint } from '../doctor/hint.js';
 import type { Links } from './links.js';
 
 /**
@@ -43,8 +45,12 @@ export class RequestContext implements RuleSubject {
   forced?: { code: number; message?: string };
   /** For -4037: the string the simulator expected to be signed. */
   expectedStringToSign?: string;
-  /** auth: log: the authentication checks that would have failed. */
-  wouldFail?: { code: number; reason: string }[];
+  /** auth: log: the authentication checks that would have failed, each with the doctor's hint when it has one. */
+  wouldFail?: { code: number; reason: string; hint?: Hint }[];
+  /** The client doctor's diagnosis of the refusal answered (doctor/). */
+  hint?: Hint;
+  /** The journal's number this request will have once answered. */
+  seq = 0;
   /** The replay memory entry made for this request, undone if a forced error answers it. */
   remembered?: { memory: ReplayMemory; nonce?: string; time: number };
   /** The message of an exception the checks threw (a bug of the simulator's), for the log. */
@@ -64,6 +70,8 @@ export class RequestContext implements RuleSubject {
     /** The world the request acts on, how answers link back to the simulator, and the active scenario (who is known depends on it). */
     readonly world: World,
     readonly links: Links,
+    /** The client doctor: hints for refusals, and the first use of each nonce and time. */
+    readonly doctor: Doctor,
     readonly active: CompiledScenario,
     /** The scenario the request runs under. */
     readonly sc: CompiledScenario,
@@ -127,6 +135,7 @@ export class RequestContext implements RuleSubject {
     const r = this.remembered;
     if (r) {
       r.memory.forget(r.nonce, r.time);
+      this.doctor.firstUses.forget(this.apiUser!.id, r.nonce, r.time);
       this.remembered = undefined;
     }
     const base = answer(this.forced!.code);

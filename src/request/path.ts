@@ -8,6 +8,8 @@ import type { ScenarioRegistry } from '../scenario/registry.js';
 import { pickRule, type Running } from '../scenario/rules.js';
 import type { Fault } from '../scenario/schema.js';
 import type { World } from '../world/world.js';
+import type { Doctor } from '../doctor/doctor.js';
+import { withHint } from '../doctor/hint.js';
 import { runChecks } from './checks.js';
 import { RequestContext, type ApiRequest } from './context.js';
 import { garbage, proxyPage, stopsBeforeService } from './faults.js';
@@ -47,6 +49,7 @@ export class RequestPath {
     private readonly links: Links,
     private readonly redactor: Redactor,
     private readonly answered: AnsweredEvents,
+    private readonly doctor: Doctor,
   ) {}
 
   /** Answers one request. Synchronous unless a rule delays it. */
@@ -76,10 +79,12 @@ export class RequestPath {
       const status = Number(fault.slice(6));
       return { status, body: proxyPage(status), contentType: 'text/html; charset=utf-8', fault };
     }
-    // 5. The checks, and the operation; an exception is a bug of the simulator's, answered -5000.
-    const result = this.shown(this.checked(ctx));
-    // 6. The envelope: the caller's id echoed (secrets hidden), else the journal's sequence number.
+    // 5. The checks, and the operation; an exception is a bug of the simulator's, answered -5000. A refusal says
+    // what the doctor found, unless the scenario wants the document's bare meanings.
     const seq = this.seq + 1;
+    ctx.seq = seq;
+    const result = this.shown(this.told(ctx, this.checked(ctx)));
+    // 6. The envelope: the caller's id echoed (secrets hidden), else the journal's sequence number.
     const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
     const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.links.base(ctx.req.headers.host));
     // 7. One "answered" event: journal, coverage and the rest observe it.
@@ -100,6 +105,16 @@ export class RequestPath {
     }
   }
 
+  /**
+   * A refusal's message as the scenario wants it: with the doctor's hint after it (`hints`, the default), or the
+   * code's bare meaning as the interface document words it. A message a rule forces is the test author's, kept.
+   */
+  private told(ctx: RequestContext, result: Answer): Answer {
+    if (result.code >= 0 || (ctx.forced?.message !== undefined && ctx.forced.code === result.code)) return result;
+    if (!ctx.sc.hints) return { code: result.code, message: mustCode(result.code).title };
+    return ctx.hint ? { code: result.code, message: withHint(result.message, ctx.hint) } : result;
+  }
+
   /** An error's message may quote what the caller sent: a secret where it does not belong is never echoed, and it is cut to size after. */
   private shown(result: Answer): Answer {
     return result.code < 0 ? { code: result.code, message: clipText(this.redactor.hide(result.message), MAX_MESSAGE_CHARS) } : result;
@@ -107,7 +122,7 @@ export class RequestPath {
 
   private context(run: Running, req: ApiRequest): RequestContext {
     const clock = this.world.clock;
-    const ctx = new RequestContext(this.world, this.links, this.scenarios.active, run.sc, req, clock.at(run.sc.offset));
+    const ctx = new RequestContext(this.world, this.links, this.doctor, this.scenarios.active, run.sc, req, clock.at(run.sc.offset));
     // A picked scenario's drift window is checked together with the one it is picked under.
     if (run.under) ctx.guard = { now: clock.at(run.under.sc.offset), maxDrift: run.under.sc.maxDrift };
     return ctx;
@@ -120,7 +135,7 @@ export class RequestPath {
   /** A request whose x-sim-scenario names no scenario: a mistake of the test set-up, answered -5000 with the reason, not counted as coverage. */
   private unrouted(req: ApiRequest, error: string, startedAt: number): ApiResult {
     const active = this.scenarios.active;
-    const ctx = new RequestContext(this.world, this.links, active, active, req, this.world.clock.now());
+    const ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, this.world.clock.now());
     const result = this.shown({ code: -5000, message: `Internal error: ${error}` });
     const seq = this.seq + 1;
     const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
@@ -144,7 +159,7 @@ export class RequestPath {
     }
     const body = internalErrorJson(active.responseStyle, `sim-${seq}`, this.world.clock.now(), base);
     try {
-      const ctx = new RequestContext(this.world, this.links, active, active, req, this.world.clock.now());
+      const ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, this.world.clock.now());
       ctx.internalError = errorText(err);
       this.report(ctx, seq, { code: -5000, message: 'Internal error' }, body, performance.now());
     } catch {
@@ -157,6 +172,11 @@ export class RequestPath {
   private report(ctx: RequestContext, seq: number, result: Answer | undefined, body: string | undefined, startedAt: number, counts = true): void {
     this.seq = seq;
     this.answered.emit({ record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)), counts });
+  }
+
+  /** Requests answered since the last reset. */
+  get answeredCount(): number {
+    return this.seq;
   }
 
   /** Numbering starts again (on reset). */

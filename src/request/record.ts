@@ -29,6 +29,7 @@ export function recordOf(ctx: RequestContext, seq: number, result: Answer | unde
     fault: ctx.rule?.fault,
     challengeId: ctx.challenge?.id,
     expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? (ctx.expectedStringToSign ?? '') : undefined,
+    hint: result && ctx.hint ? ctx.hint : undefined,
     wouldFail: ctx.wouldFail,
     internalError: ctx.internalError,
     request: { headers: ctx.req.headers, body: bodyAsKept(ctx.req.body, hide) },

@@ -55,6 +55,8 @@ export interface CompiledScenario {
   token: string;
   strict: boolean;
   responseStyle: 'document' | 'sdk';
+  /** A refusal's message carries the client doctor's hint. */
+  hints: boolean;
   auth: AuthMode;
   offset: number;
   maxDrift: number;
@@ -159,6 +161,7 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
       token,
       strict: input.strict ?? false,
       responseStyle: input.responseStyle ?? 'document',
+      hints: input.hints ?? true,
       auth: input.auth ?? 'verify',
       offset,
       maxDrift,

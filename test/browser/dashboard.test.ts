@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, INSTALL_HINT, launchChromium } from '../../scripts/chromium.js';
-import { simulator } from '../helpers.js';
+import { challengeEnvelope, send as sendApi, simulator } from '../helpers.js';
 
 const executable = findChromium();
 const ci = Boolean(process.env.CI);
@@ -110,6 +110,24 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     const row = page.locator('#log details[data-code="-4037"]').first();
     await row.locator('summary').click();
     await expect.poll(() => row.textContent()).toMatch(/expected to be signedx-svc-utctime: \d+\nx-svc-cnonce: /);
+    // And what the client likely did wrong: the doctor's hint.
+    await expect.poll(() => row.locator('p.hint').textContent()).toMatch(/^no common mistake matches; sign exactly "x-svc-utctime: \d+\\nx-svc-cnonce: /);
+    await page.close();
+  });
+
+  it('shows the client findings, as a client makes them', async () => {
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    expect(await page.textContent('#findings')).toBe('Nothing found yet.');
+    const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
+    for (let i = 0; i < 2; i++) await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, {}, { id: 'same-every-time' }) });
+    const row = page.locator('#findings tr[data-finding="envelope-id-reused"]');
+    await row.waitFor();
+    expect(await row.locator('.pill').textContent()).toBe('warning');
+    expect(await row.textContent()).toMatch(/API user \d{9} · #\d+ · 1×/);
+    expect(await row.textContent()).toContain('give every request its own');
+    mkdirSync(join(__dirname, '..', '..', 'test-results'), { recursive: true });
+    await page.screenshot({ path: join(__dirname, '..', '..', 'test-results', 'dashboard-findings.png'), fullPage: true });
     await page.close();
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bodyOf, challengeEnvelope, expectEnvelope, send, simulator } from '../helpers.js';
 import { exchange, expectStillServes, idleConnection, signedPairs } from './support.js';
+import { MAX_MESSAGE_CHARS } from '../../src/contract/answer.js';
 
 /**
  * Raw-socket abuse: what a broken client, a scanner or a slow network does to the server. Each case gets a
@@ -145,12 +146,12 @@ describe('requests Node would answer outside the envelope', async () => {
     expect(expectEnvelope(await send(sim, '/v1/svc/challenge', { body }), 400, -5075).message).toContain('`challengeType` is not a string');
   });
 
-  it('a message quotes at most 300 characters of what the caller sent', async () => {
+  it(`a message is cut to ${MAX_MESSAGE_CHARS} characters, whatever the caller sent`, async () => {
     const r = await send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id, { challengeExpiry: 'x'.repeat(50_000) }) });
     const e = expectEnvelope(r, 400, -5075);
-    expect(e.message.length).toBeLessThan(400);
+    expect(e.message.length).toBe(MAX_MESSAGE_CHARS + 1);
     expect(e.message).toMatch(/x…$/);
     const path = `/v1/svc/${'y'.repeat(10_000)}`;
-    expect(expectEnvelope(await send(sim, path, { body: {} }), 404, -404).message.length).toBeLessThan(400);
+    expect(expectEnvelope(await send(sim, path, { body: {} }), 404, -404).message.length).toBe(MAX_MESSAGE_CHARS + 1);
   });
 });

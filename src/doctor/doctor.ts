@@ -1,0 +1,47 @@
+import { FirstUses } from './first-uses.js';
+import type { Hint } from './hint.js';
+import { signatureShape } from './shapes.js';
+import { expectedSigning, signatureHint, signatureMistake, type SignedRequest } from './signature.js';
+
+/**
+ * The client doctor as the request path consults it: the signature doctor within its budget, and the first use of
+ * each nonce and time. One per simulator; `clear` on reset.
+ */
+
+/** Full diagnoses of a refused signature per second; past it, a refusal gets the string to sign (no HMAC tried). */
+export const DIAGNOSES_PER_SECOND = 200;
+
+export class Doctor {
+  readonly firstUses = new FirstUses();
+  private second = -1;
+  private spent = 0;
+
+  /** -4037: the mistake made, or what to sign. */
+  refusedSignature(r: SignedRequest, sent: string): Hint {
+    return this.afford() ? signatureHint(r, sent) : expectedSigning(r);
+  }
+
+  /**
+   * -4027: a signature of the wrong shape. When it is a digest of another algorithm or encoding, the mistake behind
+   * it is named (for that the API user's secret is needed, so `r` only when the request names a known API user);
+   * otherwise its shape.
+   */
+  misshapenSignature(sent: string, r: SignedRequest | undefined): Hint | undefined {
+    const mistake = r && this.afford() ? signatureMistake(r, sent.trim()) : undefined;
+    return mistake ?? signatureShape(sent);
+  }
+
+  clear(): void {
+    this.firstUses.clear();
+  }
+
+  /** Whether a full diagnosis fits in this second's budget: a flood of forgeries costs a few HMACs a second, no more. */
+  private afford(): boolean {
+    const second = Math.floor(performance.now() / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.spent = 0;
+    }
+    return this.spent++ < DIAGNOSES_PER_SECOND;
+  }
+}

@@ -1,0 +1,343 @@
+import { isObject, own } from '../contract/answer.js';
+import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
+import type { Answered, AnsweredRequest } from '../observers/answered.js';
+import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
+import { failedInTransit } from './first-uses.js';
+import type { Hint } from './hint.js';
+
+/**
+ * Client findings: an observer of "answered" that watches each API user's traffic for what the client does that the
+ * real service accepts leniently or would punish: stale or reused envelopes, retries not signed again, a clock not
+ * corrected after -4036, lenient bodies, polling too fast, challenges left open, a drifting clock. Each finding has a
+ * stable id, a severity, an explanation with the fix, the first and last request (journal seq) that showed it, and
+ * a count. It also tallies the doctor's hints (the signature mistakes seen). Bounded however long it runs.
+ */
+
+export type Severity = 'info' | 'warning' | 'error';
+export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
+
+/** One thing a client did, however often. */
+export interface Finding {
+  /** Stable: reports and tests name findings by it. */
+  id: string;
+  severity: Severity;
+  /** The API user whose requests showed it. */
+  apiUser: string;
+  /** What the client did, why it matters, and the fix. */
+  explanation: string;
+  /** The latest figures behind it, when it has some ("1.2 s apart"). */
+  detail?: string;
+  firstSeq: number;
+  lastSeq: number;
+  count: number;
+}
+
+/** A hint the doctor gave (a signature mistake, a clock off, a nonce reused), however often. */
+export interface HintSeen {
+  code: number;
+  id: string;
+  text: string;
+  apiUser?: string;
+  firstSeq: number;
+  lastSeq: number;
+  count: number;
+}
+
+/** Every finding the doctor knows: its severity and explanation. */
+export const FINDING_KINDS: Record<string, { severity: Severity; explanation: string }> = {
+  'retry-not-resigned': {
+    severity: 'error',
+    explanation:
+      'A request was retried with the nonce of an attempt that failed on the network or with a 5xx. The first attempt may have reached the service, which then refuses the retry as a replay (-4034). Sign every retry again, with a new nonce and time.',
+  },
+  'drift-not-corrected': {
+    severity: 'error',
+    explanation:
+      "After -4036 the client kept signing with the same clock: the next request was off by as much again, or none succeeded after it. Every answer's utctime is the server's time: keep the difference and add it to your clock when signing.",
+  },
+  'stale-envelope': {
+    severity: 'warning',
+    explanation:
+      "The envelope's utctime is more than a second away from the signed x-<token>-utctime: the envelope was built once and sent again (for example on every status poll). The service judges the headers, so it passes, but it is a stale request to anything that reads it. Build the envelope anew for every request.",
+  },
+  'envelope-id-reused': {
+    severity: 'warning',
+    explanation: 'The same envelope id was sent in more than one request. The id ties a request to its answer in both sides\' logs: give every request its own.',
+  },
+  'body-relaxed-json': {
+    severity: 'warning',
+    explanation:
+      "`body` was sent as a string that is not JSON (single quotes, a trailing comma, or 'true' for true). The simulator reads it leniently, as the real service does today; a JSON parser refuses it (strict: -5071). Send `body` as a JSON object.",
+  },
+  'body-as-string': {
+    severity: 'info',
+    explanation: '`body` was sent as a string holding JSON; the interface document shows an object. Accepted leniently; strict answers -5071. Send `body` as a JSON object.',
+  },
+  'string-booleans': {
+    severity: 'warning',
+    explanation: 'enableQRcode or enableAutoVerify was sent as the text "true" or "false". Accepted leniently; strict answers -5075. Send JSON true and false.',
+  },
+  'base64-user': {
+    severity: 'warning',
+    explanation: "The user's e-mail address was sent Base64-encoded. Accepted leniently; strict answers -5079. Send the address as it is.",
+  },
+  'challngeid-typo': {
+    severity: 'warning',
+    explanation: 'The body names the challenge `challngeId` (a letter missing). Accepted leniently; strict ignores it and answers -5075. Spell it challengeId.',
+  },
+  'blocked-on-challenge-endpoint': {
+    severity: 'warning',
+    explanation: 'Type 950 (the blocked check) was sent to /v1/svc/challenge. Accepted leniently; strict answers -5072. Send it to /v1/svc/blocked.',
+  },
+  'fast-polling': {
+    severity: 'warning',
+    explanation: "The status of one challenge was asked more than twice a second, again and again. A user takes seconds to answer: poll once a second or less, and stop when the challenge ends.",
+  },
+  'challenge-abandoned': {
+    severity: 'info',
+    explanation: 'A challenge was created and the client never asked its status, verified it or cancelled it. Follow every challenge to its end, or cancel it when the user leaves.',
+  },
+  'clock-drifting': {
+    severity: 'info',
+    explanation:
+      "The client's clock moved against the server's by more than 30 s during the run. A clock that drifts ends in -4036: correct it from the answers' utctime now and then. (The simulator's clock frozen or moved by a test resets this measure.)",
+  },
+};
+
+/** A client's clock is called drifting when its distance to the server's spreads by more than this. */
+const DRIFT_SPREAD_MS = 30_000;
+/** Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding. */
+const FAST_POLL_MS = 500;
+const FAST_POLLS = 3;
+/** An envelope utctime this far from the header time is stale. */
+const STALE_ENVELOPE_MS = 1000;
+/** Bounds: API users watched, envelope ids and failed nonces kept per API user, challenges followed. */
+const CLIENTS_WATCHED = 1000;
+const IDS_KEPT = 1024;
+const NONCES_KEPT = 256;
+const CHALLENGES_FOLLOWED = 10_000;
+const HINT_KINDS_KEPT = 1000;
+
+interface Client {
+  ids: Map<string, number>;
+  failedNonces: Map<string, number>;
+  /** The last -4036 not followed by an accepted request: its seq and how far off the clock was. */
+  drift?: { seq: number; ms: number };
+  offsets?: { min: number; max: number };
+}
+
+/** A Map used as a bounded memory: the oldest key goes when it is full. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value as K);
+}
+
+/** The signing headers of a request, whatever the token. */
+function signingHeaders(headers: AnsweredRequest['request']['headers']): { time?: number; nonce?: string } {
+  const out: { time?: number; nonce?: string } = {};
+  for (const name in headers) {
+    if (!name.startsWith('x-')) continue;
+    const v = headers[name];
+    if (typeof v !== 'string') continue;
+    if (name.endsWith('-utctime') && /^\d{1,16}$/.test(v)) out.time = Number(v);
+    else if (name.endsWith('-cnonce')) out.nonce = v;
+  }
+  return out;
+}
+
+export class ClientFindings {
+  private readonly clients = new Map<string, Client>();
+  private readonly found = new Map<string, Finding>();
+  private readonly hints = new Map<string, HintSeen>();
+  private readonly created = new Map<string, { apiUser: string; seq: number; followed: boolean }>();
+  private readonly polls = new Map<string, { last: number; fast: number }>();
+
+  /** Watches every answer from now on. */
+  observe(events: { subscribe(fn: (e: Answered) => void): () => void }): () => void {
+    return events.subscribe(({ record, counts }) => {
+      if (counts) this.see(record);
+    });
+  }
+
+  /** The simulator's clock was frozen, moved or let run: a client's distance to it starts again. */
+  clockMoved(): void {
+    for (const c of this.clients.values()) c.offsets = undefined;
+  }
+
+  clear(): void {
+    this.clients.clear();
+    this.found.clear();
+    this.hints.clear();
+    this.created.clear();
+    this.polls.clear();
+  }
+
+  /**
+   * The findings, worst first. `final`: the run is over (at exit), so a challenge still waiting was left open and
+   * a -4036 with nothing accepted after it was never corrected; `state` tells whether a challenge is still waiting.
+   */
+  findings(final = false, state: (challengeId: string) => string | undefined = () => undefined): Finding[] {
+    const out = [...this.found.values()].map((f) => ({ ...f }));
+    const abandoned = new Map<string, Finding>();
+    for (const [id, c] of this.created) {
+      if (c.followed || (!final && state(id) === 'waiting')) continue;
+      const f = abandoned.get(c.apiUser);
+      if (f) (f.count++, (f.lastSeq = c.seq));
+      else abandoned.set(c.apiUser, this.make('challenge-abandoned', c.apiUser, c.seq));
+    }
+    out.push(...abandoned.values());
+    if (final) {
+      for (const [apiUser, c] of this.clients) {
+        if (c.drift && !this.found.has(`drift-not-corrected\0${apiUser}`)) {
+          out.push({ ...this.make('drift-not-corrected', apiUser, c.drift.seq), detail: 'no request was accepted after it' });
+        }
+      }
+    }
+    const rank = (s: Severity) => SEVERITIES.indexOf(s);
+    return out.sort((a, b) => rank(b.severity) - rank(a.severity) || a.firstSeq - b.firstSeq);
+  }
+
+  /** The doctor's hints given, most frequent first. */
+  hintsSeen(): HintSeen[] {
+    return [...this.hints.values()].map((h) => ({ ...h })).sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
+  }
+
+  private see(r: AnsweredRequest): void {
+    if (r.hint && r.code !== undefined) this.tallyHint(r.code, r.hint, r);
+    for (const w of r.wouldFail ?? []) if (w.hint) this.tallyHint(w.code, w.hint, r);
+    const apiUser = r.apiUser;
+    if (apiUser === undefined || !/^\d{9}$/.test(apiUser)) return;
+    const client = this.client(apiUser);
+    if (!client) return;
+    const { time, nonce } = signingHeaders(r.request.headers);
+    const at = Date.parse(r.at);
+
+    if (nonce !== undefined) {
+      const failedAt = client.failedNonces.get(nonce);
+      if (failedAt !== undefined && failedAt !== r.seq) this.note('retry-not-resigned', apiUser, r.seq, `request ${failedAt} failed with this nonce`);
+      if (failedInTransit(r)) remember(client.failedNonces, nonce, r.seq, NONCES_KEPT);
+    }
+    if (r.code === -4036 && time !== undefined) {
+      const ms = time - at;
+      if (client.drift && Math.abs(ms - client.drift.ms) < 10_000) this.note('drift-not-corrected', apiUser, r.seq, `request ${client.drift.seq} was ${Math.round(client.drift.ms / 1000)} s off, and this one ${Math.round(ms / 1000)} s`);
+      client.drift = { seq: r.seq, ms };
+    } else if (r.http !== undefined && r.http < 400) {
+      client.drift = undefined;
+      if (time !== undefined) this.watchClock(client, apiUser, r.seq, time - at);
+    }
+    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(client, apiUser, r, time);
+    if (r.code === 2025 && r.challengeId !== undefined) remember(this.created, r.challengeId, { apiUser, seq: r.seq, followed: false }, CHALLENGES_FOLLOWED);
+  }
+
+  /** What the envelope and body show: staleness, a reused id, the lenient readings, polling, following a challenge. */
+  private readEnvelope(client: Client, apiUser: string, r: AnsweredRequest, time: number | undefined): void {
+    const text = r.request.body;
+    if (text === '' || text.length >= JOURNAL_BODY_CHARS) return;
+    let env: unknown;
+    try {
+      env = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (!isObject(env)) return;
+    const sentAt = own(env, 'utctime') ?? own(env, 'utcTime');
+    const envTime = typeof sentAt === 'number' ? sentAt : typeof sentAt === 'string' && /^\d{1,16}$/.test(sentAt) ? Number(sentAt) : undefined;
+    // An envelope time in seconds (below 1e11) is another matter than staleness: not judged here.
+    if (time !== undefined && envTime !== undefined && envTime >= 1e11 && Math.abs(time - envTime) > STALE_ENVELOPE_MS) {
+      this.note('stale-envelope', apiUser, r.seq, `the envelope's utctime was ${((time - envTime) / 1000).toFixed(1)} s before the signed time`);
+    }
+    const id = own(env, 'id');
+    if (typeof id === 'string' || typeof id === 'number') {
+      const before = client.ids.get(String(id));
+      if (before !== undefined) this.note('envelope-id-reused', apiUser, r.seq, `request ${before} sent the same id`);
+      remember(client.ids, String(id), r.seq, IDS_KEPT);
+    }
+    if (r.endpoint === 'challenge' && lenientInteger(own(env, 'type')) === 950) this.note('blocked-on-challenge-endpoint', apiUser, r.seq);
+
+    let body = own(env, 'body');
+    if (typeof body === 'string') {
+      const strict = parseJson(body, false);
+      if (strict.kind === 'value') {
+        this.note('body-as-string', apiUser, r.seq);
+        body = strict.value;
+      } else {
+        const relaxed = parseJson(body, true);
+        if (relaxed.kind === 'value') this.note('body-relaxed-json', apiUser, r.seq);
+        body = relaxed.kind === 'value' ? relaxed.value : undefined;
+      }
+    }
+    if (!isObject(body)) return;
+    if (['enableQRcode', 'enableQRCode', 'enableAutoVerify'].some((k) => typeof own(body, k) === 'string')) this.note('string-booleans', apiUser, r.seq);
+    for (const key of Object.keys(body)) {
+      const v = body[key];
+      if (key.endsWith('User') && typeof v === 'string' && !v.includes('@') && decodeUser(v, true) !== undefined) this.note('base64-user', apiUser, r.seq);
+    }
+    const typo = own(body, 'challngeId');
+    if (typo !== undefined) this.note('challngeid-typo', apiUser, r.seq);
+    const challengeId = own(body, 'challengeId') ?? typo;
+    if (typeof challengeId !== 'string') return;
+    const created = this.created.get(challengeId);
+    if (created && created.apiUser === apiUser) created.followed = true;
+    if (r.endpoint === 'status') this.watchPolling(challengeId, apiUser, r.seq);
+  }
+
+  private watchPolling(challengeId: string, apiUser: string, seq: number): void {
+    const now = performance.now();
+    const p = this.polls.get(challengeId);
+    if (!p) return remember(this.polls, challengeId, { last: now, fast: 0 }, CHALLENGES_FOLLOWED);
+    p.fast = now - p.last < FAST_POLL_MS ? p.fast + 1 : 0;
+    p.last = now;
+    if (p.fast >= FAST_POLLS) this.note('fast-polling', apiUser, seq, `${p.fast} polls in a row less than ${FAST_POLL_MS} ms apart`);
+  }
+
+  private watchClock(client: Client, apiUser: string, seq: number, offset: number): void {
+    const o = (client.offsets ??= { min: offset, max: offset });
+    o.min = Math.min(o.min, offset);
+    o.max = Math.max(o.max, offset);
+    if (o.max - o.min > DRIFT_SPREAD_MS) {
+      const s = (ms: number) => `${ms >= 0 ? '+' : '−'}${(Math.abs(ms) / 1000).toFixed(1)} s`;
+      this.note('clock-drifting', apiUser, seq, `from ${s(o.min)} to ${s(o.max)} against the server's clock`);
+    }
+  }
+
+  private client(apiUser: string): Client | undefined {
+    let c = this.clients.get(apiUser);
+    if (!c && this.clients.size < CLIENTS_WATCHED) {
+      c = { ids: new Map(), failedNonces: new Map() };
+      this.clients.set(apiUser, c);
+    }
+    return c;
+  }
+
+  private make(id: string, apiUser: string, seq: number): Finding {
+    const kind = FINDING_KINDS[id];
+    return { id, severity: kind.severity, apiUser, explanation: kind.explanation, firstSeq: seq, lastSeq: seq, count: 1 };
+  }
+
+  private note(id: string, apiUser: string, seq: number, detail?: string): void {
+    const key = `${id}\0${apiUser}`;
+    const f = this.found.get(key);
+    if (f) {
+      f.count++;
+      f.lastSeq = seq;
+      if (detail !== undefined) f.detail = detail;
+    } else {
+      this.found.set(key, { ...this.make(id, apiUser, seq), ...(detail === undefined ? {} : { detail }) });
+    }
+  }
+
+  private tallyHint(code: number, hint: Hint, r: AnsweredRequest): void {
+    // Only an API user id the request was judged to name: an unchecked header could hold anything.
+    const apiUser = r.apiUser !== undefined && /^\d{9}$/.test(r.apiUser) ? r.apiUser : undefined;
+    const key = `${code}\0${hint.id}\0${apiUser ?? ''}`;
+    const seen = this.hints.get(key);
+    if (seen) {
+      seen.count++;
+      seen.lastSeq = r.seq;
+      seen.text = hint.text;
+    } else if (this.hints.size < HINT_KINDS_KEPT) {
+      this.hints.set(key, { code, id: hint.id, text: hint.text, apiUser, firstSeq: r.seq, lastSeq: r.seq, count: 1 });
+    }
+  }
+}
