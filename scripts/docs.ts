@@ -1,6 +1,6 @@
 /**
- * Writes the reference parts of the documentation from the code, never by hand: the code table, the shipped
- * scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints) and the
+ * Writes the reference parts of the documentation from the code, never by hand: the code table, the client
+ * findings, the shipped scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints) and the
  * in-process API (TypeDoc, into docs/api/, which is not kept in the repository: packing runs this script, so the
  * package carries it). `npm run docs` rewrites them; tests fail when a block is stale and when an export has no doc
  * comment.
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODES, isTransportCode } from '../src/codes.js';
+import { FINDING_KINDS } from '../src/doctor/findings.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
@@ -91,8 +92,18 @@ export function cliHelp(): string {
   return ['```', text.trimEnd(), '```'].join('\n');
 }
 
+/** Every client finding the doctor records: its id, severity, and the explanation it gives. */
+export function findingTable(): string {
+  return [
+    '| Id | Severity | What it means, and the fix |',
+    '|---|---|---|',
+    ...Object.entries(FINDING_KINDS).map(([id, k]) => `| \`${id}\` | ${k.severity} | ${cell(k.explanation)} |`),
+  ].join('\n');
+}
+
 /** The pages with generated blocks, and what fills each block. */
 export const BLOCKS: Record<string, Record<string, () => string>> = {
+  'docs/client-doctor.md': { findings: findingTable },
   'docs/status-codes.md': { codes: codeTable },
   'docs/scenarios.md': { scenarios: scenarioList, 'scenario-keys': scenarioKeys },
   'docs/command-line.md': { 'cli-help': cliHelp },

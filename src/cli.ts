@@ -2,8 +2,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { version } from '../package.json';
 import { CODES, codeInfo } from './codes.js';
 import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
-import { closeSync, constants, existsSync, openSync, watchFile, writeFileSync } from 'node:fs';
-import { delimiter } from 'node:path';
+import { accessSync, closeSync, constants, existsSync, openSync, statSync, watchFile, writeFileSync } from 'node:fs';
+import { delimiter, dirname, resolve } from 'node:path';
 import type { Severity } from './doctor/findings.js';
 import { failingFindings, junitReport, markdownReport, requests } from './doctor/report.js';
 import { parseRequiredCodes, unmetCodes } from './observers/coverage.js';
@@ -137,6 +137,11 @@ async function main(argv: string[]): Promise<void> {
   if (o.scenarioDir !== undefined) options.scenarioDirs = o.scenarioDir;
   if (o.allowedHosts !== undefined) options.allowedHosts = o.allowedHosts;
   if (options.apiUser !== undefined && !/^\d{9}$/.test(options.apiUser)) usage('--api-user must be exactly 9 digits.');
+  // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
+  for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) {
+    const problem = file === undefined ? undefined : unwritable(file);
+    if (problem) usage(`${flag} ${file}: ${problem}.`);
+  }
 
   let running;
   try {
@@ -276,6 +281,20 @@ function finish(sim: Simulator, o: AtExit): number {
     return EXIT.findings;
   }
   return EXIT.ok;
+}
+
+/** Why a file could not be written at exit (its folder missing or read-only, or it is a folder), or undefined. */
+function unwritable(file: string): string | undefined {
+  if (file.trim() === '') return 'give a file name';
+  const folder = dirname(resolve(file));
+  if (!existsSync(folder)) return `the folder ${folder} does not exist`;
+  if (existsSync(file) && statSync(file).isDirectory()) return 'it is a folder';
+  try {
+    accessSync(existsSync(file) ? file : folder, constants.W_OK);
+  } catch {
+    return `it cannot be written (${existsSync(file) ? 'the file' : 'its folder'} is not writable)`;
+  }
+  return undefined;
 }
 
 /**

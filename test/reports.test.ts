@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { SERVICE_CODES } from '../src/codes.js';
-import { remote, start } from './cli-helpers.js';
+import { remote, run, start } from './cli-helpers.js';
 import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
 
 /**
@@ -154,9 +155,18 @@ describe('the command line at exit: --report, --junit, --fail-on-findings', () =
     expect(status).toBe(0);
   });
 
-  it('a report file that cannot be written: exit 1 naming it', async () => {
-    const { status, err } = await runWith(['--junit', join(dir, 'no', 'such', 'dir.xml')], async () => {});
+  it('a report file that cannot be written: refused at start (exit 2), or at exit (exit 1), naming it', async () => {
+    const missing = run(['--port', '0', '--junit', join(dir, 'no', 'such', 'dir.xml')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^mfa-sim: --junit .*dir\.xml: the folder .*such does not exist\.$/m);
+    const folder = run(['--port', '0', '--report', dir]);
+    expect(folder.status).toBe(2);
+    expect(folder.stderr).toContain(`mfa-sim: --report ${dir}: it is a folder.`);
+    // A FIFO nobody reads passes the check at start and is refused at exit, without waiting for a reader.
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const { status, err } = await runWith(['--report', fifo], async () => {});
     expect(status).toBe(1);
-    expect(err).toMatch(/mfa-sim: cannot write the JUnit report to .*dir\.xml: ENOENT/);
+    expect(err).toMatch(/mfa-sim: cannot write the report to .*fifo: ENXIO/);
   });
 });

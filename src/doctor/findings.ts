@@ -58,7 +58,7 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
   'stale-envelope': {
     severity: 'warning',
     explanation:
-      "The envelope's utctime is more than a second away from the signed x-<token>-utctime: the envelope was built once and sent again (for example on every status poll). The service judges the headers, so it passes, but it is a stale request to anything that reads it. Build the envelope anew for every request.",
+      "The envelope's utctime is more than a second away from the time in the signed utctime header: the envelope was built once and sent again (for example on every status poll). The service judges the headers, so it passes, but it is a stale request to anything that reads it. Build the envelope anew for every request.",
   },
   'envelope-id-reused': {
     severity: 'warning',
