@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,13 +84,20 @@ describe('status coverage from the command line', () => {
     expect(s.err()).toContain('1 of 2 required codes were never answered: -4037');
   });
 
-  it('refuses a bad --require-coverage with exit 2, and an unwritable --coverage-out with exit 1', async () => {
+  it('refuses a bad --require-coverage with exit 2; a --coverage-out it cannot write: exit 2 at start, or 1 at exit', async () => {
     for (const spec of ['some', '2025,', '-9999', '-404']) {
       const r = run(['--require-coverage', spec]);
       expect(r.status, spec).toBe(2);
       expect(r.stderr).toMatch(/--require-coverage/);
     }
-    const s = await start(['--port', '0', '--quiet', '--coverage-out', join(dir(), 'no', 'such', 'dir', 'c.json')]);
+    const missing = run(['--port', '0', '--coverage-out', join(dir(), 'no', 'such', 'dir', 'c.json')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^mfa-sim: --coverage-out .*c\.json: the folder .* does not exist\.$/m);
+    // The folder goes away while the simulator runs: refused at exit.
+    const folder = join(dir(), 'going');
+    mkdirSync(folder);
+    const s = await start(['--port', '0', '--quiet', '--coverage-out', join(folder, 'c.json')]);
+    rmSync(folder, { recursive: true });
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(1);
     expect(s.err()).toMatch(/cannot write the coverage to .*c\.json/);
