@@ -3,8 +3,9 @@ import { defineConfig } from 'tsup';
 import { scenarioJsonSchema } from './src/scenario/schema.js';
 
 // Bundled into dist rather than resolved at run time: TypeBox is some 250 small modules, and resolving and loading
-// them cost more start-up time than all the rest of the simulator (bench/, README "Performance").
-const noExternal = ['@sinclair/typebox'];
+// them cost more start-up time than all the rest of the simulator; `ms` is small, and the first CommonJS module an ES
+// module imports costs some milliseconds of loader set-up (bench/, docs/performance.md).
+const noExternal = ['@sinclair/typebox', 'ms'];
 
 export default defineConfig([
   {
@@ -29,9 +30,8 @@ export default defineConfig([
     platform: 'node',
     sourcemap: false,
     splitting: false,
-    // The command line bundles every dependency it loads at start (express, commander, ...): one file to read
-    // instead of some 150 modules to resolve. Modules loaded only when first needed (qrcode, yaml, json5, faker)
-    // stay outside. CommonJS dependencies inside an ES module need a real `require` for Node's built-ins.
+    // The command line bundles every dependency it loads at start: one file to read instead of modules to resolve.
+    // Modules loaded only when first needed (express, qrcode, yaml, json5, pino, faker, ipaddr.js) stay outside. CommonJS dependencies inside an ES module need a real `require` for Node's built-ins.
     banner: { js: "#!/usr/bin/env node\nimport { createRequire as __mfaSimCreateRequire } from 'node:module';\nconst require = __mfaSimCreateRequire(import.meta.url);" },
     noExternal: [/.*/],
   },

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.js';
 import type { ScenarioInput } from './scenario/schema.js';
 import { ScenarioError } from './scenario/errors.js';
 import { shapeChecker } from './scenario/validate.js';

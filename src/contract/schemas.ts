@@ -1,4 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { Type } from '../typebox.js';
 import type { Operation } from '../codes.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, OPERATION_TYPE } from './operations.js';
 

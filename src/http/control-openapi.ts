@@ -1,4 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { Type } from '../typebox.js';
 import { version } from '../../package.json';
 import { EXPLORE_KINDS } from './explore.js';
 import { CONTROL_HEADER } from './control-access.js';

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiResult } from '../request/path.js';
 import type { Simulator } from '../simulator.js';
+import { monotonicMs } from '../world/monotonic.js';
 
 /**
  * Serving the simulated API over node:http, without Express: reading a request's body within its limit, handing it
@@ -10,7 +11,7 @@ import type { Simulator } from '../simulator.js';
 
 /** Reads the body (up to the simulator's limit) and answers through the request path. */
 export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerResponse, tooLarge = false): void {
-  const startedAt = performance.now();
+  const startedAt = monotonicMs();
   const limit = sim.bodyLimit;
   const declared = Number(req.headers['content-length']);
   const go = (body: string, over: boolean) => {

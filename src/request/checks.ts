@@ -10,6 +10,7 @@ import { authorizationShape, driftHint, nonceShape, timeShape } from '../doctor/
 import type { SignedRequest } from '../doctor/signature.js';
 import type { RequestContext } from './context.js';
 import { operate } from './operation.js';
+import { monotonicMs } from '../world/monotonic.js';
 
 /**
  * The checks of a request, in the order of decisions §4, each named after its row in the code table: a small
@@ -207,7 +208,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const memory = ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow);
       const time = Number(ctx.utctime);
       if (ctx.sc.replayTimestamps && memory.hasTime(time, ctx.replayNow)) {
-        const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), performance.now()));
+        const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), monotonicMs()));
         if (fail) return fail;
       }
       // Remembered only now that the signature verified (decisions §3), within the same synchronous step as
@@ -215,7 +216,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
       memory.remember(nonce, time, ctx.replayWindow, ctx.sc.replayTimestamps);
       ctx.remembered = { memory, nonce, time };
-      ctx.doctor.firstUses.note(ctx.apiUser!.id, nonce, time, { seq: ctx.seq, at: ctx.now, arrived: performance.now() });
+      ctx.doctor.firstUses.note(ctx.apiUser!.id, nonce, time, { seq: ctx.seq, at: ctx.now, arrived: monotonicMs() });
       ctx.verified = true;
       return undefined;
     },

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { mustCode } from '../codes.js';
 import { clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
 import { envelopeJson, internalErrorJson } from '../contract/response.js';
@@ -15,6 +14,7 @@ import { RequestContext, type ApiRequest } from './context.js';
 import { garbage, proxyPage, stopsBeforeService } from './faults.js';
 import type { Links } from './links.js';
 import { recordOf } from './record.js';
+import { monotonicMs } from '../world/monotonic.js';
 
 /**
  * The request path of the simulated API, readable top to bottom in RequestPath.handle: scenario and rule, checks,
@@ -53,7 +53,7 @@ export class RequestPath {
   ) {}
 
   /** Answers one request. Synchronous unless a rule delays it. */
-  handle(req: ApiRequest, startedAt = performance.now()): ApiResult | Promise<ApiResult> {
+  handle(req: ApiRequest, startedAt = monotonicMs()): ApiResult | Promise<ApiResult> {
     // 1. The scenario it runs under: picked by header, bound to its API user, or the active one.
     const run = this.scenarios.runningFor(req);
     if ('error' in run) return this.unrouted(req, run.error, startedAt);
@@ -64,7 +64,8 @@ export class RequestPath {
     if (rule) {
       ctx.rule = rule;
       if (rule.respond) ctx.forced = rule.respond;
-      if (rule.delay) return sleep(this.jitter(rule.delay)).then(() => this.answer(ctx, startedAt));
+      const delay = rule.delay;
+      if (delay) return new Promise((done) => setTimeout(done, this.jitter(delay))).then(() => this.answer(ctx, startedAt));
     }
     return this.answer(ctx, startedAt);
   }
@@ -161,7 +162,7 @@ export class RequestPath {
     try {
       const ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, this.world.clock.now());
       ctx.internalError = errorText(err);
-      this.report(ctx, seq, { code: -5000, message: 'Internal error' }, body, performance.now());
+      this.report(ctx, seq, { code: -5000, message: 'Internal error' }, body, monotonicMs());
     } catch {
       // The answer matters more than its journal entry.
     }

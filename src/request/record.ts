@@ -4,6 +4,7 @@ import { isoTime } from '../contract/response.js';
 import type { AnsweredRequest } from '../observers/answered.js';
 import { clip, JOURNAL_BODY_CHARS } from '../observers/journal.js';
 import type { RequestContext } from './context.js';
+import { monotonicMs } from '../world/monotonic.js';
 
 /**
  * The record of one answered request, as every observer receives it: built from what the checks learned, kept as it
@@ -23,7 +24,7 @@ export function recordOf(ctx: RequestContext, seq: number, result: Answer | unde
     http: result ? mustCode(result.code).http : undefined,
     code: result?.code,
     message: result?.message,
-    latencyMs: Math.round((performance.now() - startedAt) * 100) / 100,
+    latencyMs: Math.round((monotonicMs() - startedAt) * 100) / 100,
     scenario: ctx.sc.name,
     rule: ctx.rule?.label,
     fault: ctx.rule?.fault,

@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
 
@@ -39,6 +38,7 @@ export class ScenarioDirectories {
     const candidates = isAbsolute(file) ? this.dirs.map((d) => [d, resolve(file)]) : this.dirs.map((d) => [d, join(d, file)]);
     for (const [dir, candidate] of candidates) {
       if (!inside(dir, candidate)) continue;
+      const { realpath } = await import('node:fs/promises');
       const [realDir, realFile] = await Promise.all([realpath(dir).catch(() => undefined), realpath(candidate).catch(() => undefined)]);
       if (realDir !== undefined && realFile !== undefined && inside(realDir, realFile)) return realFile;
     }

@@ -1,5 +1,4 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { ScenarioError } from './errors.js';
 
 /**
@@ -70,8 +69,10 @@ export function readScenarioFileSync(file: string): string {
 
 /** The same, without blocking the event loop: for files named through the control API. */
 export async function readScenarioFile(file: string): Promise<string> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  let handle: import('node:fs/promises').FileHandle | undefined;
   try {
+    // Loaded here: only the control API reads files this way, and most runs never do.
+    const { open } = await import('node:fs/promises');
     handle = await open(file, OPEN_FLAGS);
     if (!(await handle.stat()).isFile()) throw notRegular(file);
     const read = new BoundedRead(file);

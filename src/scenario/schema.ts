@@ -1,4 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Type } from '../typebox.js';
 
 /**
  * The one schema of a scenario (decisions §9): a YAML file, a JSON body sent to the control API and the

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler, ValueErrorType, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { ValueError } from '@sinclair/typebox/errors';
+import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { Check } from '@sinclair/typebox/value';
 import type { ScenarioIssue } from './errors.js';
 import { ScenarioSchema, type ScenarioInput } from './schema.js';
 
@@ -8,29 +8,28 @@ import { ScenarioSchema, type ScenarioInput } from './schema.js';
  * Checking a value against a TypeBox schema, with a plain message per key (the scenario schema, the run options).
  */
 
-// TypeBox is bundled into dist (tsup.config.ts): one file instead of some 250 modules to resolve at start-up.
-let checker: ((value: unknown) => ScenarioIssue[]) | undefined;
+// TypeBox is bundled into dist (tsup.config.ts): one file instead of some 250 modules to resolve at start-up. Values are
+// checked by interpreting the schema, not by a compiled checker: a scenario or the options are checked once each,
+// and compiling the checkers cost more (some 10 ms at start-up) than all the checks of a test run.
 
 /** At most this many problems are reported at once. */
 const MAX_ISSUES = 20;
 
 /** Checks a value against the scenario schema: types, allowed values, required and unknown keys. */
 export function checkShape(value: unknown): ScenarioIssue[] {
-  checker ??= shapeChecker(ScenarioSchema);
-  return checker(value);
+  return problems(ScenarioSchema, value);
 }
 
-/** A checker for any schema, compiled once: the problems of a value, each with its key path and a plain message. */
+/** A checker for any schema: the problems of a value, each with its key path and a plain message. */
 export function shapeChecker(schema: TSchema): (value: unknown) => ScenarioIssue[] {
-  const compiled: TypeCheck<TSchema> = TypeCompiler.Compile(schema);
-  return (value) => problems(compiled, value);
+  return (value) => problems(schema, value);
 }
 
-function problems(checker: TypeCheck<TSchema>, value: unknown): ScenarioIssue[] {
-  if (checker.Check(value)) return [];
+function problems(schema: TSchema, value: unknown): ScenarioIssue[] {
+  if (Check(schema, value)) return [];
   const issues: ScenarioIssue[] = [];
   const seen = new Set<string>();
-  for (const e of checker.Errors(value)) {
+  for (const e of Errors(schema, value)) {
     const path = splitPointer(e.path);
     const key = path.join('\u0000');
     // One problem per key, and none under a key already reported (a bad union reports each branch).

@@ -1,20 +1,23 @@
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
+import { lazy } from './lazy.js';
 
 /**
- * An API user's IPv4 rules (decisions §7): CIDR blocks to block or allow.
+ * An API user's IPv4 rules (decisions §7): CIDR blocks to block or allow. ipaddr.js is loaded when a scenario first
+ * has rules: most runs never need it.
  */
 
+const ip4 = lazy<typeof ipaddr>('ipaddr.js');
 type Range = [ipaddr.IPv4, number];
 
 /** Parses an IPv4 address or CIDR block; undefined when it is neither. */
 export function parseRange(text: string): Range | undefined {
   try {
     if (text.includes('/')) {
-      const r = ipaddr.IPv4.parseCIDR(text);
+      const r = ip4().IPv4.parseCIDR(text);
       return [r[0], r[1]];
     }
-    if (!ipaddr.IPv4.isValidFourPartDecimal(text)) return undefined;
-    return [ipaddr.IPv4.parse(text), 32];
+    if (!ip4().IPv4.isValidFourPartDecimal(text)) return undefined;
+    return [ip4().IPv4.parse(text), 32];
   } catch {
     return undefined;
   }
@@ -31,7 +34,7 @@ export class IpRules {
   ) {}
 
   blocks(address: string): boolean {
-    const ip = ipaddr.IPv4.parse(address);
+    const ip = ip4().IPv4.parse(address);
     const allowed = this.allow.some((r) => ip.match(r));
     if (allowed) return false;
     if (this.allow.length > 0) return true;

@@ -1,6 +1,9 @@
-import { deflateSync, crc32 } from 'node:zlib';
+import type * as zlibModule from 'node:zlib';
 import type * as QRCode from 'qrcode';
 import { lazy } from './lazy.js';
+
+// Loaded with the first QR image: a run that asks for none never loads zlib.
+const zlib = lazy<typeof zlibModule>('node:zlib');
 
 /**
  * The QR code image of a challenge URL, as a PNG and as a data URL.
@@ -51,7 +54,7 @@ export function qrPng(text: string): Buffer {
   ihdr.writeUInt32BE(side, 4);
   ihdr[8] = 1; // bit depth
   ihdr[9] = 0; // grayscale
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', zlib().deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
 
 /** The image as a `data:` URL, as the vendor's examples carry it in `challengeQRcode`. */
@@ -66,6 +69,6 @@ function chunk(type: string, data: Buffer): Buffer {
   out.writeUInt32BE(data.length, 0);
   out.write(type, 4, 'latin1');
   data.copy(out, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+  out.writeUInt32BE(zlib().crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
   return out;
 }
