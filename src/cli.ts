@@ -1,12 +1,12 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { version } from '../package.json';
 import { CODES, codeInfo } from './codes.js';
 import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
 import { accessSync, closeSync, constants, existsSync, openSync, statSync, watchFile, writeFileSync } from 'node:fs';
-import { delimiter, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Severity } from './doctor/findings.js';
 import { failingFindings, junitReport, markdownReport, requests } from './doctor/report.js';
-import { parseRequiredCodes, unmetCodes } from './observers/coverage.js';
+import { unmetCodes } from './observers/coverage.js';
+import { FlagError, helpText, parseFlags } from './flags.js';
 import { formatLine, jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import { ScenarioError } from './scenario/errors.js';
@@ -29,87 +29,26 @@ if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /heap[-_]
 /** Exit statuses (documented in the README). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, coverage: 3, findings: 4 } as const;
 
-function int(name: string, min: number, max: number) {
-  return (value: string) => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
-    }
-    return Number(value);
-  };
-}
+const DESCRIPTION = 'A simulator of the multi-factor challenge and time service: real HMAC authentication, every status code on demand.';
+const AFTER =
+  'Environment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply).\nDocs: the README, and the /status page of a running simulator.';
 
-/** A flag that may be given several times, each value a list split at `separator`; empty parts are dropped. */
-function collect(separator: string) {
-  return (value: string, previous: string[] | undefined) => [...(previous ?? []), ...value.split(separator).map((v) => v.trim()).filter((v) => v !== '')];
-}
-
-function program(): Command {
-  return new Command('mfa-sim')
-    .description('A simulator of the multi-factor challenge and time service: real HMAC authentication, every status code on demand.')
-    .version(version, '-V, --version')
-    .addOption(new Option('-p, --port <port>', 'port to listen on; 0 picks a free one').env('MFA_SIM_PORT').default(8080).argParser(int('--port', 0, 65535)))
-    .addOption(new Option('-H, --host <address>', 'address to listen on').env('MFA_SIM_HOST').default('127.0.0.1'))
-    .addOption(new Option('-s, --scenario <name|file>', 'a shipped scenario by name, or a scenario file').env('MFA_SIM_SCENARIO'))
-    .addOption(new Option('-t, --token <token>', 'identifier token in header names, scheme, algorithm and user field (default svc)').env('MFA_SIM_TOKEN'))
-    .addOption(new Option('--strict', 'reject everything the interface document does not show').env('MFA_SIM_STRICT'))
-    .addOption(new Option('--no-hints', "end no refusal's message with the client doctor's hint: the code's bare meaning only (MFA_SIM_HINTS=off)"))
-    .addOption(new Option('--response-style <style>', 'document (utctime) or sdk (utcTime, for the published clients)').choices(['document', 'sdk']).env('MFA_SIM_RESPONSE_STYLE'))
-    .addOption(new Option('--api-user <id>', 'the default API user id (9 digits)').env('MFA_SIM_API_USER'))
-    .addOption(new Option('--secret <secret>', "the default API user's secret (default: a random one, printed at start)").env('MFA_SIM_SECRET'))
-    .addOption(new Option('--seed <n>', 'make challenge ids and generated values the same from run to run').env('MFA_SIM_SEED').argParser(int('--seed', 0, 2 ** 32 - 1)))
-    .addOption(
-      new Option('--scenario-dir <dir>', 'a directory the control API may load scenario files from (repeatable; default: the folder of --scenario)')
-        .env('MFA_SIM_SCENARIO_DIR')
-        .argParser(collect(delimiter)),
-    )
-    .addOption(
-      new Option('--allowed-hosts <names>', 'host names the control API and dashboard answer besides localhost and IP addresses (comma-separated; .example.com allows its subdomains)')
-        .env('MFA_SIM_ALLOWED_HOSTS')
-        .argParser(collect(',')),
-    )
-    .addOption(new Option('--control-token <token>', 'token the control API requires (default: none on loopback, a random one elsewhere)').env('MFA_SIM_CONTROL_TOKEN'))
-    .addOption(new Option('-w, --watch', 'reload the scenario file when it changes (a broken edit keeps the last good one)').env('MFA_SIM_WATCH'))
-    .addOption(new Option('-q, --quiet', 'no log line per request').env('MFA_SIM_QUIET'))
-    .addOption(new Option('--log <format>', 'text (one line per request) or json (one JSON object per line, by pino)').choices(['text', 'json']).default('text').env('MFA_SIM_LOG'))
-    .addOption(new Option('--coverage-out <file>', 'at exit, write the status coverage (codes met and never met) to this JSON file').env('MFA_SIM_COVERAGE_OUT'))
-    .addOption(
-      new Option('--require-coverage <codes|all>', 'at exit, fail (exit 3) unless these codes (comma-separated, or all) were each answered at least once')
-        .env('MFA_SIM_REQUIRE_COVERAGE')
-        .argParser(requiredCodes),
-    )
-    .addOption(new Option('--report <file.md>', 'at exit, append a Markdown report (coverage, client findings, hints) to this file, e.g. "$GITHUB_STEP_SUMMARY"').env('MFA_SIM_REPORT'))
-    .addOption(new Option('--junit <file.xml>', 'at exit, write JUnit XML: a test case per code of the contract and per client finding').env('MFA_SIM_JUNIT'))
-    .addOption(
-      new Option('--fail-on-findings <severity>', 'at exit, fail (exit 4) if the client doctor found anything this severe or worse')
-        .choices(['info', 'warning', 'error'])
-        .env('MFA_SIM_FAIL_ON_FINDINGS'),
-    )
-    .option('--list-scenarios', 'list the shipped scenarios and exit')
-    .option('--codes', 'print the code table and exit')
-    .option('--schema', 'print the JSON Schema of scenario files and exit')
-    .helpOption('-h, --help', 'show this help')
-    .addHelpText(
-      'after',
-      '\nEnvironment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply).\nDocs: the README, and the /status page of a running simulator.',
-    )
-    .exitOverride()
-    // One width whatever the terminal: the help is the same text everywhere, docs/command-line.md included.
-    .configureOutput({ writeErr: (s) => process.stderr.write(s), getOutHelpWidth: () => 100, getErrHelpWidth: () => 100 });
-}
-
-async function main(argv: string[]): Promise<void> {
-  const cmd = program();
+async function main(args: string[]): Promise<void> {
+  let o: Flags;
   try {
-    cmd.parse(argv);
+    o = parseFlags(args, process.env) as unknown as Flags;
   } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') process.exit(EXIT.ok);
-      process.stderr.write("Run 'mfa-sim --help' for the options.\n");
-      process.exit(EXIT.usage);
-    }
+    if (e instanceof FlagError) usage(e.message);
     throw e;
   }
-  const o = cmd.opts();
+  if (o.help) {
+    process.stdout.write(helpText(DESCRIPTION, AFTER));
+    return;
+  }
+  if (o.version) {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
   if (o.listScenarios) {
     for (const n of shippedScenarioNames()) process.stdout.write(`${n}\n`);
     return;
@@ -126,17 +65,15 @@ async function main(argv: string[]): Promise<void> {
   const options: StartOptions = { port: o.port, host: o.host };
   if (o.scenario !== undefined) options.scenario = o.scenario;
   if (o.token !== undefined) options.token = o.token;
-  if (o.strict !== undefined) options.strict = o.strict === true || /^(1|true|yes)$/i.test(String(o.strict));
+  if (o.strict !== undefined) options.strict = o.strict;
   if (o.responseStyle !== undefined) options.responseStyle = o.responseStyle;
-  const hints = o.hints === false ? false : hintsFromEnvironment(process.env.MFA_SIM_HINTS);
-  if (hints !== undefined) options.hints = hints;
+  if (o.hints !== undefined) options.hints = o.hints;
   if (o.apiUser !== undefined) options.apiUser = o.apiUser;
   if (o.secret !== undefined) options.secret = o.secret;
   if (o.seed !== undefined) options.seed = o.seed;
   if (o.controlToken !== undefined) options.controlToken = o.controlToken;
   if (o.scenarioDir !== undefined) options.scenarioDirs = o.scenarioDir;
   if (o.allowedHosts !== undefined) options.allowedHosts = o.allowedHosts;
-  if (options.apiUser !== undefined && !/^\d{9}$/.test(options.apiUser)) usage('--api-user must be exactly 9 digits.');
   // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
   for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) {
     const problem = file === undefined ? undefined : unwritable(file);
@@ -221,20 +158,29 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
   });
 }
 
-/** MFA_SIM_HINTS: on or off (true/false, yes/no, 1/0); unset leaves the scenario's `hints`. */
-function hintsFromEnvironment(value: string | undefined): boolean | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^(on|true|yes|1)$/i.test(value.trim())) return true;
-  if (/^(off|false|no|0)$/i.test(value.trim())) return false;
-  usage('MFA_SIM_HINTS must be on or off.');
-}
-
-function requiredCodes(spec: string): number[] {
-  try {
-    return parseRequiredCodes(spec);
-  } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
-  }
+/** The options the flags give (flags.ts): keys in camel case. */
+interface Flags extends AtExit {
+  help?: boolean;
+  version?: boolean;
+  listScenarios?: boolean;
+  codes?: boolean;
+  schema?: boolean;
+  port: number;
+  host: string;
+  scenario?: string;
+  token?: string;
+  strict?: boolean;
+  hints?: boolean;
+  responseStyle?: 'document' | 'sdk';
+  apiUser?: string;
+  secret?: string;
+  seed?: number;
+  controlToken?: string;
+  scenarioDir?: string[];
+  allowedHosts?: string[];
+  watch?: boolean;
+  quiet?: boolean;
+  log: 'text' | 'json';
 }
 
 /** What the command line does at exit, from its flags. */
@@ -320,7 +266,7 @@ function fail(message: string): never {
   process.exit(EXIT.failure);
 }
 
-main(process.argv).catch((e) => {
+main(process.argv.slice(2)).catch((e) => {
   process.stderr.write(`mfa-sim: ${(e as Error).message}\n`);
   process.exit(EXIT.failure);
 });
