@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/ and the
- * checks: every suite that drives authentication and the order of checks in-process, through the real HTTP server.
+ * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
+ * checks and src/doctor/: every suite that drives authentication and the order of checks in-process, through the real HTTP server.
  * Left out: suites that start the built CLI (a mutant of src/ never reaches dist/), the browser and the long fuzzers.
  */
 export default defineConfig({
@@ -16,6 +16,9 @@ export default defineConfig({
       'test/forced-codes.test.ts',
       'test/messages.test.ts',
       'test/permissions.test.ts',
+      'test/signature-doctor.test.ts',
+      'test/client-findings.test.ts',
+      'test/reports.test.ts',
       'test/order.test.ts',
       'test/replay.test.ts',
       'test/parsing.test.ts',
