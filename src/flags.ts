@@ -135,6 +135,8 @@ function splitList(text: string, separator: string): string[] {
 
 /** The closest flag name to a mistyped one, if any is close. */
 function nearest(name: string): string | undefined {
+  // The distance costs length × length: a name far longer than any flag's is close to none (and may be megabytes).
+  if (name.length > 40) return undefined;
   const distance = (a: string, b: string) => {
     const d = Array.from({ length: b.length + 1 }, (_, i) => i);
     for (let i = 1; i <= a.length; i++) {
@@ -148,7 +150,8 @@ function nearest(name: string): string | undefined {
     }
     return d[b.length];
   };
-  const best = FLAGS.map((f) => ({ f, d: distance(name, shown(f).slice(2)) })).sort((x, y) => x.d - y.d)[0];
+  // A switch that turns something off is also compared without its `no-`: `--hints` is near `--no-hints`.
+  const best = FLAGS.map((f) => ({ f, d: Math.min(distance(name, shown(f).slice(2)), distance(name, f.name)) })).sort((x, y) => x.d - y.d)[0];
   return best && best.d <= 2 ? shown(best.f) : undefined;
 }
 
@@ -232,7 +235,8 @@ function valueOfSwitch(f: Flag, text: string): boolean {
 function wrap(text: string, width: number, indent: number): string {
   const lines: string[] = [];
   let line = '';
-  for (const word of text.split(' ')) {
+  // Never broken after a colon: "env: MFA_SIM_PORT" stays on one line.
+  for (const word of text.split(/(?<!:) /)) {
     if (line && indent + line.length + 1 + word.length > width) {
       lines.push(line);
       line = word;
