@@ -10,7 +10,7 @@ process.on('message', (m) => {
   globalThis.gc?.();
   globalThis.gc?.();
   const u = process.memoryUsage();
-  const replay = Object.values(sim.simulator.replayStats());
+  const replay = Object.values(sim.simulator.world.replayStats());
   process.send?.({
     rss: u.rss,
     heapUsed: u.heapUsed,

@@ -24,6 +24,11 @@ export class Redactor {
   private secrets: string[] = [];
   /** Past FEW secrets: secrets by a hash of their first MIN_SECRET_LENGTH characters. */
   private byPrefix: Map<number, string[]> | undefined;
+  /**
+   * Past FEW secrets: which pairs of first two characters (their low bytes) some secret starts with, so that most
+   * places in a text are passed over without hashing (a refusal's message is searched on every refused request).
+   */
+  private starts = new Uint8Array(0);
 
   /** The secrets to hide from now on (the set replaces the previous one). */
   set(secrets: Iterable<string>): void {
@@ -32,7 +37,9 @@ export class Redactor {
     this.byPrefix = undefined;
     if (list.length <= FEW) return;
     this.byPrefix = new Map();
+    this.starts = new Uint8Array(1 << 16);
     for (const s of list) {
+      this.starts[pairOf(s, 0)] = 1;
       const k = prefixKey(s, 0);
       const bucket = this.byPrefix.get(k);
       if (bucket) bucket.push(s);
@@ -64,12 +71,19 @@ export class Redactor {
       }
       return out;
     }
+    const starts = this.starts;
     for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; i++) {
+      if (starts[pairOf(text, i)] === 0) continue;
       const bucket = this.byPrefix.get(prefixKey(text, i));
       if (bucket) for (const s of bucket) if (text.startsWith(s, i)) out.push([i, i + s.length]);
     }
     return out;
   }
+}
+
+/** The low bytes of the two characters at `i`, as one index into a 64 KiB table. */
+function pairOf(text: string, i: number): number {
+  return ((text.charCodeAt(i) & 0xff) << 8) | (text.charCodeAt(i + 1) & 0xff);
 }
 
 function prefixKey(text: string, i: number): number {
@@ -111,17 +125,30 @@ export function unescapeWithOrigins(text: string): { text: string; from: Int32Ar
   const from = new Int32Array(n);
   const to = new Int32Array(n);
   let out = '';
+  let length = 0;
   const emit = (chars: string, start: number, end: number) => {
     for (let k = 0; k < chars.length; k++) {
-      from[out.length + k] = start;
-      to[out.length + k] = end;
+      from[length + k] = start;
+      to[length + k] = end;
     }
     out += chars;
+    length += chars.length;
   };
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
-    if (c === 0x5c /* \ */) {
+    if (c !== 0x5c && c !== 0x25) {
+      // A run of ordinary characters, copied whole: each comes from itself.
+      let j = i + 1;
+      while (j < n && text.charCodeAt(j) !== 0x5c && text.charCodeAt(j) !== 0x25) j++;
+      for (let k = i; k < j; k++) {
+        from[length + k - i] = k;
+        to[length + k - i] = k + 1;
+      }
+      out += text.slice(i, j);
+      length += j - i;
+      i = j;
+    } else if (c === 0x5c /* \ */) {
       let j = i;
       while (j < n && text.charCodeAt(j) === 0x5c) j++;
       const escape = readEscape(text, j);
@@ -132,7 +159,7 @@ export function unescapeWithOrigins(text: string): { text: string; from: Int32Ar
         emit('\\', i, j);
         i = j;
       }
-    } else if (c === 0x25 /* % */) {
+    } else {
       const decoded = readPercent(text, i);
       if (decoded) {
         emit(decoded.chars, i, decoded.end);
@@ -141,9 +168,6 @@ export function unescapeWithOrigins(text: string): { text: string; from: Int32Ar
         emit('%', i, i + 1);
         i++;
       }
-    } else {
-      emit(text[i], i, i + 1);
-      i++;
     }
   }
   return { text: out, from, to };

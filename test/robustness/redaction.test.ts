@@ -142,3 +142,35 @@ describe('redaction without gaps', async () => {
     for (const path of ['/__sim/ui', '/__sim/ui/challenges', `/phone/${challengeId}`, '/__sim/challenges']) expectHidden(path, (await control(sim, 'GET', path)).text);
   });
 });
+
+describe('redaction with many secrets (past the few searched one by one)', async () => {
+  // Secrets that start alike and unlike (two first characters shared, a non-ASCII start, digits), so the search by
+  // first characters is shown to find each; 40 API users are well past the few searched one by one.
+  const secrets = Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? `Shared-start-${i}-Zq8` : i % 4 === 1 ? `Σecret-${i}-ümlaut` : i % 4 === 2 ? `${i}0-digits-first-Kp` : `x${i}-Secret-Vw3-tail`));
+  const users = secrets.map((secret, i) => ({ id: `3000000${String(i).padStart(2, '0')}`, secret }));
+  const sim = await simulator({ apiUsers: users });
+
+  it('each secret, plain or escaped anywhere in a body, is hidden in the journal (and never shows in the answer)', async () => {
+    const u = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    for (const [i, secret] of secrets.entries()) {
+      const forms = [secret, [...secret].map(u).join(''), secret.replace(/-/g, '\\u002d'), encodeURIComponent(secret)];
+      for (const form of forms) {
+        // At the start of a value, after ordinary text, after an escape, and at the very end of the text.
+        const profile = `${form} and then ${'%41'.repeat(i % 3)}${form}`;
+        const as = users[(i + 1) % users.length];
+        const body = `{"id":"ref-${i}","utctime":"1","apiUser":"${as.id}","type":150,"body":{"svcUser":"user@example.com","challengeType":"NoSuch","profile":"${profile}"}}`;
+        const r = await send(sim, '/v1/svc/challenge', { body, as: { apiUser: as.id, secret: as.secret } });
+        expect(r.json.code, r.text).toBe(-5076);
+        for (const s of secrets) {
+          expect(r.text, `${s} in the answer to ${form}`).not.toContain(s);
+          expect(r.text).not.toContain(s.slice(0, 12));
+        }
+        const [journaled] = sim.journal();
+        // Exactly the secret is hidden, no character more or less, and what is around it stays.
+        expect(journaled.request.body, form).toContain(`"profile":"[secret] and then ${'%41'.repeat(i % 3)}[secret]"`);
+        const entry = JSON.stringify(journaled);
+        for (const s of secrets) expect(decodeDeep(entry), `${s} in the journal after ${form}`).not.toContain(s);
+      }
+    }
+  });
+});
