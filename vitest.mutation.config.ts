@@ -19,6 +19,7 @@ export default defineConfig({
       'test/signature-doctor.test.ts',
       'test/client-findings.test.ts',
       'test/reports.test.ts',
+      'test/first-uses.test.ts',
       'test/order.test.ts',
       'test/replay.test.ts',
       'test/parsing.test.ts',

@@ -4,6 +4,7 @@ import type { Answered, AnsweredRequest } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
 import { failedInTransit } from './first-uses.js';
 import type { Hint } from './hint.js';
+import { RecentMap } from '../world/recent-map.js';
 
 /**
  * Client findings: an observer of "answered" that watches each API user's traffic for what the client does that the
@@ -119,18 +120,11 @@ const CHALLENGES_FOLLOWED = 10_000;
 const HINT_KINDS_KEPT = 1000;
 
 interface Client {
-  ids: Map<string, number>;
-  failedNonces: Map<string, number>;
+  ids: RecentMap<string, number>;
+  failedNonces: RecentMap<string, number>;
   /** The last -4036 not followed by an accepted request: its seq and how far off the clock was. */
   drift?: { seq: number; ms: number };
   offsets?: { min: number; max: number };
-}
-
-/** A Map used as a bounded memory: the oldest key goes when it is full. */
-function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > max) map.delete(map.keys().next().value as K);
 }
 
 /** The signing headers of a request, whatever the token. */
@@ -150,8 +144,8 @@ export class ClientFindings {
   private readonly clients = new Map<string, Client>();
   private readonly found = new Map<string, Finding>();
   private readonly hints = new Map<string, HintSeen>();
-  private readonly created = new Map<string, { apiUser: string; seq: number; followed: boolean }>();
-  private readonly polls = new Map<string, { last: number; fast: number }>();
+  private readonly created = new RecentMap<string, { apiUser: string; seq: number; followed: boolean }>(CHALLENGES_FOLLOWED);
+  private readonly polls = new RecentMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
 
   /** Watches every answer from now on. */
   observe(events: { subscribe(fn: (e: Answered) => void): () => void }): () => void {
@@ -216,7 +210,7 @@ export class ClientFindings {
     if (nonce !== undefined) {
       const failedAt = client.failedNonces.get(nonce);
       if (failedAt !== undefined && failedAt !== r.seq) this.note('retry-not-resigned', apiUser, r.seq, `request ${failedAt} failed with this nonce`);
-      if (failedInTransit(r)) remember(client.failedNonces, nonce, r.seq, NONCES_KEPT);
+      if (failedInTransit(r)) client.failedNonces.set(nonce, r.seq);
     }
     if (r.code === -4036 && time !== undefined) {
       const ms = time - at;
@@ -227,7 +221,7 @@ export class ClientFindings {
       if (time !== undefined) this.watchClock(client, apiUser, r.seq, time - at);
     }
     if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(client, apiUser, r, time);
-    if (r.code === 2025 && r.challengeId !== undefined) remember(this.created, r.challengeId, { apiUser, seq: r.seq, followed: false }, CHALLENGES_FOLLOWED);
+    if (r.code === 2025 && r.challengeId !== undefined) this.created.set(r.challengeId, { apiUser, seq: r.seq, followed: false });
   }
 
   /** What the envelope and body show: staleness, a reused id, the lenient readings, polling, following a challenge. */
@@ -251,7 +245,7 @@ export class ClientFindings {
     if (typeof id === 'string' || typeof id === 'number') {
       const before = client.ids.get(String(id));
       if (before !== undefined) this.note('envelope-id-reused', apiUser, r.seq, `request ${before} sent the same id`);
-      remember(client.ids, String(id), r.seq, IDS_KEPT);
+      client.ids.set(String(id), r.seq);
     }
     if (r.endpoint === 'challenge' && lenientInteger(own(env, 'type')) === 950) this.note('blocked-on-challenge-endpoint', apiUser, r.seq);
 
@@ -285,7 +279,7 @@ export class ClientFindings {
   private watchPolling(challengeId: string, apiUser: string, seq: number): void {
     const now = performance.now();
     const p = this.polls.get(challengeId);
-    if (!p) return remember(this.polls, challengeId, { last: now, fast: 0 }, CHALLENGES_FOLLOWED);
+    if (!p) return this.polls.set(challengeId, { last: now, fast: 0 });
     p.fast = now - p.last < FAST_POLL_MS ? p.fast + 1 : 0;
     p.last = now;
     if (p.fast >= FAST_POLLS) this.note('fast-polling', apiUser, seq, `${p.fast} polls in a row less than ${FAST_POLL_MS} ms apart`);
@@ -304,7 +298,7 @@ export class ClientFindings {
   private client(apiUser: string): Client | undefined {
     let c = this.clients.get(apiUser);
     if (!c && this.clients.size < CLIENTS_WATCHED) {
-      c = { ids: new Map(), failedNonces: new Map() };
+      c = { ids: new RecentMap(IDS_KEPT), failedNonces: new RecentMap(NONCES_KEPT) };
       this.clients.set(apiUser, c);
     }
     return c;

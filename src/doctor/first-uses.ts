@@ -1,4 +1,5 @@
 import type { Answered } from '../observers/answered.js';
+import { RecentMap } from '../world/recent-map.js';
 import type { Hint } from './hint.js';
 
 /**
@@ -22,16 +23,18 @@ export interface FirstUse {
 export const FIRST_USES_KEPT = 10_000;
 
 export class FirstUses {
-  private readonly uses = new Map<string, FirstUse>();
+  private readonly uses: RecentMap<string, FirstUse>;
   /** The uses of the request being answered, settled when its answer is known. */
   private pending?: FirstUse;
 
-  constructor(private readonly kept = FIRST_USES_KEPT) {}
+  constructor(kept = FIRST_USES_KEPT) {
+    this.uses = new RecentMap(kept);
+  }
 
   /** A request was accepted by the replay checks: it is the first use of its nonce and time. */
   note(apiUser: string, nonce: string | undefined, time: number, use: FirstUse): void {
-    if (nonce !== undefined) this.put(`${apiUser}\0n${nonce}`, use);
-    this.put(`${apiUser}\0t${time}`, use);
+    if (nonce !== undefined) this.uses.set(`${apiUser}\0n${nonce}`, use);
+    this.uses.set(`${apiUser}\0t${time}`, use);
     this.pending = use;
   }
 
@@ -62,12 +65,6 @@ export class FirstUses {
   clear(): void {
     this.uses.clear();
     this.pending = undefined;
-  }
-
-  private put(key: string, use: FirstUse): void {
-    this.uses.delete(key);
-    this.uses.set(key, use);
-    if (this.uses.size > this.kept) this.uses.delete(this.uses.keys().next().value as string);
   }
 }
 

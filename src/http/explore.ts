@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { authorizationValue, headerNames, sign } from '../auth/signature.js';
 import { ControlError } from '../errors.js';
+import { RecentMap } from '../world/recent-map.js';
 import type { Simulator } from '../simulator.js';
 
 /**
@@ -75,7 +76,7 @@ export function exploreInput(body: unknown): ExploreInput {
  * millisecond would be -4035), whether it signs with the simulator's clock or this machine's.
  */
 export class Explorer {
-  private readonly used = new Set<number>();
+  private readonly used = new RecentMap<number, true>(10_000);
   private seq = 0;
 
   constructor(private readonly sim: Simulator) {}
@@ -126,8 +127,7 @@ export class Explorer {
   private time(t: number): number {
     let time = Math.trunc(t);
     while (this.used.has(time)) time++;
-    this.used.add(time);
-    if (this.used.size > 10_000) this.used.delete(this.used.values().next().value as number);
+    this.used.set(time, true);
     return time;
   }
 
