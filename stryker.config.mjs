@@ -1,11 +1,12 @@
-// Mutation testing of the authentication code, the checks of the request path and the client doctor (`npm run mutation`, not in CI:
+// Mutation testing of the authentication code and the checks of the request path (`npm run mutation`, not in CI:
 // it takes a long while). Each mutant is run against the tests that cover it (vitest.mutation.config.ts); the run
-// fails below a 90% score. The report is written to reports/mutation/ (not committed).
+// fails below a 90% score. The client doctor is measured apart, not yet held to that score:
+// `npm run mutation -- --mutate 'src/doctor/**/*.ts'`. The report is written to reports/mutation/ (not committed).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },
-  mutate: ['src/auth/**/*.ts', 'src/request/checks.ts', 'src/doctor/**/*.ts'],
+  mutate: ['src/auth/**/*.ts', 'src/request/checks.ts'],
   coverageAnalysis: 'perTest',
   concurrency: 2,
   timeoutMS: 20_000,
