@@ -163,6 +163,13 @@ describe('shapes and clocks', async () => {
     }
   });
 
+  it('-4027 from an API user the simulator does not know: the shape alone (no secret to try), never a failure', async () => {
+    const stranger = { apiUser: '987654321', secret: SECRET };
+    const base64 = Buffer.from('ab'.repeat(64), 'hex').toString('base64');
+    const unknown = expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: stranger, mutate: part(base64) }), 400, -4027);
+    expect(unknown.message).toMatch(/Base64/);
+  });
+
   it('-4001: a bare signature, another scheme, another token', async () => {
     const auth = (v: string) => (h: Record<string, string>) => (h.Authorization = v);
     expect(expectEnvelope(await time({ mutate: auth('ab'.repeat(64)) }), 400, -4001).message).toMatch(/holds only a signature: send svc-hmac: apiuser=<id>/);
