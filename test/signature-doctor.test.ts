@@ -187,6 +187,49 @@ describe('shapes and clocks', async () => {
     expect(expectEnvelope(await time({ mutate: header('x-svc-cnonce', 'abc') }), 400, -4007).message).toMatch(/3 characters: a nonce has at least 8/);
   });
 
+  it('each shape is named word for word, and a value that has none gets no hint', async () => {
+    const stranger = { apiUser: '987654321', secret: SECRET };
+    const header = (name: string, v: string) => (h: Record<string, string>) => (h[name] = v);
+    const hintOf = (message: string) => (message.includes('. Hint: ') ? message.slice(message.indexOf('. Hint: ') + 8) : undefined);
+    const signatures: [string, string | undefined][] = [
+      ['[object Object]', "the signature is the text of an object (`[object Object]`), not its digest: write the HMAC-SHA512's bytes as 128 hexadecimal characters"],
+      ['System.Byte[]', "the signature is the text of an object (`System.Byte[]`), not its digest: write the HMAC-SHA512's bytes as 128 hexadecimal characters"],
+      ['Resource id #7', "the signature is the text of an object (`Resource id #7`), not its digest: write the HMAC-SHA512's bytes as 128 hexadecimal characters"],
+      ['[B@6d06d69c', 'the signature is the text of a Java byte array ([B@…), not its digest: write the bytes as hexadecimal (HexFormat.of().formatHex(bytes))'],
+      ["'abcdef'", 'the signature is in quotes: send the hexadecimal characters bare'],
+      ['0xABCDEF', 'the signature starts with 0x: send the 128 hexadecimal characters alone'],
+      ['ab-cd-ef', 'the hexadecimal digits are separated: send the 128 digits together'],
+      ['ab'.repeat(16), '32 hexadecimal characters, the length of an HMAC-MD5: sign with HMAC-SHA512, which is 128'],
+      ['ab'.repeat(48), '96 hexadecimal characters, the length of an HMAC-SHA384: sign with HMAC-SHA512, which is 128'],
+      ['abc', '3 hexadecimal characters: an HMAC-SHA512 is 128'],
+      [`g${'a'.repeat(127)}`, '128 characters, but `g` at position 1 is not hexadecimal'],
+      [Buffer.alloc(64, 7).toString('base64'), "Base64 of 64 bytes: write the HMAC-SHA512's 64 bytes as 128 lower-case hexadecimal characters"],
+      ['not a digest at all!', undefined],
+      ['x'.repeat(127), undefined],
+    ];
+    for (const [value, text] of signatures) {
+      const e = expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: stranger, mutate: part(value) }), 400, -4027);
+      expect(hintOf(e.message), value).toBe(text);
+    }
+    const times: [string, string | undefined][] = [
+      ['1'.repeat(17), '17 digits: send milliseconds since the epoch (13 digits today)'],
+      ['1'.repeat(19), '19 digits: send milliseconds since the epoch (13 digits today), not nanoseconds'],
+      ['1795280859.5', 'a number with a fraction: send whole milliseconds since the epoch'],
+      ['2026-11-23 10:00:00', 'an ISO 8601 date: send milliseconds since the epoch'],
+      ['Mon, 23 Nov 2026 10:00:00 GMT', 'an HTTP date: send milliseconds since the epoch'],
+      ['soon', undefined],
+    ];
+    for (const [value, text] of times) expect(hintOf(expectEnvelope(await time({ mutate: header('x-svc-utctime', value) }), 400, -4005).message), value).toBe(text);
+    const nonces: [string, string | undefined][] = [
+      [`{${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}}`, 'a UUID in braces: send the UUID without them'],
+      ['ab/cd+ef==', 'Base64 with + / or =: use Base64url without padding, or a UUID'],
+      ['a-b_c', '5 characters: a nonce has at least 8 (a UUID is the usual choice)'],
+      ['abc-d_f', '7 characters: a nonce has at least 8 (a UUID is the usual choice)'],
+      ['abc.def', undefined],
+    ];
+    for (const [value, text] of nonces) expect(hintOf(expectEnvelope(await time({ mutate: header('x-svc-cnonce', value) }), 400, -4007).message), value).toBe(text);
+  });
+
   it('-4036: how far and which way, or seconds and microseconds for milliseconds', async () => {
     const now = sim.simulator.now();
     expect(expectEnvelope(await time({ time: now - 400_000 }), 400, -4036).message).toMatch(/clock is 400 s behind the server's, more than the 300 s allowed: this answer's utctime is the server's time/);
