@@ -175,6 +175,22 @@ describe('shapes and clocks', async () => {
     expect(expectEnvelope(await time({ mutate: auth('ab'.repeat(64)) }), 400, -4001).message).toMatch(/holds only a signature: send svc-hmac: apiuser=<id>/);
     expect(expectEnvelope(await time({ mutate: auth('Bearer abc.def') }), 400, -4001).message).toMatch(/a Bearer header/);
     expect(expectEnvelope(await time({ mutate: auth('acme-hmac: apiuser=123456789') }), 400, -4001).message).toMatch(/the scheme is acme-hmac:, but this simulator runs with the token svc/);
+    // Word for word, the edges of each, and headers that get no hint.
+    const expected = 'svc-hmac: apiuser=<id>,signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=<hex>';
+    const hints: [string, string | undefined][] = [
+      ['ab'.repeat(32), `the header holds only a signature: send ${expected}`],
+      ['ab'.repeat(64), `the header holds only a signature: send ${expected}`],
+      [`${'a'.repeat(63)}`, undefined],
+      ['ACME-hmac : apiuser=1', 'the scheme is ACME-hmac:, but this simulator runs with the token svc: send svc-hmac: (start it with --token acme if your client\'s token is right)'],
+      ['Basic dXNlcjpwYXNz', `a Basic header: this service takes ${expected}`],
+      ['signature keyId="x"', `a signature header: this service takes ${expected}`],
+      ['Bearerish', undefined],
+      ['hello', undefined],
+    ];
+    for (const [value, text] of hints) {
+      const m = expectEnvelope(await time({ mutate: auth(value) }), 400, -4001).message;
+      expect(m.includes('. Hint: ') ? m.slice(m.indexOf('. Hint: ') + 8) : undefined, value).toBe(text);
+    }
   });
 
   it('-4005 and -4007: a date, a fraction, nanoseconds; a braced UUID, Base64, a short nonce', async () => {
