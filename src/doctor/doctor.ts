@@ -1,3 +1,4 @@
+import { monotonicMs } from '../world/monotonic.js';
 import { FirstUses } from './first-uses.js';
 import type { Hint } from './hint.js';
 import { signatureShape } from './shapes.js';
@@ -37,7 +38,7 @@ export class Doctor {
 
   /** Whether a full diagnosis fits in this second's budget: a flood of forgeries costs a few HMACs a second, no more. */
   private afford(): boolean {
-    const second = Math.floor(performance.now() / 1000);
+    const second = Math.floor(monotonicMs() / 1000);
     if (second !== this.second) {
       this.second = second;
       this.spent = 0;

@@ -4,6 +4,7 @@ import type { Answered, AnsweredRequest } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
 import { failedInTransit } from './first-uses.js';
 import type { Hint } from './hint.js';
+import { monotonicMs } from '../world/monotonic.js';
 import { RecentMap } from '../world/recent-map.js';
 
 /**
@@ -277,7 +278,7 @@ export class ClientFindings {
   }
 
   private watchPolling(challengeId: string, apiUser: string, seq: number): void {
-    const now = performance.now();
+    const now = monotonicMs();
     const p = this.polls.get(challengeId);
     if (!p) return this.polls.set(challengeId, { last: now, fast: 0 });
     p.fast = now - p.last < FAST_POLL_MS ? p.fast + 1 : 0;
