@@ -1,4 +1,5 @@
 import { delimiter } from 'node:path';
+import { closest } from './closest.js';
 import { parseRequiredCodes } from './observers/coverage.js';
 
 /**
@@ -133,26 +134,12 @@ function splitList(text: string, separator: string): string[] {
     .filter((v) => v !== '');
 }
 
-/** The closest flag name to a mistyped one, if any is close. */
+/** The flag a mistyped name most likely meant, within two edits, if any. */
 function nearest(name: string): string | undefined {
-  // The distance costs length × length: a name far longer than any flag's is close to none (and may be megabytes).
-  if (name.length > 40) return undefined;
-  const distance = (a: string, b: string) => {
-    const d = Array.from({ length: b.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= a.length; i++) {
-      let previous = d[0];
-      d[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const here = d[j];
-        d[j] = Math.min(d[j] + 1, d[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-        previous = here;
-      }
-    }
-    return d[b.length];
-  };
-  // A switch that turns something off is also compared without its `no-`: `--hints` is near `--no-hints`.
-  const best = FLAGS.map((f) => ({ f, d: Math.min(distance(name, shown(f).slice(2)), distance(name, f.name)) })).sort((x, y) => x.d - y.d)[0];
-  return best && best.d <= 2 ? shown(best.f) : undefined;
+  // A switch that turns something off is also known without its `no-`: `--hints` is near `--no-hints`.
+  const names = new Map(FLAGS.flatMap((f) => [[shown(f).slice(2), shown(f)], [f.name, shown(f)]]));
+  const near = closest(name, [...names.keys()], 2);
+  return near === undefined ? undefined : names.get(near);
 }
 
 /**
