@@ -5,6 +5,7 @@ import { EXPLORE_KINDS } from './explore.js';
 import { CONTROL_HEADER } from './control-access.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import { SEVERITIES } from '../doctor/findings.js';
+import { CHALLENGE_STATES, ENDED_BY } from '../world/challenges.js';
 
 /**
  * The OpenAPI 3.1 document of the control API (`/__sim/openapi.json`): every route under `/__sim/`, its body and its
@@ -34,14 +35,14 @@ const Challenge = Type.Object(
     id: Type.String(),
     apiUser: Type.String(),
     user: Type.String(),
-    state: Type.Union(['waiting', 'approved', 'verified', 'denied', 'expired', 'cancelled'].map((s) => Type.Literal(s))),
+    state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))),
     challengeType: Type.String(),
     expiry: Type.String(),
     createdAt: Iso,
     expiresAt: Iso,
     autoVerifyAt: Type.Optional(Iso),
     endedAt: Type.Optional(Iso),
-    endedBy: Type.Optional(Type.Union(['user', 'client', 'clock', 'auto-verify'].map((s) => Type.Literal(s)))),
+    endedBy: Type.Optional(Type.Union(ENDED_BY.map((s) => Type.Literal(s)))),
     authCode: Type.Optional(Type.String({ description: 'the code the user was shown' })),
     ipAddress: Type.Optional(Type.String()),
   },

@@ -10,7 +10,10 @@ import type { RandomSource } from './random.js';
  */
 
 /** Where a challenge stands (decisions §8). `approved`: the user said yes; `verified`: the client then verified it. */
-export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
+export const CHALLENGE_STATES = ['waiting', 'approved', 'verified', 'denied', 'expired', 'cancelled'] as const;
+export type ChallengeState = (typeof CHALLENGE_STATES)[number];
+/** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */
+export const ENDED_BY = ['user', 'client', 'clock', 'auto-verify'] as const;
 
 /** A challenge as the simulator keeps it (the control API's `GET /__sim/challenges` shows it with ISO times). */
 export interface Challenge {
@@ -30,8 +33,7 @@ export interface Challenge {
   /** The code the user was shown when approving; verify must send it (unless auto-verify). */
   authCode?: string;
   endedAt?: number;
-  /** How it ended: by the user, by the client, by the clock, by auto-verify. */
-  endedBy?: 'user' | 'client' | 'clock' | 'auto-verify';
+  endedBy?: (typeof ENDED_BY)[number];
 }
 
 /** Default number of challenges kept; past it the oldest are forgotten. */
