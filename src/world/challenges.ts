@@ -10,10 +10,17 @@ import type { RandomSource } from './random.js';
  */
 
 /** Where a challenge stands (decisions §8). `approved`: the user said yes; `verified`: the client then verified it. */
-export const CHALLENGE_STATES = ['waiting', 'approved', 'verified', 'denied', 'expired', 'cancelled'] as const;
-export type ChallengeState = (typeof CHALLENGE_STATES)[number];
+export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
 /** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */
-export const ENDED_BY = ['user', 'client', 'clock', 'auto-verify'] as const;
+export type EndedBy = 'user' | 'client' | 'clock' | 'auto-verify';
+
+// Written as records so that the compiler holds the lists to the types: a value missing or extra does not build.
+const STATES: Record<ChallengeState, true> = { waiting: true, approved: true, verified: true, denied: true, expired: true, cancelled: true };
+const ENDINGS: Record<EndedBy, true> = { user: true, client: true, clock: true, 'auto-verify': true };
+/** Every state a challenge can be in (for the control API's document). */
+export const CHALLENGE_STATES = Object.keys(STATES) as ChallengeState[];
+/** Every way a challenge can end (for the control API's document). */
+export const ENDED_BY = Object.keys(ENDINGS) as EndedBy[];
 
 /** A challenge as the simulator keeps it (the control API's `GET /__sim/challenges` shows it with ISO times). */
 export interface Challenge {
@@ -33,7 +40,8 @@ export interface Challenge {
   /** The code the user was shown when approving; verify must send it (unless auto-verify). */
   authCode?: string;
   endedAt?: number;
-  endedBy?: (typeof ENDED_BY)[number];
+  /** How it ended. */
+  endedBy?: EndedBy;
 }
 
 /** Default number of challenges kept; past it the oldest are forgotten. */
