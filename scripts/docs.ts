@@ -88,7 +88,8 @@ export function scenarioKeys(): string {
 
 /** The text `mfa-sim --help` prints (from the built command line: `npm run docs` builds first). */
 export function cliHelp(): string {
-  const text = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), '--help'], { encoding: 'utf8', env: { ...process.env, COLUMNS: '100' } });
+  // The help has one width whatever the terminal (src/flags.ts), so the page matches every terminal's --help.
+  const text = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), '--help'], { encoding: 'utf8' });
   return ['```', text.trimEnd(), '```'].join('\n');
 }
 
