@@ -6,11 +6,9 @@
  */
 import { request } from 'node:http';
 import { benchUsers } from './lib.js';
-import { measure, type Load, type LoadCase, type LoadPlan } from './measure.js';
+import { LOAD_CASES, measure, type Load, type LoadCase, type LoadPlan } from './measure.js';
 
-const TIME: LoadCase = { key: 'time', name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000 };
-const NOQR: LoadCase = { key: 'noqr', name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025 };
-const PADDED: LoadCase = { key: 'padded', name: 'new challenge, 8 KiB body', path: '/v1/svc/challenge', kind: 'padded', status: 202, code: 2025 };
+const { time: TIME, noqr: NOQR, padded: PADDED } = LOAD_CASES;
 
 interface Row {
   group: string;

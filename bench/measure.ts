@@ -35,6 +35,15 @@ export interface LoadCase {
   badSignature?: boolean;
 }
 
+/** The loads the benchmark knows, by key: the main table's cases, the profile's, and the growth table's. */
+export const LOAD_CASES = {
+  time: { key: 'time', name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000 },
+  badsig: { key: 'badsig', name: 'bad signature (-4037)', path: '/v1/svc/time', kind: 'none', status: 400, code: -4037, badSignature: true },
+  noqr: { key: 'noqr', name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025 },
+  qr: { key: 'qr', name: 'new challenge, QR image', path: '/v1/svc/challenge', kind: 'qr', status: 202, code: 2025 },
+  padded: { key: 'padded', name: 'new challenge, 8 KiB body', path: '/v1/svc/challenge', kind: 'padded', status: 202, code: 2025 },
+} satisfies Record<string, LoadCase>;
+
 export interface Load {
   rps: number;
   p50: number;

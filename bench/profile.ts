@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeScenario } from './lib.js';
-import { measure, type LoadCase } from './measure.js';
+import { LOAD_CASES, measure, type LoadCase } from './measure.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
@@ -18,11 +18,7 @@ const TOP = Number(option('top') ?? 15);
 const DURATION = Number(option('duration') ?? 5);
 const CLI = resolve(option('cli') ?? 'dist/cli.js');
 
-const CASES: LoadCase[] = [
-  { key: 'time', name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000 },
-  { key: 'badsig', name: 'bad signature (-4037)', path: '/v1/svc/time', kind: 'none', status: 400, code: -4037, badSignature: true },
-  { key: 'noqr', name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025 },
-];
+const CASES: LoadCase[] = [LOAD_CASES.time, LOAD_CASES.badsig, LOAD_CASES.noqr];
 
 interface ProfileNode {
   id: number;

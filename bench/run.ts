@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { growthMarkdown, growthTable, type GrowthResult } from './growth.js';
 import { API_USERS, median, post, ROOT, startServer, writeScenario } from './lib.js';
-import { measure, SERVER_LABEL, serverArgs, type Load, type LoadCase, type ServerKind } from './measure.js';
+import { LOAD_CASES, measure, SERVER_LABEL, serverArgs, type Load, type LoadCase, type ServerKind } from './measure.js';
 import { soak, type SoakResult } from './soak.js';
 
 const args = process.argv.slice(2);
@@ -45,10 +45,10 @@ interface Case extends LoadCase {
 }
 
 const ALL_CASES: Case[] = [
-  { key: 'time', name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000, minThroughput: 0.5, maxCpu: 2 },
-  { key: 'badsig', name: 'bad signature (-4037)', path: '/v1/svc/time', kind: 'none', status: 400, code: -4037, badSignature: true, minThroughput: 0.5, maxCpu: 2 },
-  { key: 'noqr', name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025, minThroughput: 0.35 },
-  { key: 'qr', name: 'new challenge, QR image', path: '/v1/svc/challenge', kind: 'qr', status: 202, code: 2025 },
+  { ...LOAD_CASES.time, minThroughput: 0.5, maxCpu: 2 },
+  { ...LOAD_CASES.badsig, minThroughput: 0.5, maxCpu: 2 },
+  { ...LOAD_CASES.noqr, minThroughput: 0.35 },
+  LOAD_CASES.qr,
 ];
 const KINDS: ServerKind[] = ['node', 'express', 'sim', 'quiet'];
 
