@@ -78,10 +78,13 @@ interface Ends {
 }
 
 function literalEnds(tokens: Token[]): Ends {
+  // A literal is compared by its first code unit, as the automaton compares it (a character whose lower case is two
+  // units long, such as İ, must not be ruled out here and matched there).
+  const unit = (t: Token) => t.ch![0];
   let prefix = '';
-  for (let i = 0; i < tokens.length && tokens[i].kind === LITERAL; i++) prefix += tokens[i].ch;
+  for (let i = 0; i < tokens.length && tokens[i].kind === LITERAL; i++) prefix += unit(tokens[i]);
   let suffix = '';
-  if (prefix.length < tokens.length) for (let i = tokens.length - 1; i >= 0 && tokens[i].kind === LITERAL; i--) suffix = tokens[i].ch + suffix;
+  if (prefix.length < tokens.length) for (let i = tokens.length - 1; i >= 0 && tokens[i].kind === LITERAL; i--) suffix = unit(tokens[i]) + suffix;
   // Every token but a star stands for exactly one character.
   const least = tokens.filter((t) => t.kind !== STAR).length;
   return { prefix, suffix, least };
