@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { authorizationValue, sign, signedHeaders, stringToSign } from '../src/index.js';
 import { parseAuthorization } from '../src/auth/authorization.js';
 import { signatureMatches } from '../src/auth/signature.js';
+import { HmacKey } from '../src/auth/hmac-key.js';
 import { expectEnvelope, simulator, raw } from './helpers.js';
 
 /**
@@ -76,7 +77,7 @@ describe('signing (decisions §2)', () => {
   });
 
   it('a signature that is not 64 bytes never matches (and never throws)', () => {
-    const key = Buffer.from('test-secret');
+    const key = new HmacKey(Buffer.from('test-secret'));
     const toSign = stringToSign('1795000000000', 'nonce-123', 'svc');
     const right = sign('test-secret', '1795000000000', 'nonce-123', 'svc');
     expect(signatureMatches(key, toSign, right)).toBe(true);

@@ -1,4 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { HmacKey } from './hmac-key.js';
 
 /**
  * The one signing function (decisions §2): the string-to-sign, HMAC-SHA512 to sign for clients and to verify for the
@@ -61,8 +62,8 @@ export function signedHeaders(opts: SignOptions): Record<string, string> {
  * Whether `hex` (128 hex characters, either case, already format-checked) is the HMAC of `toSign`
  * under `key`. The comparison is constant-time over the 64 bytes.
  */
-export function signatureMatches(key: Buffer, toSign: string, hex: string): boolean {
-  const expected = createHmac('sha512', key).update(toSign).digest();
+export function signatureMatches(key: HmacKey, toSign: string, hex: string): boolean {
+  const expected = key.digest(toSign);
   const given = Buffer.from(hex, 'hex');
   return given.length === expected.length && timingSafeEqual(expected, given);
 }

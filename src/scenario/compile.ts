@@ -6,6 +6,7 @@ import { IpRules, parseRange } from '../world/ip.js';
 import type { ScenarioIssue } from './errors.js';
 import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
 import { checkShape } from './validate.js';
+import { HmacKey } from '../auth/hmac-key.js';
 import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
 
 /**
@@ -17,8 +18,8 @@ import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMIT
 export interface ApiUser {
   id: string;
   secret: string;
-  /** The secret as HMAC key bytes. */
-  key: Buffer;
+  /** The secret (UTF-8) as an HMAC key, its pads hashed once. */
+  key: HmacKey;
   state: string;
   permissions: ReadonlySet<Permission>;
   ipRules?: IpRules;
@@ -78,7 +79,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** An API user record from its parts. */
 export function makeApiUser(id: string, secret: string, state = 'active', permissions: Iterable<Permission> = PERMISSIONS, ipRules?: IpRules): ApiUser {
-  return { id, secret, key: Buffer.from(secret, 'utf8'), state, permissions: new Set(permissions), ipRules };
+  return { id, secret, key: new HmacKey(Buffer.from(secret, 'utf8')), state, permissions: new Set(permissions), ipRules };
 }
 
 /**
