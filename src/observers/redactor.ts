@@ -12,6 +12,10 @@ export const HIDDEN = '[secret]';
 /** Up to this many secrets, each is searched for by the engine's own substring search; past it, by one pass over the text. */
 const FEW = 16;
 
+/** Texts at least this long are remembered with what they became, the last REMEMBERED_TEXTS of them (shorter ones cost less to search again than to look up). */
+const REMEMBERED_LENGTH = 64;
+const REMEMBERED_TEXTS = 8;
+
 type Span = [start: number, end: number];
 
 /**
@@ -30,10 +34,17 @@ export class Redactor {
    */
   private starts = new Uint8Array(0);
 
+  /**
+   * The last texts hidden, with what they became. One text is often shown in several places (a refusal's message
+   * goes into the answer, then into the journal entry and the log line): it is searched once.
+   */
+  private readonly recent = new Map<string, string>();
+
   /** The secrets to hide from now on (the set replaces the previous one). */
   set(secrets: Iterable<string>): void {
     const list = [...new Set([...secrets].filter((s) => s.length >= MIN_SECRET_LENGTH))];
     this.secrets = list;
+    this.recent.clear();
     this.byPrefix = undefined;
     if (list.length <= FEW) return;
     this.byPrefix = new Map();
@@ -54,6 +65,17 @@ export class Redactor {
   /** The text with every secret, plain or escaped, replaced by `[secret]`. */
   hide(text: string): string {
     if (this.secrets.length === 0 || text.length < MIN_SECRET_LENGTH) return text;
+    if (text.length < REMEMBERED_LENGTH) return this.hideNow(text);
+    let hidden = this.recent.get(text);
+    if (hidden === undefined) {
+      hidden = this.hideNow(text);
+      if (this.recent.size >= REMEMBERED_TEXTS) this.recent.clear();
+      this.recent.set(text, hidden);
+    }
+    return hidden;
+  }
+
+  private hideNow(text: string): string {
     const spans = this.find(text);
     if (mayHoldEscapes(text)) {
       const u = unescapeWithOrigins(text);

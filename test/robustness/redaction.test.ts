@@ -174,3 +174,38 @@ describe('redaction with many secrets (past the few searched one by one)', async
     }
   });
 });
+
+describe('a text shown again after the secrets changed', async () => {
+  // The redactor remembers the last texts it hid (a refusal's message is shown in the answer, the journal and the
+  // log). A text shown before a secret was held must be searched again once it is: the memory goes with the set.
+  const FUTURE = 'future-secret-Hq4Vb8Ns2Lx6';
+  const as = { apiUser: '400000001', secret: 'first-secret-Rt5Yu7' };
+  // With 20 more API users, the secrets are searched by their first characters rather than one by one.
+  const others = Array.from({ length: 20 }, (_, i) => ({ id: `4000001${String(i).padStart(2, '0')}`, secret: `many-${i}-Secret-Pz${i}` }));
+  const sim = await simulator({ apiUsers: [{ id: as.apiUser, secret: as.secret }] });
+
+  const refusal = async (value: string) => {
+    const body = `{"id":"ref-1","utctime":"1","apiUser":"${as.apiUser}","type":150,"body":{"svcUser":"user@example.com","challengeType":"${value}"}}`;
+    const r = await send(sim, '/v1/svc/challenge', { body, as });
+    expect(r.json.code, r.text).toBe(-5076);
+    return r;
+  };
+
+  it.each([
+    ['plain, few secrets', FUTURE, []],
+    ['escaped, few secrets', FUTURE.replace(/-/g, '\\u002d'), []],
+    ['plain, many secrets', FUTURE, others],
+    ['in a longer value, many secrets', `${FUTURE}-and-more-text-after-it-0123456789`, others],
+  ])('%s: shown while not a secret, hidden once it is', async (_, value, more) => {
+    await sim.loadScenario({ name: 'before', apiUsers: [{ id: as.apiUser, secret: as.secret }, ...more] });
+    const before = await refusal(value);
+    expect(before.json.message.length).toBeGreaterThanOrEqual(64); // long enough to be remembered
+    expect(before.json.message).toContain('Hq4Vb8Ns2Lx6');
+    // The same refusal, word for word, after a newly loaded scenario made the value a secret.
+    await sim.loadScenario({ name: 'after', apiUsers: [{ id: as.apiUser, secret: as.secret }, ...more, { id: '400000002', secret: FUTURE }] });
+    const after = await refusal(value);
+    expect(after.text).not.toContain('Hq4Vb8Ns2Lx6');
+    expect(after.json.message).toContain('[secret]');
+    expect(JSON.stringify(sim.journal()[0])).not.toContain('Hq4Vb8Ns2Lx6');
+  });
+});
