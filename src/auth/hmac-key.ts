@@ -32,11 +32,15 @@ export class HmacKey {
 
   /** HMAC-SHA512 of `message` (UTF-8) under this key: 64 bytes. */
   digest(message: string): Buffer {
-    const inner =
-      message.length * 3 <= scratch.length - BLOCK // UTF-8 takes at most 3 bytes per UTF-16 unit
-        ? scratch.subarray(0, BLOCK + (this.innerPad.copy(scratch, 0), scratch.write(message, BLOCK, 'utf8')))
-        : Buffer.concat([this.innerPad, Buffer.from(message, 'utf8')]);
-    (hash('sha512', inner, 'buffer') as unknown as Buffer).copy(this.outerInput, BLOCK);
-    return hash('sha512', this.outerInput, 'buffer') as unknown as Buffer;
+    hash('sha512', this.innerInput(message), 'buffer').copy(this.outerInput, BLOCK);
+    return hash('sha512', this.outerInput, 'buffer');
+  }
+
+  /** The inner pad followed by the message: in the scratch buffer when it surely fits (UTF-8 takes at most 3 bytes per UTF-16 unit). */
+  private innerInput(message: string): Buffer {
+    if (message.length * 3 > scratch.length - BLOCK) return Buffer.concat([this.innerPad, Buffer.from(message, 'utf8')]);
+    this.innerPad.copy(scratch, 0);
+    const written = scratch.write(message, BLOCK, 'utf8');
+    return scratch.subarray(0, BLOCK + written);
   }
 }
