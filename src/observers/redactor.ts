@@ -12,8 +12,11 @@ export const HIDDEN = '[secret]';
 /** Up to this many secrets, each is searched for by the engine's own substring search; past it, by one pass over the text. */
 const FEW = 16;
 
-/** Texts at least this long are remembered with what they became, the last REMEMBERED_TEXTS of them (shorter ones cost less to search again than to look up). */
-const REMEMBERED_LENGTH = 64;
+/**
+ * Texts of these lengths are remembered with what they became, the last REMEMBERED_TEXTS of them: shorter ones cost
+ * less to search again than to look up, and longer ones (bodies, whole exports) are not held on to.
+ */
+const REMEMBERED_LENGTH = { min: 64, max: 4096 };
 const REMEMBERED_TEXTS = 8;
 
 type Span = [start: number, end: number];
@@ -65,7 +68,7 @@ export class Redactor {
   /** The text with every secret, plain or escaped, replaced by `[secret]`. */
   hide(text: string): string {
     if (this.secrets.length === 0 || text.length < MIN_SECRET_LENGTH) return text;
-    if (text.length < REMEMBERED_LENGTH) return this.hideNow(text);
+    if (text.length < REMEMBERED_LENGTH.min || text.length > REMEMBERED_LENGTH.max) return this.hideNow(text);
     let hidden = this.recent.get(text);
     if (hidden === undefined) {
       hidden = this.hideNow(text);
