@@ -1,7 +1,8 @@
 // Mutation testing of the authentication code and the checks of the request path (`npm run mutation`, not in CI:
 // it takes a long while). Each mutant is run against the tests that cover it (vitest.mutation.config.ts); the run
 // fails below a 90% score. The client doctor is measured apart, not yet held to that score:
-// `npm run mutation -- --mutate 'src/doctor/**/*.ts'`. The report is written to reports/mutation/ (not committed).
+// `npm run mutation -- --mutate 'src/doctor/**/*.ts'`; so is the redactor (`--mutate src/observers/redactor.ts`).
+// The report is written to reports/mutation/ (not committed).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',

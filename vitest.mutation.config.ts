@@ -2,13 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
- * checks and src/doctor/: every suite that drives authentication and the order of checks in-process, through the real HTTP server.
+ * checks, src/doctor/ and the redactor (`--mutate src/observers/redactor.ts`): every suite that drives
+ * authentication, the order of checks and the hiding of secrets in-process, through the real HTTP server.
  * Left out: suites that start the built CLI (a mutant of src/ never reaches dist/), the browser and the long fuzzers.
  */
 export default defineConfig({
   test: {
     include: [
       'test/signature.test.ts',
+      'test/hmac-key.test.ts',
       'test/header-formats.test.ts',
       'test/integer-set.test.ts',
       'test/replay-memory.test.ts',
@@ -37,6 +39,9 @@ export default defineConfig({
       'test/robustness/own-properties.test.ts',
       'test/robustness/concurrency.test.ts',
       'test/robustness/bounds.test.ts',
+      'test/robustness/redaction.test.ts',
+      'test/robustness/redaction-forms.test.ts',
+      'test/robustness/secrets.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
