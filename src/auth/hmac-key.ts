@@ -11,9 +11,10 @@ const scratch = Buffer.allocUnsafe(4096);
  * An HMAC-SHA512 key whose two padded blocks are made once, when the key is made, instead of on every request.
  *
  * `createHmac` starts from the key each time it is called: a new object, OpenSSL's digest looked up, the pads made
- * and hashed again, about a fifth of a signed request's CPU under load. HMAC(K, m) = H((K' ^ opad) || H((K' ^ ipad) || m))
- * (RFC 2104): with the pads kept, a digest is two one-shot hashes (`crypto.hash`) and no object. The bytes are those
- * `createHmac('sha512', key)` gives (test/hmac-key.test.ts compares them, keys past the block size included).
+ * and hashed again (up to a fifth of a signed request's CPU in profiles under load).
+ * HMAC(K, m) = H((K' ^ opad) || H((K' ^ ipad) || m)) (RFC 2104): with the pads kept, a digest is two one-shot hashes (`crypto.hash`) and no object. The bytes are those
+ * `createHmac('sha512', key)` gives (test/hmac-key.test.ts compares them, keys past the block size included). Signing
+ * (`sign`, for clients and tests) and verifying (the server) both go through it, so the two cannot drift apart.
  */
 export class HmacKey {
   private readonly innerPad = Buffer.allocUnsafe(BLOCK);

@@ -1,5 +1,5 @@
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { HmacKey } from './hmac-key.js';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { HmacKey } from './hmac-key.js';
 
 /**
  * The one signing function (decisions §2): the string-to-sign, HMAC-SHA512 to sign for clients and to verify for the
@@ -25,7 +25,7 @@ export function stringToSign(utctime: string, nonce: string, token: string = DEF
 
 /** HMAC-SHA512 of the string-to-sign, keyed with the secret (both UTF-8), as 128 lower-case hex characters. */
 export function sign(secret: string, utctime: string, nonce: string, token: string = DEFAULT_TOKEN): string {
-  return createHmac('sha512', secret).update(stringToSign(utctime, nonce, token)).digest('hex');
+  return new HmacKey(Buffer.from(secret, 'utf8')).digest(stringToSign(utctime, nonce, token)).toString('hex');
 }
 
 /** The Authorization value the published clients send. */
