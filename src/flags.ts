@@ -43,7 +43,7 @@ function requiredCodes(text: string): number[] {
   try {
     return parseRequiredCodes(text);
   } catch (e) {
-    throw new FlagError((e as Error).message.replace(/^--require-coverage:? ?/, ''));
+    throw new FlagError((e as Error).message);
   }
 }
 

@@ -79,7 +79,8 @@ describe('reports', async () => {
     for (const [query, error] of [
       ['format=pdf', 'format must be markdown or junit'],
       ['failOn=fatal', 'failOn must be one of info, warning, error'],
-      ['require=2025,nope', 'require: nope is not a code of the service (see mfa-sim --codes)'],
+      ['require=2025,nope', 'require nope is not a code of the service (see mfa-sim --codes)'],
+      ['require=2025,', 'require takes `all` or a comma-separated list of codes, e.g. 2025,-4036'],
     ]) {
       const r = await fetch(`${sim.url}/__sim/report?${query}`);
       expect(r.status).toBe(400);

@@ -135,7 +135,7 @@ function reportQuery(q: Record<string, unknown>): { format: ReportFormat; option
     try {
       required = parseRequiredCodes(String(q.require));
     } catch (e) {
-      throw new ControlError(400, (e as Error).message.replace('--require-coverage', 'require'));
+      throw new ControlError(400, `require ${(e as Error).message}`);
     }
   }
   return { format, options: { required, failOn: failOn as Severity | undefined } };

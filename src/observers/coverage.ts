@@ -40,16 +40,17 @@ export class Coverage {
 
 /**
  * The codes `--require-coverage` demands: `all` (every code of the service) or a comma-separated list of
- * codes. Throws an Error with a sentence for anything else.
+ * codes. Anything else throws an Error whose message reads on from the name the caller gives the list (the flag
+ * `--require-coverage ...`, the control API's `require ...`).
  */
 export function parseRequiredCodes(spec: string): number[] {
   const text = spec.trim();
   if (text.toLowerCase() === 'all') return [...SERVICE_CODES];
   const codes = text.split(',').map((s) => s.trim());
-  if (codes.length === 0 || codes.some((c) => c === '')) throw new Error('--require-coverage takes `all` or a comma-separated list of codes, e.g. 2025,-4036');
+  if (codes.length === 0 || codes.some((c) => c === '')) throw new Error('takes `all` or a comma-separated list of codes, e.g. 2025,-4036');
   return codes.map((c) => {
     const n = Number(c);
-    if (!/^-?\d+$/.test(c) || !SERVICE_CODES.includes(n)) throw new Error(`--require-coverage: ${c.slice(0, 20)} is not a code of the service (see mfa-sim --codes)`);
+    if (!/^-?\d+$/.test(c) || !SERVICE_CODES.includes(n)) throw new Error(`${c.slice(0, 20)} is not a code of the service (see mfa-sim --codes)`);
     return n;
   });
 }
