@@ -40,6 +40,16 @@ describe('reports', async () => {
     expect(md).toMatch(/^## mfa-sim report\n\nmfa-sim \d+\.\d+\.\d+, scenario a&amp;b&lt;c&gt;"d'\\|e, 3 requests answered\./);
   });
 
+  it('Markdown: the required codes never answered, named as the command line names them (in the order required, once each)', () => {
+    const md = sim.report('markdown', { required: [-4036, 2025, -4034, -4036] });
+    expect(md).toContain('**2 required codes were never answered:** -4036, -4034\n');
+    expect(md.match(/yes, not met/g)).toHaveLength(2);
+    expect(md).toMatch(/\| -4034 \| [^|]+ \| yes, not met \|/);
+    expect(sim.report('markdown', { required: [-4034] })).toContain('**1 required code was never answered:** -4034\n');
+    // Every required code answered: no such line.
+    expect(sim.report('markdown', { required: [2025] })).not.toContain('never answered:**');
+  });
+
   it('JUnit: valid against the Jenkins schema; a test case per contract code and per finding', async () => {
     const xml = sim.report('junit', { required: [2025, -4036], failOn: 'warning' });
     await validJunit(xml);

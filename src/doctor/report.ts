@@ -1,5 +1,5 @@
 import { codeInfo, SERVICE_CODES } from '../codes.js';
-import type { CoverageReport } from '../observers/coverage.js';
+import { unmetCodes, type CoverageReport } from '../observers/coverage.js';
 import { SEVERITIES, type Finding, type HintSeen, type Severity } from './findings.js';
 
 /**
@@ -42,7 +42,8 @@ function cell(text: string): string {
 export function markdownReport(s: RunSummary): string {
   const { coverage } = s;
   const required = new Set(s.required ?? []);
-  const missingRequired = coverage.missing.filter((c) => required.has(c));
+  // The same list, in the same order, as the command line's exit message names.
+  const missingRequired = unmetCodes(coverage, s.required ?? []);
   const failing = failingFindings(s.findings, s.failOn);
   const lines: string[] = [
     '## mfa-sim report',
