@@ -79,7 +79,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!isAuthChecked(ctx)) return undefined;
       const value = ctx.header('authorization');
       if (!value) return authFail(ctx, -4000);
-      ctx.parts = parseAuthorization(value, ctx.sc.token);
+      ctx.parts = parseAuthorization(value, ctx.sc.token) ?? null;
       if (ctx.parts) return undefined;
       return authFail(ctx, -4001, `expected \`${ctx.sc.token}-hmac: apiuser=...,signedheaders=...,algorithm=...,signature=...\``, authorizationShape(value, ctx.sc.token));
     },
@@ -164,8 +164,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'api-user-known',
     (ctx) => {
       // Authenticated (auth: verify), the header named the API user already. Otherwise (auth: log or off) it is
-      // taken from wherever the request names one.
-      const parts = ctx.parts ?? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token);
+      // taken from wherever the request names one (the header is parsed here unless its check ran).
+      const parts = ctx.parts === undefined ? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token) : ctx.parts;
       const id = ctx.apiUserId ?? [ctx.header(`x-${ctx.sc.token}-apiuser`), parts?.apiuser, ctx.peek.apiUser].find((c) => ID9.test(c ?? ''));
       if (id === undefined) return answer(-1001, 'the request names no API user');
       ctx.apiUserId = id;

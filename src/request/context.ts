@@ -32,7 +32,8 @@ export interface ApiRequest {
 /** Everything the checks learn about one request, in the order they learn it. */
 export class RequestContext implements RuleSubject {
   endpoint?: Endpoint;
-  parts?: AuthorizationParts;
+  /** The Authorization header's parts once the header is checked; null when it was checked and is misshapen. */
+  parts?: AuthorizationParts | null;
   utctime?: string;
   nonce?: string;
   apiUserId?: string;
