@@ -73,9 +73,9 @@ export function failedInTransit(use: { http?: number; fault?: string }): boolean
   return use.fault !== undefined || (use.http !== undefined && use.http >= 500);
 }
 
+/** The answer a first use got (once it has one). */
 function outcomeOf(use: FirstUse): string {
-  if (use.fault !== undefined) return `a network fault (${use.fault})`;
-  return use.code === undefined ? 'no answer yet' : `HTTP ${use.http} (${use.code})`;
+  return use.fault !== undefined ? `a network fault (${use.fault})` : `HTTP ${use.http} (${use.code})`;
 }
 
 const clockOf = (ms: number) => new Date(ms).toISOString().slice(11, 23);
@@ -89,7 +89,8 @@ export function nonceReuseHint(first: FirstUse | undefined): Hint {
       text: `request ${first.seq} used this nonce and got ${outcomeOf(first)}: a retry must be signed again, with a new nonce and time`,
     };
   }
-  return { id: 'nonce-reused', text: `request ${first.seq} used this nonce first (at ${clockOf(first.at)}, answered ${outcomeOf(first)}): make a new nonce for every request` };
+  const answered = first.code === undefined && first.fault === undefined ? 'not answered yet' : `answered ${outcomeOf(first)}`;
+  return { id: 'nonce-reused', text: `request ${first.seq} used this nonce first (at ${clockOf(first.at)}, ${answered}): make a new nonce for every request` };
 }
 
 /** -4035: the request that used the time first; whether the two were sent together (the same millisecond) or this is a replay. */
