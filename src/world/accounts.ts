@@ -1,3 +1,4 @@
+import { foldCase } from './fold-case.js';
 import { compileGlob, isGlob } from './glob.js';
 
 /**
@@ -15,7 +16,7 @@ interface GlobEntry {
 }
 
 /**
- * The account states of a scenario: exact e-mails (case-insensitive), then globs in the order written,
+ * The account states of a scenario: exact e-mails (case-insensitive, as fold-case.ts folds), then globs in the order written,
  * then the default. A state resolves to its -2xxx code, or 0 for an active account.
  */
 export class AccountBook {
@@ -28,16 +29,15 @@ export class AccountBook {
   ) {
     for (const [key, code] of entries) {
       if (isGlob(key)) this.globs.push({ match: compileGlob(key), code });
-      else if (!this.exact.has(key.toLowerCase())) this.exact.set(key.toLowerCase(), code);
+      else if (!this.exact.has(foldCase(key))) this.exact.set(foldCase(key), code);
     }
   }
 
   /** The -2xxx code for this e-mail's account, or 0 when it is active. */
   codeFor(email: string): number {
-    const lower = email.toLowerCase();
-    const exact = this.exact.get(lower);
+    const exact = this.exact.get(foldCase(email));
     if (exact !== undefined) return exact;
-    for (const g of this.globs) if (g.match(lower)) return g.code;
+    for (const g of this.globs) if (g.match(email)) return g.code;
     return this.fallback;
   }
 }
@@ -45,8 +45,8 @@ export class AccountBook {
 /** A matcher for a value that is exact (case-insensitive) or a glob (glob.ts); a glob that cannot be used throws a GlobError. */
 export function valueMatcher(pattern: string): (value: string) => boolean {
   if (!isGlob(pattern)) {
-    const lower = pattern.toLowerCase();
-    return (v) => v.toLowerCase() === lower;
+    const folded = foldCase(pattern);
+    return (v) => foldCase(v) === folded;
   }
   const m = compileGlob(pattern);
   return (v) => m(v);

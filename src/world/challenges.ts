@@ -1,6 +1,7 @@
 import { answer, type Answer } from '../contract/answer.js';
 import type { ChallengeBody, LookupBody } from '../contract/bodies.js';
 import { ControlError } from '../errors.js';
+import { foldCase } from './fold-case.js';
 import type { RandomSource } from './random.js';
 
 /**
@@ -198,7 +199,7 @@ export class Challenges {
   /** The challenge with this id, if it belongs to this API user and this user. */
   private own(apiUser: string, user: string, id: string, now: number): Challenge | undefined {
     const c = this.get(id, now);
-    return c && c.apiUser === apiUser && c.user.toLowerCase() === user.toLowerCase() ? c : undefined;
+    return c && c.apiUser === apiUser && foldCase(c.user) === foldCase(user) ? c : undefined;
   }
 
   private waiting(id: string, now: number): Challenge {

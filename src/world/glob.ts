@@ -1,11 +1,13 @@
+import { foldCase, foldChar } from './fold-case.js';
+
 /**
  * Globs for scenario values (account e-mails, `when.svcUser`, `when.headers`), matched without backtracking: the
  * pattern becomes a small automaton whose live states are advanced together, one character of the value at a time,
  * so a match costs at most (value length + 1) × (pattern length + 1) steps whatever the two hold. Rules are
  * matched before a request is authenticated: a pattern such as `*a*a*a*a*b` must not let one request take minutes.
  *
- * Syntax (case-insensitive, the whole value must match): `*` any run of characters (`/` and `.` included), `?` one
- * character, `[abc]`, `[a-z]`, `[!abc]` or `[^abc]` one character of (or not of) a set, `{a,b,c}` one of the
+ * Syntax (case-insensitive as fold-case.ts folds, the whole value must match): `*` any run of characters (`/` and
+ * `.` included), `?` one character (one code point: an emoji is one), `[abc]`, `[a-z]`, `[!abc]` or `[^abc]` one character of (or not of) a set, `{a,b,c}` one of the
  * alternatives (nesting allowed), `\x` the character x itself.
  */
 
@@ -29,11 +31,13 @@ const ACCEPT = 4;
 
 interface Token {
   kind: typeof STAR | typeof ONE | typeof LITERAL | typeof SET | typeof ACCEPT;
-  /** LITERAL: the character (lower case). */
-  ch?: string;
-  /** SET: inclusive ranges of lower-case code points, and whether the set is negated. */
-  ranges?: [number, number][];
-  negated?: boolean;
+  /** LITERAL: the character's code point, folded. */
+  cp?: number;
+  /**
+   * SET: whether a (folded) character is one of the set, as a regular expression's class with the `i` and `u` flags
+   * says. Folding a range's two ends is not folding the range: [À-Þ] holds ×, [à-þ] holds ÷ instead; [A-z] holds _.
+   */
+  has?: (ch: string) => boolean;
 }
 
 /** Counts the steps of matches, for tests that prove the cost is linear (steps, not seconds). */
@@ -59,7 +63,7 @@ export function compileGlob(pattern: string): (value: string, counter?: StepCoun
     ends.push(literalEnds(own));
   }
   return (value, counter) => {
-    const lower = value.toLowerCase();
+    const lower = foldCase(value);
     // Most values a scenario's globs are tried against match none of them (an e-mail against a hundred domains):
     // the literal start and end of each alternative rule those out in a comparison, without running the automaton.
     if (!ends.some((e) => lower.length >= e.least && lower.startsWith(e.prefix) && lower.endsWith(e.suffix))) {
@@ -78,14 +82,12 @@ interface Ends {
 }
 
 function literalEnds(tokens: Token[]): Ends {
-  // A literal is compared by its first code unit, as the automaton compares it (a character whose lower case is two
-  // units long, such as İ, must not be ruled out here and matched there).
-  const unit = (t: Token) => t.ch![0];
+  const unit = (t: Token) => String.fromCodePoint(t.cp!);
   let prefix = '';
   for (let i = 0; i < tokens.length && tokens[i].kind === LITERAL; i++) prefix += unit(tokens[i]);
   let suffix = '';
   if (prefix.length < tokens.length) for (let i = tokens.length - 1; i >= 0 && tokens[i].kind === LITERAL; i--) suffix = unit(tokens[i]) + suffix;
-  // Every token but a star stands for exactly one character.
+  // Every token but a star stands for exactly one character, one or two code units: the least is in code units.
   const least = tokens.filter((t) => t.kind !== STAR).length;
   return { prefix, suffix, least };
 }
@@ -107,14 +109,15 @@ function run(tokens: Token[], starts: number[], value: string, counter?: StepCou
     }
   };
   for (const s of starts) add(current, s, 0);
-  for (let i = 0; i < value.length && current.length > 0; i++) {
-    const code = value.charCodeAt(i);
+  for (let i = 0; i < value.length && current.length > 0; ) {
+    const code = value.codePointAt(i)!;
+    i += code > 0xffff ? 2 : 1;
     next.length = 0;
     for (const state of current) {
       const t = tokens[state];
       steps++;
-      if (t.kind === STAR) add(next, state, i + 1);
-      else if (t.kind === ONE || (t.kind === LITERAL && t.ch!.charCodeAt(0) === code) || (t.kind === SET && inSet(t, code))) add(next, state + 1, i + 1);
+      if (t.kind === STAR) add(next, state, i);
+      else if (t.kind === ONE || (t.kind === LITERAL && t.cp === code) || (t.kind === SET && t.has!(String.fromCodePoint(code)))) add(next, state + 1, i);
     }
     [current, next] = [next, current];
   }
@@ -122,53 +125,70 @@ function run(tokens: Token[], starts: number[], value: string, counter?: StepCou
   return current.some((state) => tokens[state].kind === ACCEPT);
 }
 
-function inSet(t: Token, code: number): boolean {
-  const hit = t.ranges!.some(([lo, hi]) => code >= lo && code <= hi);
-  return t.negated ? !hit : hit;
+
+/** The character (one code point, one or two code units) at `i`. */
+function charAt(text: string, i: number): string {
+  return String.fromCodePoint(text.codePointAt(i)!);
+}
+
+/** A character's folded code point. */
+function folded(ch: string): number {
+  return foldChar(ch).codePointAt(0)!;
 }
 
 /** One alternative (no braces left) as tokens; an unclosed `[` is a literal. */
 function tokenize(pattern: string): Token[] {
   const out: Token[] = [];
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
+  for (let i = 0; i < pattern.length; ) {
+    const c = charAt(pattern, i);
+    i += c.length;
     if (c === '*') {
       if (out[out.length - 1]?.kind !== STAR) out.push({ kind: STAR });
     } else if (c === '?') {
       out.push({ kind: ONE });
-    } else if (c === '\\' && i + 1 < pattern.length) {
-      out.push({ kind: LITERAL, ch: pattern[++i].toLowerCase() });
+    } else if (c === '\\' && i < pattern.length) {
+      const escaped = charAt(pattern, i);
+      i += escaped.length;
+      out.push({ kind: LITERAL, cp: folded(escaped) });
     } else if (c === '[') {
       const set = readSet(pattern, i);
       if (set) {
         out.push(set.token);
         i = set.end;
       } else {
-        out.push({ kind: LITERAL, ch: '[' });
+        out.push({ kind: LITERAL, cp: folded('[') });
       }
     } else {
-      out.push({ kind: LITERAL, ch: c.toLowerCase() });
+      out.push({ kind: LITERAL, cp: folded(c) });
     }
   }
   return out;
 }
 
-function readSet(pattern: string, open: number): { token: Token; end: number } | undefined {
-  let i = open + 1;
-  const negated = pattern[i] === '!' || pattern[i] === '^';
+/** The set whose first character is at `first` (just past its `[`), and the index just past its `]`; undefined when unclosed. */
+function readSet(pattern: string, first: number): { token: Token; end: number } | undefined {
+  const chars = [...pattern.slice(first)];
+  let i = 0;
+  const negated = chars[i] === '!' || chars[i] === '^';
   if (negated) i++;
-  const ranges: [number, number][] = [];
-  const first = i;
-  for (; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === ']' && i > first) return { token: { kind: SET, ranges, negated }, end: i };
-    const lo = pattern[i].toLowerCase().charCodeAt(0);
-    if (pattern[i + 1] === '-' && i + 2 < pattern.length && pattern[i + 2] !== ']') {
-      const hi = pattern[i + 2].toLowerCase().charCodeAt(0);
-      ranges.push([Math.min(lo, hi), Math.max(lo, hi)]);
+  // Every character written as \u{...}: nothing the pattern holds is read as the regular expression's own syntax.
+  const code = (ch: string) => ch.codePointAt(0)!;
+  const written = (cp: number) => `\\u{${cp.toString(16)}}`;
+  let members = '';
+  const start = i;
+  for (; i < chars.length; i++) {
+    if (chars[i] === ']' && i > start) {
+      const end = first + chars.slice(0, i + 1).join('').length;
+      const set = new RegExp(`^[${negated ? '^' : ''}${members}]$`, 'iu');
+      return { token: { kind: SET, has: (ch) => set.test(ch) }, end };
+    }
+    const lo = code(chars[i]);
+    if (chars[i + 1] === '-' && i + 2 < chars.length && chars[i + 2] !== ']') {
+      const hi = code(chars[i + 2]);
+      members += `${written(Math.min(lo, hi))}-${written(Math.max(lo, hi))}`;
       i += 2;
     } else {
-      ranges.push([lo, lo]);
+      members += written(lo);
     }
   }
   return undefined;
