@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunningSimulator } from '../src/index.js';
+import { startSimulator, type RunningSimulator } from '../src/index.js';
 import { foldCase, foldChar } from '../src/world/fold-case.js';
 import { compileGlob } from '../src/world/glob.js';
 import { cancelEnvelope, challengeEnvelope, expectEnvelope, lookupEnvelope, send, simulator } from './helpers.js';
@@ -68,6 +68,14 @@ describe('case-insensitive scenario values', async () => {
     expect(status.json.code).not.toBe(-3087);
     expectEnvelope(await send(sim, '/v1/svc/status', { as: A, body: lookupEnvelope(A.apiUser, 171, challengeId, {}, 'owner2@example.com') }), 400, -3087);
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as: A, body: cancelEnvelope(A.apiUser, challengeId, 'owner@EXAMPLE.com') }), 202, 2028);
+  });
+
+  it('an exact account no request can carry is refused when the scenario is read, naming it', async () => {
+    for (const email of ['İlker@x.io', 'user@localhost', 'two words@x.io', 'straße@x.io', 'a@b@x.io']) {
+      await expect(startSimulator({ accounts: { [email]: 'locked' } }), email).rejects.toThrow(`accounts[${JSON.stringify(email)}]: must be an e-mail address a request can carry`);
+    }
+    const ok = await startSimulator({ accounts: { 'Mixed.Case+tag@Sub.Example.org': 'locked' } });
+    await ok.close();
   });
 });
 

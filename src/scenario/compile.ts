@@ -1,4 +1,5 @@
 import { ACCOUNT_STATES, codeInfo, type Operation } from '../codes.js';
+import { isEmail } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { AccountBook, isGlob, valueMatcher } from '../world/accounts.js';
 import { compileGlob, GlobError } from '../world/glob.js';
@@ -142,7 +143,8 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
     return 0;
   };
   const accountEntries: [string, number][] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
-    if (!isGlob(email) && !email.includes('@')) fail(['accounts', email], 'must be an e-mail address or a glob such as "*@example.com"');
+    // An exact e-mail the service would refuse (-5079) is an account no request can reach: said now, not never.
+    if (!isGlob(email) && !isEmail(email)) fail(['accounts', email], 'must be an e-mail address a request can carry (ASCII, name@domain.tld, as -5079 checks) or a glob such as "*@example.com"');
     else if (isGlob(email)) globProblem(email, ['accounts', email], fail);
     return [email, stateCode(ref, ['accounts', email])];
   });
