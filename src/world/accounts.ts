@@ -1,5 +1,5 @@
 import { foldCase } from './fold-case.js';
-import { compileGlob, isGlob } from './glob.js';
+import { compileFoldedGlob, compileGlob, isGlob } from './glob.js';
 
 /**
  * Account states (decisions §7): which -2xxx code each user e-mail of a scenario gets, by exact e-mail or glob.
@@ -11,7 +11,8 @@ export { isGlob };
 export type StateRef = string | number;
 
 interface GlobEntry {
-  match: (email: string) => boolean;
+  /** Takes the e-mail folded (fold-case.ts). */
+  matchFolded: (email: string) => boolean;
   code: number;
 }
 
@@ -28,16 +29,17 @@ export class AccountBook {
     private readonly fallback: number,
   ) {
     for (const [key, code] of entries) {
-      if (isGlob(key)) this.globs.push({ match: compileGlob(key), code });
+      if (isGlob(key)) this.globs.push({ matchFolded: compileFoldedGlob(key), code });
       else if (!this.exact.has(foldCase(key))) this.exact.set(foldCase(key), code);
     }
   }
 
   /** The -2xxx code for this e-mail's account, or 0 when it is active. */
   codeFor(email: string): number {
-    const exact = this.exact.get(foldCase(email));
+    const folded = foldCase(email);
+    const exact = this.exact.get(folded);
     if (exact !== undefined) return exact;
-    for (const g of this.globs) if (g.match(email)) return g.code;
+    for (const g of this.globs) if (g.matchFolded(folded)) return g.code;
     return this.fallback;
   }
 }
