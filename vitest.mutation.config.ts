@@ -19,6 +19,7 @@ export default defineConfig({
       'test/messages.test.ts',
       'test/permissions.test.ts',
       'test/signature-doctor.test.ts',
+      'test/signature-doctor-edges.test.ts',
       'test/doctor-shapes.test.ts',
       'test/client-findings.test.ts',
       'test/client-findings-edges.test.ts',
