@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { Doctor } from '../src/doctor/doctor.js';
+import { describe, expect, it, vi } from 'vitest';
+import { DIAGNOSES_PER_SECOND, Doctor } from '../src/doctor/doctor.js';
+import { monotonicMs } from '../src/world/monotonic.js';
 import { stringToSign } from '../src/index.js';
 import { clientTime, expectEnvelope, send, simulator } from './helpers.js';
 
@@ -106,10 +107,32 @@ describe('the signature doctor at its edges', async () => {
   });
 
   it('a digest with something before or after it is not read as that digest', async () => {
-    for (const sign of [(s: string) => `${hmac('sha256', MAIN.secret, s)}zz`, (s: string) => `${hmac('sha256', MAIN.secret, s, 'base64')}!!`, (s: string) => `!!${hmac('sha256', MAIN.secret, s, 'base64')}`]) {
+    for (const sign of [(s: string) => `${hmac('sha256', MAIN.secret, s)}zz`, (s: string) => `${hmac('sha256', MAIN.secret, s)}0`, (s: string) => `${hmac('sha256', MAIN.secret, s, 'base64')}!!`, (s: string) => `!!${hmac('sha256', MAIN.secret, s, 'base64')}`]) {
       const r = await hintFor(sign);
       expect(r.code).toBe(-4027);
       expect(r.id ?? 'none').not.toMatch(/sha256/);
+    }
+  });
+});
+
+describe('the diagnoses budget is by the second', () => {
+  it('spent, it stays spent for the rest of the second, and comes back with the next', () => {
+    vi.useFakeTimers({ toFake: ['hrtime'] });
+    try {
+      const doctor = new Doctor();
+      const r = { secret: MAIN.secret, apiUser: MAIN.apiUser, token: 'svc', utctime: '1795000000000', nonce: 'nonce-1234', method: 'GET', path: '/v1/svc/time', body: '' };
+      const mistaken = hmac('sha512', MAIN.secret, `${stringToSign(r.utctime, r.nonce)}\n`);
+      // At the start of a second, so that the steps below stay inside it.
+      vi.advanceTimersByTime(1000 - (Math.floor(monotonicMs()) % 1000));
+      for (let i = 0; i < DIAGNOSES_PER_SECOND; i++) expect(doctor.refusedSignature(r, mistaken).id).toBe('trailing-newline');
+      for (const step of [1, 500, 498]) {
+        vi.advanceTimersByTime(step);
+        expect(doctor.refusedSignature(r, mistaken).id, `${step} ms on`).toBe('no-known-mistake');
+      }
+      vi.advanceTimersByTime(1);
+      expect(doctor.refusedSignature(r, mistaken).id).toBe('trailing-newline');
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
@@ -127,6 +150,8 @@ describe('the doctor on a signature of the wrong shape', () => {
   it('a known API user lets the doctor name the algorithm; an unknown one, the shape alone', () => {
     const sha256 = hmac('sha256', MAIN.secret, stringToSign(r.utctime, r.nonce));
     expect(new Doctor().misshapenSignature(sha256, r)?.id).toBe('sha256');
+    // As the header's parser would not: spaces around the digest are not taken for part of it.
+    expect(new Doctor().misshapenSignature(` ${sha256}\t`, r)?.id).toBe('sha256');
     expect(new Doctor().misshapenSignature(sha256, undefined)?.id).not.toBe('sha256');
   });
 });
