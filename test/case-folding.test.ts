@@ -112,6 +112,25 @@ describe('the folding itself', () => {
     expect(tooStrict).toBe(0);
   });
 
+  it('a text folds as its characters do one by one, whatever stands around them (a final Σ, İ, the letters lowering keeps)', () => {
+    const byChar = (text: string) => [...text].map(foldChar).join('');
+    let differ = 0;
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (foldCase(ch) !== foldChar(ch)) differ++;
+    }
+    expect(differ).toBe(0);
+    // In context: lowering a whole text makes ς of a Σ that ends a word, and i with a combining dot of İ.
+    const pieces = ['Σ', 'σ', 'ς', 'α', ' ', 'İ', 'i', 'ı', 'I', '\u0307', 'µ', 'ſ', 'S', 'ß', 'ẞ', '😀', 'ᲀ', '@'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 2000; n++) {
+      const text = Array.from({ length: 1 + (next() % 12) }, () => pieces[next() % pieces.length]).join('');
+      expect(foldCase(text), JSON.stringify(text)).toBe(byChar(text));
+    }
+  });
+
   it('a text folds character by character; ASCII as the engine lowers it', () => {
     expect(foldCase('User@Example.COM')).toBe('user@example.com');
     expect(foldCase('İSTANBUL')).toBe('İstanbul');

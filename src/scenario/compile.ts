@@ -1,7 +1,7 @@
 import { ACCOUNT_STATES, codeInfo, type Operation } from '../codes.js';
 import { isEmail } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
-import { AccountBook, isGlob, valueMatcher } from '../world/accounts.js';
+import { AccountBook, foldedValueMatcher, isGlob } from '../world/accounts.js';
 import { compileGlob, GlobError } from '../world/glob.js';
 import { IpRules, parseRange } from '../world/ip.js';
 import type { ScenarioIssue } from './errors.js';
@@ -34,7 +34,8 @@ export interface CompiledRule {
   endpoint?: Endpoint;
   type?: number;
   apiUser?: string;
-  user?: (email: string) => boolean;
+  /** Takes the user folded (fold-case.ts), as `headers` take their values. */
+  user?: (folded: string) => boolean;
   challengeType?: string;
   headers?: [string, (value: string) => boolean][];
   /** The operations the forced code exists on (from the code table); undefined: every request. */
@@ -231,7 +232,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   if (w.svcUser !== undefined) {
     ops.delete('time');
     if (ops.size === 0) fail(at('when', 'svcUser'), 'impossible: time requests carry no user');
-    if (!globProblem(w.svcUser, at('when', 'svcUser'), fail)) rule.user = valueMatcher(w.svcUser);
+    if (!globProblem(w.svcUser, at('when', 'svcUser'), fail)) rule.user = foldedValueMatcher(w.svcUser);
   }
   if (w.challengeType !== undefined) {
     if (!(CHALLENGE_TYPES as readonly string[]).includes(w.challengeType)) {
@@ -245,7 +246,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   if (w.headers) {
     rule.headers = Object.entries(w.headers).map(([name, pattern]) => {
       if (!HEADER_NAME.test(name)) fail(at('when', 'headers', name), 'is not a valid header name');
-      return [name.toLowerCase(), globProblem(pattern, at('when', 'headers', name), fail) ? () => false : valueMatcher(pattern)];
+      return [name.toLowerCase(), globProblem(pattern, at('when', 'headers', name), fail) ? () => false : foldedValueMatcher(pattern)];
     });
   }
 

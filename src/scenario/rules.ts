@@ -1,6 +1,7 @@
 import type { Operation } from '../codes.js';
 import type { Peek } from '../contract/envelope.js';
 import type { Endpoint } from '../contract/operations.js';
+import { foldCase } from '../world/fold-case.js';
 import type { CompiledRule, CompiledScenario } from './compile.js';
 
 /**
@@ -31,8 +32,9 @@ export function running(sc: CompiledScenario, under?: Running): Running {
 /** The first rule that matches and whose count says it applies now; counts every rule it looks at that matches. */
 export function pickRule(run: Running, subject: RuleSubject): CompiledRule | undefined {
   const endpoint = subject.endpointByPath;
+  const folded = new FoldedValues(subject);
   for (const rule of run.sc.rules) {
-    if (!ruleMatches(rule, subject, endpoint, run.sc.token)) continue;
+    if (!ruleMatches(rule, subject, endpoint, run.sc.token, folded)) continue;
     const n = ++run.counts[rule.index];
     if (n <= rule.after) continue;
     const k = n - rule.after;
@@ -43,11 +45,36 @@ export function pickRule(run: Running, subject: RuleSubject): CompiledRule | und
   return undefined;
 }
 
-function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoint | undefined, token: string): boolean {
+/** A request's headers and user folded for comparison (fold-case.ts), each once however many rules look at it. */
+class FoldedValues {
+  private headers: Map<string, string | undefined> | undefined;
+  private user: string | undefined | null = null;
+
+  constructor(private readonly subject: RuleSubject) {}
+
+  header(name: string): string | undefined {
+    this.headers ??= new Map();
+    if (this.headers.has(name)) return this.headers.get(name);
+    const v = this.subject.header(name);
+    const folded = v === undefined ? undefined : foldCase(v);
+    this.headers.set(name, folded);
+    return folded;
+  }
+
+  userOf(): string | undefined {
+    if (this.user === null) {
+      const user = this.subject.peek.user;
+      this.user = user === undefined ? undefined : foldCase(user);
+    }
+    return this.user;
+  }
+}
+
+function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoint | undefined, token: string, folded: FoldedValues): boolean {
   if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
   if (rule.headers) {
     for (const [name, match] of rule.headers) {
-      const v = subject.header(name);
+      const v = folded.header(name);
       if (v === undefined || !match(v)) return false;
     }
   }
@@ -58,7 +85,7 @@ function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoin
   if (rule.type !== undefined && subject.peek.type !== rule.type) return false;
   if (rule.challengeType !== undefined && subject.peek.challengeType !== rule.challengeType) return false;
   if (rule.user) {
-    const user = subject.peek.user;
+    const user = folded.userOf();
     if (user === undefined || !rule.user(user)) return false;
   }
   if (rule.ops) {

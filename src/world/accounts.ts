@@ -1,5 +1,5 @@
 import { foldCase } from './fold-case.js';
-import { compileFoldedGlob, compileGlob, isGlob } from './glob.js';
+import { compileFoldedGlob, isGlob } from './glob.js';
 
 /**
  * Account states (decisions §7): which -2xxx code each user e-mail of a scenario gets, by exact e-mail or glob.
@@ -44,12 +44,13 @@ export class AccountBook {
   }
 }
 
-/** A matcher for a value that is exact (case-insensitive) or a glob (glob.ts); a glob that cannot be used throws a GlobError. */
-export function valueMatcher(pattern: string): (value: string) => boolean {
-  if (!isGlob(pattern)) {
-    const folded = foldCase(pattern);
-    return (v) => foldCase(v) === folded;
-  }
-  const m = compileGlob(pattern);
-  return (v) => m(v);
+/**
+ * A matcher for a value that is exact (case-insensitive) or a glob (glob.ts), taking the value folded (fold-case.ts):
+ * a request's header or user is folded once, however many rules look at it. A glob that cannot be used throws a
+ * GlobError.
+ */
+export function foldedValueMatcher(pattern: string): (folded: string) => boolean {
+  if (isGlob(pattern)) return compileFoldedGlob(pattern);
+  const want = foldCase(pattern);
+  return (folded) => folded === want;
 }

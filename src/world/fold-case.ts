@@ -14,15 +14,45 @@
 /** The dotless ı: its upper case is I, whose lower case is i, yet simple case folding keeps it a letter of its own. */
 const DOTLESS_I = '\u0131';
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** The capital İ: lowered it becomes two characters; folded it stays itself. */
+const DOTTED_CAPITAL_I = '\u0130';
 
-/** The text with each character folded to its one-character lower case. */
+/**
+ * The characters whose lower case is not their folding (besides İ): variants of a letter that lowering keeps
+ * (µ, ſ, ς, ϐ, ...) and whose folding is the letter's ordinary small form. Every other character of a text lowered
+ * as a whole is folded already, the final ς that lowering makes of Σ included: the test walks every code point.
+ */
+const LOWER_NOT_FOLDED = '\u00b5\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e9b\u1fbe';
+const HOLDS_LOWER_NOT_FOLDED = new RegExp(`[${LOWER_NOT_FOLDED}]`);
+const FOLDED_FROM_LOWER = [...LOWER_NOT_FOLDED].map((ch) => [ch, foldChar(ch)] as const);
+
+/**
+ * The text with each character folded to its one-character lower case: the engine's own lowering of the whole text,
+ * mended where it is not the folding. Each step is a native pass over the text, so its cost stays linear and small
+ * whatever the text holds (a header of 16 KiB tried against a hundred rules, each of its bytes a µ, included).
+ */
 export function foldCase(text: string): string {
-  // ASCII, nearly every value: the engine's own lower-casing is the same folding, and much faster.
-  if (ASCII.test(text)) return text.toLowerCase();
+  let lower = text.toLowerCase();
+  if (lower.length !== text.length) lower = keepCapitalDottedI(text, lower);
+  if (!HOLDS_LOWER_NOT_FOLDED.test(lower)) return lower;
+  for (const [ch, folded] of FOLDED_FROM_LOWER) if (lower.includes(ch)) lower = lower.replaceAll(ch, folded);
+  return lower;
+}
+
+/**
+ * The lowered text with each İ put back: lowering made it two characters (i and a combining dot), and it is the
+ * only character lowering lengthens, so the lowered text is the original's with one more unit after each İ.
+ */
+function keepCapitalDottedI(text: string, lower: string): string {
   let out = '';
-  for (const ch of text) out += foldChar(ch);
-  return out;
+  let from = 0;
+  let shift = 0;
+  for (let i = text.indexOf(DOTTED_CAPITAL_I); i >= 0; i = text.indexOf(DOTTED_CAPITAL_I, i + 1)) {
+    out += lower.slice(from + shift, i + shift) + DOTTED_CAPITAL_I;
+    shift++;
+    from = i + 1;
+  }
+  return out + lower.slice(from + shift);
 }
 
 /** One character (one code point) folded; always one code point. */
