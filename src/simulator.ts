@@ -187,6 +187,13 @@ export class Simulator {
   /** A caller's value fit to be shown back: its secrets hidden, then cut to `max` characters. */
   echo = (value: string, max: number): string => this.secrets.echo(value, max);
 
+  /**
+   * The dashboard's explorer is about to send a request signed with this nonce: a demonstration of the simulator's,
+   * which the client doctor leaves out of the findings and hints, and the journal marks `by: 'explorer'`.
+   * @internal
+   */
+  sendsItself = (nonce: string): void => this.doctor.sendsItself(nonce);
+
   /** A client's distance to the simulator's clock is measured again from the clock's new place. */
   private clockMoved(now: number): number {
     this.clientFindings.clockMoved();

@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { sign } from '../src/index.js';
 import type { ExploreResult } from '../src/http/explore.js';
-import { simulator } from './helpers.js';
+import { formatLine } from '../src/observers/log.js';
+import { expectEnvelope, send, simulator } from './helpers.js';
 
 const SECRET = 'dashboard-secret-7f3a9c';
 
@@ -236,5 +237,37 @@ describe('the control API page (docs/control-api.md)', () => {
     expect(ours.length).toBeGreaterThanOrEqual(25);
     const page = readFileSync(join(__dirname, '..', 'docs', 'control-api.md'), 'utf8');
     expect(ours.filter((r) => !page.includes(`\`${r}\``))).toEqual([]);
+  });
+});
+
+describe("the explorer's requests are the simulator's own, not the client's", async () => {
+  const sim = await simulator({ secret: SECRET });
+  const explore = async (kind: string) => {
+    const r = await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind }) });
+    expect(r.status).toBe(200);
+    return (await r.json()) as ExploreResult;
+  };
+
+  it('its drifts, replay, bad signature and unfollowed challenge give no finding and no hint; the journal and the log line say who sent them', async () => {
+    for (const kind of ['drift', 'drift', 'replay', 'bad-signature', 'challenge']) await explore(kind);
+    const codes = sim.journal({ limit: 6 }).map((e) => e.code);
+    expect(codes).toEqual([2025, -4037, -4034, 15000, -4036, -4036]);
+    expect(sim.journal({ limit: 6 }).every((e) => e.by === 'explorer')).toBe(true);
+    expect(formatLine(sim.journal({ limit: 1 })[0])).toMatch(/^\S+ POST \/v1\/svc\/challenge \d{9} \(explorer\) -> 202 2025 /);
+    expect(sim.findings(true)).toEqual([]);
+    expect(sim.hints()).toEqual([]);
+    // Over HTTP, as the dashboard reads them.
+    expect(await (await fetch(`${sim.url}/__sim/findings`)).json()).toEqual({ findings: [], hints: [] });
+  });
+
+  it('a client making the same mistakes with the same API user is still told, and its entries carry no `by`', async () => {
+    const who = { apiUser: sim.apiUser.id, secret: SECRET };
+    const late = sim.simulator.now() - sim.simulator.scenario.maxDrift - 60_000;
+    for (const offset of [0, 1]) expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: late + offset }), 400, -4036);
+    const [entry] = sim.journal({ limit: 1 });
+    expect(entry.by).toBeUndefined();
+    expect(formatLine(entry)).not.toContain('(explorer)');
+    expect(sim.findings().map((f) => f.id)).toEqual(['drift-not-corrected']);
+    expect(sim.hints().map((h) => [h.code, h.count])).toEqual([[-4036, 2]]);
   });
 });

@@ -1,4 +1,5 @@
 import { monotonicMs } from '../world/monotonic.js';
+import { RecentMap } from '../world/recent-map.js';
 import { FirstUses } from './first-uses.js';
 import type { Hint } from './hint.js';
 import { signatureShape } from './shapes.js';
@@ -11,11 +12,28 @@ import { expectedSigning, signatureHint, signatureMistake, type SignedRequest } 
 
 /** Full diagnoses of a refused signature per second; past it, a refusal gets the string to sign (no HMAC tried). */
 export const DIAGNOSES_PER_SECOND = 200;
+/** The nonces of the simulator's own requests remembered (the explorer sends two at most for a click). */
+const OWN_NONCES_KEPT = 1000;
 
 export class Doctor {
   readonly firstUses = new FirstUses();
   private second = -1;
   private spent = 0;
+  /**
+   * Nonces the simulator signed itself: the dashboard's explorer, whose deliberate mistakes (a drift, a replay, a
+   * bad signature) are demonstrations, not the client's. Random UUIDs nobody else sees before they are sent.
+   */
+  private readonly ownNonces = new RecentMap<string, true>(OWN_NONCES_KEPT);
+
+  /** The simulator is about to send a request of its own signed with this nonce. */
+  sendsItself(nonce: string): void {
+    this.ownNonces.set(nonce, true);
+  }
+
+  /** Whether a request signed with this nonce is one the simulator sent itself. */
+  sentItself(nonce: string | undefined): boolean {
+    return nonce !== undefined && this.ownNonces.has(nonce);
+  }
 
   /** -4037: the mistake made, or what to sign. */
   refusedSignature(r: SignedRequest, sent: string): Hint {

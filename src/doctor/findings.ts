@@ -151,7 +151,8 @@ export class ClientFindings {
   /** Watches every answer from now on. */
   observe(events: { subscribe(fn: (e: Answered) => void): () => void }): () => void {
     return events.subscribe(({ record, counts }) => {
-      if (counts) this.see(record);
+      // The explorer's requests are the simulator's own demonstrations: neither findings nor hints of the client.
+      if (counts && record.by !== 'explorer') this.see(record);
     });
   }
 

@@ -102,6 +102,7 @@ const JournalEntry = Type.Object(
     hint: Type.Optional(Hint),
     wouldFail: Type.Optional(Type.Array(Type.Object({ code: Type.Integer(), reason: Type.String(), hint: Type.Optional(Hint) }))),
     internalError: Type.Optional(Type.String()),
+    by: Type.Optional(Type.Literal('explorer', { description: "sent by the dashboard's explorer, not a client: left out of the client doctor's findings and hints" })),
     request: Type.Object({ headers: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())])), body: Type.String() }),
     response: Type.Optional(Type.Object({ body: Type.String() })),
   },

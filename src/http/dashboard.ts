@@ -147,14 +147,14 @@ const log=$('#log');
 function entry(e){
   const c=cls(e.code);
   const sum=el('summary',{},el('span',{class:'muted',text:'#'+e.seq}),el('span',{text:e.at.slice(11,23)}),el('span',{class:'pill '+c,text:e.code==null?'none':String(e.code)}),
-    el('span',{class:'what',text:e.method+' '+e.path+(e.apiUser?' · '+e.apiUser:'')+' · '+e.latencyMs+' ms'}),el('span',{class:'msg',text:(e.message||e.fault||'').slice(0,160)}));
+    el('span',{class:'what',text:e.method+' '+e.path+(e.apiUser?' · '+e.apiUser:'')+(e.by?' · '+e.by:'')+' · '+e.latencyMs+' ms'}),el('span',{class:'msg',text:(e.message||e.fault||'').slice(0,160)}));
   const d=el('details',{class:'entry','data-tone':c,'data-code':String(e.code)},sum);
   const h=e.request&&e.request.headers||{};
-  if(e.hint)d.append(el('h4',{text:'What the client likely did wrong'}),el('p',{class:'hint',text:e.hint.text}));
+  if(e.hint)d.append(el('h4',{text:e.by?'What a client sending this is told':'What the client likely did wrong'}),el('p',{class:'hint',text:e.hint.text}));
   d.append(el('h4',{text:'Request'}),el('pre',{text:e.method+' '+e.path+'\n'+Object.entries(h).map(([k,v])=>k+': '+v).join('\n')+(e.request&&e.request.body?'\n\n'+pretty(e.request.body):'')}));
   d.append(el('h4',{text:'Response'}),el('pre',{text:e.response?'HTTP '+e.http+'\n\n'+pretty(e.response.body):'(no answer: the connection was '+(e.fault||'broken')+')'}));
   if(e.expectedStringToSign)d.append(el('h4',{text:'The string the simulator expected to be signed'}),el('pre',{text:e.expectedStringToSign}));
-  const facts=[['operation',e.operation],['type',e.type],['user',e.user],['challenge',e.challengeId],['scenario',e.scenario],['rule',e.rule],['internal error',e.internalError]].filter((x)=>x[1]!=null);
+  const facts=[['operation',e.operation],['type',e.type],['user',e.user],['challenge',e.challengeId],['scenario',e.scenario],['rule',e.rule],['sent by',e.by],['internal error',e.internalError]].filter((x)=>x[1]!=null);
   if(e.wouldFail)facts.push(['would also fail',e.wouldFail.map((w)=>w.code+' '+w.reason+(w.hint?' (hint: '+w.hint.text+')':'')).join('; ')]);
   d.append(el('h4',{text:'Details'}),el('pre',{text:facts.map((x)=>x[0]+': '+x[1]).join('\n')}));
   return el('li',{},d);

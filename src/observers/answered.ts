@@ -37,6 +37,8 @@ export interface AnsweredRequest {
   wouldFail?: { code: number; reason: string; hint?: Hint }[];
   /** A bug of the simulator's that was answered -5000. */
   internalError?: string;
+  /** Sent by the simulator itself (the dashboard's explorer), not by a client: the client doctor does not count it. */
+  by?: 'explorer';
   request: { headers: Record<string, string | string[] | undefined>; body: string };
   response?: { body: string };
 }

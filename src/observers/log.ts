@@ -33,7 +33,7 @@ function withoutHint(message: string, hint: JournalEntry['hint']): string {
  */
 export function formatLine(e: JournalEntry): string {
   const time = e.at.slice(11, 23);
-  const who = e.apiUser ? ` ${e.apiUser}` : '';
+  const who = `${e.apiUser ? ` ${e.apiUser}` : ''}${e.by ? ` (${e.by})` : ''}`;
   const outcome = e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${loggable(withoutHint(e.message ?? '', e.hint))}`;
   let line = `${time} ${e.method} ${loggable(e.path)}${who} -> ${outcome}${e.rule ? ` [${e.rule}]` : ''} (${e.latencyMs} ms)`;
   // The string to sign is shown below whole; a hint that only repeats it is left out.
