@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../src/doctor/findings.js';
+import { JOURNAL_BODY_CHARS } from '../src/observers/journal.js';
 import { challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, send, simulator } from './helpers.js';
 
 /**
@@ -203,5 +204,34 @@ describe('client findings at their edges', async () => {
     expectEnvelope(await send(logging, '/v1/svc/time', { method: 'GET', as: { apiUser: MAIN.apiUser, secret: 'not-the-secret' } }), 200, 15000);
     expect(logging.hints()).toEqual([expect.objectContaining({ code: -4037, id: 'no-known-mistake', apiUser: MAIN.apiUser, count: 1 })]);
     await logging.close();
+  });
+
+  it('a body the journal keeps whole (8,192 characters) is read; one it keeps cut is not', async () => {
+    sim.reset();
+    sim.unfreeze();
+    /** A challenge whose `body` is a JSON text (body-as-string), the whole request body `length` characters. */
+    const sized = (length: number) => {
+      const t = clientTime(sim);
+      const env = (pad: string) => JSON.stringify({ id: randomUUID().slice(0, 20), utctime: String(t), apiUser: MAIN.apiUser, type: 150, body: JSON.stringify({ svcUser: 'user@example.com', challengeType: 'UserKeyAndPattern', pad }) });
+      const pad = 'p'.repeat(length - env('').length);
+      expect(env(pad)).toHaveLength(length);
+      return send(sim, '/v1/svc/challenge', { as: MAIN, time: t, body: env(pad) });
+    };
+    await sized(JOURNAL_BODY_CHARS + 1);
+    expect(ids(sim.findings())).not.toContain('body-as-string');
+    await sized(JOURNAL_BODY_CHARS);
+    expect(byId(sim.findings(), 'body-as-string')).toMatchObject({ count: 1 });
+  });
+
+  it("answers that do not count (an x-sim-scenario naming no scenario: the test set-up's mistake) are not the client's", async () => {
+    frozen();
+    const env = challengeEnvelope(MAIN.apiUser, {}, { id: 'same-id', utctime: String(T) });
+    const unrouted = await send(sim, '/v1/svc/challenge', { as: MAIN, time: T, headers: { 'x-sim-scenario': 'no-such-scenario' }, body: env });
+    expect(unrouted.json.code).toBe(-5000);
+    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: MAIN, time: T + 1, body: { ...env, utctime: String(T + 1) } }), 202, 2025);
+    expect(ids(sim.findings())).not.toContain('envelope-id-reused');
+    // The same two requests, both counted: the id reused is found.
+    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: MAIN, time: T + 2, body: { ...env, utctime: String(T + 2) } }), 202, 2025);
+    expect(ids(sim.findings())).toContain('envelope-id-reused');
   });
 });

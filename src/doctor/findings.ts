@@ -229,7 +229,8 @@ export class ClientFindings {
   /** What the envelope and body show: staleness, a reused id, the lenient readings, polling, following a challenge. */
   private readEnvelope(client: Client, apiUser: string, r: AnsweredRequest, time: number | undefined): void {
     const text = r.request.body;
-    if (text === '' || text.length >= JOURNAL_BODY_CHARS) return;
+    // Longer than the journal keeps whole, it is cut (and no longer JSON): nothing to read.
+    if (text === '' || text.length > JOURNAL_BODY_CHARS) return;
     let env: unknown;
     try {
       env = JSON.parse(text);
