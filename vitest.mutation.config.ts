@@ -40,6 +40,8 @@ export default defineConfig({
       'test/robustness/authorization.test.ts',
       'test/robustness/picks.test.ts',
       'test/robustness/cost.test.ts',
+      'test/case-folding.test.ts',
+      'test/globs.test.ts',
       'test/robustness/own-properties.test.ts',
       'test/robustness/concurrency.test.ts',
       'test/robustness/bounds.test.ts',
