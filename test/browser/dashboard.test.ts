@@ -115,14 +115,20 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await page.close();
   });
 
-  it('shows the client findings, as a client makes them', async () => {
+  it("shows the client findings, as a client makes them, and not the explorer's own mistakes", async () => {
     const page = await open('/__sim/ui');
     await page.locator('#live', { hasText: 'live' }).waitFor();
     expect(await page.textContent('#findings')).toBe('Nothing found yet.');
+    // Two drifts from the explorer: a client doing this would be told drift-not-corrected; the explorer is not one.
+    expect(await send(page, 'drift')).toBe('-4036');
+    expect(await send(page, 'drift')).toBe('-4036');
+    await expect.poll(() => page.locator('#log details[data-code="-4036"] .what').first().textContent()).toContain(' · explorer · ');
     const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
     for (let i = 0; i < 2; i++) await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, {}, { id: 'same-every-time' }) });
     const row = page.locator('#findings tr[data-finding="envelope-id-reused"]');
     await row.waitFor();
+    // Shown after the explorer's drifts, and alone.
+    expect(await page.locator('#findings tr[data-finding]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-finding')))).toEqual(['envelope-id-reused']);
     expect(await row.locator('.pill').textContent()).toBe('warning');
     expect(await row.textContent()).toMatch(/API user \d{9} · #\d+ · 1×/);
     expect(await row.textContent()).toContain('give every request its own');
