@@ -27,6 +27,8 @@ describe('case-insensitive scenario values', async () => {
     rules: [
       { name: 'Latin-1 glob', when: { headers: { 'x-case': 'STRA?E-[À-Þ]' } }, respond: { code: -5000 } },
       { name: 'micro sign and mu', when: { headers: { 'x-unit': 'μs' } }, respond: { code: -4036 } },
+      { name: 'UTF-8 or Latin-1', when: { headers: { 'x-word': 'größe-?' } }, respond: { code: -4034 } },
+      { name: 'Latin-1 that is UTF-8 too', when: { headers: { 'x-pair': 'Â©*' } }, respond: { code: -4034 } },
     ],
   });
 
@@ -58,6 +60,20 @@ describe('case-insensitive scenario values', async () => {
     // U+00B5 (the micro sign, Latin-1) against U+03BC in the rule: one letter for a regular expression with i and u.
     expectEnvelope(await time({ 'x-unit': 'µS' }), 400, -4036);
     expectEnvelope(await time({ 'x-unit': 'ms' }), 200, 15000);
+  });
+
+  it('a header value written in UTF-8 (curl; Node with a body) is met as one written in Latin-1 (fetch, requests, Java)', async () => {
+    /** The value's UTF-8 bytes, as Node hands them over (one character a byte). */
+    const utf8 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    const time = (headers: Record<string, string>) => send(sim, '/v1/svc/time', { method: 'GET', as: A, headers });
+    expectEnvelope(await time({ 'x-word': 'größe-x' }), 400, -4034);
+    expectEnvelope(await time({ 'x-word': utf8('GRÖßE-€') }), 400, -4034);
+    expectEnvelope(await time({ 'x-word': utf8('größe-xx') }), 200, 15000);
+    // Bytes that are UTF-8 too (C2 A9, ©) keep their Latin-1 reading (Â©); bytes that are not are read as Latin-1 alone.
+    expectEnvelope(await time({ 'x-pair': 'Â©' }), 400, -4034);
+    expectEnvelope(await time({ 'x-word': `${utf8('größe-')}\xff` }), 200, 15000);
+    // Node's client writes headers in UTF-8 when the request has a body: the rule meets them all the same.
+    expectEnvelope(await challenge(sim, 'u@example.com', { 'x-word': 'größe-y' }), 400, -4034);
   });
 
   it('a challenge belongs to its user in any case: looked up and cancelled by the e-mail written otherwise', async () => {

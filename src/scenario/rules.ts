@@ -2,6 +2,7 @@ import type { Operation } from '../codes.js';
 import type { Peek } from '../contract/envelope.js';
 import type { Endpoint } from '../contract/operations.js';
 import { foldCase } from '../world/fold-case.js';
+import { headerReadings } from './header-readings.js';
 import type { CompiledRule, CompiledScenario } from './compile.js';
 
 /**
@@ -45,20 +46,26 @@ export function pickRule(run: Running, subject: RuleSubject): CompiledRule | und
   return undefined;
 }
 
-/** A request's headers and user folded for comparison (fold-case.ts), each once however many rules look at it. */
+/**
+ * A request's headers and user folded for comparison (fold-case.ts), each once however many rules look at it; a
+ * header in each way it can be read (header-readings.ts).
+ */
 class FoldedValues {
-  private headers: Map<string, string | undefined> | undefined;
+  private headers: Map<string, string[]> | undefined;
   private user: string | undefined | null = null;
 
   constructor(private readonly subject: RuleSubject) {}
 
-  header(name: string): string | undefined {
+  /** The header's readings, folded; none when the request has no such header. */
+  header(name: string): string[] {
     this.headers ??= new Map();
-    if (this.headers.has(name)) return this.headers.get(name);
-    const v = this.subject.header(name);
-    const folded = v === undefined ? undefined : foldCase(v);
-    this.headers.set(name, folded);
-    return folded;
+    let readings = this.headers.get(name);
+    if (readings === undefined) {
+      const v = this.subject.header(name);
+      readings = v === undefined ? [] : headerReadings(v).map(foldCase);
+      this.headers.set(name, readings);
+    }
+    return readings;
   }
 
   userOf(): string | undefined {
@@ -74,8 +81,7 @@ function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoin
   if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
   if (rule.headers) {
     for (const [name, match] of rule.headers) {
-      const v = folded.header(name);
-      if (v === undefined || !match(v)) return false;
+      if (!folded.header(name).some((reading) => match(reading))) return false;
     }
   }
   if (rule.apiUser !== undefined) {
