@@ -68,6 +68,7 @@ class FoldedValues {
     return readings;
   }
 
+  /** The body's user, folded; undefined when the body names none. */
   userOf(): string | undefined {
     if (this.user === null) {
       const user = this.subject.peek.user;

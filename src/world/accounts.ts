@@ -17,8 +17,8 @@ interface GlobEntry {
 }
 
 /**
- * The account states of a scenario: exact e-mails (case-insensitive, as fold-case.ts folds), then globs in the order written,
- * then the default. A state resolves to its -2xxx code, or 0 for an active account.
+ * The account states of a scenario: exact e-mails (case-insensitive, as fold-case.ts folds), then globs in the
+ * order written, then the default. A state resolves to its -2xxx code, or 0 for an active account.
  */
 export class AccountBook {
   private readonly exact = new Map<string, number>();

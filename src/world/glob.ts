@@ -7,8 +7,8 @@ import { foldCase, foldChar } from './fold-case.js';
  * matched before a request is authenticated: a pattern such as `*a*a*a*a*b` must not let one request take minutes.
  *
  * Syntax (case-insensitive as fold-case.ts folds, the whole value must match): `*` any run of characters (`/` and
- * `.` included), `?` one character (one code point: an emoji is one), `[abc]`, `[a-z]`, `[!abc]` or `[^abc]` one character of (or not of) a set, `{a,b,c}` one of the
- * alternatives (nesting allowed), `\x` the character x itself.
+ * `.` included), `?` one character (one code point: an emoji is one), `[abc]`, `[a-z]`, `[!abc]` or `[^abc]` one
+ * character of (or not of) a set, `{a,b,c}` one of the alternatives (nesting allowed), `\x` the character x itself.
  */
 
 /** A glob is at most this long; its alternatives, once braces are expanded, at most this many. */
@@ -95,7 +95,8 @@ function literalEnds(tokens: Token[]): Ends {
   for (let i = 0; i < tokens.length && tokens[i].kind === LITERAL; i++) prefix += unit(tokens[i]);
   let suffix = '';
   if (prefix.length < tokens.length) for (let i = tokens.length - 1; i >= 0 && tokens[i].kind === LITERAL; i--) suffix = unit(tokens[i]) + suffix;
-  // Every token but a star stands for exactly one character, one or two code units: the least is in code units.
+  // Every token but a star stands for exactly one character; a character is one or two code units, so a value
+  // shorter in code units than this many characters cannot match.
   const least = tokens.filter((t) => t.kind !== STAR).length;
   return { prefix, suffix, least };
 }
@@ -132,7 +133,6 @@ function run(tokens: Token[], starts: number[], value: string, counter?: StepCou
   if (counter) counter.steps += steps;
   return current.some((state) => tokens[state].kind === ACCEPT);
 }
-
 
 /** The character (one code point, one or two code units) at `i`. */
 function charAt(text: string, i: number): string {
