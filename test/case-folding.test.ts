@@ -21,6 +21,8 @@ describe('case-insensitive scenario values', async () => {
     apiUsers: [{ id: A.apiUser, secret: A.secret }],
     accounts: {
       'Locked@Example.COM': 'locked',
+      // Folds as the key above: the first written wins.
+      'LOCKED@EXAMPLE.com': 'blocked',
       'İ*@x.io': 'disabled',
       '?@one.example': 'blocked',
     },

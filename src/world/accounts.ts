@@ -29,8 +29,13 @@ export class AccountBook {
     private readonly fallback: number,
   ) {
     for (const [key, code] of entries) {
-      if (isGlob(key)) this.globs.push({ matchFolded: compileFoldedGlob(key), code });
-      else if (!this.exact.has(foldCase(key))) this.exact.set(foldCase(key), code);
+      if (isGlob(key)) {
+        this.globs.push({ matchFolded: compileFoldedGlob(key), code });
+        continue;
+      }
+      // The first of two keys written differently but folding alike wins, as the first matching glob does.
+      const folded = foldCase(key);
+      if (!this.exact.has(folded)) this.exact.set(folded, code);
     }
   }
 
