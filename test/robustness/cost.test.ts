@@ -88,6 +88,17 @@ describe('globs match in time linear in the value (counted in steps)', () => {
     expect(braces.status).toBe(400);
     expect(braces.json.error).toMatch(/rules\[0\]\.when\.headers\.x-a: a glob stands for at most 256 alternatives/);
   });
+
+  it('a scenario at its size limit made of sets (some 300,000) loads, and its sets match as written', async () => {
+    const sim = await simulator();
+    let text = 'name: sets\naccounts:\n';
+    for (let i = 0; text.length < 1024 * 1024 - 300; i++) text += `  "${'[a]'.repeat(80)}${i}*": locked\n`;
+    const loaded = await control(sim, 'POST', '/__sim/scenario', text);
+    expect(loaded.status, loaded.text).toBe(200);
+    const challenge = (svcUser: string) => send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id, { svcUser }) });
+    expectEnvelope(await challenge(`${'A'.repeat(80)}4000@x.io`), 400, -2006);
+    expectEnvelope(await challenge(`${'a'.repeat(79)}b4000@x.io`), 202, 2025);
+  });
 });
 
 describe('before authentication, a body is read as plain JSON only', () => {
