@@ -6,7 +6,8 @@
  */
 
 const BEYOND_ASCII = /[\x80-\xff]/;
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+// A byte-order mark is part of the value as sent, not a sign to drop (the decoder would drop a leading one).
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The value as Node gave it, and its UTF-8 reading when its bytes are valid UTF-8 beyond ASCII. */
 export function headerReadings(value: string): string[] {
