@@ -1,8 +1,8 @@
 import { ACCOUNT_STATES, codeInfo, type Operation } from '../codes.js';
 import { isEmail } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
-import { AccountBook, foldedValueMatcher, isGlob } from '../world/accounts.js';
-import { compileGlob, GlobError } from '../world/glob.js';
+import { AccountBook, foldedValueMatcher, isGlob, type AccountEntry } from '../world/accounts.js';
+import { GlobError } from '../world/glob.js';
 import { IpRules, parseRange } from '../world/ip.js';
 import type { ScenarioIssue } from './errors.js';
 import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
@@ -143,11 +143,12 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
     fail(path, `unknown account state \`${ref}\` (one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`);
     return 0;
   };
-  const accountEntries: [string, number][] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
+  const accountEntries: AccountEntry[] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
+    // The key first, then its state, as the problems are read: a glob compiled once, here, for the account book.
+    const matchFolded = isGlob(email) ? matcherOf(email, ['accounts', email], fail) : undefined;
     // An exact e-mail the service would refuse (-5079) is an account no request can reach: said now, not never.
     if (!isGlob(email) && !isEmail(email)) fail(['accounts', email], 'must be an e-mail address a request can carry (ASCII, name@domain.tld, as -5079 checks) or a glob such as "*@example.com"');
-    else if (isGlob(email)) globProblem(email, ['accounts', email], fail);
-    return [email, stateCode(ref, ['accounts', email])];
+    return { key: email, code: stateCode(ref, ['accounts', email]), matchFolded };
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
 
@@ -193,16 +194,17 @@ function duration(v: number | string | undefined, fallback: number, path: (strin
   return read.ms;
 }
 
-/** Reports a glob that cannot be used (too long, too many alternatives) as a problem of its key; says whether there was one. */
-function globProblem(pattern: string, path: (string | number)[], fail: Fail): boolean {
-  if (!isGlob(pattern)) return false;
+/**
+ * The matcher of a value that is exact or a glob (taking values folded); a glob that cannot be used (too long, too
+ * many alternatives) is reported as a problem of its key, and has none.
+ */
+function matcherOf(pattern: string, path: (string | number)[], fail: Fail): ((folded: string) => boolean) | undefined {
   try {
-    compileGlob(pattern);
-    return false;
+    return foldedValueMatcher(pattern);
   } catch (e) {
     if (!(e instanceof GlobError)) throw e;
     fail(path, e.message);
-    return true;
+    return undefined;
   }
 }
 
@@ -232,7 +234,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   if (w.svcUser !== undefined) {
     ops.delete('time');
     if (ops.size === 0) fail(at('when', 'svcUser'), 'impossible: time requests carry no user');
-    if (!globProblem(w.svcUser, at('when', 'svcUser'), fail)) rule.user = foldedValueMatcher(w.svcUser);
+    rule.user = matcherOf(w.svcUser, at('when', 'svcUser'), fail);
   }
   if (w.challengeType !== undefined) {
     if (!(CHALLENGE_TYPES as readonly string[]).includes(w.challengeType)) {
@@ -246,7 +248,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   if (w.headers) {
     rule.headers = Object.entries(w.headers).map(([name, pattern]) => {
       if (!HEADER_NAME.test(name)) fail(at('when', 'headers', name), 'is not a valid header name');
-      return [name.toLowerCase(), globProblem(pattern, at('when', 'headers', name), fail) ? () => false : foldedValueMatcher(pattern)];
+      return [name.toLowerCase(), matcherOf(pattern, at('when', 'headers', name), fail) ?? (() => false)];
     });
   }
 

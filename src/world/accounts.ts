@@ -10,10 +10,12 @@ export { isGlob };
 /** An account state as a scenario writes it: a name of decisions §7, `active`, or a -2xxx code. */
 export type StateRef = string | number;
 
-interface GlobEntry {
-  /** Takes the e-mail folded (fold-case.ts). */
-  matchFolded: (email: string) => boolean;
+/** An account as a scenario lists it: a glob comes with its matcher (compiled where the scenario is checked). */
+export interface AccountEntry {
+  key: string;
   code: number;
+  /** A glob's: takes the e-mail folded (fold-case.ts). */
+  matchFolded?: (email: string) => boolean;
 }
 
 /**
@@ -22,15 +24,15 @@ interface GlobEntry {
  */
 export class AccountBook {
   private readonly exact = new Map<string, number>();
-  private readonly globs: GlobEntry[] = [];
+  private readonly globs: { matchFolded: (email: string) => boolean; code: number }[] = [];
 
   constructor(
-    entries: Iterable<[string, number]>,
+    entries: Iterable<AccountEntry>,
     private readonly fallback: number,
   ) {
-    for (const [key, code] of entries) {
-      if (isGlob(key)) {
-        this.globs.push({ matchFolded: compileFoldedGlob(key), code });
+    for (const { key, code, matchFolded } of entries) {
+      if (matchFolded) {
+        this.globs.push({ matchFolded, code });
         continue;
       }
       // The first of two keys written differently but folding alike wins, as the first matching glob does.
