@@ -18,9 +18,9 @@ export function serverArgs(kind: ServerKind, scenarioFile: string, extra: string
     case 'express':
       return ['bench/express-baseline.mjs', '0'];
     case 'sim':
-      return ['dist/cli.js', '--port', '0', '--scenario', scenarioFile, ...extra];
+      return ['dist/cli.cjs', '--port', '0', '--scenario', scenarioFile, ...extra];
     case 'quiet':
-      return ['dist/cli.js', '--port', '0', '--quiet', '--scenario', scenarioFile, ...extra];
+      return ['dist/cli.cjs', '--port', '0', '--quiet', '--scenario', scenarioFile, ...extra];
   }
 }
 

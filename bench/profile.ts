@@ -4,7 +4,7 @@
  *
  *   npm run bench:profile                       signed time, bad signature and new challenge without QR
  *   npm run bench:profile -- --only time --top 25 --duration 8
- *   npm run bench:profile -- --cli ../other/dist/cli.js     another build of the command line (e.g. an older one)
+ *   npm run bench:profile -- --cli ../other/dist/cli.cjs    another build of the command line (e.g. an older one)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const TOP = Number(option('top') ?? 15);
 const DURATION = Number(option('duration') ?? 5);
-const CLI = resolve(option('cli') ?? 'dist/cli.js');
+const CLI = resolve(option('cli') ?? 'dist/cli.cjs');
 
 const CASES: LoadCase[] = [LOAD_CASES.time, LOAD_CASES.badsig, LOAD_CASES.noqr];
 

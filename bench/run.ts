@@ -87,7 +87,7 @@ async function loadTable(): Promise<Row[]> {
 async function firstAnswer(kind: 'node' | 'sim'): Promise<number> {
   const t0 = performance.now();
   const user = { id: '123456789', secret: 'bench-start-secret' };
-  const server = await startServer(kind === 'node' ? serverArgs('node', scenarioFile) : ['dist/cli.js', '--port', '0', '--secret', user.secret]);
+  const server = await startServer(kind === 'node' ? serverArgs('node', scenarioFile) : ['dist/cli.cjs', '--port', '0', '--secret', user.secret]);
   try {
     const a = await post(server.url, '/v1/svc/time', kind === 'node' ? undefined : user);
     if (!(a.status === 200 && a.body.includes('"code":15000,'))) {

@@ -89,7 +89,7 @@ export function scenarioKeys(): string {
 /** The text `mfa-sim --help` prints (from the built command line: `npm run docs` builds first). */
 export function cliHelp(): string {
   // The help has one width whatever the terminal (src/flags.ts), so the page matches every terminal's --help.
-  const text = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), '--help'], { encoding: 'utf8' });
+  const text = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.cjs'), '--help'], { encoding: 'utf8' });
   return ['```', text.trimEnd(), '```'].join('\n');
 }
 

@@ -2,8 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { RunningSimulator } from '../src/index.js';
 
-/** The CLI as users run it: the built `dist/cli.js` (npm test builds first). */
-export const CLI = join(__dirname, '..', 'dist', 'cli.js');
+/** The CLI as users run it: the built `dist/cli.cjs` (npm test builds first). */
+export const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 
 export interface Started {
   child: ChildProcess;
