@@ -12,6 +12,7 @@ import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js
 import { ScenarioError } from './scenario/errors.js';
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
+import { StandardOutput } from './standard-output.js';
 import { setFlagsFromString } from 'node:v8';
 
 /**
@@ -25,6 +26,10 @@ import { setFlagsFromString } from 'node:v8';
 // process is tuned (in-process, mfa-sim never touches the V8 flags of a test runner), and a value given in
 // NODE_OPTIONS or on node's command line wins.
 if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /heap[-_]growing[-_]percent/.test(a))) setFlagsFromString('--heap-growing-percent=50');
+
+/** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
+const stdout = new StandardOutput(process.stdout);
+const stderr = new StandardOutput(process.stderr);
 
 /** Exit statuses (documented in the README). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, coverage: 3, findings: 4 } as const;
@@ -42,23 +47,23 @@ async function main(args: string[]): Promise<void> {
     throw e;
   }
   if (o.help) {
-    process.stdout.write(helpText(DESCRIPTION, AFTER));
+    stdout.write(helpText(DESCRIPTION, AFTER));
     return;
   }
   if (o.version) {
-    process.stdout.write(`${version}\n`);
+    stdout.write(`${version}\n`);
     return;
   }
   if (o.listScenarios) {
-    for (const n of shippedScenarioNames()) process.stdout.write(`${n}\n`);
+    for (const n of shippedScenarioNames()) stdout.write(`${n}\n`);
     return;
   }
   if (o.codes) {
-    for (const c of CODES) process.stdout.write(`${String(c.code).padStart(6)}  HTTP ${c.http}  ${c.title}\n`);
+    for (const c of CODES) stdout.write(`${String(c.code).padStart(6)}  HTTP ${c.http}  ${c.title}\n`);
     return;
   }
   if (o.schema) {
-    process.stdout.write(`${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
+    stdout.write(`${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
     return;
   }
 
@@ -85,7 +90,7 @@ async function main(args: string[]): Promise<void> {
     running = await startSimulator(options);
   } catch (e) {
     if (e instanceof ScenarioError) {
-      process.stderr.write(`mfa-sim: the ${e.source === 'options' ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`);
+      stderr.write(`mfa-sim: the ${e.source === 'options' ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`);
       process.exit(EXIT.usage);
     }
     const err = e as NodeJS.ErrnoException;
@@ -96,7 +101,10 @@ async function main(args: string[]): Promise<void> {
   }
   const sim = running.simulator;
   // Everything the simulator prints after its banner goes through one sink, in batches, flushed before it exits.
-  const sink = new LogSink((text) => process.stdout.write(text));
+  const sink = new LogSink((text) => stdout.write(text));
+  // A reader of the log that goes away stops the log, not the simulator: the tests it serves go on, and the
+  // coverage and reports are still written at exit.
+  stdout.onClose((e) => stderr.write(`mfa-sim: standard output was closed (${(e as NodeJS.ErrnoException).code ?? e.message}): no more request log; still serving on ${running.url}\n`));
   const exit = (status: number): never => {
     sink.flush();
     process.exit(status);
@@ -112,7 +120,7 @@ async function main(args: string[]): Promise<void> {
   process.on('SIGTERM', stop);
   const json = o.log === 'json' ? jsonLog(sink) : undefined;
   const banner: string[] = [];
-  const out = { write: (line: string) => void (json ? banner.push(line.trimEnd()) : process.stdout.write(line)) };
+  const out = { write: (line: string) => void (json ? banner.push(line.trimEnd()) : stdout.write(line)) };
   out.write(`mfa-sim listening on ${running.url}\n`);
   // Under npx the simulator is a grandchild of the PID a shell job gets: this is the one to signal.
   out.write(`  pid ${process.pid}: SIGTERM or Ctrl-C stops it\n`);
@@ -127,7 +135,7 @@ async function main(args: string[]): Promise<void> {
     out.write(`  control API token ${shown}: send it as x-sim-control-token, or open ${running.url}/__sim/ui?token=... once\n`);
   }
   if (!isLoopback(running.host)) {
-    process.stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
+    stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
   }
   if (!o.quiet) out.write("  request log below: one line per request, its time on the simulator's clock (UTC)\n");
   if (json) json.info('mfa-sim listening', { url: running.url, banner });
@@ -145,7 +153,7 @@ async function main(args: string[]): Promise<void> {
 function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSink): void {
   const file = scenario === undefined ? undefined : existsSync(scenario) ? scenario : findShippedScenario(scenario);
   if (!file) usage('--watch needs --scenario with a scenario file (or a shipped scenario name).');
-  process.stdout.write(`  watching ${file} for changes\n`);
+  stdout.write(`  watching ${file} for changes\n`);
   watchFile(file, { interval: 300 }, (now, before) => {
     if (now.mtimeMs === before.mtimeMs && now.size === before.size) return;
     try {
@@ -153,7 +161,7 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
       sink.push(`mfa-sim: reloaded scenario ${sc.name} from ${file} (the world was reset)\n`);
     } catch (e) {
       const why = e instanceof ScenarioError ? e.message : (e as Error).message;
-      process.stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${why}\n`);
+      stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${why}\n`);
     }
   });
 }
@@ -211,19 +219,19 @@ function finish(sim: Simulator, o: AtExit): number {
     try {
       writeWithoutWaiting(file, text(), append);
     } catch (e) {
-      process.stderr.write(`mfa-sim: cannot write ${what} to ${file}: ${(e as Error).message}\n`);
+      stderr.write(`mfa-sim: cannot write ${what} to ${file}: ${(e as Error).message}\n`);
       return EXIT.failure;
     }
   }
   if (unmet.length) {
-    process.stderr.write(`mfa-sim: coverage: ${unmet.length} of ${required!.length} required codes were never answered: ${unmet.join(', ')}\n`);
-    for (const c of unmet) process.stderr.write(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}\n`);
+    stderr.write(`mfa-sim: coverage: ${unmet.length} of ${required!.length} required codes were never answered: ${unmet.join(', ')}\n`);
+    for (const c of unmet) stderr.write(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}\n`);
     return EXIT.coverage;
   }
   const failing = failingFindings(summary.findings, o.failOnFindings);
   if (failing.length) {
-    process.stderr.write(`mfa-sim: the client doctor found ${failing.length} finding${failing.length === 1 ? '' : 's'} at or above ${o.failOnFindings}:\n`);
-    for (const f of failing) process.stderr.write(`  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f.firstSeq, f.lastSeq)}, ${f.count}×)\n`);
+    stderr.write(`mfa-sim: the client doctor found ${failing.length} finding${failing.length === 1 ? '' : 's'} at or above ${o.failOnFindings}:\n`);
+    for (const f of failing) stderr.write(`  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f.firstSeq, f.lastSeq)}, ${f.count}×)\n`);
     return EXIT.findings;
   }
   return EXIT.ok;
@@ -257,16 +265,16 @@ function writeWithoutWaiting(file: string, text: string, append = false): void {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`mfa-sim: ${message}\nRun 'mfa-sim --help' for the options.\n`);
+  stderr.write(`mfa-sim: ${message}\nRun 'mfa-sim --help' for the options.\n`);
   process.exit(EXIT.usage);
 }
 
 function fail(message: string): never {
-  process.stderr.write(`mfa-sim: ${message}\n`);
+  stderr.write(`mfa-sim: ${message}\n`);
   process.exit(EXIT.failure);
 }
 
 main(process.argv.slice(2)).catch((e) => {
-  process.stderr.write(`mfa-sim: ${(e as Error).message}\n`);
+  stderr.write(`mfa-sim: ${(e as Error).message}\n`);
   process.exit(EXIT.failure);
 });
