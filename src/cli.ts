@@ -118,6 +118,8 @@ async function main(args: string[]): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // The terminal it runs in was closed: stopped as cleanly, so the coverage and reports are not lost with it.
+  process.on('SIGHUP', stop);
   const json = o.log === 'json' ? jsonLog(sink) : undefined;
   const banner: string[] = [];
   const out = { write: (line: string) => void (json ? banner.push(line.trimEnd()) : stdout.write(line)) };

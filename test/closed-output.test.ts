@@ -60,6 +60,16 @@ describe('a reader of the output that goes away', () => {
     expect(JSON.parse(readFileSync(coverage, 'utf8')).unmet).toEqual([-4037]);
   });
 
+  it('its terminal closing (SIGHUP, the output gone with it) stops it cleanly, the coverage written', async () => {
+    const coverage = join(mkdtempSync(join(tmpdir(), 'mfa-sim-closed-')), 'coverage.json');
+    const s = await start(['--port', '0', '--api-user', USER.apiUser, '--secret', USER.secret, '--coverage-out', coverage]);
+    expectEnvelope(await send(remote(s.url, USER.apiUser, USER.secret), '/v1/svc/time', { method: 'GET' }), 200, 15000);
+    s.child.stdout!.destroy();
+    s.child.kill('SIGHUP');
+    expect(await s.exit).toBe(0);
+    expect(JSON.parse(readFileSync(coverage, 'utf8')).counts).toEqual({ 15000: 1 });
+  });
+
   it('a bad flag with both closed still exits 2', async () => {
     expect((await runClosed(['--port', 'eighty'], true)).status).toBe(2);
   });
