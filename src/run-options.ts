@@ -9,6 +9,12 @@ import { shapeChecker } from './scenario/validate.js';
  * `--journal-size` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError
  * from deep inside Node or an array a billion entries long.
  */
+/**
+ * One name `/__sim/` may be addressed by (allowed-hosts.ts): a host name or IP address, a leading dot for a domain and
+ * its subdomains. A URL, a port or a wildcard (`*.example.com`) would be kept and never met: refused where given.
+ */
+const ALLOWED_HOST = '^\\s*(\\.?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?|\\[?[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\\]?)\\s*$';
+
 export const RunOptionsSchema = Type.Object(
   {
     scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
@@ -22,7 +28,7 @@ export const RunOptionsSchema = Type.Object(
     replayCap: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'replay entries kept per API user' })),
     controlToken: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a token the control API then requires' })),
     scenarioDirs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'directories the control API may read scenario files from' })),
-    allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 100, description: 'host names /__sim/ answers besides localhost and IP addresses' })),
+    allowedHosts: Type.Optional(Type.Array(Type.String({ maxLength: 253, pattern: ALLOWED_HOST, errorMessage: 'must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`' }), { maxItems: 100, description: 'host names /__sim/ answers besides localhost and IP addresses' })),
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, description: 'port to listen on; 0 picks a free one' })),
     host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'address to listen on' })),
     headersTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the header block to arrive' })),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hostnameOf } from '../../src/http/allowed-hosts.js';
 import { challengeEnvelope, expectEnvelope, raw, send, simulator } from '../helpers.js';
+import { run } from '../cli-helpers.js';
 import { signedPairs } from './support.js';
 
 /**
@@ -77,6 +78,20 @@ describe('the control plane answers only requests addressed to this machine', as
     expectEnvelope(time, 200, 15000);
     const r = await send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id), headers: { host: evil } });
     expectEnvelope(r, 202, 2025);
+  });
+
+  it('an allowed name that no Host could ever be is refused where it is given, in process and on the command line', async () => {
+    const never = ['*', '*.corp.example', 'http://sim.test', 'sim.test:8080', 'sim.test/ui', 'a..b', '.', 'fe80::1%eth0'];
+    for (const name of never) {
+      await expect(simulator({ allowedHosts: [name] }), name).rejects.toThrow(/allowedHosts\[0\]: must be a host name, or \.domain for the domain and its subdomains/);
+      const cli = run(['--port', '0', '--allowed-hosts', `sim.test,${name}`]);
+      expect(cli.status, name).toBe(2);
+      expect(cli.stderr, name).toContain('allowedHosts[1]: must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`');
+    }
+    for (const name of ['mfa-sim', 'sim.test.', '.corp.example', 'under_score.test', '10.0.0.5', '::1', '[::1]']) {
+      const s = await simulator({ allowedHosts: [name] });
+      await s.close();
+    }
   });
 
   it('host names are read as a browser sends them', () => {
