@@ -52,6 +52,11 @@ describe('the control API (/__sim/)', async () => {
     expect((await call('GET', `journal?apiUser=${who.apiUser}&code=15000,-4037`)).body).toHaveLength(2);
     expect(JSON.stringify(all)).not.toContain('ctl-secret');
     expect((await call('GET', 'journal?code=abc')).status).toBe(400);
+    // A filter given twice would read as a list, match nothing and answer the whole journal: refused instead.
+    for (const query of [`apiUser=${who.apiUser}&apiUser=999999999`, 'code=15000&code=-4037', 'limit=1&limit=2']) {
+      const name = query.slice(0, query.indexOf('='));
+      expect(await call('GET', `journal?${query}`), query).toEqual({ status: 400, body: { error: `${name} is given more than once: give it once (a comma-separated list where it takes several)` } });
+    }
     await call('DELETE', 'journal');
     expect((await call('GET', 'journal')).body).toHaveLength(0);
   });

@@ -91,6 +91,9 @@ describe('reports', async () => {
       ['failOn=fatal', 'failOn must be one of info, warning, error'],
       ['require=2025,nope', 'require nope is not a code of the service (see mfa-sim --codes)'],
       ['require=2025,', 'require takes `all` or a comma-separated list of codes, e.g. 2025,-4036'],
+      ['require=all&require=2025', 'require is given more than once: give it once (a comma-separated list where it takes several)'],
+      ['format=junit&format=junit', 'format is given more than once: give it once (a comma-separated list where it takes several)'],
+      ['failOn=error&failOn=error', 'failOn is given more than once: give it once (a comma-separated list where it takes several)'],
     ]) {
       const r = await fetch(`${sim.url}/__sim/report?${query}`);
       expect(r.status).toBe(400);

@@ -97,12 +97,14 @@ export function controlRouter(sim: Simulator): Router {
   });
 
   r.get('/__sim/journal', guard, (req, res) => {
-    const q = req.query;
-    const codes = typeof q.code === 'string' && q.code !== '' ? q.code.split(',').map(Number) : undefined;
+    const q = queryOf(req);
+    const code = q('code');
+    const codes = code !== undefined && code !== '' ? code.split(',').map(Number) : undefined;
     if (codes?.some((c) => !Number.isInteger(c))) throw new ControlError(400, 'code must be a code or a comma-separated list of codes');
-    const limit = typeof q.limit === 'string' ? Number(q.limit) : undefined;
+    const limitText = q('limit');
+    const limit = limitText === undefined ? undefined : Number(limitText);
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new ControlError(400, 'limit must be a whole number');
-    const entries = sim.journalEntries({ code: codes, apiUser: typeof q.apiUser === 'string' ? q.apiUser : undefined, limit });
+    const entries = sim.journalEntries({ code: codes, apiUser: q('apiUser'), limit });
     // Entries come sealed (every secret hidden), and every string of a JSON answer passes the app's replacer too.
     res.json(entries);
   });
@@ -114,7 +116,7 @@ export function controlRouter(sim: Simulator): Router {
   r.get('/__sim/coverage', guard, (_req, res) => void res.json(sim.coverageReport()));
   r.get('/__sim/findings', guard, (_req, res) => void res.json({ findings: sim.findings(), hints: sim.hints() }));
   r.get('/__sim/report', guard, (req, res) => {
-    const { format, options } = reportQuery(req.query as Record<string, unknown>);
+    const { format, options } = reportQuery(queryOf(req));
     res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(sim.runSummary(options), format));
   });
 
@@ -124,16 +126,31 @@ export function controlRouter(sim: Simulator): Router {
   return r;
 }
 
+/**
+ * A query's parameters, each read as one text. A parameter given twice (`?apiUser=1&apiUser=2`) is refused: read as
+ * a list it would match no filter and silently answer everything.
+ */
+function queryOf(req: Request): (name: string) => string | undefined {
+  const query = req.query as Record<string, unknown>;
+  return (name) => {
+    if (!Object.hasOwn(query, name)) return undefined;
+    const value = query[name];
+    if (typeof value !== 'string') throw new ControlError(400, `${name} is given more than once: give it once (a comma-separated list where it takes several)`);
+    return value;
+  };
+}
+
 /** `GET /__sim/report`'s query: `format` (markdown or junit), `require` (codes or all) and `failOn` (a severity). */
-function reportQuery(q: Record<string, unknown>): { format: ReportFormat; options: { required?: number[]; failOn?: Severity } } {
-  const format = q.format ?? 'markdown';
+function reportQuery(q: (name: string) => string | undefined): { format: ReportFormat; options: { required?: number[]; failOn?: Severity } } {
+  const format = q('format') ?? 'markdown';
   if (format !== 'markdown' && format !== 'junit') throw new ControlError(400, 'format must be markdown or junit');
-  const failOn = q.failOn;
+  const failOn = q('failOn');
   if (failOn !== undefined && !SEVERITIES.includes(failOn as Severity)) throw new ControlError(400, `failOn must be one of ${SEVERITIES.join(', ')}`);
   let required: number[] | undefined;
-  if (q.require !== undefined) {
+  const require = q('require');
+  if (require !== undefined) {
     try {
-      required = parseRequiredCodes(String(q.require));
+      required = parseRequiredCodes(require);
     } catch (e) {
       throw new ControlError(400, `require ${(e as Error).message}`);
     }
