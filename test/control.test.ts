@@ -85,6 +85,32 @@ describe('the control API (/__sim/)', async () => {
     expect(await call('POST', 'challenges/nope/approve')).toMatchObject({ status: 404, body: { error: 'no challenge nope' } });
     expect((await call('POST', 'scenario', '{not json', 'application/json')).status).toBe(400);
   });
+
+  it('answers a control URL no route has with a JSON 404, and a route asked with another method with 405 and Allow; neither is journaled', async () => {
+    await call('DELETE', 'journal');
+    const before = (await call('GET', 'coverage')).body as unknown as { counts: Record<string, number> };
+    const missing = async (method: string, path: string) => {
+      const r = await fetch(`${sim.url}${path}`, { method });
+      return { status: r.status, allow: r.headers.get('allow'), type: r.headers.get('content-type'), body: await r.json() };
+    };
+    const json = 'application/json; charset=utf-8';
+    for (const path of ['/__sim', '/__sim/', '/__sim/nothing', '/__sim/clock/backwards', '/__sim/%ZZ']) {
+      expect(await missing('GET', path), path).toEqual({ status: 404, allow: null, type: json, body: { error: `no control route at \`${path}\`: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui` } });
+    }
+    for (const [method, path, allow] of [
+      ['PUT', '/__sim/reset', 'POST'],
+      ['GET', '/__sim/reset', 'POST'],
+      ['POST', '/__sim/journal', 'GET, DELETE, HEAD'],
+      ['POST', '/__sim/bindings/123456789', 'PUT, DELETE'],
+      ['GET', '/__sim/challenges/any-id/approve', 'POST'],
+      ['DELETE', '/__sim/health', 'GET, HEAD'],
+      ['PATCH', '/__sim/clock', 'GET, HEAD'],
+    ]) {
+      expect(await missing(method, path), `${method} ${path}`).toEqual({ status: 405, allow, type: json, body: { error: `${method} \`${path}\`: this control route answers ${allow}` } });
+    }
+    expect((await call('GET', 'journal')).body).toEqual([]);
+    expect((await call('GET', 'coverage')).body).toMatchObject({ counts: before.counts });
+  });
 });
 
 describe('the control token', async () => {

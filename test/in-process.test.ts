@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp, signedHeaders, startSimulator } from '../src/index.js';
@@ -14,6 +15,15 @@ describe('in-process use', () => {
     expect(r.status).toBe(202);
     expect(r.body.code).toBe(2025);
     expect(JSON.parse(r.body.message).challengeQRcodeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/phone\//);
+  });
+
+  it('createApp mounted under a prefix of another Express app keeps its control routes and their 405', async () => {
+    const host = express();
+    host.use('/mock', createApp({ apiUser: '123456789', secret: 'supertest-secret' }));
+    expect((await request(host).get('/mock/__sim/health')).body).toEqual({ ok: true, scenario: 'default' });
+    const wrong = await request(host).put('/mock/__sim/reset');
+    expect([wrong.status, wrong.headers.allow, wrong.body]).toEqual([405, 'POST', { error: 'PUT `/mock/__sim/reset`: this control route answers POST' }]);
+    expect((await request(host).get('/mock/__sim/nothing')).status).toBe(404);
   });
 
   it('startSimulator resolves to { url, port, close() } with a free port and the API user to sign with', async () => {

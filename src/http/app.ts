@@ -4,6 +4,7 @@ import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { openApiDocument } from '../contract/openapi.js';
 import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter } from './control.js';
+import { controlRouteMissing, type RoutingLayer } from './control-missing.js';
 import { dashboardRouter } from './dashboard.js';
 import { expressLib } from './express.js';
 import { pagesRouter } from './pages.js';
@@ -45,6 +46,8 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   // Built from the code table alone (no caller input), so it skips the replacer's work.
   app.get('/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.links.base(req.headers.host) }))));
   app.use(pagesRouter(sim));
+  // A control URL no route has: a JSON 404 or 405, not an envelope of the API it controls.
+  app.use('/__sim', controlRouteMissing(() => app.router.stack as unknown as RoutingLayer[]));
   // Anything else: the request path's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
