@@ -90,6 +90,11 @@ export class Simulator {
 
   /** Answers one request to the simulated API (request/path.ts); synchronous unless a rule delays it. */
   handle = (req: ApiRequest, startedAt?: number): ApiResult | Promise<ApiResult> => this.path.handle(req, startedAt);
+  /**
+   * Lets go of the requests a rule still delays (their timers run up to 10 minutes): the server calls it once closed
+   * and its connections gone, so that a closed simulator holds no test runner's process.
+   */
+  dropDelayed = (): void => this.path.dropDelayed();
   /** The answer when handling a request failed outside the checks (a bug): -5000, built so that it cannot fail. */
   lastResort = (req: ApiRequest, err: unknown): ApiResult => this.path.lastResort(req, err);
 

@@ -117,6 +117,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
         timer.unref();
         server.close(() => {
           clearTimeout(timer);
+          sim.dropDelayed();
           resolve();
         });
         server.closeIdleConnections();

@@ -42,6 +42,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export class RequestPath {
   /** Requests answered since the last reset: the journal's sequence, and the `sim-<n>` id of answers to callers who sent none. */
   private seq = 0;
+  /** The timers of requests a rule delays (up to 10 minutes): dropped when the simulator closes, so none holds its process. */
+  private readonly delayed = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly world: World,
@@ -65,7 +67,7 @@ export class RequestPath {
       ctx.rule = rule;
       if (rule.respond) ctx.forced = rule.respond;
       const delay = rule.delay;
-      if (delay) return new Promise((done) => setTimeout(done, this.jitter(delay))).then(() => this.answer(ctx, startedAt));
+      if (delay) return this.after(this.jitter(delay)).then(() => this.answer(ctx, startedAt));
     }
     return this.answer(ctx, startedAt);
   }
@@ -127,6 +129,23 @@ export class RequestPath {
     // A picked scenario's drift window is checked together with the one it is picked under.
     if (run.under) ctx.guard = { now: clock.at(run.under.sc.offset), maxDrift: run.under.sc.maxDrift };
     return ctx;
+  }
+
+  /** Resolves after `ms`, unless the simulator closes first (dropDelayed): then never, as no one is left to answer. */
+  private after(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const timer = setTimeout(() => {
+        this.delayed.delete(timer);
+        done();
+      }, ms);
+      this.delayed.add(timer);
+    });
+  }
+
+  /** The simulator closed and its connections are gone: the requests still delayed have no one to answer. */
+  dropDelayed(): void {
+    for (const timer of this.delayed) clearTimeout(timer);
+    this.delayed.clear();
   }
 
   private jitter({ min, max }: { min: number; max: number }): number {

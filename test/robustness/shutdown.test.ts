@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/index.js';
 import { expectEnvelope, send, type Sent } from '../helpers.js';
@@ -59,4 +63,41 @@ describe('graceful shutdown', () => {
     expect(await stuck).toMatch(/ECONNRESET|socket hang up/);
     await idleClosed;
   });
+
+  it('a closed simulator holds no process: a request delayed 10 minutes (its client gone, or cut at the grace), a hang, an event stream', async () => {
+    // In a process of its own, which must then end by itself: a timer left behind would hold it for 10 minutes.
+    const script = join(mkdtempSync(join(tmpdir(), 'mfa-sim-shutdown-')), 'closes.mts');
+    writeFileSync(
+      script,
+      `import { startSimulator, signedHeaders } from ${JSON.stringify(join(__dirname, '..', '..', 'src', 'index.ts'))};
+       const sim = await startSimulator({ secret: 's', rules: ${JSON.stringify(rules)} });
+       const headers = (test: string) => ({ ...signedHeaders({ apiUser: sim.apiUser.id, secret: 's' }), 'x-test': test });
+       const gone = new AbortController();
+       const sent = [
+         fetch(sim.url + '/v1/svc/time', { headers: headers('very-slow'), signal: gone.signal }),
+         fetch(sim.url + '/v1/svc/time', { headers: headers('very-slow') }),
+         fetch(sim.url + '/v1/svc/time', { headers: headers('hang') }),
+         fetch(sim.url + '/__sim/events').then((r) => r.body.getReader().read()),
+       ].map((p) => p.then(() => 'answered', () => 'cut'));
+       await new Promise((r) => setTimeout(r, 300));
+       gone.abort();
+       await sim.close(300);
+       console.log('closed', (await Promise.all(sent)).join(','));`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const ended = await new Promise<number | string | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve('still running 30 s after close()');
+      }, 30_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+    expect({ ended, out }).toEqual({ ended: 0, out: 'closed cut,cut,cut,answered\n' });
+  }, 40_000);
 });
