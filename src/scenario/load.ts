@@ -10,7 +10,7 @@ import { quoted } from '../contract/answer.js';
  * the line of each problem.
  */
 
-const yaml = lazy<typeof YAML>('yaml');
+const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
 
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
 const MAX_ALIASES = 100;
