@@ -84,6 +84,15 @@ describe('the control API (/__sim/)', async () => {
   it('answers unknown challenges and bad bodies with a JSON error', async () => {
     expect(await call('POST', 'challenges/nope/approve')).toMatchObject({ status: 404, body: { error: 'no challenge nope' } });
     expect((await call('POST', 'scenario', '{not json', 'application/json')).status).toBe(400);
+    // JSON of the wrong kind is told so, not that it is not JSON.
+    for (const route of ['clock/advance', 'clock/freeze', 'challenges/any/approve', 'explore']) {
+      for (const [body, kind] of [['null', 'null'], ['5', 'number'], ['"time"', 'string'], ['true', 'boolean']]) {
+        expect(await call('POST', route, body), `${route} ${body}`).toEqual({ status: 400, body: { error: `the body must be a JSON object, not ${kind}` } });
+      }
+      const broken = await call('POST', route, '{"by": 5m}');
+      expect(broken.status).toBe(400);
+      expect(broken.body.error).toMatch(/^the body is not JSON: /);
+    }
   });
 
   it('answers a control URL no route has with a JSON 404, and a route asked with another method with 405 and Allow; neither is journaled', async () => {

@@ -163,10 +163,27 @@ export function controlErrors(err: unknown, _req: Request, res: Response, next: 
   if (err instanceof ControlError) return void res.status(err.status).json({ error: err.message });
   if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
   if (err instanceof FileRefused) return void res.status(400).json({ error: err.message });
-  const e = err as { status?: number; type?: string; message?: string; limit?: number };
-  if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: `the body is not JSON: ${e.message}` });
+  const e = err as { status?: number; type?: string; message?: string; limit?: number; body?: unknown };
+  if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: bodyParseError(e) });
   if (e.type === 'entity.too.large') return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });
   // Any other refusal of the request itself (an unsupported charset or encoding, a path that does not decode): its status and reason.
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return void res.status(e.status).json({ error: e.message ?? 'bad request' });
   next(err);
+}
+
+/**
+ * Why a JSON body was refused. Express reads these bodies strictly, so `null`, `5` or `"time"` are refused with
+ * JSON.parse's words for the first character ("not valid JSON"), which is untrue of them: they are JSON, of the
+ * wrong kind.
+ */
+function bodyParseError(e: { message?: string; body?: unknown }): string {
+  if (typeof e.body === 'string') {
+    try {
+      const value: unknown = JSON.parse(e.body);
+      return `the body must be a JSON object, not ${value === null ? 'null' : typeof value}`;
+    } catch {
+      // Not JSON at all: the parser's own reason, below.
+    }
+  }
+  return `the body is not JSON: ${e.message}`;
 }
