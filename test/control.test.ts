@@ -61,7 +61,49 @@ describe('the control API (/__sim/)', async () => {
     expect((await call('GET', 'journal')).body).toHaveLength(0);
   });
 
+  it('journal filters: limit is a whole number, code a list of codes; anything else is a 400 naming the filter', async () => {
+    await call('DELETE', 'journal');
+    for (let i = 0; i < 3; i++) await send(sim, '/v1/svc/time', { method: 'GET', as: who });
+    await send(sim, '/v1/svc/time', { method: 'GET', as: { ...who, secret: 'wrong' } });
+    const seqs = (q: string) => call('GET', `journal${q}`).then((r) => (r.body as unknown as { seq: number; code: number }[]).map((e) => e.code));
+    expect(await seqs('?limit=2')).toEqual([-4037, 15000]);
+    expect(await seqs('?limit=0')).toEqual([]);
+    expect(await seqs('?code=15000&limit=1')).toEqual([15000]);
+    expect(await seqs('?code=')).toEqual([-4037, 15000, 15000, 15000]);
+    expect(await seqs('?limit=')).toEqual([-4037, 15000, 15000, 15000]);
+    for (const bad of ['-1', '1.5', 'abc', '0x10', '1e3', '%205']) {
+      expect(await call('GET', `journal?limit=${bad}`), bad).toEqual({ status: 400, body: { error: 'limit must be a whole number' } });
+    }
+    for (const bad of ['15000,abc', 'abc,15000', '1.5']) {
+      expect(await call('GET', `journal?code=${bad}`), bad).toEqual({ status: 400, body: { error: 'code must be a code or a comma-separated list of codes' } });
+    }
+  });
+
+  it("shows a challenge's times as ISO instants, and only those it has", async () => {
+    expect((await call('POST', 'scenario', { name: 'default' })).status).toBe(200);
+    const made = await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser, { enableAutoVerify: true }) });
+    const id = JSON.parse(expectEnvelope(made, 202, 2025).message).challengeId as string;
+    const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+    const waiting = ((await call('GET', 'challenges')).body as unknown as Record<string, unknown>[]).find((c) => c.id === id)!;
+    expect(waiting).toMatchObject({ state: 'waiting', createdAt: expect.stringMatching(iso), expiresAt: expect.stringMatching(iso), autoVerifyAt: expect.stringMatching(iso) });
+    expect(waiting).not.toHaveProperty('endedAt');
+    const denied = (await call('POST', `challenges/${id}/deny`)).body;
+    expect(denied).toMatchObject({ state: 'denied', endedAt: expect.stringMatching(iso), endedBy: expect.any(String) });
+    const plain = await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser) });
+    const plainId = JSON.parse(expectEnvelope(plain, 202, 2025).message).challengeId as string;
+    const shown = ((await call('GET', 'challenges')).body as unknown as Record<string, unknown>[]).find((c) => c.id === plainId)!;
+    expect(shown).not.toHaveProperty('autoVerifyAt');
+    expect(shown).not.toHaveProperty('endedAt');
+  });
+
   it('freezes, advances and unfreezes the clock', async () => {
+    // Frozen where it stands when no instant is sent; advancing needs its step.
+    const before = Date.now();
+    const here = await call('POST', 'clock/freeze');
+    expect(here.body).toMatchObject({ frozen: true });
+    expect(Math.abs((here.body.now as number) - before)).toBeLessThan(2000);
+    expect(await call('POST', 'clock/advance', {})).toEqual({ status: 400, body: { error: 'send { "by": "5m" } (a duration, or milliseconds)' } });
+    expect(await call('POST', 'clock/advance')).toEqual({ status: 400, body: { error: 'send { "by": "5m" } (a duration, or milliseconds)' } });
     const frozen = await call('POST', 'clock/freeze', { at: '2030-01-01T00:00:00.000Z' });
     expect(frozen.body).toMatchObject({ iso: '2030-01-01T00:00:00.000Z', frozen: true });
     expect((await call('POST', 'clock/advance', { by: '90s' })).body).toMatchObject({ iso: '2030-01-01T00:01:30.000Z' });
