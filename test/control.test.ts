@@ -26,6 +26,12 @@ describe('the control API (/__sim/)', async () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/request body:3: clock\.maxDrift: `5 minutes please` is not a duration/);
     expect((await call('GET', 'scenarios')).body).toMatchObject({ active: 'from-yaml' });
+    // Every YAML type a client may label it with; JSON that is not a mapping is told so with its line.
+    for (const type of ['application/x-yaml', 'text/plain']) {
+      expect(await call('POST', 'scenario', `name: as-${type.replace('/', '-')}\n`, type), type).toMatchObject({ status: 200, body: { active: `as-${type.replace('/', '-')}` } });
+    }
+    expect(await call('POST', 'scenario', '"default"')).toMatchObject({ status: 400, body: { error: 'request body:1: must be a mapping (key: value)' } });
+    expect(await call('POST', 'scenario', JSON.stringify({ name: 'big', description: 'x'.repeat(1024 * 1024) }))).toEqual({ status: 413, body: { error: 'the body is larger than 1048576 bytes' } });
   });
 
   it('keeps the default API user when loading a scenario that lists none', async () => {
@@ -71,6 +77,7 @@ describe('the control API (/__sim/)', async () => {
     expect(await seqs('?code=15000&limit=1')).toEqual([15000]);
     expect(await seqs('?code=')).toEqual([-4037, 15000, 15000, 15000]);
     expect(await seqs('?limit=')).toEqual([-4037, 15000, 15000, 15000]);
+    expect(await seqs('?limit=10')).toEqual([-4037, 15000, 15000, 15000]);
     for (const bad of ['-1', '1.5', 'abc', '0x10', '1e3', '%205']) {
       expect(await call('GET', `journal?limit=${bad}`), bad).toEqual({ status: 400, body: { error: 'limit must be a whole number' } });
     }
