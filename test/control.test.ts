@@ -153,7 +153,7 @@ describe('the control API (/__sim/)', async () => {
     };
     const json = 'application/json; charset=utf-8';
     for (const path of ['/__sim', '/__sim/', '/__sim/nothing', '/__sim/clock/backwards', '/__sim/%ZZ']) {
-      expect(await missing('GET', path), path).toEqual({ status: 404, allow: null, type: json, body: { error: `no control route at \`${path}\`: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui` } });
+      expect(await missing('GET', `${path}?token=x&why=query`), path).toEqual({ status: 404, allow: null, type: json, body: { error: `no control route at \`${path}\`: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui` } });
     }
     for (const [method, path, allow] of [
       ['PUT', '/__sim/reset', 'POST'],
@@ -164,7 +164,7 @@ describe('the control API (/__sim/)', async () => {
       ['DELETE', '/__sim/health', 'GET, HEAD'],
       ['PATCH', '/__sim/clock', 'GET, HEAD'],
     ]) {
-      expect(await missing(method, path), `${method} ${path}`).toEqual({ status: 405, allow, type: json, body: { error: `${method} \`${path}\`: this control route answers ${allow}` } });
+      expect(await missing(method, `${path}?limit=5`), `${method} ${path}`).toEqual({ status: 405, allow, type: json, body: { error: `${method} \`${path}\`: this control route answers ${allow}` } });
     }
     expect((await call('GET', 'journal')).body).toEqual([]);
     expect((await call('GET', 'coverage')).body).toMatchObject({ counts: before.counts });

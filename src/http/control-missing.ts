@@ -10,7 +10,7 @@ import { quoted } from '../contract/answer.js';
 
 /** As much of Express's routing as this needs: each layer is a route (with its methods) or a router (with layers). */
 export interface RoutingLayer {
-  route?: { methods: Record<string, boolean | undefined> };
+  route?: { methods: Record<string, true> };
   handle: { stack?: RoutingLayer[] };
   match(path: string): boolean;
 }
@@ -24,7 +24,7 @@ export function methodsAt(stack: readonly RoutingLayer[], path: string): Set<str
   for (const layer of stack) {
     if (!layer.match(path)) continue;
     if (layer.route) {
-      for (const [method, on] of Object.entries(layer.route.methods)) if (on) methods.add(method.toUpperCase());
+      for (const method of Object.keys(layer.route.methods)) methods.add(method.toUpperCase());
     } else if (layer.handle.stack) {
       for (const method of methodsAt(layer.handle.stack, path)) methods.add(method);
     }
@@ -37,7 +37,7 @@ export function methodsAt(stack: readonly RoutingLayer[], path: string): Set<str
 export function controlRouteMissing(routing: () => readonly RoutingLayer[]) {
   return (req: Request, res: Response) => {
     // Matched as this app sees it (it may be mounted under a prefix of another app); shown as the caller sent it.
-    const path = req.originalUrl.replace(/\?.*$/s, '');
+    const path = req.originalUrl.replace(/\?.*/s, '');
     const allowed = [...methodsAt(routing(), `/__sim${req.path}`)];
     if (allowed.length > 0) {
       res.setHeader('allow', allowed.join(', '));
