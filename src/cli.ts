@@ -28,8 +28,8 @@ import { setFlagsFromString } from 'node:v8';
 if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /heap[-_]growing[-_]percent/.test(a))) setFlagsFromString('--heap-growing-percent=50');
 
 /** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
-const stdout = new StandardOutput(process.stdout);
-const stderr = new StandardOutput(process.stderr);
+const stdout = new StandardOutput(() => process.stdout);
+const stderr = new StandardOutput(() => process.stderr);
 
 /** Exit statuses (documented in the README). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, coverage: 3, findings: 4 } as const;

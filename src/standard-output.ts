@@ -6,24 +6,31 @@
  * counts as closed from then on, what is written to it later is dropped, and the simulator keeps serving.
  */
 export class StandardOutput {
+  private stream?: NodeJS.WritableStream;
   private gone = false;
   private readonly whenGone: ((error: Error) => void)[] = [];
 
-  constructor(private readonly stream: NodeJS.WritableStream) {
-    stream.on('error', (error: Error) => {
-      if (this.gone) return;
-      this.gone = true;
-      for (const fn of this.whenGone) fn(error);
-    });
-  }
+  /** `open` gives the stream on the first write: Node makes `process.stderr` when first asked (about a millisecond). */
+  constructor(private readonly open: () => NodeJS.WritableStream) {}
 
   write(text: string): void {
     // A closed stream would drop the text too, but only after making an error for it.
-    if (!this.gone) this.stream.write(text);
+    if (!this.gone) this.opened().write(text);
   }
 
   /** Runs `fn` once, when the reader goes away (with the error that told so). */
   onClose(fn: (error: Error) => void): void {
     this.whenGone.push(fn);
+  }
+
+  private opened(): NodeJS.WritableStream {
+    if (this.stream) return this.stream;
+    const stream = this.open();
+    stream.on('error', (error: Error) => {
+      if (this.gone) return;
+      this.gone = true;
+      for (const fn of this.whenGone) fn(error);
+    });
+    return (this.stream = stream);
   }
 }
