@@ -27,8 +27,8 @@ export default defineConfig([
   {
     entry: { cli: 'src/cli.ts' },
     // CommonJS, run by node directly: Node reads and compiles it synchronously, where an ES module entry goes through
-    // the asynchronous module loader (resolution, file handles, promise turns): some 3 ms less from spawn to the
-    // first answer (docs/performance.md). Nothing imports this file; the package's API is dist/index.
+    // the asynchronous module loader (resolution, file handles, promise turns): about 7 ms less from spawn to the
+    // first answer, paired (docs/performance.md). Nothing imports this file; the package's API is dist/index.
     format: ['cjs'],
     target: 'node20',
     platform: 'node',

@@ -4,17 +4,17 @@ import { ScenarioError } from './scenario/errors.js';
 import { shapeChecker } from './scenario/validate.js';
 
 /**
- * How a simulator runs (beside the scenario keys it also takes): the in-process options and, through them, the
- * command line's flags and environment variables. One schema bounds them all where they enter, so a flag such as
- * `--journal-size` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError
- * from deep inside Node or an array a billion entries long.
- */
-/**
  * One name `/__sim/` may be addressed by (allowed-hosts.ts): a host name or IP address, a leading dot for a domain and
  * its subdomains. A URL, a port or a wildcard (`*.example.com`) would be kept and never met: refused where given.
  */
 const ALLOWED_HOST = '^\\s*(\\.?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?|\\[?[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\\]?)\\s*$';
 
+/**
+ * How a simulator runs (beside the scenario keys it also takes): the in-process options and, through them, the
+ * command line's flags and environment variables. One schema bounds them all where they enter, so a flag such as
+ * `--journal-size` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError
+ * from deep inside Node or an array a billion entries long.
+ */
 export const RunOptionsSchema = Type.Object(
   {
     scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
