@@ -82,7 +82,8 @@ export async function send(sim: RunningSimulator, path: string, opts: SendOption
 export function raw(base: string, method: string, path: string, headers: [string, string | string[]][], body?: string | Buffer, agent: Agent | false = false): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent }, (res) => {
+    // An IPv6 host name keeps its brackets in a URL; http.request wants the bare address.
+    const req = httpRequest({ host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: url.pathname + url.search, method, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

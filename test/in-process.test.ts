@@ -26,6 +26,22 @@ describe('in-process use', () => {
     expect((await request(host).get('/mock/__sim/nothing')).status).toBe(404);
   });
 
+  it('takes an IPv6 address as a URL writes it, [::1], as the same address as ::1', async () => {
+    const outcome = (host: string) =>
+      startSimulator({ host }).then(
+        async (sim) => {
+          const shape = { url: sim.url.replace(/:\d+$/, ':<port>'), host: sim.host, controlToken: sim.controlToken, time: (await send(sim, '/v1/svc/time', { method: 'GET' })).status };
+          await sim.close();
+          return shape;
+        },
+        (e: NodeJS.ErrnoException) => ({ error: e.code }),
+      );
+    const bare = await outcome('::1');
+    expect(await outcome('[::1]')).toEqual(bare);
+    // Where the machine has IPv6 loopback (this one does), both listen there, as loopback: no control token.
+    if (!('error' in bare)) expect(bare).toEqual({ url: 'http://[::1]:<port>', host: '::1', controlToken: undefined, time: 200 });
+  });
+
   it('startSimulator resolves to { url, port, close() } with a free port and the API user to sign with', async () => {
     const sim = await startSimulator();
     try {
