@@ -1,12 +1,29 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { scenarioJsonSchema } from './src/scenario/schema.js';
+import { findShippedScenario, shippedScenarioNames } from './src/scenario/catalog.js';
+import { compileOrThrow, parseScenarioText } from './src/scenario/load.js';
 
 // Bundled into dist rather than resolved at run time: TypeBox is some 250 small modules, and resolving and loading
 // them cost more start-up time than all the rest of the simulator; `ms` is small, and the first CommonJS module an ES
 // module imports costs some milliseconds of loader set-up (bench/, docs/performance.md).
 const noExternal = ['@sinclair/typebox', 'ms'];
 const yamlPackage = JSON.parse(readFileSync('node_modules/yaml/package.json', 'utf8')) as { version: string; license: string; author: string };
+
+/**
+ * The shipped scenarios, parsed and checked once here by the same code that loads any scenario file, so that the
+ * built package loads them without YAML (src/scenario/catalog.ts reads dist/scenarios.json). A broken one fails the build.
+ */
+function shippedScenarioValues(): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const name of shippedScenarioNames()) {
+    const file = findShippedScenario(name)!;
+    const { value, line } = parseScenarioText(readFileSync(file, 'utf8'), file);
+    compileOrThrow(value, file, line);
+    values[name] = value;
+  }
+  return values;
+}
 
 export default defineConfig([
   {
@@ -21,8 +38,12 @@ export default defineConfig([
     shims: true,
     noExternal,
     // The JSON Schema of a scenario, for editors, is made from the one schema of the code at each build (the package
-    // ships it as mfa-sim/scenario.schema.json; the shipped scenarios name it in their first line).
-    onSuccess: async () => writeFileSync('scenario.schema.json', `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`),
+    // ships it as mfa-sim/scenario.schema.json; the shipped scenarios name it in their first line); and the shipped
+    // scenarios, parsed.
+    onSuccess: async () => {
+      writeFileSync('scenario.schema.json', `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
+      writeFileSync('dist/scenarios.json', JSON.stringify(shippedScenarioValues()));
+    },
   },
   {
     entry: { cli: 'src/cli.ts' },

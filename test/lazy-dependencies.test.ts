@@ -1,13 +1,17 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { findShippedScenario, shippedScenarioNames } from '../src/scenario/catalog.js';
+import { parseScenarioText } from '../src/scenario/load.js';
 
 /**
- * The built package loads its heavier dependencies on first use, each in its quickest form: YAML pre-bundled into
- * one file beside the package (dist/vendor/yaml.cjs) with the first scenario file, and only the QR matrix of
- * `qrcode` (not its renderers) with the first QR image. Checked in a fresh process, from the ES module and the
- * CommonJS builds, by what Node's module cache holds, and by the answers (the bundled YAML reads a real scenario).
+ * The built package loads its heavier dependencies on first use, each in its quickest form: a shipped scenario
+ * without YAML (parsed by the build, dist/scenarios.json), YAML pre-bundled into one file beside the package
+ * (dist/vendor/yaml.cjs) with the first scenario file of the user's, and only the QR matrix of `qrcode` (not its
+ * renderers) with the first QR image. Checked in a fresh process, from the ES module and the CommonJS builds, by
+ * what Node's module cache holds, and by the answers (each scenario read is the one in force).
  */
 const DIST = join(__dirname, '..', 'dist');
 
@@ -27,7 +31,13 @@ const script = (load: string) => `
   const steps = {};
   steps.started = { ...state(), code: (await challenge('user@example.com', false)).code };
   sim.loadScenario('locked-account');
-  steps.scenarioLoaded = { ...state(), code: (await challenge('locked@example.com', false)).code };
+  steps.shippedLoaded = { ...state(), code: (await challenge('locked@example.com', false)).code };
+  // Named as a shipped scenario is, in a folder of its own: its own text is the one read.
+  const file = require('node:path').join(require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'mfa-sim-lazy-')), 'locked-account.yaml');
+  require('node:fs').writeFileSync(file, 'name: from-a-file\\naccounts:\\n  "*@example.com": disabled\\n');
+  sim.loadScenario(file);
+  steps.fileLoaded = { ...state(), code: (await challenge('user@example.com', false)).code };
+  sim.loadScenario('default');
   const qr = await challenge('user@example.com', true);
   steps.qrImage = { ...state(), code: qr.code, png: JSON.parse(qr.message).challengeQRcode.startsWith('data:image/png;base64,') };
   console.log(JSON.stringify(steps));
@@ -35,7 +45,8 @@ const script = (load: string) => `
 
 const expected = {
   started: { vendorYaml: false, yamlPackage: false, qrCore: false, qrRenderers: false, code: 2025 },
-  scenarioLoaded: { vendorYaml: true, yamlPackage: false, qrCore: false, qrRenderers: false, code: -2006 },
+  shippedLoaded: { vendorYaml: false, yamlPackage: false, qrCore: false, qrRenderers: false, code: -2006 },
+  fileLoaded: { vendorYaml: true, yamlPackage: false, qrCore: false, qrRenderers: false, code: -2007 },
   qrImage: { vendorYaml: true, yamlPackage: false, qrCore: true, qrRenderers: false, code: 2025, png: true },
 };
 
@@ -54,5 +65,16 @@ describe('dependencies loaded on first use, in their quickest form', () => {
   it('from the CommonJS build', async () => {
     const load = `const { startSimulator, signedHeaders } = require(${JSON.stringify(join(DIST, 'index.cjs'))});`;
     expect(await run(['-e', `(async () => { ${script(load)} })()`])).toEqual(expected);
+  });
+});
+
+describe('the shipped scenarios the build parsed', () => {
+  it('are, scenario by scenario, what parsing their YAML gives', async () => {
+    const built = JSON.parse(readFileSync(join(DIST, 'scenarios.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(built)).toEqual(shippedScenarioNames());
+    for (const name of shippedScenarioNames()) {
+      const file = findShippedScenario(name)!;
+      expect(built[name], name).toEqual(parseScenarioText(readFileSync(file, 'utf8'), file).value);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type * as YAML from 'yaml';
 import { lazy } from '../world/lazy.js';
+import { shippedScenarioValue } from './catalog.js';
 import { compileScenario, type CompiledScenario } from './compile.js';
 import { ScenarioError, type ScenarioIssue } from './errors.js';
 import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
@@ -23,6 +24,12 @@ export const MAX_FLOW_DEPTH = 256;
  * names `source`, the line and the key. Nothing in the text is ever executed.
  */
 export function loadScenarioText(text: string, source: string): CompiledScenario {
+  const { value, line } = parseScenarioText(text, source);
+  return compileOrThrow(value, source, line);
+}
+
+/** Scenario text to its value, and the line of a key path in it: every check of loadScenarioText but the schema's. */
+export function parseScenarioText(text: string, source: string): { value: unknown; line: (path: (string | number)[]) => number | undefined } {
   if (Buffer.byteLength(text) > MAX_SCENARIO_BYTES) {
     throw new ScenarioError(source, [{ path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` }]);
   }
@@ -57,11 +64,16 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   if (value === null || value === undefined) {
     throw new ScenarioError(source, [{ path: [], line: 1, message: 'is empty: a scenario is a mapping with at least `name`' }]);
   }
-  return compileOrThrow(value, source, (path) => lineOf(doc, lineCounter, path));
+  return { value, line: (path) => lineOf(doc, lineCounter, path) };
 }
 
-/** Reads and compiles a scenario file (a regular file of at most 1 MiB). */
+/**
+ * Reads and compiles a scenario file (a regular file of at most 1 MiB). A shipped scenario comes already parsed in
+ * the built package (catalog.ts), so loading one needs no YAML.
+ */
 export function loadScenarioFile(file: string): CompiledScenario {
+  const shipped = shippedScenarioValue(file);
+  if (shipped !== undefined) return compileOrThrow(shipped, file);
   return loadScenarioText(readScenarioFileSync(file), file);
 }
 
