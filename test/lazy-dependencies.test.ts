@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findShippedScenario, shippedScenarioNames } from '../src/scenario/catalog.js';
-import { parseScenarioText } from '../src/scenario/load.js';
+import { loadScenarioText } from '../src/scenario/load.js';
 
 /**
  * The built package loads its heavier dependencies on first use, each in its quickest form: a shipped scenario
@@ -74,7 +74,7 @@ describe('the shipped scenarios the build parsed', () => {
     expect(Object.keys(built)).toEqual(shippedScenarioNames());
     for (const name of shippedScenarioNames()) {
       const file = findShippedScenario(name)!;
-      expect(built[name], name).toEqual(parseScenarioText(readFileSync(file, 'utf8'), file).value);
+      expect(built[name], name).toEqual(loadScenarioText(readFileSync(file, 'utf8'), file).input);
     }
   });
 });

@@ -24,12 +24,6 @@ export const MAX_FLOW_DEPTH = 256;
  * names `source`, the line and the key. Nothing in the text is ever executed.
  */
 export function loadScenarioText(text: string, source: string): CompiledScenario {
-  const { value, line } = parseScenarioText(text, source);
-  return compileOrThrow(value, source, line);
-}
-
-/** Scenario text to its value, and the line of a key path in it: every check of loadScenarioText but the schema's. */
-export function parseScenarioText(text: string, source: string): { value: unknown; line: (path: (string | number)[]) => number | undefined } {
   if (Buffer.byteLength(text) > MAX_SCENARIO_BYTES) {
     throw new ScenarioError(source, [{ path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` }]);
   }
@@ -64,7 +58,7 @@ export function parseScenarioText(text: string, source: string): { value: unknow
   if (value === null || value === undefined) {
     throw new ScenarioError(source, [{ path: [], line: 1, message: 'is empty: a scenario is a mapping with at least `name`' }]);
   }
-  return { value, line: (path) => lineOf(doc, lineCounter, path) };
+  return compileOrThrow(value, source, (path) => lineOf(doc, lineCounter, path));
 }
 
 /**
