@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { besideBuild } from '../world/lazy.js';
 
 /**
  * The shipped scenarios: where their folder is, their names, and a name's file.
@@ -50,22 +50,11 @@ export function shippedScenarioValue(file: string): unknown {
   const values = builtValues();
   if (values === undefined || dirname(resolve(file)) !== shippedScenarioDir()) return undefined;
   const name = basename(file, '.yaml');
-  return Object.hasOwn(values, name) ? values[name] : undefined;
+  // Frozen once (the root is then frozen, and the walk stops there at once).
+  return Object.hasOwn(values, name) ? deepFreeze(values)[name] : undefined;
 }
 
-let built: Record<string, unknown> | null | undefined;
-
-function builtValues(): Record<string, unknown> | undefined {
-  if (built === undefined) {
-    try {
-      built = deepFreeze(createRequire(import.meta.url)('./scenarios.json') as Record<string, unknown>);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
-      built = null;
-    }
-  }
-  return built ?? undefined;
-}
+const builtValues = besideBuild<Record<string, unknown>>('./scenarios.json');
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

@@ -12,16 +12,25 @@ const requireHere = createRequire(import.meta.url);
  */
 export function lazy<T>(id: string, bundled?: string): () => T {
   let mod: T | undefined;
-  return () => (mod ??= load(id, bundled) as T);
+  const fromBuild = bundled === undefined ? undefined : besideBuild<T>(bundled);
+  return () => (mod ??= fromBuild?.() ?? (requireHere(id) as T));
 }
 
-function load(id: string, bundled: string | undefined): unknown {
-  if (bundled !== undefined) {
-    try {
-      return requireHere(bundled);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
-    }
+/**
+ * A file the build writes beside the bundle (`dist/`: a pre-bundled dependency, the parsed shipped scenarios), loaded
+ * the first time it is asked for; undefined when running from the sources, where there is none. Either answer is
+ * kept, so an absent file is looked for once.
+ */
+export function besideBuild<T>(file: string): () => T | undefined {
+  let found: { value: T | undefined } | undefined;
+  return () => (found ??= { value: requireIfPresent<T>(file) }).value;
+}
+
+function requireIfPresent<T>(file: string): T | undefined {
+  try {
+    return requireHere(file) as T;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+    return undefined;
   }
-  return requireHere(id);
 }
