@@ -101,11 +101,11 @@ export function controlRouter(sim: Simulator): Router {
     const code = q('code');
     const codes = code !== undefined && code !== '' ? code.split(',').map(Number) : undefined;
     if (codes?.some((c) => !Number.isInteger(c))) throw new ControlError(400, 'code must be a code or a comma-separated list of codes');
-    // Read as the command line reads its numbers: digits only (Number() would take '', ' 5', '0x10' and '1e3'); empty is
+    // Read as the command line reads its numbers: digits only (Number() would take ' 5', '0x10' and '1e3'); empty is
     // not given, as for code.
-    const limitText = q('limit');
-    if (limitText !== undefined && limitText !== '' && !/^\d+$/.test(limitText)) throw new ControlError(400, 'limit must be a whole number');
-    const limit = limitText === undefined || limitText === '' ? undefined : Number(limitText);
+    const limitText = q('limit') || undefined;
+    if (limitText !== undefined && !/^\d+$/.test(limitText)) throw new ControlError(400, 'limit must be a whole number');
+    const limit = limitText === undefined ? undefined : Number(limitText);
     const entries = sim.journalEntries({ code: codes, apiUser: q('apiUser'), limit });
     // Entries come sealed (every secret hidden), and every string of a JSON answer passes the app's replacer too.
     res.json(entries);
