@@ -29,6 +29,8 @@ type Span = [start: number, end: number];
  */
 export class Redactor {
   private secrets: string[] = [];
+  /** The length of the longest secret: how far around an escape a secret written partly escaped can reach. */
+  private longest = 0;
   /** Past FEW secrets: secrets by a hash of their first MIN_SECRET_LENGTH characters. */
   private byPrefix: Map<number, string[]> | undefined;
   /**
@@ -47,6 +49,7 @@ export class Redactor {
   set(secrets: Iterable<string>): void {
     const list = [...new Set([...secrets].filter((s) => s.length >= MIN_SECRET_LENGTH))];
     this.secrets = list;
+    this.longest = list.reduce((max, s) => Math.max(max, s.length), 0);
     this.recent.clear();
     this.byPrefix = undefined;
     if (list.length <= FEW) return;
@@ -80,9 +83,11 @@ export class Redactor {
 
   private hideNow(text: string): string {
     const spans = this.find(text);
-    if (mayHoldEscapes(text)) {
-      const u = unescapeWithOrigins(text);
-      if (u.text !== text) for (const [s, e] of this.find(u.text)) spans.push([u.from[s], u.to[e - 1]]);
+    // A secret the plain search missed is written with at least one escape, so it lies within the reach of one: only
+    // those stretches are decoded and searched again (a refusal's message quotes a string to sign with its `\n`).
+    for (const [start, end] of escapedStretches(text, this.longest)) {
+      const u = unescapeWithOrigins(text.slice(start, end));
+      for (const [s, e] of this.find(u.text)) spans.push([start + u.from[s], start + u.to[e - 1]]);
     }
     return spans.length === 0 ? text : replaceSpans(text, spans);
   }
@@ -117,8 +122,39 @@ function prefixKey(text: string, i: number): number {
   return h;
 }
 
-function mayHoldEscapes(text: string): boolean {
-  return text.includes('\\') || text.includes('%');
+/**
+ * The stretches of the text that a secret written partly escaped can occupy: each escape, with `reach - 1`
+ * characters on either side, joined where they touch. No stretch starts or ends inside an escape (one that would is
+ * joined to that escape's own stretch), so decoding a stretch alone reads every escape in it as the whole text does.
+ */
+export function escapedStretches(text: string, reach: number): Span[] {
+  const stretches: Span[] = [];
+  // The engine's own search finds the next backslash and percent sign, so plain stretches are passed over unread.
+  let backslash = text.indexOf('\\');
+  let percent = text.indexOf('%');
+  while (backslash >= 0 || percent >= 0) {
+    const i = percent < 0 || (backslash >= 0 && backslash < percent) ? backslash : percent;
+    let end: number;
+    if (i === backslash) {
+      let j = i;
+      while (j < text.length && text.charCodeAt(j) === 0x5c) j++;
+      end = readEscape(text, j)?.end ?? j;
+    } else {
+      // A percent sign that decodes to nothing stands for itself, as a plain character does.
+      end = readPercent(text, i)?.end ?? -1;
+    }
+    if (end >= 0) {
+      const from = Math.max(0, i - reach + 1);
+      const to = Math.min(text.length, end + reach - 1);
+      const last = stretches[stretches.length - 1];
+      if (last && from <= last[1]) last[1] = to;
+      else stretches.push([from, to]);
+    }
+    const next = Math.max(end, i + 1);
+    if (backslash >= 0 && backslash < next) backslash = text.indexOf('\\', next);
+    if (percent >= 0 && percent < next) percent = text.indexOf('%', next);
+  }
+  return stretches;
 }
 
 /** The text with the spans (which may overlap) each replaced by one `[secret]`. */
@@ -145,10 +181,11 @@ const HEX = /^[0-9a-fA-F]+$/;
  * `u{...}`, `x` and two hex digits, or any other character, is that character; `%XX` bytes that form UTF-8 are
  * their characters. Only used to find secrets: the shown text keeps its escapes where no secret is.
  */
-export function unescapeWithOrigins(text: string): { text: string; from: Int32Array; to: Int32Array } {
+export function unescapeWithOrigins(text: string): { text: string; from: number[]; to: number[] } {
   const n = text.length;
-  const from = new Int32Array(n);
-  const to = new Int32Array(n);
+  // Plain arrays filled in order: a typed array this small costs more to allocate (outside the heap) than to fill.
+  const from: number[] = [];
+  const to: number[] = [];
   let out = '';
   let length = 0;
   const emit = (chars: string, start: number, end: number) => {
