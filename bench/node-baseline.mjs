@@ -1,5 +1,8 @@
 // The physical limit of the platform: a bare node:http server answering every request with one fixed JSON envelope
 // (the shape and size of a time answer). It reads nothing, routes nothing and checks nothing.
+//   node bench/node-baseline.mjs <port> [<work µs>]
+// With a work time, it spins that long before each answer: the budget table (bench/budget.ts) shows what a fixed
+// amount of work per request costs on this machine, the network included.
 import { createServer } from 'node:http';
 
 const BODY = JSON.stringify({
@@ -11,11 +14,18 @@ const BODY = JSON.stringify({
   moreInfo: 'http://127.0.0.1:8080/status?code=15000',
 });
 const HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(BODY) };
+const WORK_NS = BigInt(Math.round(Number(process.argv[3] ?? 0) * 1000));
+
+function work() {
+  const until = process.hrtime.bigint() + WORK_NS;
+  while (process.hrtime.bigint() < until);
+}
 
 const server = createServer((req, res) => {
   // The request is read to its end, as any server must before the connection is reused.
   req.resume();
   req.on('end', () => {
+    if (WORK_NS > 0n) work();
     res.writeHead(200, HEADERS);
     res.end(BODY);
   });

@@ -6,7 +6,7 @@
  *   npm run bench                 full run (about 20 minutes on 2 cores)
  *   npm run bench -- --smoke      a few seconds per part: every case once, briefly; checks answers, not targets
  *   options: --rounds N --duration S --soak N (requests) --starts N
- *            --only time,qr,noqr,badsig,start,growth,soak (a part of the run, while tuning)
+ *            --only time,qr,noqr,badsig,budget,start,growth,soak (a part of the run, while tuning)
  *
  * Load: wrk, 2 threads, 32 keep-alive connections; each mfa-sim request freshly signed (new nonce and time,
  * 64 API users). Every answer's status and code are checked, the baselines' too.
@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { budgetMarkdown, budgetTable, type BudgetResult } from './budget.js';
 import { growthMarkdown, growthTable, type GrowthResult } from './growth.js';
 import { API_USERS, median, post, ROOT, startServer, writeScenario } from './lib.js';
 import { LOAD_CASES, measure, SERVER_LABEL, serverArgs, type Load, type LoadCase, type ServerKind } from './measure.js';
@@ -142,6 +143,8 @@ async function main(): Promise<void> {
   const cond = `${smoke ? 'SMOKE (figures meaningless)' : 'full'}: ${ROUNDS} round(s) × ${DURATION} s per server and case (after ${WARMUP} s warm-up), wrk -t2 -c32, node ${process.version}, ${API_USERS.length} API users`;
   process.stderr.write(`bench ${cond}\n`);
   const rows = await loadTable();
+  const budget: BudgetResult[] = skip('budget') ? [] : await budgetTable({ dir, warmup: WARMUP, duration: smoke ? 1 : 5, maxRate: MAX_RATE }, Math.min(ROUNDS, 3), (l) => process.stderr.write(`${l}\n`));
+  if (budget.some((b) => b.loads.some((l) => l.bad > 0))) failures++;
 
   const starts = { sim: [] as number[], node: [] as number[] };
   const nStarts = skip('start') ? 0 : STARTS;
@@ -188,9 +191,15 @@ async function main(): Promise<void> {
       `| ${row.c.name} | ${fig(row.sim)} | **${fx(thr)}**, **${fx(cpu)}** | ${fig(row.quiet)} (${fx(pair(row.quiet, row.node, (l) => l.rps))}, ${fx(pair(row.quiet, row.node, (l) => l.cpuUs))}) | ${fig(row.node)} | ${fig(row.express)} (mfa-sim ${fx(pair(row.sim, row.express, (l) => l.rps))}) | ${ms(med(row.sim, (l) => l.p50))} / ${ms(med(row.sim, (l) => l.p99))} | ${med(row.sim, (l) => l.peakRss).toFixed(0)} MiB (${fx(pair(row.sim, row.express, (l) => l.peakRss))}) | ${parts.join(', ') || '—'} | ${parts.length ? (ok ? 'met' : 'MISSED') : ''} |`,
     );
   }
+  if (budget.length) {
+    out.push('', "What the cost targets leave for a server's own work: bare node:http spinning a fixed time before each answer, same load, same rounds.", '');
+    out.push(...budgetMarkdown(budget));
+  }
   out.push('');
-  out.push('| separate figure | mfa-sim | baseline | ratio | target | |');
-  out.push('|---|---:|---:|---:|---|---|');
+  if (!skip('start') || !skip('soak')) {
+    out.push('| separate figure | mfa-sim | baseline | ratio | target | |');
+    out.push('|---|---:|---:|---:|---|---|');
+  }
   if (!skip('start')) {
     const startRatio = median(starts.sim) / median(starts.node);
     const total = median(inproc.map((x) => x.importMs + x.readyMs));
