@@ -1,6 +1,7 @@
 import { delimiter } from 'node:path';
 import { closest } from './closest.js';
 import { parseRequiredCodes } from './observers/coverage.js';
+import { directoryProblem } from './scenario/directories.js';
 
 /**
  * The command line's flags: one table (name, value, description, environment variable, default, check), read from
@@ -66,6 +67,7 @@ export const FLAGS: readonly Flag[] = [
     description: `a directory the control API may load scenario files from (repeatable, or several separated by "${delimiter}"; default: the folder of --scenario)`,
     env: 'MFA_SIM_SCENARIO_DIR',
     listSeparator: delimiter,
+    parse: existingDirectory,
   },
   {
     name: 'allowed-hosts',
@@ -100,6 +102,12 @@ export const FLAGS: readonly Flag[] = [
   { name: 'schema', description: 'print the JSON Schema of scenario files and exit', action: true },
   { name: 'help', short: 'h', description: 'show this help', action: true },
 ];
+
+function existingDirectory(text: string): string {
+  const problem = directoryProblem(text);
+  if (problem) throw new FlagError(`${text.slice(0, 200)}: ${problem}`);
+  return text;
+}
 
 function nineDigits(text: string): string {
   if (!/^\d{9}$/.test(text)) throw new FlagError('must be exactly 9 digits');

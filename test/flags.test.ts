@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { delimiter } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FLAGS, FlagError, helpText, parseFlags } from '../src/flags.js';
 
@@ -15,6 +16,13 @@ const refusal = (args: string[], env: Record<string, string> = {}) => {
   }
   throw new Error(`accepted ${JSON.stringify(args)}`);
 };
+
+// Scenario directories must exist: three that do, and a file where one is expected.
+const dirs = mkdtempSync(join(tmpdir(), 'mfa-sim-flags-'));
+const [one, two, three] = ['one', 'two', 'three'].map((d) => join(dirs, d));
+for (const d of [one, two, three]) mkdirSync(d);
+const aFile = join(dirs, 'file.yaml');
+writeFileSync(aFile, 'name: x\n');
 
 describe('the command line flags', () => {
   it('fills in the defaults, and only them, when nothing is given', () => {
@@ -35,7 +43,7 @@ describe('the command line flags', () => {
   it('takes the last of a repeated flag, and adds up a list flag and its separators', () => {
     expect(read(['--port', '1', '--port', '2'])).toMatchObject({ port: 2 });
     expect(read(['--allowed-hosts', 'a.test, b.test', '--allowed-hosts', '.c.test'])).toMatchObject({ allowedHosts: ['a.test', 'b.test', '.c.test'] });
-    expect(read(['--scenario-dir', `one${delimiter}two`, '--scenario-dir', 'three'])).toMatchObject({ scenarioDir: ['one', 'two', 'three'] });
+    expect(read(['--scenario-dir', `${one}${delimiter}${two}`, '--scenario-dir', three])).toMatchObject({ scenarioDir: [one, two, three] });
   });
 
   it('reads the environment when a flag is not given, and a flag wins over its variable', () => {
@@ -77,6 +85,15 @@ describe('the command line flags', () => {
     expect(refusal(['--port', 'x'], { MFA_SIM_PORT: '' })).toBe('--port must be a whole number from 0 to 65535.');
     expect(refusal([], { MFA_SIM_QUIET: 'maybe' })).toBe('MFA_SIM_QUIET must be on or off (true/false, yes/no, 1/0).');
     expect(refusal([], { MFA_SIM_FAIL_ON_FINDINGS: 'fatal' })).toBe('MFA_SIM_FAIL_ON_FINDINGS must be one of info, warning, error (not "fatal").');
+  });
+
+  it('refuses a scenario directory that is not one, from the flag or its variable, among good ones too', () => {
+    const missing = join(dirs, 'missing');
+    expect(refusal(['--scenario-dir', missing])).toBe(`--scenario-dir ${missing}: there is no such directory.`);
+    expect(refusal(['--scenario-dir', aFile])).toBe(`--scenario-dir ${aFile}: it is not a directory.`);
+    expect(refusal(['--scenario-dir', join(aFile, 'below')])).toBe(`--scenario-dir ${join(aFile, 'below')}: there is no such directory.`);
+    expect(refusal(['--scenario-dir', one, '--scenario-dir', missing])).toBe(`--scenario-dir ${missing}: there is no such directory.`);
+    expect(refusal([], { MFA_SIM_SCENARIO_DIR: `${one}${delimiter}${missing}` })).toBe(`MFA_SIM_SCENARIO_DIR ${missing}: there is no such directory.`);
   });
 
   it('refuses a missing value, a value given to a switch, and a stray argument', () => {

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
+import { ScenarioError } from './errors.js';
 
 /**
  * The scenario directories the control API may read files from, and the one refusal for any other path.
@@ -23,7 +24,13 @@ export class FileRefused extends Error {
 export class ScenarioDirectories {
   readonly dirs: readonly string[];
 
+  /** Throws a ScenarioError naming each directory that is not one: a wrong name would leave every file refused, silently. */
   constructor(dirs: readonly string[] = []) {
+    const issues = dirs.flatMap((dir, i) => {
+      const problem = directoryProblem(dir);
+      return problem ? [{ path: ['scenarioDirs', i], message: `${JSON.stringify(dir.slice(0, 200))}: ${problem}` }] : [];
+    });
+    if (issues.length) throw new ScenarioError('options', issues);
     this.dirs = [...new Set(dirs.map((d) => resolve(d)))];
   }
 
@@ -65,6 +72,16 @@ export function defaultScenarioDirs(scenario: string | undefined): string[] {
     return scenario !== undefined && statSync(scenario).isFile() ? [dirname(scenario)] : [];
   } catch {
     return [];
+  }
+}
+
+/** Why `dir` cannot be a scenario directory (it does not exist, is no directory, cannot be looked at), or undefined. */
+export function directoryProblem(dir: string): string | undefined {
+  try {
+    return statSync(dir).isDirectory() ? undefined : 'it is not a directory';
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'there is no such directory' : `it cannot be looked at (${code ?? 'unknown error'})`;
   }
 }
 

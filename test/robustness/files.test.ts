@@ -106,6 +106,14 @@ describe('the command line and in-process calls read regular files only, bounded
     expect(r.stderr).toMatch(message);
   });
 
+  it('--scenario-dir naming no directory: exit 2 at once, naming the flag and the path', () => {
+    for (const [given, problem] of [[join(dir, 'missing'), 'there is no such directory'], [join(allowed, 'mine.yaml'), 'it is not a directory']]) {
+      const r = run(['--scenario-dir', given, '--port', '0']);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`mfa-sim: --scenario-dir ${given}: ${problem}.`);
+    }
+  });
+
   it('the same through the environment (MFA_SIM_SCENARIO)', () => {
     for (const file of [fifo, '/dev/zero']) {
       const r = run(['--port', '0'], { MFA_SIM_SCENARIO: file });

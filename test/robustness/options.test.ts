@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScenarioError, startSimulator, type StartOptions } from '../../src/index.js';
 import { simulator } from '../helpers.js';
@@ -8,6 +11,9 @@ import { expectStillServes } from './support.js';
  * refused with an error naming what is wrong (a ScenarioError for options, a ControlError with status 400 for a
  * method), never a RangeError from deep inside Node, an allocation of gigabytes, or a simulator that half works.
  */
+
+const aFile = join(mkdtempSync(join(tmpdir(), 'mfa-sim-options-')), 'file.yaml');
+writeFileSync(aFile, 'name: x\n');
 
 const BAD: [Partial<Record<keyof StartOptions, unknown>>, RegExp][] = [
   [{ journalSize: Number.NaN }, /journalSize: must be a whole number/],
@@ -23,6 +29,9 @@ const BAD: [Partial<Record<keyof StartOptions, unknown>>, RegExp][] = [
   [{ apiUser: '12' }, /apiUser: must be exactly 9 digits/],
   [{ secret: '' }, /secret: must not be empty/],
   [{ scenarioDirs: 'dir' }, /scenarioDirs: must be a list/],
+  [{ scenarioDirs: ['/no/such/mfa-sim-dir'] }, /scenarioDirs\[0\]: "\/no\/such\/mfa-sim-dir": there is no such directory/],
+  [{ scenarioDirs: [tmpdir(), aFile] }, /scenarioDirs\[1\]: ".*file\.yaml": it is not a directory/],
+  [{ scenarioDirs: [join(aFile, 'below')] }, /scenarioDirs\[0\]: ".*file\.yaml\/below": there is no such directory/],
   [{ allowedHosts: [42] }, /allowedHosts\[0\]: must be a string/],
 ];
 
