@@ -169,6 +169,28 @@ describe('the control API (/__sim/)', async () => {
     expect((await call('GET', 'journal')).body).toEqual([]);
     expect((await call('GET', 'coverage')).body).toMatchObject({ counts: before.counts });
   });
+
+  it('answers OPTIONS on a control route with 204, its methods in Allow and no body; a path with no route stays a JSON 404', async () => {
+    const options = async (path: string) => {
+      const r = await fetch(`${sim.url}${path}`, { method: 'OPTIONS' });
+      return { status: r.status, allow: r.headers.get('allow'), type: r.headers.get('content-type'), body: await r.text() };
+    };
+    for (const [path, allow] of [
+      ['/__sim/journal', 'GET, DELETE, HEAD, OPTIONS'],
+      ['/__sim/reset', 'POST, OPTIONS'],
+      ['/__sim/bindings/123456789', 'PUT, DELETE, OPTIONS'],
+      ['/__sim/challenges/any-id/approve?x=1', 'POST, OPTIONS'],
+      ['/__sim/ui', 'GET, HEAD, OPTIONS'],
+    ]) {
+      expect(await options(path), path).toEqual({ status: 204, allow, type: null, body: '' });
+    }
+    for (const path of ['/__sim/nothing', '/__sim/journal/extra', '/__sim/%ZZ']) {
+      const r = await options(path);
+      expect(r.status, path).toBe(404);
+      expect(JSON.parse(r.body).error, path).toMatch(/^no control route at /);
+    }
+    expect((await call('GET', 'journal')).body).toEqual([]);
+  });
 });
 
 describe('the control token', async () => {

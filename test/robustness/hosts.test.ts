@@ -34,6 +34,7 @@ const CONTROL: [method: string, path: string, body?: string][] = [
   ['GET', '/__sim/events'],
   ['POST', '/__sim/explore', '{"kind":"time"}'],
   ['GET', '/__sim/health'],
+  ['OPTIONS', '/__sim/journal'],
 ];
 
 describe('the control plane answers only requests addressed to this machine', async () => {
