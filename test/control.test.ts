@@ -189,6 +189,11 @@ describe('the control API (/__sim/)', async () => {
       expect(r.status, path).toBe(404);
       expect(JSON.parse(r.body).error, path).toMatch(/^no control route at /);
     }
+    // A path parameter that does not decode: the same JSON 400 as any other method gets, not an envelope.
+    for (const [path, param] of [['/__sim/bindings/%ZZ', '%ZZ'], ['/__sim/challenges/%E0%A4%A/approve', '%E0%A4%A']]) {
+      const r = await options(path);
+      expect({ status: r.status, type: r.type, body: JSON.parse(r.body) }, path).toEqual({ status: 400, type: 'application/json; charset=utf-8', body: { error: `Failed to decode param '${param}'` } });
+    }
     expect((await call('GET', 'journal')).body).toEqual([]);
   });
 });

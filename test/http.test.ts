@@ -14,6 +14,17 @@ describe('every answer of the API is a JSON envelope', async () => {
     expectEnvelope(await send(sim, '/wp-admin', { method: 'GET', as: false }), 404, -404);
   });
 
+  it('OPTIONS: the API answers -405 as the service; a page answers 204 with its methods in Allow; no route stays -404', async () => {
+    expectEnvelope(await send(sim, '/v1/svc/time', { method: 'OPTIONS', as: who }), 405, -405);
+    expectEnvelope(await send(sim, '/v1/svc/challenge', { method: 'OPTIONS', as: false }), 405, -405);
+    for (const path of ['/', '/status?code=-4037', '/phone/any-id', '/favicon.ico', '/openapi.json']) {
+      const r = await fetch(`${sim.url}${path}`, { method: 'OPTIONS' });
+      expect({ status: r.status, allow: r.headers.get('allow'), type: r.headers.get('content-type'), body: await r.text() }, path).toEqual({ status: 204, allow: 'GET, HEAD, OPTIONS', type: null, body: '' });
+    }
+    expectEnvelope(await send(sim, '/wp-admin', { method: 'OPTIONS', as: false }), 404, -404);
+    expectEnvelope(await send(sim, '/phone/%ZZ', { method: 'OPTIONS', as: false }), 404, -404);
+  });
+
   it('405 for a method an endpoint does not take (GET is taken by time only)', async () => {
     expectEnvelope(await send(sim, '/v1/svc/challenge', { method: 'PUT', as: who, body: {} }), 405, -405);
     expectEnvelope(await send(sim, '/v1/svc/time', { method: 'DELETE', as: who }), 405, -405);

@@ -4,7 +4,8 @@ import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { openApiDocument } from '../contract/openapi.js';
 import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter } from './control.js';
-import { controlOptions, controlRouteMissing, type RoutingLayer } from './control-missing.js';
+import { controlRouteMissing, type RoutingLayer } from './control-missing.js';
+import { answerOptions } from './options.js';
 import { dashboardRouter } from './dashboard.js';
 import { expressLib } from './express.js';
 import { pagesRouter } from './pages.js';
@@ -41,7 +42,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
     serveApi(sim, req, res);
   });
   app.use('/__sim', requireAllowedHost(sim.allowedHosts));
-  app.use('/__sim', controlOptions(() => app.router.stack as unknown as RoutingLayer[]));
+  app.use(answerOptions(() => app.router.stack as unknown as RoutingLayer[]));
   app.use(controlRouter(sim));
   app.use(dashboardRouter(sim));
   // Built from the code table alone (no caller input), so it skips the replacer's work.

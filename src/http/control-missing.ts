@@ -1,12 +1,11 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { quoted } from '../contract/answer.js';
 
 /**
  * The end of the control plane: a request under `/__sim` that no route answered. A path that has routes for other
  * methods gets 405 with `Allow`, any other path 404; a JSON error either way, as every control error. It is not
  * handed to the simulated API's request path, which would answer an envelope, journal it and count its -404 in
- * the coverage: a wrong control URL is a mistake of the test's set-up, not of the client under test. OPTIONS is
- * answered here too, the same way on every control path.
+ * the coverage: a wrong control URL is a mistake of the test's set-up, not of the client under test.
  */
 
 /** As much of Express's routing as this needs: each layer is a route (with its methods) or a router (with layers). */
@@ -45,20 +44,5 @@ export function controlRouteMissing(routing: () => readonly RoutingLayer[]) {
       return void res.status(405).json({ error: `${req.method} ${quoted(path, 100)}: this control route answers ${allowed.join(', ')}` });
     }
     res.status(404).json({ error: `no control route at ${quoted(path, 100)}: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui` });
-  };
-}
-
-/**
- * OPTIONS on a control path: 204 with its methods in `Allow`, no body. (Express's router would answer 200 with the
- * list as text/plain, the one control answer that was neither JSON nor empty.) A path with no route goes on to the
- * 404 above. The methods are no secret: a 405 names them too, and /__sim/openapi.json describes every route.
- */
-export function controlOptions(routing: () => readonly RoutingLayer[]) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'OPTIONS') return next();
-    const allowed = methodsAt(routing(), `/__sim${req.path}`);
-    if (allowed.size === 0) return next();
-    res.setHeader('allow', [...allowed, 'OPTIONS'].join(', '));
-    res.status(204).end();
   };
 }
