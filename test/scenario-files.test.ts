@@ -91,6 +91,9 @@ describe('a bad scenario file is refused with file, line and key', () => {
     ['a duplicate key', 'name: x\nstrict: true\nstrict: false\n', /bad\.yaml:3: .*[Uu]nique/],
     ['a custom tag', 'name: !!js/function "function(){}"\n', /bad\.yaml:1: .*tag/i],
     ['an empty file', '', /bad\.yaml:1: is empty/],
+    ['an alias with no anchor', 'name: x\ndescription: y\nstrict: *nope\n', /bad\.yaml:3: cannot be used: Unresolved alias .*: nope$/],
+    ['an alias before its anchor', 'name: x\ndescription: *later\n\nstrict: &later true\n', /bad\.yaml:2: cannot be used: Unresolved alias .*: later$/],
+    ['an alias after anchors that resolve', 'name: &n x\ndescription: *n\nclock:\n  offset: &o 5m\n  maxDrift: *o\n  frozenAt: *missing\n', /bad\.yaml:6: cannot be used: Unresolved alias .*: missing$/],
   ];
   for (const [what, text, message] of cases) {
     it(what, () => {

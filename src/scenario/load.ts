@@ -53,7 +53,9 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
     const message = e instanceof RangeError ? 'is nested too deeply' : `cannot be used: ${firstLine((e as Error).message)}`;
-    throw new ScenarioError(source, [{ path: [], message }]);
+    // The parser names an alias with no anchor before it, but not where it stands.
+    const line = /^Unresolved alias/.test((e as Error).message) ? unresolvedAliasLine(doc, lineCounter) : undefined;
+    throw new ScenarioError(source, [{ path: [], line, message }]);
   }
   if (value === null || value === undefined) {
     throw new ScenarioError(source, [{ path: [], line: 1, message: 'is empty: a scenario is a mapping with at least `name`' }]);
@@ -95,6 +97,28 @@ function flowDepth(text: string): number {
     } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
   return max;
+}
+
+/**
+ * The line of the first alias whose anchor is not set before it, in one pass in document order (an anchor counts
+ * from its own node on, as the parser resolves it).
+ */
+function unresolvedAliasLine(doc: YAML.Document.Parsed, lc: YAML.LineCounter): number | undefined {
+  const Y = yaml();
+  const anchors = new Set<string>();
+  let line: number | undefined;
+  Y.visit(doc, {
+    Node(_, node) {
+      if (Y.isAlias(node)) {
+        if (anchors.has(node.source)) return undefined;
+        line = node.range ? lc.linePos(node.range[0]).line : undefined;
+        return Y.visit.BREAK;
+      }
+      if (node.anchor) anchors.add(node.anchor);
+      return undefined;
+    },
+  });
+  return line;
 }
 
 /** Keys repeated in a mapping (at most 10), each with its line; one Set per mapping, so linear in the file. */
