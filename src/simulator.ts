@@ -3,7 +3,7 @@ import { AllowedHosts } from './http/allowed-hosts.js';
 import { version } from '../package.json';
 import { Doctor } from './doctor/doctor.js';
 import { ClientFindings, type Finding, type HintSeen, type Severity } from './doctor/findings.js';
-import type { RunSummary } from './doctor/report.js';
+import { checkReportGates, type RunSummary } from './doctor/report.js';
 import { AnsweredEvents } from './observers/answered.js';
 import { Coverage, type CoverageReport } from './observers/coverage.js';
 import { DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry, type JournalFilter } from './observers/journal.js';
@@ -174,16 +174,19 @@ export class Simulator {
   /** The doctor's hints given since the last reset (signature mistakes and the rest), most frequent first. */
   hints = (): HintSeen[] => this.clientFindings.hintsSeen().map((h) => ({ ...h, text: this.redact(h.text) }));
   /** The run as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it. */
-  runSummary = ({ final = false, required, failOn }: { final?: boolean; required?: readonly number[]; failOn?: Severity } = {}): RunSummary => ({
-    version,
-    scenario: this.scenario.name,
-    requests: this.path.answeredCount,
-    coverage: this.coverage.report(),
-    required,
-    findings: this.findings(final),
-    hints: this.hints(),
-    failOn,
-  });
+  runSummary = ({ final = false, required, failOn }: { final?: boolean; required?: readonly number[]; failOn?: Severity } = {}): RunSummary => {
+    checkReportGates(required, failOn);
+    return {
+      version,
+      scenario: this.scenario.name,
+      requests: this.path.answeredCount,
+      coverage: this.coverage.report(),
+      required,
+      findings: this.findings(final),
+      hints: this.hints(),
+      failOn,
+    };
+  };
 
   // ---- Showing things outside.
 

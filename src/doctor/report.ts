@@ -1,4 +1,5 @@
 import { codeInfo, SERVICE_CODES } from '../codes.js';
+import { ControlError } from '../errors.js';
 import { unmetCodes, type CoverageReport } from '../observers/coverage.js';
 import { SEVERITIES, type Finding, type HintSeen, type Severity } from './findings.js';
 
@@ -126,6 +127,20 @@ export function junitReport(s: RunSummary, timestamp: string): string {
 
 /** The formats a report is written in. */
 export type ReportFormat = 'markdown' | 'junit';
+
+/** The format a caller asked for; a ControlError (400) for any other (in-process callers pass anything). */
+export function reportFormat(format: unknown): ReportFormat {
+  if (format !== 'markdown' && format !== 'junit') throw new ControlError(400, 'format must be markdown or junit');
+  return format;
+}
+
+/** The gates a caller gives a report; a ControlError (400) names the first that is wrong. */
+export function checkReportGates(required: unknown, failOn: unknown): void {
+  if (failOn !== undefined && !SEVERITIES.includes(failOn as Severity)) throw new ControlError(400, `failOn must be one of ${SEVERITIES.join(', ')}`);
+  if (required !== undefined && (!Array.isArray(required) || required.some((c) => !SERVICE_CODES.includes(c as number)))) {
+    throw new ControlError(400, 'required must be a list of codes of the service (see mfa-sim --codes)');
+  }
+}
 
 /** A report in either format (JUnit needs the time it was made, as its timestamp). */
 export function renderReport(s: RunSummary, format: ReportFormat, at = new Date()): string {

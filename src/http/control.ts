@@ -9,8 +9,8 @@ import { ScenarioError } from '../scenario/errors.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { requireControl } from './control-access.js';
-import { SEVERITIES, type Severity } from '../doctor/findings.js';
-import { renderReport, type ReportFormat } from '../doctor/report.js';
+import type { Severity } from '../doctor/findings.js';
+import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
 import { parseRequiredCodes } from '../observers/coverage.js';
 import { expressLib } from './express.js';
 
@@ -144,10 +144,9 @@ function queryOf(req: Request): (name: string) => string | undefined {
 
 /** `GET /__sim/report`'s query: `format` (markdown or junit), `require` (codes or all) and `failOn` (a severity). */
 function reportQuery(q: (name: string) => string | undefined): { format: ReportFormat; options: { required?: number[]; failOn?: Severity } } {
-  const format = q('format') ?? 'markdown';
-  if (format !== 'markdown' && format !== 'junit') throw new ControlError(400, 'format must be markdown or junit');
+  const format = reportFormat(q('format') ?? 'markdown');
+  // failOn is checked with the other gates by runSummary.
   const failOn = q('failOn');
-  if (failOn !== undefined && !SEVERITIES.includes(failOn as Severity)) throw new ControlError(400, `failOn must be one of ${SEVERITIES.join(', ')}`);
   let required: number[] | undefined;
   const require = q('require');
   if (require !== undefined) {

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
-import { renderReport, type ReportFormat } from '../doctor/report.js';
+import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
 import { answerInternalError, serveApi } from './serve-api.js';
@@ -202,7 +202,7 @@ function controlMethods(sim: Simulator): SimulatorControl {
     coverage: () => sim.coverageReport(),
     findings: (final) => sim.findings(final),
     hints: () => sim.hints(),
-    report: (format = 'markdown', options) => renderReport(sim.runSummary(options), format),
+    report: (format = 'markdown', options) => renderReport(sim.runSummary(options), reportFormat(format)),
   };
 }
 

@@ -79,7 +79,12 @@ export class Journal {
   /** Entries, newest first, optionally only some codes and one API user, at most `limit`. */
   query(filter: JournalFilter): JournalEntry[] {
     if (typeof filter !== 'object' || filter === null) throw new ControlError(400, 'the journal filter is an object: { code?, apiUser?, limit? }');
-    const codes = filter.code === undefined ? undefined : new Set(Array.isArray(filter.code) ? filter.code : [filter.code]);
+    // In-process callers pass anything: a wrong filter would otherwise answer a wrong list (slice(0, -1) drops one).
+    const wanted = filter.code === undefined ? undefined : Array.isArray(filter.code) ? filter.code : [filter.code];
+    if (wanted?.some((c) => !Number.isInteger(c))) throw new ControlError(400, 'code must be a code or a list of codes');
+    if (filter.apiUser !== undefined && typeof filter.apiUser !== 'string') throw new ControlError(400, 'apiUser must be a string');
+    if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit >= 0)) throw new ControlError(400, 'limit must be a whole number');
+    const codes = wanted === undefined ? undefined : new Set(wanted);
     const out = this.entries().filter((e) => (!codes || (e.code !== undefined && codes.has(e.code))) && (!filter.apiUser || e.apiUser === filter.apiUser));
     return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
   }

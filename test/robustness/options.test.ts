@@ -64,6 +64,16 @@ describe('in-process methods refuse arguments of the wrong kind with a 400', asy
     ['loadScenario(null)', () => sim.loadScenario(null as unknown as string)],
     ['loadScenario(42)', () => sim.loadScenario(42 as unknown as string)],
     ['bindScenario(null, x)', () => sim.bindScenario(null as unknown as string, 'default')],
+    ['journal({ limit: -1 })', () => sim.journal({ limit: -1 })],
+    ['journal({ limit: 1.5 })', () => sim.journal({ limit: 1.5 })],
+    ['journal({ limit: "5" })', () => sim.journal({ limit: '5' as unknown as number })],
+    ['journal({ code: "x" })', () => sim.journal({ code: 'x' as unknown as number })],
+    ['journal({ code: [2025, NaN] })', () => sim.journal({ code: [2025, Number.NaN] })],
+    ['journal({ apiUser: 123456789 })', () => sim.journal({ apiUser: 123456789 as unknown as string })],
+    ['report("html")', () => sim.report('html' as unknown as 'markdown')],
+    ['report("markdown", { failOn: "fatal" })', () => sim.report('markdown', { failOn: 'fatal' as unknown as 'error' })],
+    ['report("junit", { required: [-9999] })', () => sim.report('junit', { required: [-9999] })],
+    ['report("markdown", { required: "all" })', () => sim.report('markdown', { required: 'all' as unknown as number[] })],
   ];
   for (const [label, call] of calls) {
     it(label, async () => {
@@ -80,4 +90,25 @@ describe('in-process methods refuse arguments of the wrong kind with a 400', asy
       await expectStillServes(sim);
     });
   }
+});
+
+describe('in-process filters and report gates answer as the control API does', async () => {
+  const sim = await simulator();
+  await expectStillServes(sim);
+
+  it('a journal limit of 0 or more and codes as numbers filter; the refusals name the filter', async () => {
+    expect(sim.journal({ limit: 0 })).toEqual([]);
+    expect(sim.journal({ limit: 1 })).toHaveLength(1);
+    expect(sim.journal({ code: [15000], limit: 99 }).every((e) => e.code === 15000)).toBe(true);
+    expect(() => sim.journal({ limit: -1 })).toThrow('limit must be a whole number');
+    expect(() => sim.journal({ code: 'x' as unknown as number })).toThrow('code must be a code or a list of codes');
+    expect(() => sim.journal({ apiUser: 5 as unknown as string })).toThrow('apiUser must be a string');
+  });
+
+  it('a report in a format it has, with gates it knows', () => {
+    expect(sim.report('junit', { required: [15000], failOn: 'error' })).toMatch(/^<\?xml/);
+    expect(() => sim.report('html' as unknown as 'markdown')).toThrow('format must be markdown or junit');
+    expect(() => sim.report('markdown', { failOn: 'fatal' as unknown as 'error' })).toThrow('failOn must be one of info, warning, error');
+    expect(() => sim.report('markdown', { required: [2025, -9999] })).toThrow('required must be a list of codes of the service');
+  });
 });
