@@ -16,8 +16,9 @@ export interface RoutingLayer {
 }
 
 /**
- * The methods the routes in `stack` answer at `path`; Express answers HEAD wherever it answers GET. (A parameter
- * that does not decode never reaches here: the router refused it with 400 when it tried the same layers.)
+ * The methods the routes in `stack` answer at `path`; Express answers HEAD wherever it answers GET. Throws where a
+ * path parameter does not decode, as the router does when it tries the same layers (controlRouteMissing is reached
+ * only after the router has refused such a path with 400; answerOptions, before the routers, lets them refuse it).
  */
 export function methodsAt(stack: readonly RoutingLayer[], path: string): Set<string> {
   const methods = new Set<string>();

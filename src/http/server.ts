@@ -202,7 +202,11 @@ function controlMethods(sim: Simulator): SimulatorControl {
     coverage: () => sim.coverageReport(),
     findings: (final) => sim.findings(final),
     hints: () => sim.hints(),
-    report: (format = 'markdown', options) => renderReport(sim.runSummary(options), reportFormat(format)),
+    report: (format = 'markdown', options) => {
+      // The format is checked before the summary is made, as the control API checks its query first.
+      const checked = reportFormat(format);
+      return renderReport(sim.runSummary(options), checked);
+    },
   };
 }
 
