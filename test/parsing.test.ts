@@ -113,3 +113,30 @@ describe('responseStyle', async () => {
     expect(JSON.parse(e.message)['utc-time']).toMatch(/^\d{10}$/);
   });
 });
+
+describe('a body is parsed once and read by every part (the rules, the envelope check, the client doctor)', async () => {
+  // Two simulators in one process share the parser's memory of the last texts: each must still read its own way.
+  const lenient = await simulator({ apiUser: who.apiUser, secret: who.secret });
+  const strict = await simulator({ apiUser: who.apiUser, secret: who.secret, strict: true });
+  const post = (sim: typeof lenient, body: string) => send(sim, '/v1/svc/challenge', { as: who, body });
+  const envelope = (user: string, body = `{"svcUser":"${user}","challengeType":"UserKeyAndPattern"}`) => `{"id":"m1","utctime":"1795000000000","apiUser":"${who.apiUser}","type":150,"body":${body}}`;
+
+  it('the same relaxed text, in turns: refused where strict, read where lenient, every time', async () => {
+    const relaxed = envelope('user@example.com', `"{'svcUser':'user@example.com','challengeType':'UserKeyAndPattern',}"`);
+    for (let i = 0; i < 3; i++) {
+      expectEnvelope(await post(strict, relaxed), 400, -5071);
+      expectEnvelope(await post(lenient, relaxed), 202, 2025);
+    }
+    expect(lenient.findings().map((f) => f.id)).toContain('body-relaxed-json');
+  });
+
+  it('texts of the same length, in turns, are each read as themselves', async () => {
+    const users = ['aaaa@example.com', 'bbbb@example.com', 'cccc@example.com'];
+    for (const round of [0, 1]) {
+      for (const user of users) {
+        const made = JSON.parse(expectEnvelope(await post(round ? strict : lenient, envelope(user)), 202, 2025).message) as { challengeId: string };
+        expect((round ? strict : lenient).simulator.findChallenge(made.challengeId)?.user).toBe(user);
+      }
+    }
+  });
+});

@@ -231,13 +231,10 @@ export class ClientFindings {
     const text = r.request.body;
     // Longer than the journal keeps whole, it is cut (and no longer JSON): nothing to read.
     if (text === '' || text.length > JOURNAL_BODY_CHARS) return;
-    let env: unknown;
-    try {
-      env = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (!isObject(env)) return;
+    // Parsed as the envelope check parsed it a moment ago (parseJson remembers it): strict JSON only.
+    const parsed = parseJson(text, false);
+    if (parsed.kind !== 'value' || !isObject(parsed.value)) return;
+    const env = parsed.value;
     const sentAt = own(env, 'utctime') ?? own(env, 'utcTime');
     const envTime = typeof sentAt === 'number' ? sentAt : typeof sentAt === 'string' && /^\d{1,16}$/.test(sentAt) ? Number(sentAt) : undefined;
     // An envelope time in seconds (below 1e11) is another matter than staleness: not judged here.
