@@ -83,6 +83,22 @@ describe('signing (decisions §2)', () => {
     expect(signatureMatches(key, toSign, right)).toBe(true);
     for (const short of ['', 'ab', right.slice(0, 126), `${right}00`]) expect(signatureMatches(key, toSign, short)).toBe(false);
   });
+
+  it('compares every character: one changed anywhere is refused; only A-F count as a-f', () => {
+    const key = new HmacKey(Buffer.from('test-secret'));
+    const toSign = stringToSign('1795000000000', 'nonce-123', 'svc');
+    const right = sign('test-secret', '1795000000000', 'nonce-123', 'svc');
+    expect(right).toMatch(/^[0-9a-f]{128}$/);
+    expect(signatureMatches(key, toSign, right.toUpperCase())).toBe(true);
+    const at = (i: number, c: string) => `${right.slice(0, i)}${c}${right.slice(i + 1)}`;
+    for (const i of [0, 1, 63, 64, 126, 127]) {
+      const other = right[i] === '0' ? '1' : '0';
+      expect(signatureMatches(key, toSign, at(i, other))).toBe(false);
+      // Characters one bit away from the right one, in either direction of the case bit: never the same.
+      const code = right.charCodeAt(i);
+      for (const near of [code ^ 0x20, code ^ 0x01, code - 0x20]) if (near !== code && near > 0) expect(signatureMatches(key, toSign, at(i, String.fromCharCode(near))), `${i} ${near}`).toBe(near >= 0x41 && near <= 0x46 && near + 0x20 === code);
+    }
+  });
 });
 
 describe('the server verifies the vectors over HTTP', async () => {

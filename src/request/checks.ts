@@ -125,7 +125,10 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.signature;
       if (!v) return authFail(ctx, -4026);
-      if (HEX128.test(v)) return undefined;
+      if (HEX128.test(v)) {
+        ctx.signature = v;
+        return undefined;
+      }
       const hint = ctx.doctor.misshapenSignature(v, signedRequest(ctx, ctx.apiUserId ?? ctx.parts.apiuser));
       return authFail(ctx, -4027, 'the signature must be 128 hexadecimal characters', hint);
     },
@@ -185,8 +188,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
   [
     'signature',
     (ctx) => {
-      const sig = ctx.parts?.signature;
-      if (ctx.utctime === undefined || ctx.nonce === undefined || !sig || !HEX128.test(sig)) return undefined;
+      const sig = ctx.signature;
+      if (ctx.utctime === undefined || ctx.nonce === undefined || sig === undefined) return undefined;
       const toSign = stringToSign(ctx.utctime, ctx.nonce, ctx.sc.token);
       if (signatureMatches(ctx.apiUser!.key, toSign, sig)) return undefined;
       ctx.expectedStringToSign = toSign;

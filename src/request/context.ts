@@ -34,8 +34,10 @@ export class RequestContext implements RuleSubject {
   endpoint?: Endpoint;
   /** The Authorization header's parts once the header is checked; null when it was checked and is misshapen. */
   parts?: AuthorizationParts | null;
+  /** The signing headers and the signature, each once its check found it well-formed. */
   utctime?: string;
   nonce?: string;
+  signature?: string;
   apiUserId?: string;
   apiUser?: ApiUser;
   env?: JudgedEnvelope;
