@@ -106,3 +106,31 @@ describe('hiding decodes only the stretches around escapes, and finds what decod
     expect(redactor.hide('say Kq7-secret-Z\\\\\\z now')).toBe(`say ${HIDDEN} now`);
   });
 });
+
+describe('with many secrets the search skips ahead, and never past a secret', () => {
+  // Each crafted secret has, among its first four characters, a pair another one has at another place: how far the
+  // search may skip on a pair is the least any secret allows, whichever secret comes last in the list.
+  const crafted = ['abxy-first-secret', 'xyab-second-secret', 'bxya-third-secret', 'yabx-fourth-secret', 'aaaa-fifth-secret', 'ŁŁŁŁ-wide-secret'];
+  const fillers = Array.from({ length: 20 }, (_, i) => `filler-${i}-Secret-Qz`);
+
+  for (const [order, list] of [
+    ['crafted first', [...crafted, ...fillers]],
+    ['crafted last, reversed', [...fillers, ...[...crafted].reverse()]],
+  ] as const) {
+    it(`finds each secret at every alignment (${order})`, () => {
+      const redactor = new Redactor();
+      redactor.set(list);
+      for (const secret of [...crafted, fillers[7]]) {
+        for (let pad = 0; pad < 6; pad++) {
+          // Text before it that shares its pairs too, so that the search's steps land at every place in turn.
+          const before = 'xyabxyab'.slice(0, pad);
+          expect(redactor.hide(`${before}${secret}`), `${secret} after ${pad}`).toBe(`${before}${HIDDEN}`);
+          expect(redactor.hide(`${before}${secret}!${before}`), `${secret} inside, after ${pad}`).toBe(`${before}${HIDDEN}!${before}`);
+        }
+      }
+      // A character whose low byte is a secret's (A and Ł share 0x41) is only a place to look, never a match.
+      expect(redactor.hide('AAAA-wide-secret')).toBe('AAAA-wide-secret');
+      expect(redactor.hide('no secret here at all, only words')).toBe('no secret here at all, only words');
+    });
+  }
+});
