@@ -99,7 +99,10 @@ export class Redactor {
     // A secret the plain search missed is written with at least one escape, so it lies within the reach of one: only
     // those stretches are decoded and searched again (a refusal's message quotes a string to sign with its `\n`).
     for (const [start, end] of escapedStretches(text, this.longest)) {
-      const u = unescapeWithOrigins(text.slice(start, end));
+      const stretch = text.slice(start, end);
+      // Decoded first without noting where each character came from: that is needed only for a secret found, rarely.
+      if (this.find(unescapeWithOrigins(stretch, false).text).length === 0) continue;
+      const u = unescapeWithOrigins(stretch);
       for (const [s, e] of this.find(u.text)) spans.push([start + u.from[s], start + u.to[e - 1]]);
     }
     return spans.length === 0 ? text : replaceSpans(text, spans);
@@ -199,19 +202,23 @@ const HEX = /^[0-9a-fA-F]+$/;
  * The text with its escapes undone, and for each code unit of the result the span of the text it came from: one
  * pass, so linear in the text however its backslashes run. A backslash run followed by `u` and four hex digits,
  * `u{...}`, `x` and two hex digits, or any other character, is that character; `%XX` bytes that form UTF-8 are
- * their characters. Only used to find secrets: the shown text keeps its escapes where no secret is.
+ * their characters. Only used to find secrets: the shown text keeps its escapes where no secret is. `origins` false:
+ * the text only, the spans left empty (a first look, cheaper).
  */
-export function unescapeWithOrigins(text: string): { text: string; from: number[]; to: number[] } {
+export function unescapeWithOrigins(text: string, origins = true): { text: string; from: number[]; to: number[] } {
   const n = text.length;
   // Plain arrays filled in order: a typed array this small costs more to allocate (outside the heap) than to fill.
+  // Without `origins`, they stay empty.
   const from: number[] = [];
   const to: number[] = [];
   let out = '';
   let length = 0;
   const emit = (chars: string, start: number, end: number) => {
-    for (let k = 0; k < chars.length; k++) {
-      from[length + k] = start;
-      to[length + k] = end;
+    if (origins) {
+      for (let k = 0; k < chars.length; k++) {
+        from[length + k] = start;
+        to[length + k] = end;
+      }
     }
     out += chars;
     length += chars.length;
@@ -223,9 +230,11 @@ export function unescapeWithOrigins(text: string): { text: string; from: number[
       // A run of ordinary characters, copied whole: each comes from itself.
       let j = i + 1;
       while (j < n && text.charCodeAt(j) !== 0x5c && text.charCodeAt(j) !== 0x25) j++;
-      for (let k = i; k < j; k++) {
-        from[length + k - i] = k;
-        to[length + k - i] = k + 1;
+      if (origins) {
+        for (let k = i; k < j; k++) {
+          from[length + k - i] = k;
+          to[length + k - i] = k + 1;
+        }
       }
       out += text.slice(i, j);
       length += j - i;
