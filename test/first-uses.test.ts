@@ -5,50 +5,63 @@ import type { Answered } from '../src/observers/answered.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 // The memory behind "this nonce was used before, by request n": the client-findings and signature-doctor suites
-// show its stories through HTTP; here, its bound (a ring of the most recent keys) on its own, with a small ring, the
+// show its stories through HTTP; here, its bound (a ring of the last accepted requests) on its own, with a small ring, the
 // hints it gives word for word, and, through HTTP, a time reused on both sides of a second.
 const use = (seq: number) => ({ seq, at: 1_000 * seq, arrived: seq });
 const answered = (seq: number, http: number, code: number) => ({ record: { seq, http, code } }) as unknown as Answered;
 
 describe('the first uses of nonces and times', () => {
-  it('keeps 10,000 keys by default: the uses of the last 5,000 requests with a nonce', () => {
+  it('keeps the last 10,000 accepted requests by default', () => {
     const f = new FirstUses();
-    for (let i = 0; i < 5_001; i++) f.note('900000001', `n-${i}`, i, use(i));
+    for (let i = 0; i < 10_001; i++) f.note('900000001', `n-${i}`, i, use(i));
     expect(FIRST_USES_KEPT).toBe(10_000);
     expect(f.ofNonce('900000001', 'n-0')).toBeUndefined();
     expect(f.ofTime('900000001', 0)).toBeUndefined();
     expect(f.ofNonce('900000001', 'n-1')?.seq).toBe(1);
-    expect(f.ofTime('900000001', 5_000)?.seq).toBe(5_000);
+    expect(f.ofTime('900000001', 1)?.seq).toBe(1);
+    expect(f.ofNonce('900000001', 'n-10000')?.seq).toBe(10_000);
+    expect(f.ofTime('900000001', 10_000)?.seq).toBe(10_000);
   });
 
-  it('forgets the oldest key when a new one comes, one for one', () => {
-    const f = new FirstUses(4);
+  it('forgets the oldest request when a new one comes, its nonce and time together', () => {
+    const f = new FirstUses(2);
     f.note('u', 'a', 1, use(1));
     f.note('u', 'b', 2, use(2));
     expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofNonce('u', 'b')?.seq, f.ofTime('u', 2)?.seq]).toEqual([1, 1, 2, 2]);
+    // A request whose nonce is not remembered (nonce replay checks off) still has its time.
     f.note('u', undefined, 3, use(3));
-    expect(f.ofNonce('u', 'a')).toBeUndefined();
-    expect(f.ofTime('u', 1)?.seq).toBe(1);
+    expect([f.ofNonce('u', 'a'), f.ofTime('u', 1)]).toEqual([undefined, undefined]);
+    expect([f.ofNonce('u', 'b')?.seq, f.ofTime('u', 3)?.seq]).toEqual([2, 3]);
     f.note('u', 'c', 4, use(4));
-    expect([f.ofTime('u', 1), f.ofNonce('u', 'b')]).toEqual([undefined, undefined]);
-    expect([f.ofTime('u', 2)?.seq, f.ofTime('u', 3)?.seq, f.ofNonce('u', 'c')?.seq, f.ofTime('u', 4)?.seq]).toEqual([2, 3, 4, 4]);
+    expect([f.ofNonce('u', 'b'), f.ofTime('u', 2)]).toEqual([undefined, undefined]);
+    expect([f.ofTime('u', 3)?.seq, f.ofNonce('u', 'c')?.seq, f.ofTime('u', 4)?.seq]).toEqual([3, 4, 4]);
   });
 
-  it('keys are per API user, and a key taken back and noted again lives its whole new turn', () => {
+  it('uses are per API user; a nonce or time used again is told by its newest use', () => {
     const f = new FirstUses(6);
     f.note('u', 'a', 1, use(1));
     f.note('v', 'a', 1, use(2));
-    expect([f.ofNonce('u', 'a')?.seq, f.ofNonce('v', 'a')?.seq]).toEqual([1, 2]);
-    f.forget('u', 'a', 1);
-    expect([f.ofNonce('u', 'a'), f.ofTime('u', 1)]).toEqual([undefined, undefined]);
+    expect([f.ofNonce('u', 'a')?.seq, f.ofNonce('v', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofTime('v', 1)?.seq]).toEqual([1, 2, 1, 2]);
+    expect([f.ofNonce('w', 'a'), f.ofTime('w', 1), f.ofNonce('u', 'b'), f.ofTime('u', 2)]).toEqual([undefined, undefined, undefined, undefined]);
+    // Accepted again once the replay memory let it go (past the drift window): the newer use tells the story.
     f.note('u', 'a', 1, use(3));
-    // The two slots the first "a" and 1 were written in come round again: they are no longer theirs.
-    f.note('w', undefined, 9, use(4));
-    f.note('w', undefined, 10, use(5));
-    f.note('w', undefined, 11, use(6));
-    expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq]).toEqual([3, 3]);
-    expect(f.ofNonce('v', 'a')).toBeUndefined();
-    expect(f.ofTime('w', 9)?.seq).toBe(4);
+    expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofNonce('v', 'a')?.seq]).toEqual([3, 3, 2]);
+  });
+
+  it("a request taken back (a forced error answered it) is no one's first use; only the request just noted is", () => {
+    const f = new FirstUses(6);
+    f.note('u', 'a', 1, use(1));
+    f.note('u', 'b', 2, use(2));
+    f.takeBack();
+    expect([f.ofNonce('u', 'b'), f.ofTime('u', 2)]).toEqual([undefined, undefined]);
+    expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq]).toEqual([1, 1]);
+    // Nothing is pending any more: a second take-back changes nothing.
+    f.takeBack();
+    expect(f.ofNonce('u', 'a')?.seq).toBe(1);
+    // The slot taken back is written again by the next request, which lives its whole turn.
+    f.note('u', 'b', 2, use(3));
+    for (let i = 0; i < 4; i++) f.note('w', undefined, 9 + i, use(4 + i));
+    expect([f.ofNonce('u', 'b')?.seq, f.ofTime('u', 2)?.seq, f.ofNonce('u', 'a')]).toEqual([3, 3, undefined]);
   });
 
   it('settles the answer of the request just noted, and only that one; clear forgets everything', () => {

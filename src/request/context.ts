@@ -138,7 +138,7 @@ export class RequestContext implements RuleSubject {
     const r = this.remembered;
     if (r) {
       r.memory.forget(r.nonce, r.time);
-      this.doctor.firstUses.forget(this.apiUser!.id, r.nonce, r.time);
+      this.doctor.firstUses.takeBack();
       this.remembered = undefined;
     }
     const base = answer(this.forced!.code);
