@@ -48,6 +48,8 @@ export default defineConfig({
       'test/robustness/redaction.test.ts',
       'test/robustness/redaction-forms.test.ts',
       'test/robustness/secrets.test.ts',
+      'test/redactor-stretches.test.ts',
+      'test/log-line.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,

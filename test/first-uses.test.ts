@@ -48,16 +48,33 @@ describe('the first uses of nonces and times', () => {
     expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofNonce('v', 'a')?.seq]).toEqual([3, 3, 2]);
   });
 
+  it('the newest use wins also when the ring has gone round and the older one sits after it', () => {
+    const f = new FirstUses(4);
+    f.note('u', 'p', 1, use(1));
+    f.note('u', 'a', 2, use(2));
+    f.note('u', 'q', 3, use(3));
+    f.note('u', 'r', 4, use(4));
+    // Round again: slot 0 now holds the newer use of "a" and 2; the older one is still in slot 1.
+    f.note('u', 'a', 2, use(5));
+    expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 2)?.seq]).toEqual([5, 5]);
+    expect([f.ofNonce('u', 'p'), f.ofNonce('u', 'r')?.seq]).toEqual([undefined, 4]);
+  });
+
   it("a request taken back (a forced error answered it) is no one's first use; only the request just noted is", () => {
+    const first = new FirstUses(6);
+    first.note('u', 'a', 1, use(1));
+    first.takeBack();
+    expect([first.ofNonce('u', 'a'), first.ofTime('u', 1)]).toEqual([undefined, undefined]);
     const f = new FirstUses(6);
+    f.note('u', 'z', 0, use(0));
     f.note('u', 'a', 1, use(1));
     f.note('u', 'b', 2, use(2));
     f.takeBack();
     expect([f.ofNonce('u', 'b'), f.ofTime('u', 2)]).toEqual([undefined, undefined]);
     expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq]).toEqual([1, 1]);
-    // Nothing is pending any more: a second take-back changes nothing.
+    // Nothing is pending any more: a second take-back changes nothing, whatever slot it might point at.
     f.takeBack();
-    expect(f.ofNonce('u', 'a')?.seq).toBe(1);
+    expect([f.ofNonce('u', 'z')?.seq, f.ofNonce('u', 'a')?.seq]).toEqual([0, 1]);
     // The slot taken back is written again by the next request, which lives its whole turn.
     f.note('u', 'b', 2, use(3));
     for (let i = 0; i < 4; i++) f.note('w', undefined, 9 + i, use(4 + i));
@@ -66,13 +83,18 @@ describe('the first uses of nonces and times', () => {
 
   it('settles the answer of the request just noted, and only that one; clear forgets everything', () => {
     const f = new FirstUses(8);
+    f.note('u', 'z', 0, use(0));
+    f.settle(answered(0, 200, 15000));
     f.note('u', 'a', 1, use(1));
     f.settle(answered(2, 500, -5000));
     expect(f.ofNonce('u', 'a')).toEqual(use(1));
     f.settle(answered(1, 202, 2025));
     expect(f.ofNonce('u', 'a')).toMatchObject({ seq: 1, http: 202, code: 2025 });
+    // Settled once: a later answer of the same number (a replay refused) is not its answer.
     f.settle(answered(1, 400, -4034));
     expect(f.ofTime('u', 1)).toMatchObject({ http: 202, code: 2025 });
+    f.settle(answered(0, 400, -4034));
+    expect(f.ofTime('u', 0)).toMatchObject({ http: 200, code: 15000 });
     f.clear();
     expect([f.ofNonce('u', 'a'), f.ofTime('u', 1)]).toEqual([undefined, undefined]);
     for (let i = 0; i < 8; i++) f.note('u', undefined, 100 + i, use(i));

@@ -1,4 +1,6 @@
+import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { authorizationValue, stringToSign } from '../src/auth/signature.js';
 import { formatLine, loggable, MAX_LOGGED_VALUE } from '../src/observers/log.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
@@ -47,5 +49,51 @@ describe('the request log line of a real request', async () => {
     const line = formatLine(sim.journal({ limit: 1 })[0]);
     expect(line).not.toMatch(/[\r\n]/);
     expect(line).toContain('/v1/svc/time%0Aforged');
+  });
+});
+
+describe('what a log line tells a client author', async () => {
+  const who = { apiUser: '123456789', secret: 'log-line-doctor-secret' };
+  const verify = await simulator({ name: 'verify', apiUsers: [{ id: who.apiUser, secret: who.secret }], rules: [{ name: 'lock-it', when: { endpoint: 'blocked' }, respond: { code: -1003 } }] });
+  const logged = await simulator({ name: 'logged', auth: 'log', apiUsers: [{ id: who.apiUser, secret: who.secret }] });
+  const last = (sim: typeof verify) => formatLine(sim.journal({ limit: 1 })[0]);
+
+  it('a bad signature: the message once, then the hint, then the exact string to sign (never the secret)', async () => {
+    // Signed with a line break after the nonce: a mistake the doctor names.
+    const time = String(Date.now());
+    const nonce = randomUUID();
+    const signature = createHmac('sha512', who.secret).update(`${stringToSign(time, nonce)}\n`).digest('hex');
+    const headers = { Authorization: authorizationValue(who.apiUser, signature), 'x-svc-apiuser': who.apiUser, 'x-svc-utctime': time, 'x-svc-cnonce': nonce };
+    expectEnvelope(await send(verify, '/v1/svc/time', { as: false, headers }), 400, -4037);
+    const line = last(verify);
+    expect(line).toMatch(/ POST \/v1\/svc\/time 123456789 -> 400 -4037 Signature error \(\d+(\.\d+)? ms\); hint: the string signed ends with a line break/);
+    // The answer's message carries the hint; the line shows it once, after the outcome.
+    expect(line.split('line break').length).toBe(2);
+    expect(line).toContain(`; expected HMAC-SHA512 over "x-svc-utctime: ${time}\\nx-svc-cnonce: ${nonce}" with API user 123456789's secret, as lower-case hex`);
+    expect(line).not.toContain(who.secret);
+  });
+
+  it('a bad signature with no known mistake: the string to sign once, without a hint that only repeats it', async () => {
+    expectEnvelope(await send(verify, '/v1/svc/time', { as: { apiUser: who.apiUser, secret: 'not-the-secret' } }), 400, -4037);
+    const line = last(verify);
+    expect(line).toMatch(/ -> 400 -4037 Signature error \(\d+(\.\d+)? ms\); expected HMAC-SHA512 over "x-svc-utctime: \d+\\nx-svc-cnonce: [0-9a-f-]{36}" with API user 123456789's secret, as lower-case hex$/);
+  });
+
+  it('a rule that decided is named in brackets', async () => {
+    const body = { id: 'r1', utctime: '1', apiUser: who.apiUser, type: 950, body: { svcUser: 'user@example.com', ipAddress: '127.0.0.1' } };
+    expectEnvelope(await send(verify, '/v1/svc/blocked', { as: who, body }), 400, -1003);
+    expect(last(verify)).toMatch(/ -> 400 -1003 .* \[lock-it\] \(\d+(\.\d+)? ms\)$/);
+  });
+
+  it('auth: log names each check that would have failed, with its hint', async () => {
+    expectEnvelope(await send(logged, '/v1/svc/time', { as: { apiUser: who.apiUser, secret: 'not-the-secret' } }), 200, 15000);
+    const line = last(logged);
+    expect(line).toMatch(/ -> 200 15000 \{"utc-time":"\d+"\} \(\d+(\.\d+)? ms\); expected HMAC-SHA512 over "[^"]+" with API user 123456789's secret, as lower-case hex; auth: log, would fail: -4037 \(Signature error; hint: no common mistake matches; sign exactly .+\)$/);
+  });
+
+  it('a fault instead of an answer, and an internal error, each say so', () => {
+    const base = { seq: 1, at: '2026-01-02T03:04:05.678Z', method: 'POST', path: '/v1/svc/time', scenario: 's', latencyMs: 1.5, request: { headers: {}, body: '' } };
+    expect(formatLine({ ...base, fault: 'reset', rule: 'drop' })).toBe('03:04:05.678 POST /v1/svc/time -> fault reset [drop] (1.5 ms)');
+    expect(formatLine({ ...base, http: 500, code: -5000, message: 'Internal error', internalError: 'boom\nat line 2' })).toBe('03:04:05.678 POST /v1/svc/time -> 500 -5000 Internal error (1.5 ms); internal error: boom at line 2');
   });
 });
