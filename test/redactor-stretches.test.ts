@@ -134,3 +134,26 @@ describe('with many secrets the search skips ahead, and never past a secret', ()
     });
   }
 });
+
+describe('a secret with a character outside the Basic Multilingual Plane (two UTF-16 units), written escaped', () => {
+  // One escape stands for two code units: each must be traced back to the escape, so exactly the secret is hidden.
+  // Inside, at the end, and right after the first character: each end of a secret must map back exactly.
+  const secrets = ['key-\u{1F511}-Vq7', 'Zq-end-\u{1F511}', 'W\u{1F511}-tail-9'];
+  for (const [form, many] of [
+    ['key-\\u{1F511}-Vq7', false],
+    ['key-\\uD83D\\uDD11-Vq7', false],
+    ['key-%F0%9F%94%91-Vq7', false],
+    ['key-\\u{1F511}-Vq7', true],
+    ['Zq-end-\\u{1F511}', false],
+    ['Zq-end-%F0%9F%94%91', true],
+    ['W\\u{1F511}-tail-9', false],
+    ['W\\uD83D\\uDD11-tail-9', true],
+  ] as const) {
+    it(`${form}${many ? ', many secrets' : ''}: hidden whole, the text around it kept`, () => {
+      const redactor = new Redactor();
+      redactor.set([...secrets, ...(many ? Array.from({ length: 20 }, (_, i) => `other-${i}-Secret`) : [])]);
+      expect(redactor.hide(`before \\n ${form} after`)).toBe(`before \\n ${HIDDEN} after`);
+      expect(redactor.hide(`${form}${form}`)).toBe(`${HIDDEN}${HIDDEN}`);
+    });
+  }
+});
