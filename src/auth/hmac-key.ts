@@ -31,20 +31,10 @@ export class HmacKey {
     }
   }
 
-  /** HMAC-SHA512 of `message` (UTF-8) under this key: 64 bytes. */
-  digest(message: string): Buffer {
-    return hash('sha512', this.outerInputFor(message), 'buffer');
-  }
-
-  /** The same digest as 128 lower-case hexadecimal characters. */
+  /** HMAC-SHA512 of `message` (UTF-8) under this key, as 128 lower-case hexadecimal characters (as signatures are sent). */
   hexDigest(message: string): string {
-    return hash('sha512', this.outerInputFor(message), 'hex');
-  }
-
-  /** The outer pad followed by the inner digest of `message`. */
-  private outerInputFor(message: string): Buffer {
     hash('sha512', this.innerInput(message), 'buffer').copy(this.outerInput, BLOCK);
-    return this.outerInput;
+    return hash('sha512', this.outerInput, 'hex');
   }
 
   /** The inner pad followed by the message: in the scratch buffer when it surely fits (UTF-8 takes at most 3 bytes per UTF-16 unit). */
