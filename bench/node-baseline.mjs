@@ -26,6 +26,9 @@ function work() {
   while (process.hrtime.bigint() < until);
 }
 
+/** Where the inner hash's input is put together (the signed lines of a request are far shorter than this). */
+const scratch = Buffer.alloc(4096);
+
 /** HMAC-SHA512 pads per API user, made once: the benchmark's API user 90000nnnn signs with bench-secret-n. */
 const pads = new Map();
 function padsOf(apiUser) {
@@ -47,8 +50,10 @@ function signed(req) {
   const sig = /signature=([0-9a-fA-F]{128})/.exec(h.authorization ?? '')?.[1];
   if (!sig || !/^\d{9}$/.test(h['x-svc-apiuser'] ?? '')) return false;
   const p = padsOf(h['x-svc-apiuser']);
-  const message = Buffer.from(`x-svc-utctime: ${h['x-svc-utctime']}\nx-svc-cnonce: ${h['x-svc-cnonce']}`);
-  hash('sha512', Buffer.concat([p.inner, message]), 'buffer').copy(p.outer, 128);
+  // The inner pad and the message put together in one scratch buffer, as mfa-sim's HmacKey does: no concatenation.
+  p.inner.copy(scratch, 0);
+  const length = 128 + scratch.write(`x-svc-utctime: ${h['x-svc-utctime']}\nx-svc-cnonce: ${h['x-svc-cnonce']}`, 128, 'utf8');
+  hash('sha512', scratch.subarray(0, length), 'buffer').copy(p.outer, 128);
   return timingSafeEqual(hash('sha512', p.outer, 'buffer'), Buffer.from(sig, 'hex'));
 }
 
