@@ -74,6 +74,20 @@ describe('signing (decisions §2)', () => {
     // Empty pieces and empty keys are malformed.
     expect(parseAuthorization('svc-hmac: apiuser=1,,algorithm=a', 'svc')).toBeUndefined();
     expect(parseAuthorization('svc-hmac: =1', 'svc')).toBeUndefined();
+    // An equals sign only in a later piece does not make an earlier piece a key=value.
+    expect(parseAuthorization('svc-hmac: apiuser,algorithm=a', 'svc')).toBeUndefined();
+    // A key written in capitals is the same key, once: a repeat in another case is refused.
+    expect(parseAuthorization('svc-hmac: ApiUser=1', 'svc')).toEqual({ apiuser: '1' });
+    expect(parseAuthorization('svc-hmac: apiuser=1,APIUSER=2', 'svc')).toBeUndefined();
+  });
+
+  it('a line break around a part (spaces the grammar skips) is allowed; only one inside a value refuses the header', () => {
+    for (const br of ['\n', '\r', '\u2028', '\u2029']) {
+      expect(parseAuthorization(`svc-hmac:${br}apiuser=1,algorithm${br}=a`, 'svc')).toEqual({ apiuser: '1', algorithm: 'a' });
+      expect(parseAuthorization(`svc-hmac: apiuser= 1${br},algorithm=a${br}`, 'svc')).toEqual({ apiuser: '1', algorithm: 'a' });
+      expect(parseAuthorization(`svc-hmac:${br}apiuser=1,algorithm=a${br}b`, 'svc')).toBeUndefined();
+      expect(parseAuthorization(`svc-hmac: apiuser=1${br}2${br},algorithm=a`, 'svc')).toBeUndefined();
+    }
   });
 
   it('a signature that is not 64 bytes never matches (and never throws)', () => {

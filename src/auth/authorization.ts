@@ -23,20 +23,25 @@ const LINE_BREAK = /[\n\r\u2028\u2029]/;
 export function parseAuthorization(value: string, token: string): AuthorizationParts | undefined {
   const scheme = `${token}-hmac:`;
   const trimmed = value.trimStart();
-  if (trimmed.slice(0, scheme.length).toLowerCase() !== scheme) return undefined;
-  const parts: AuthorizationParts = {};
-  // Split by hand (every request pays this): `key = value`, spaces around either allowed.
+  if (!trimmed.startsWith(scheme) && trimmed.slice(0, scheme.length).toLowerCase() !== scheme) return undefined;
+  const parts: Record<string, string> = {};
+  // One look for a line break in the whole value; only when there is one is each part's value looked at.
+  const anyLineBreak = LINE_BREAK.test(trimmed);
+  // Scanned by index (every request pays this): each piece is `key = value` up to the next comma, spaces around
+  // either allowed; only the key and the value are cut out, and a key already in lower case is not lowered again.
   let start = scheme.length;
   for (;;) {
     const comma = trimmed.indexOf(',', start);
-    const piece = trimmed.slice(start, comma < 0 ? undefined : comma);
-    const eq = piece.indexOf('=');
+    const end = comma < 0 ? trimmed.length : comma;
+    // An equals sign past the comma leaves a key with a comma in it, which no part is named.
+    const eq = trimmed.indexOf('=', start);
     if (eq < 0) return undefined;
-    const key = piece.slice(0, eq).trim().toLowerCase();
-    if (!PART_NAMES.has(key) || (parts as Record<string, string>)[key] !== undefined) return undefined;
-    const v = piece.slice(eq + 1).trim();
-    if (LINE_BREAK.test(v)) return undefined;
-    (parts as Record<string, string>)[key] = v;
+    const written = trimmed.slice(start, eq).trim();
+    const key = PART_NAMES.has(written) ? written : written.toLowerCase();
+    if (!PART_NAMES.has(key) || parts[key] !== undefined) return undefined;
+    const v = trimmed.slice(eq + 1, end).trim();
+    if (anyLineBreak && LINE_BREAK.test(v)) return undefined;
+    parts[key] = v;
     if (comma < 0) return parts;
     start = comma + 1;
   }
