@@ -3,9 +3,11 @@
  * server's own work on this machine. Bare node:http is made to spin a fixed time before each answer, and measured
  * beside itself without it, in the same rounds. The work is not all a request costs: with 2 cores shared with the
  * load generator, a slower server's answers each wake a client that went to sleep, and the kernel charges that
- * wake-up (inside `writev`) to the server; so the CPU per request grows by more than the work added. A last row
- * checks each request's HMAC-SHA512 signature and does nothing else: how much of the budget the contract's one
- * unavoidable check takes by itself.
+ * wake-up (inside `writev`) to the server; so the CPU per request grows by more than the work added. Two last rows
+ * keep part of the contract: one checks each request's HMAC-SHA512 signature and does nothing else (how much of the
+ * budget the one unavoidable check takes by itself); the other does every check of a signed request, the replay
+ * memory, the envelope, a journal entry and the log line, in one function (bench/checks-baseline.mjs): the least a
+ * faithful server does, written for speed, without any of the rest mfa-sim is.
  */
 import { median } from './lib.js';
 import { LOAD_CASES, measure, type Load, type LoadPlan } from './measure.js';
@@ -14,20 +16,24 @@ import { LOAD_CASES, measure, type Load, type LoadPlan } from './measure.js';
 export const WORK_US = [10, 20, 40];
 
 export interface BudgetResult {
-  /** Microseconds of spin, or 'hmac': the request's signature checked, and nothing else. */
-  work: number | 'hmac';
+  /** Microseconds of spin; 'hmac': the request's signature checked, and nothing else; 'checks': bench/checks-baseline.mjs. */
+  work: number | 'hmac' | 'checks';
   loads: Load[];
 }
 
-const label = (work: BudgetResult['work']) => (work === 'hmac' ? 'the signature check alone' : work === 0 ? 'no work' : `${work} µs of work`);
+const LABELS: Record<string, string> = { 0: 'no work', hmac: 'the signature check alone', checks: "a signed request's checks, journal and log line, in one function" };
+const label = (work: BudgetResult['work']) => LABELS[work] ?? `${work} µs of work`;
+
+/** The command of a row's server. */
+const serverOf = (work: BudgetResult['work']) => (work === 'checks' ? ['bench/checks-baseline.mjs', '0'] : ['bench/node-baseline.mjs', '0', String(work)]);
 
 export async function budgetTable(plan: Omit<LoadPlan, 'users' | 'beside'>, rounds: number, progress: (line: string) => void): Promise<BudgetResult[]> {
-  const rows: BudgetResult[] = [0, ...WORK_US, 'hmac' as const].map((work) => ({ work, loads: [] }));
+  const rows: BudgetResult[] = [0, ...WORK_US, 'hmac' as const, 'checks' as const].map((work) => ({ work, loads: [] }));
   for (let round = 0; round < rounds; round++) {
     // Interleaved: the order turns by one from round to round.
     for (let k = 0; k < rows.length; k++) {
       const row = rows[(k + round) % rows.length];
-      const load = await measure(LOAD_CASES.time, ['bench/node-baseline.mjs', '0', String(row.work)], true, plan);
+      const load = await measure(LOAD_CASES.time, serverOf(row.work), true, plan);
       row.loads.push(load);
       progress(`  budget round ${round + 1}/${rounds} node:http, ${label(row.work).padEnd(26)} ${load.rps.toFixed(0).padStart(6)} req/s  ${load.cpuUs.toFixed(0)} µs CPU/req${load.bad ? `  ${load.bad} BAD (${load.sample})` : ''}`);
     }

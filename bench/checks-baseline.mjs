@@ -1,0 +1,111 @@
+// The least a faithful server does for a signed request, written as one function for speed: the budget table's
+// answer to "could any server keep the contract within the targets on this machine?". Not mfa-sim and not a
+// simulator: it serves /v1/svc/time only, with the benchmark's API users, and keeps no doctor, coverage, scenario,
+// rule or secret search. What it does do, per request, is what no faithful server can skip: route; parse the
+// Authorization header; check the signing headers' and the parts' shapes and that they agree; know the API user;
+// check the drift; verify the HMAC-SHA512 signature (bench/baseline-signing.mjs, the fastest way Node offers); refuse
+// a reused nonce or time; answer the envelope with its own time; keep a journal entry (a ring of 1,000) and write
+// the request log line, in batches once per turn of the event loop as mfa-sim does.
+//   node bench/checks-baseline.mjs <port>
+import { hash } from 'node:crypto';
+import { createServer } from 'node:http';
+import { outerInput } from './baseline-signing.mjs';
+
+const MAX_DRIFT_MS = 300_000;
+const ID9 = /^\d{9}$/;
+const UTCTIME = /^\d{1,16}$/;
+const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
+const HEX128 = /^[0-9a-fA-F]{128}$/;
+const PART_NAMES = new Set(['apiuser', 'signedheaders', 'algorithm', 'signature']);
+
+/** The benchmark's 64 API users; each one's nonces and times seen (a baseline lives for seconds: never forgotten). */
+const users = new Map();
+for (let i = 0; i < 64; i++) users.set(String(900_000_000 + i), { nonces: new Set(), times: new Set() });
+
+const journal = new Array(1000);
+let seq = 0;
+let port = 0;
+let pendingLog = [];
+let flushScheduled = false;
+
+function flushLog() {
+  flushScheduled = false;
+  const text = pendingLog.join('');
+  pendingLog = [];
+  process.stdout.write(text);
+}
+
+/** `key=value` parts after the scheme, or undefined when the value is not of that shape. */
+function authorizationParts(value) {
+  if (!value?.toLowerCase().startsWith('svc-hmac:')) return undefined;
+  const parts = {};
+  for (const piece of value.slice(9).split(',')) {
+    const eq = piece.indexOf('=');
+    const key = eq < 0 ? '' : piece.slice(0, eq).trim().toLowerCase();
+    if (!PART_NAMES.has(key) || parts[key] !== undefined) return undefined;
+    parts[key] = piece.slice(eq + 1).trim();
+  }
+  return parts;
+}
+
+/** The checks of a signed time request, in the contract's order: [HTTP status, code, message]. */
+function checked(req, now) {
+  if (req.url !== '/v1/svc/time') return [404, -404, 'no endpoint'];
+  if (req.method !== 'POST' && req.method !== 'GET') return [405, -405, 'method not allowed'];
+  const h = req.headers;
+  if (!h.authorization) return [401, -4000, 'Authorization header missing'];
+  const parts = authorizationParts(h.authorization);
+  if (!parts) return [401, -4001, 'Authorization header malformed'];
+  const utctime = h['x-svc-utctime'];
+  const nonce = h['x-svc-cnonce'];
+  const apiUser = h['x-svc-apiuser'];
+  if (!utctime || !UTCTIME.test(utctime)) return [401, -4005, 'x-svc-utctime malformed'];
+  if (!nonce || !NONCE.test(nonce)) return [401, -4007, 'x-svc-cnonce malformed'];
+  if (!apiUser || !ID9.test(apiUser)) return [401, -4009, 'x-svc-apiuser malformed'];
+  if (!parts.signature || !HEX128.test(parts.signature)) return [401, -4027, 'signature malformed'];
+  if (parts.apiuser !== apiUser) return [401, -4029, 'apiuser differs'];
+  if (parts.algorithm?.toLowerCase() !== 'svc-hmac512') return [401, -4031, 'algorithm'];
+  if (parts.signedheaders?.toLowerCase() !== 'x-svc-utctime;x-svc-cnonce') return [401, -4033, 'signedheaders'];
+  const user = users.get(apiUser);
+  if (!user) return [401, -1001, 'API user not known'];
+  const time = Number(utctime);
+  if (Math.abs(time - now) > MAX_DRIFT_MS) return [401, -4036, 'utctime clock drift error'];
+  // Compared as text, every character looked at, A-F read as a-f.
+  const expected = hash('sha512', outerInput(apiUser, utctime, nonce), 'hex');
+  let difference = 0;
+  for (let i = 0; i < 128; i++) {
+    const c = parts.signature.charCodeAt(i);
+    difference |= expected.charCodeAt(i) ^ (c >= 0x41 && c <= 0x46 ? c + 0x20 : c);
+  }
+  if (difference !== 0) return [400, -4037, 'Signature error'];
+  if (user.nonces.has(nonce)) return [401, -4034, 'nonce reused'];
+  if (user.times.has(time)) return [401, -4035, 'utctime reused'];
+  user.nonces.add(nonce);
+  user.times.add(time);
+  return [200, 15000, `{"utc-time":"${Math.floor(now / 1000)}"}`];
+}
+
+const server = createServer((req, res) => {
+  // The request is read to its end, as any server must before the connection is reused.
+  req.resume();
+  req.on('end', () => {
+    const now = Date.now();
+    const [status, code, message] = checked(req, now);
+    seq++;
+    const at = new Date(now).toISOString();
+    const body = `{"id":"sim-${seq}","utctime":"${at}","status":${status},"code":${code},"message":${JSON.stringify(message)},"moreInfo":"http://127.0.0.1:${port}/status?code=${code}"}`;
+    journal[seq % journal.length] = { seq, at, method: req.method, path: req.url, apiUser: req.headers['x-svc-apiuser'], status, code, message, headers: req.headers };
+    pendingLog.push(`${at.slice(11, 23)} ${req.method} ${req.url} ${req.headers['x-svc-apiuser'] ?? ''} -> ${status} ${code} ${message}\n`);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flushLog);
+    }
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+});
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
+  port = server.address().port;
+  process.stdout.write(`checks baseline listening on http://127.0.0.1:${port}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
