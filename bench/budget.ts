@@ -6,7 +6,7 @@
  * wake-up (inside `writev`) to the server; so the CPU per request grows by more than the work added. Two last rows
  * keep part of the contract: one checks each request's HMAC-SHA512 signature and does nothing else (how much of the
  * budget the one unavoidable check takes by itself); the other does every check of a signed request, the replay
- * memory, the envelope, a journal entry and the log line, in one function (bench/checks-baseline.mjs): the least a
+ * memory, the envelope, a journal entry and the log line, in one function (bench/checks-baseline.ts): the least a
  * faithful server does, written for speed, without any of the rest mfa-sim is.
  */
 import { median } from './lib.js';
@@ -16,7 +16,7 @@ import { LOAD_CASES, measure, type Load, type LoadPlan } from './measure.js';
 export const WORK_US = [10, 20, 40];
 
 export interface BudgetResult {
-  /** Microseconds of spin; 'hmac': the request's signature checked, and nothing else; 'checks': bench/checks-baseline.mjs. */
+  /** Microseconds of spin; 'hmac': the request's signature checked, and nothing else; 'checks': bench/checks-baseline.ts. */
   work: number | 'hmac' | 'checks';
   loads: Load[];
 }
@@ -25,7 +25,7 @@ const LABELS: Record<string, string> = { 0: 'no work', hmac: 'the signature chec
 const label = (work: BudgetResult['work']) => LABELS[work] ?? `${work} µs of work`;
 
 /** The command of a row's server. */
-const serverOf = (work: BudgetResult['work']) => (work === 'checks' ? ['bench/checks-baseline.mjs', '0'] : ['bench/node-baseline.mjs', '0', String(work)]);
+const serverOf = (work: BudgetResult['work']) => (work === 'checks' ? ['--import', 'tsx', 'bench/checks-baseline.ts', '0'] : ['bench/node-baseline.mjs', '0', String(work)]);
 
 export async function budgetTable(plan: Omit<LoadPlan, 'users' | 'beside'>, rounds: number, progress: (line: string) => void): Promise<BudgetResult[]> {
   const rows: BudgetResult[] = [0, ...WORK_US, 'hmac' as const, 'checks' as const].map((work) => ({ work, loads: [] }));

@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     );
   }
   if (budget.length) {
-    out.push('', "What the cost targets leave for a server's own work: bare node:http spinning a fixed time before each answer, checking each request's signature and nothing else, or doing a signed request's checks, journal entry and log line in one function (bench/checks-baseline.mjs); same load, same rounds.", '');
+    out.push('', "What the cost targets leave for a server's own work: bare node:http spinning a fixed time before each answer, checking each request's signature and nothing else, or doing a signed request's checks, journal entry and log line in one function (bench/checks-baseline.ts); same load, same rounds.", '');
     out.push(...budgetMarkdown(budget));
   }
   out.push('');

@@ -18,10 +18,11 @@ import { monotonicMs } from '../world/monotonic.js';
  * bug (the request path answers it -5000). A code a scenario rule forces answers at its own check.
  */
 
-const ID9 = /^\d{9}$/;
-const UTCTIME = /^\d{1,16}$/;
-const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
-const HEX128 = /^[0-9a-fA-F]{128}$/;
+/** The shapes the checks hold a request's values to (also the benchmark's one-function server, bench/checks-baseline.ts). */
+export const ID9 = /^\d{9}$/;
+export const UTCTIME = /^\d{1,16}$/;
+export const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
+export const HEX128 = /^[0-9a-fA-F]{128}$/;
 
 type Check = (ctx: RequestContext) => Answer | undefined;
 

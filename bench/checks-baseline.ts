@@ -3,62 +3,48 @@
 // simulator: it serves /v1/svc/time only, with the benchmark's API users, and keeps no doctor, coverage, scenario,
 // rule or secret search. What it does do, per request, is what no faithful server can skip: route; parse the
 // Authorization header; check the signing headers' and the parts' shapes and that they agree; know the API user;
-// check the drift; verify the HMAC-SHA512 signature (bench/baseline-signing.mjs, the fastest way Node offers); refuse
-// a reused nonce or time; answer the envelope with its own time; keep a journal entry (a ring of 1,000) and write
-// the request log line, in batches once per turn of the event loop as mfa-sim does.
-//   node bench/checks-baseline.mjs <port>
-import { hash } from 'node:crypto';
-import { createServer } from 'node:http';
-import { outerInput } from './baseline-signing.mjs';
+// check the drift; verify the HMAC-SHA512 signature; refuse a reused nonce or time; answer the envelope with its own
+// time; keep a journal entry (a ring of 1,000) and write the request log line, in batches once per turn of the event
+// loop as mfa-sim does. It calls mfa-sim's own parsing, shapes and signature check (src/auth, src/request/checks.ts),
+// so what it leaves out is mfa-sim's structure and the rest of what it is, not a faster primitive.
+//   node --import tsx bench/checks-baseline.ts <port>
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseAuthorization } from '../src/auth/authorization.js';
+import { HmacKey } from '../src/auth/hmac-key.js';
+import { signatureMatches, stringToSign } from '../src/auth/signature.js';
+import { HEX128, ID9, NONCE, UTCTIME } from '../src/request/checks.js';
+import { API_USERS } from './lib.js';
 
 const MAX_DRIFT_MS = 300_000;
-const ID9 = /^\d{9}$/;
-const UTCTIME = /^\d{1,16}$/;
-const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
-const HEX128 = /^[0-9a-fA-F]{128}$/;
-const PART_NAMES = new Set(['apiuser', 'signedheaders', 'algorithm', 'signature']);
 
-/** The benchmark's 64 API users; each one's nonces and times seen (a baseline lives for seconds: never forgotten). */
-const users = new Map();
-for (let i = 0; i < 64; i++) users.set(String(900_000_000 + i), { nonces: new Set(), times: new Set() });
+/** The benchmark's API users: each one's HMAC key, and the nonces and times it sent (a baseline lives for seconds: never forgotten). */
+const users = new Map(API_USERS.map((u) => [u.id, { key: new HmacKey(Buffer.from(u.secret)), nonces: new Set<string>(), times: new Set<number>() }]));
 
-const journal = new Array(1000);
+const journal: object[] = new Array(1000);
 let seq = 0;
 let port = 0;
-let pendingLog = [];
+let pendingLog: string[] = [];
 let flushScheduled = false;
 
-function flushLog() {
+function flushLog(): void {
   flushScheduled = false;
   const text = pendingLog.join('');
   pendingLog = [];
   process.stdout.write(text);
 }
 
-/** `key=value` parts after the scheme, or undefined when the value is not of that shape. */
-function authorizationParts(value) {
-  if (!value?.toLowerCase().startsWith('svc-hmac:')) return undefined;
-  const parts = {};
-  for (const piece of value.slice(9).split(',')) {
-    const eq = piece.indexOf('=');
-    const key = eq < 0 ? '' : piece.slice(0, eq).trim().toLowerCase();
-    if (!PART_NAMES.has(key) || parts[key] !== undefined) return undefined;
-    parts[key] = piece.slice(eq + 1).trim();
-  }
-  return parts;
-}
-
 /** The checks of a signed time request, in the contract's order: [HTTP status, code, message]. */
-function checked(req, now) {
+function checked(req: IncomingMessage, now: number): [number, number, string] {
   if (req.url !== '/v1/svc/time') return [404, -404, 'no endpoint'];
   if (req.method !== 'POST' && req.method !== 'GET') return [405, -405, 'method not allowed'];
   const h = req.headers;
   if (!h.authorization) return [401, -4000, 'Authorization header missing'];
-  const parts = authorizationParts(h.authorization);
+  const parts = parseAuthorization(h.authorization, 'svc');
   if (!parts) return [401, -4001, 'Authorization header malformed'];
-  const utctime = h['x-svc-utctime'];
-  const nonce = h['x-svc-cnonce'];
-  const apiUser = h['x-svc-apiuser'];
+  const utctime = h['x-svc-utctime'] as string | undefined;
+  const nonce = h['x-svc-cnonce'] as string | undefined;
+  const apiUser = h['x-svc-apiuser'] as string | undefined;
   if (!utctime || !UTCTIME.test(utctime)) return [401, -4005, 'x-svc-utctime malformed'];
   if (!nonce || !NONCE.test(nonce)) return [401, -4007, 'x-svc-cnonce malformed'];
   if (!apiUser || !ID9.test(apiUser)) return [401, -4009, 'x-svc-apiuser malformed'];
@@ -70,14 +56,7 @@ function checked(req, now) {
   if (!user) return [401, -1001, 'API user not known'];
   const time = Number(utctime);
   if (Math.abs(time - now) > MAX_DRIFT_MS) return [401, -4036, 'utctime clock drift error'];
-  // Compared as text, every character looked at, A-F read as a-f.
-  const expected = hash('sha512', outerInput(apiUser, utctime, nonce), 'hex');
-  let difference = 0;
-  for (let i = 0; i < 128; i++) {
-    const c = parts.signature.charCodeAt(i);
-    difference |= expected.charCodeAt(i) ^ (c >= 0x41 && c <= 0x46 ? c + 0x20 : c);
-  }
-  if (difference !== 0) return [400, -4037, 'Signature error'];
+  if (!signatureMatches(user.key, stringToSign(utctime, nonce), parts.signature)) return [400, -4037, 'Signature error'];
   if (user.nonces.has(nonce)) return [401, -4034, 'nonce reused'];
   if (user.times.has(time)) return [401, -4035, 'utctime reused'];
   user.nonces.add(nonce);
@@ -105,7 +84,7 @@ const server = createServer((req, res) => {
   });
 });
 server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
-  port = server.address().port;
+  port = (server.address() as AddressInfo).port;
   process.stdout.write(`checks baseline listening on http://127.0.0.1:${port}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
