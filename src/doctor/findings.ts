@@ -104,6 +104,59 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
     explanation:
       "The client's clock moved against the server's by more than 30 s during the run. A clock that drifts ends in -4036: correct it from the answers' utctime now and then. (The simulator's clock frozen or moved by a test resets this measure.)",
   },
+  // Proxy mode (src/proxy/, docs/proxy.md): what the service answered, judged against the contract and against mfa-sim.
+  'service-not-json': {
+    severity: 'error',
+    explanation:
+      "The service answered something that is not a JSON envelope (an HTML error page, plain text, an empty body), or JSON under another Content-Type. The interface document says every answer is JSON: a client that parses every answer as the envelope fails on it. mfa-sim plays such answers with a rule's fault: proxy-502 or garbage.",
+  },
+  'service-envelope-keys': {
+    severity: 'error',
+    explanation:
+      'The service answered an envelope whose keys are not exactly id, utctime (utcTime in the sdk response style), status, code, message and moreInfo: a key is missing, or there is one more. The published clients parse answers with strict models that need exactly these keys.',
+  },
+  'service-envelope-types': {
+    severity: 'error',
+    explanation: 'The service answered an envelope with a value of the wrong kind: id, utctime, message and moreInfo are strings, status and code integers.',
+  },
+  'service-utctime-format': {
+    severity: 'error',
+    explanation: "The service answered a utctime that is not ISO 8601 UTC with fractional seconds and a Z suffix. Clients read the server's time from it to correct their clocks.",
+  },
+  'service-code-unknown': {
+    severity: 'error',
+    explanation: 'The service answered a code that is not in the code table (mfa-sim --codes). A client that maps codes to outcomes has no case for it; mfa-sim cannot answer it.',
+  },
+  'service-status-mismatch': {
+    severity: 'error',
+    explanation: "The service answered a code with another HTTP status than the code table gives it (-40xx with 400, 2025 with 202, -5000 with 500...), or an envelope whose status differs from the HTTP status.",
+  },
+  'service-code-scope': {
+    severity: 'warning',
+    explanation: 'The service answered a code that the code table does not give to this operation (a new challenge answered 15000, a time request answered -2006).',
+  },
+  'service-more-info': {
+    severity: 'warning',
+    explanation: 'The service answered a moreInfo that is not an http(s) URL of a status page taking the code as its code parameter.',
+  },
+  'service-no-answer': {
+    severity: 'error',
+    explanation:
+      'The service gave no answer in time, an answer larger than the limit, or none at all (the connection refused or closed, TLS not trusted): the client got -5000 from mfa-sim with the reason. A client must treat -5000 as a failure that may be retried, signed anew.',
+  },
+  'service-differs-status': {
+    severity: 'error',
+    explanation: 'The service answered this request with another HTTP status or code than mfa-sim would have (the shadow comparison): the service has changed, or mfa-sim plays it wrong. Both answers are in the detail and in the journal entry.',
+  },
+  'service-differs-envelope': {
+    severity: 'error',
+    explanation: "The service's envelope has other keys, or values of other kinds, than mfa-sim's answer to the same request (the shadow comparison). Both answers are in the detail and in the journal entry.",
+  },
+  'service-differs-message': {
+    severity: 'warning',
+    explanation:
+      "The service answered the same code as mfa-sim, with another message: JSON text with other keys, or an error's sentence that does not begin with the code's meaning as the interface document words it. Both answers are in the detail and in the journal entry.",
+  },
 };
 
 /** A client's clock is called drifting when its distance to the server's spreads by more than this. */
@@ -151,6 +204,8 @@ export class ClientFindings {
   /** Watches every answer from now on. */
   observe(events: { subscribe(fn: (e: Answered) => void): () => void }): () => void {
     return events.subscribe(({ record, counts }) => {
+      // What a service answered in proxy mode is found whoever sent the request.
+      if (record.upstream?.deviations.length) this.seeService(record);
       // The explorer's requests are the simulator's own demonstrations: neither findings nor hints of the client.
       if (counts && record.by !== 'explorer') this.see(record);
     });
@@ -197,6 +252,12 @@ export class ClientFindings {
   /** The doctor's hints given, most frequent first. */
   hintsSeen(): HintSeen[] {
     return [...this.hints.values()].map((h) => ({ ...h })).sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
+  }
+
+  /** Proxy mode: each deviation of the service's answer, under the request's API user when it names one the doctor watches. */
+  private seeService(r: AnsweredRequest): void {
+    const apiUser = r.apiUser !== undefined && /^\d{9}$/.test(r.apiUser) && this.client(r.apiUser) ? r.apiUser : '-';
+    for (const d of r.upstream!.deviations) this.note(d.kind, apiUser, r.seq, d.detail);
   }
 
   private see(r: AnsweredRequest): void {

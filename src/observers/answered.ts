@@ -1,4 +1,5 @@
 import type { Hint } from '../doctor/hint.js';
+import type { Forwarding } from '../proxy/deviation.js';
 
 /**
  * The one event of the request path: "a request was answered", with the one record every observer of traffic
@@ -41,6 +42,8 @@ export interface AnsweredRequest {
   by?: 'explorer';
   request: { headers: Record<string, string | string[] | undefined>; body: string };
   response?: { body: string };
+  /** Proxy mode (src/proxy/): the request was forwarded; `http`, `code` and `response` are the upstream's answer. */
+  upstream?: Forwarding;
 }
 
 /** The journal's name for the same record. */
