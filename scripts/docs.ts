@@ -93,18 +93,20 @@ export function cliHelp(): string {
   return ['```', text.trimEnd(), '```'].join('\n');
 }
 
-/** Every client finding the doctor records: its id, severity, and the explanation it gives. */
-export function findingTable(): string {
+/** Every client finding the doctor records: its id, severity, and the explanation it gives (proxy mode's `service-` kinds: docs/proxy.md). */
+export function findingTable(service = false): string {
   return [
     '| Id | Severity | What it means, and the fix |',
     '|---|---|---|',
-    ...Object.entries(FINDING_KINDS).map(([id, k]) => `| \`${id}\` | ${k.severity} | ${cell(k.explanation)} |`),
+    ...Object.entries(FINDING_KINDS)
+      .filter(([id]) => id.startsWith('service-') === service)
+      .map(([id, k]) => `| \`${id}\` | ${k.severity} | ${cell(k.explanation)} |`),
   ].join('\n');
 }
 
 /** The pages with generated blocks, and what fills each block. */
 export const BLOCKS: Record<string, Record<string, () => string>> = {
-  'docs/client-doctor.md': { findings: findingTable },
+  'docs/client-doctor.md': { findings: () => findingTable() },
   'docs/status-codes.md': { codes: codeTable },
   'docs/scenarios.md': { scenarios: scenarioList, 'scenario-keys': scenarioKeys },
   'docs/command-line.md': { 'cli-help': cliHelp },

@@ -79,6 +79,9 @@ async function main(args: string[]): Promise<void> {
   if (o.controlToken !== undefined) options.controlToken = o.controlToken;
   if (o.scenarioDir !== undefined) options.scenarioDirs = o.scenarioDir;
   if (o.allowedHosts !== undefined) options.allowedHosts = o.allowedHosts;
+  if (o.upstream !== undefined) options.upstream = o.upstream;
+  if (o.upstreamCa !== undefined) options.upstreamCa = o.upstreamCa;
+  if (o.upstreamTimeout !== undefined) options.upstreamTimeout = o.upstreamTimeout;
   // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
   for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) {
     const problem = file === undefined ? undefined : unwritable(file);
@@ -132,6 +135,9 @@ async function main(args: string[]): Promise<void> {
     out.write(`  API user ${u.id}${shown}${u.state !== 'active' ? ` (${u.state})` : ''}\n`);
   }
   out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);
+  if (options.upstream !== undefined) {
+    out.write(`  proxy mode: API requests go to ${options.upstream}; each answer is judged against the contract${sim.world.secretGiven ? " and compared with mfa-sim's" : ' (give --secret to compare it with mfa-sim\'s too)'}\n`);
+  }
   if (running.controlToken !== undefined) {
     const shown = o.controlToken === undefined ? running.controlToken : '(the one you gave)';
     out.write(`  control API token ${shown}: send it as x-sim-control-token, or open ${running.url}/__sim/ui?token=... once\n`);
@@ -188,6 +194,9 @@ interface Flags extends AtExit {
   controlToken?: string;
   scenarioDir?: string[];
   allowedHosts?: string[];
+  upstream?: string;
+  upstreamCa?: string;
+  upstreamTimeout?: number;
   watch?: boolean;
   quiet?: boolean;
   log: 'text' | 'json';

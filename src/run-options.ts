@@ -33,6 +33,9 @@ export const RunOptionsSchema = Type.Object(
     host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'address to listen on' })),
     headersTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the header block to arrive' })),
     requestTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the whole request to arrive' })),
+    upstream: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$', errorMessage: 'must be an http:// or https:// base URL, without user name, password, query or fragment', description: 'proxy mode: forward API requests to this base URL and judge its answers' })),
+    upstreamCa: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: a PEM file of a private CA to trust for the upstream's TLS certificate, besides the system's" })),
+    upstreamTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'proxy mode: ms the upstream has to answer a request whole' })),
   },
   { description: 'how a simulator runs' },
 );
@@ -69,6 +72,16 @@ export interface SimulatorOptions extends Partial<ScenarioInput> {
    * addresses and the address listened on (DNS rebinding protection). A name starting with a dot allows its subdomains.
    */
   allowedHosts?: string[];
+  /**
+   * Proxy mode (docs/proxy.md): API requests are forwarded unchanged to this base URL (`https://sandbox.example.com`)
+   * and its answers go back unchanged, judged against the contract and, when the API user's secret is given, compared
+   * with what mfa-sim would have answered. Only `startSimulator` and the command line forward.
+   */
+  upstream?: string;
+  /** Proxy mode: a PEM file of a private CA the upstream's certificate may chain to, besides the system's. */
+  upstreamCa?: string;
+  /** Proxy mode: milliseconds the upstream has to answer a request whole, else the client gets -5000. Default 10000. */
+  upstreamTimeout?: number;
 }
 
 /** Request bodies larger than this many bytes get -413 unless `bodyLimit` says otherwise. */

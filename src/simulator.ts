@@ -4,7 +4,7 @@ import { version } from '../package.json';
 import { Doctor } from './doctor/doctor.js';
 import { ClientFindings, type Finding, type HintSeen, type Severity } from './doctor/findings.js';
 import { checkReportGates, type RunSummary } from './doctor/report.js';
-import { AnsweredEvents } from './observers/answered.js';
+import { AnsweredEvents, type AnsweredRequest } from './observers/answered.js';
 import { Coverage, type CoverageReport } from './observers/coverage.js';
 import { DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry, type JournalFilter } from './observers/journal.js';
 import { sealRecord } from './observers/redactor.js';
@@ -90,6 +90,8 @@ export class Simulator {
 
   /** Answers one request to the simulated API (request/path.ts); synchronous unless a rule delays it. */
   handle = (req: ApiRequest, startedAt?: number): ApiResult | Promise<ApiResult> => this.path.handle(req, startedAt);
+  /** Proxy mode: a request the upstream answered, told to the journal, coverage and the client doctor under the next number (src/proxy/). */
+  answeredElsewhere = (record: (seq: number) => AnsweredRequest): number => this.path.answeredElsewhere(record);
   /**
    * Lets go of the requests a rule still delays (their timers run up to 10 minutes): the server calls it once closed
    * and its connections gone, so that a closed simulator holds no test runner's process.
@@ -170,7 +172,12 @@ export class Simulator {
    * the run is over, so a challenge still waiting was left open.
    */
   findings = (final = false): Finding[] =>
-    this.clientFindings.findings(final, (id) => this.world.challenges.get(id, this.now())?.state).map((f) => (f.detail === undefined ? f : { ...f, detail: this.redact(f.detail) }));
+    this.clientFindings.findings(final, this.challengeState).map((f) => (f.detail === undefined ? f : { ...f, detail: this.redact(f.detail) }));
+  /**
+   * The state of a challenge a client created, which tells the client doctor whether it is still waiting: this world's
+   * own, or in proxy mode the copy mfa-sim keeps of the upstream's (src/proxy/shadow.ts). @internal
+   */
+  challengeState = (id: string): string | undefined => this.world.challenges.get(id, this.now())?.state;
   /** The doctor's hints given since the last reset (signature mistakes and the rest), most frequent first. */
   hints = (): HintSeen[] => this.clientFindings.hintsSeen().map((h) => ({ ...h, text: this.redact(h.text) }));
   /** The run as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it. */
@@ -201,6 +208,8 @@ export class Simulator {
    * @internal
    */
   sendsItself = (nonce: string): void => this.doctor.sendsItself(nonce);
+  /** Whether a request signed with this nonce is one the simulator sent itself (proxy mode marks it as the path does). @internal */
+  sentItself = (nonce: string | undefined): boolean => this.doctor.sendsAny && this.doctor.sentItself(nonce);
 
   /** A client's distance to the simulator's clock is measured again from the clock's new place. */
   private clockMoved(now: number): number {

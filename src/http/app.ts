@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { openApiDocument } from '../contract/openapi.js';
+import { ScenarioError } from '../scenario/errors.js';
 import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter } from './control.js';
 import { controlRouteMissing, type RoutingLayer } from './control-missing.js';
@@ -29,6 +30,10 @@ export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (
  * of the API, a 404 and an internal failure included, is a JSON envelope.
  */
 export function createApp(options: SimulatorOptions | string | Simulator = {}): SimulatorApp {
+  // Proxy mode forwards over HTTP and must be closed: startSimulator and the command line run it.
+  if (typeof options === 'object' && !(options instanceof Simulator) && options?.upstream !== undefined) {
+    throw new ScenarioError('options', [{ path: ['upstream'], message: 'proxy mode runs with startSimulator or the command line: createApp answers the API itself' }]);
+  }
   const sim = options instanceof Simulator ? options : new Simulator(options);
   const app = expressLib()();
   Object.assign(app, { simulator: sim });

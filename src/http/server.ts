@@ -6,6 +6,7 @@ import { envelopeJson } from '../contract/response.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
+import { proxyFor } from '../proxy/proxy.js';
 import { answerInternalError, serveApi } from './serve-api.js';
 
 /**
@@ -55,11 +56,14 @@ const TRANSPORT_ERRORS: Record<string, number> = {
 export async function startSimulator(options: StartOptions | string = {}): Promise<RunningSimulator> {
   const opts: StartOptions = typeof options === 'string' ? { scenario: options } : options;
   const sim = new Simulator(opts);
+  // Proxy mode (src/proxy/): the API is forwarded to the operator's upstream instead of answered here.
+  const proxy = proxyFor(sim, opts);
   // The Express app, for pages and the control API, is made (and Express loaded) when one of them is first asked for.
   let app: SimulatorApp | undefined;
   const serve = (req: IncomingMessage, res: ServerResponse) => {
-    if (req.url?.startsWith('/v1/')) serveApiSafely(sim, req, res);
-    else (app ??= createApp(sim))(req, res);
+    if (!req.url?.startsWith('/v1/')) (app ??= createApp(sim))(req, res);
+    else if (proxy) proxy.serve(req, res);
+    else serveApiSafely(sim, req, res);
   };
   const requestTimeout = opts.requestTimeout ?? REQUEST_TIMEOUT_MS;
   const headersTimeout = Math.min(opts.headersTimeout ?? HEADERS_TIMEOUT_MS, requestTimeout);
@@ -117,6 +121,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
           for (const s of sockets) s.destroy();
         }, graceMs);
         timer.unref();
+        proxy?.close();
         server.close(() => {
           clearTimeout(timer);
           sim.dropDelayed();

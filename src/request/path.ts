@@ -1,7 +1,7 @@
 import { mustCode } from '../codes.js';
 import { clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
 import { envelopeJson, internalErrorJson } from '../contract/response.js';
-import type { AnsweredEvents } from '../observers/answered.js';
+import type { AnsweredEvents, AnsweredRequest } from '../observers/answered.js';
 import type { Redactor } from '../observers/redactor.js';
 import type { ScenarioRegistry } from '../scenario/registry.js';
 import { pickRule, type Running } from '../scenario/rules.js';
@@ -186,6 +186,16 @@ export class RequestPath {
       // The answer matters more than its journal entry.
     }
     return { status: 500, body, contentType: JSON_TYPE };
+  }
+
+  /**
+   * A request another answered (proxy mode: the upstream, src/proxy/): numbered among the path's own and told to
+   * every observer of "answered", as the path tells its own. Returns its number.
+   */
+  answeredElsewhere(record: (seq: number) => AnsweredRequest): number {
+    const seq = ++this.seq;
+    this.answered.emit({ record: record(seq), counts: true });
+    return seq;
   }
 
   /** Emits the one "answered" event. */

@@ -48,6 +48,6 @@ function headerAsKept(value: string | undefined, hide: (text: string) => string)
  * A body as the journal keeps it: 8 KiB at most. A longer one has its secrets hidden now, before it is cut (the
  * journal hides secrets when an entry is first read; cut first, a secret across the cut would show in part).
  */
-function bodyAsKept(body: string, hide: (text: string) => string): string {
+export function bodyAsKept(body: string, hide: (text: string) => string): string {
   return body.length <= JOURNAL_BODY_CHARS ? body : clip(hide(body.slice(0, JOURNAL_BODY_CHARS * 2)), JOURNAL_BODY_CHARS, body.length);
 }

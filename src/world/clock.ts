@@ -71,6 +71,12 @@ export class VirtualClock {
     else this.shift += ms;
   }
 
+  /** Shows the same base time as another clock, running or stopped, each under its own scenario's offset (proxy mode's shadow follows its simulator's). */
+  follow(other: VirtualClock): void {
+    this.frozenBase = other.frozenBase;
+    this.shift = other.shift;
+  }
+
   /**
    * Back to real time, running, under a scenario's offset; or stopped with its base at `frozenAt` (a scenario's
    * `clock.frozenAt`, to which its offset is still added). The scenario's compilation checked both are in range.

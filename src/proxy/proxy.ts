@@ -1,0 +1,168 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Operation } from '../codes.js';
+import { peek } from '../contract/envelope.js';
+import { endpointOf } from '../contract/operations.js';
+import { envelopeJson } from '../contract/response.js';
+import { answerInternalError, serveApi } from '../http/serve-api.js';
+import type { ApiRequest } from '../request/context.js';
+import { bodyAsKept } from '../request/record.js';
+import { ScenarioError } from '../scenario/errors.js';
+import type { Simulator, SimulatorOptions } from '../simulator.js';
+import { monotonicMs } from '../world/monotonic.js';
+import { answerText } from './answer-text.js';
+import { compareAnswers } from './compare.js';
+import type { AnswerShown, Deviation } from './deviation.js';
+import { rawHeader, towardsClient, towardsUpstream } from './headers.js';
+import { envelopeOf, judgeAnswer, type SeenAnswer } from './judge.js';
+import { forwardedRecord, operationOf, type ForwardedAnswer } from './record.js';
+import { challengeIdOf, Shadow, type Decision } from './shadow.js';
+import { Upstream, type UpstreamAnswer } from './upstream.js';
+
+/**
+ * Proxy mode (`--upstream <url>`): API requests go to the upstream unchanged and its answers come back unchanged,
+ * while mfa-sim judges both sides. The request path of proxy mode reads top to bottom in Proxy.exchange.
+ */
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** What the client is sent. */
+interface Reply {
+  status: number;
+  headers: string[];
+  body: Buffer;
+}
+
+/** The proxy of a simulator given `upstream`, or undefined without one; an option of proxy mode given without it is refused. */
+export function proxyFor(sim: Simulator, options: SimulatorOptions): Proxy | undefined {
+  if (options.upstream === undefined) {
+    const stray = (['upstreamCa', 'upstreamTimeout'] as const).find((k) => options[k] !== undefined);
+    if (stray) throw new ScenarioError('options', [{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
+    return undefined;
+  }
+  return new Proxy(sim, { ...options, upstream: options.upstream });
+}
+
+export class Proxy {
+  readonly upstream: Upstream;
+  private readonly shadow: Shadow;
+
+  constructor(
+    private readonly sim: Simulator,
+    options: SimulatorOptions & { upstream: string },
+  ) {
+    this.upstream = new Upstream(options);
+    this.shadow = new Shadow(sim, options);
+    // The challenges are the upstream's: whether one still waits is read from the shadow's copy of it.
+    sim.challengeState = (id) => this.shadow.stateOf(id);
+  }
+
+  /**
+   * Serves one request to `/v1/`. Only the service's endpoints are forwarded: any other path, and a body over the
+   * limit, get the simulator's own answer (-404, -405, -413) and never reach the upstream.
+   */
+  serve(req: IncomingMessage, res: ServerResponse): void {
+    const startedAt = monotonicMs();
+    if (endpointOf(req.url ?? '') === undefined) return serveApi(this.sim, req, res);
+    readBody(req, this.sim.bodyLimit)
+      .then((body) => {
+        if (body === 'too-large') return serveApi(this.sim, req, res, true);
+        if (body !== 'gone') return this.exchange(req, res, body, startedAt);
+      })
+      .catch((e) => answerInternalError(this.sim, req, res, e));
+  }
+
+  /** Lets go of the upstream's connections (a request still waiting gets -5000). */
+  close(): void {
+    this.upstream.close();
+  }
+
+  /** One forwarded request, top to bottom. */
+  private async exchange(req: IncomingMessage, res: ServerResponse, body: Buffer, startedAt: number): Promise<void> {
+    const request: ApiRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body.toString('utf8') };
+    // 1. What mfa-sim answers, decided in the shadow's own world while the upstream is asked: it never reaches the upstream.
+    const decision = this.decide(request);
+    // 2. The request as the client sent it, to the upstream: its whole answer within the bounds, or why there is none.
+    const answer = await this.upstream.send({ method: request.method, target: request.url, headers: towardsUpstream(req.rawHeaders), body });
+    const mine = await decision;
+    // 3. The answer judged against the contract and compared with mfa-sim's, and told to the journal, coverage and the client doctor.
+    let reply!: Reply;
+    let told!: ForwardedAnswer;
+    this.sim.answeredElsewhere((n) => {
+      ({ reply, told } = this.judged(request, answer, mine, n));
+      return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
+    });
+    // 4. To the client: the upstream's answer as it came, or -5000 with the reason there is none.
+    if (!res.writableEnded && !res.destroyed) {
+      res.writeHead(reply.status, [...reply.headers, 'Content-Length', String(reply.body.length)]);
+      res.end(reply.body);
+    }
+  }
+
+  /** mfa-sim's decision; a failure of the shadow (a bug of mfa-sim's) leaves the request forwarded all the same, without a comparison. */
+  private async decide(request: ApiRequest): Promise<Decision | undefined> {
+    try {
+      return await this.shadow.decide(request);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** What the client is sent, and what the journal records: the answer, its deviations, mfa-sim's answer beside it. */
+  private judged(req: ApiRequest, answer: UpstreamAnswer, mine: Decision | undefined, seq: number): { reply: Reply; told: ForwardedAnswer } {
+    const sc = this.sim.scenario;
+    const comparing = this.shadow.comparing && mine !== undefined;
+    const ours: SeenAnswer | undefined = comparing ? { status: mine.result.status, contentType: mine.result.contentType, body: mine.result.body } : undefined;
+    const mfaSim: AnswerShown | undefined = ours && { http: ours.status, code: codeOf(envelopeOf(ours.body)), body: bodyAsKept(ours.body, (t) => this.sim.redact(t)) };
+    const both = (theirs: string) => `The service answered ${theirs}${ours ? `; mfa-sim would have answered ${answerText(ours)}` : ''}`;
+    const deviation = (kind: Deviation['kind'], what: string, theirs: string): Deviation => ({ kind, detail: this.sim.redact(`${what}. ${both(theirs)}`) });
+
+    if (answer.kind === 'failure') {
+      const looked = peek(req.body, `${sc.token}User`, false);
+      const id = looked.id !== undefined && looked.id.length <= 25 ? this.sim.redact(looked.id) : `sim-${seq}`;
+      const text = envelopeJson(sc.responseStyle, id, this.sim.now(), -5000, `Internal error: ${answer.reason}`, this.sim.links.base(req.headers.host));
+      return {
+        reply: { status: 500, headers: ['Content-Type', JSON_TYPE], body: Buffer.from(text) },
+        told: { http: 500, body: text, forwarding: { url: this.upstream.url, failure: answer.reason, mfaSim, deviations: [deviation('service-no-answer', answer.reason, 'nothing')] } },
+      };
+    }
+    const seen: SeenAnswer = { status: answer.status, contentType: rawHeader(answer.headers, 'content-type'), body: answer.body.toString('utf8') };
+    const operation = (mine?.entry?.operation as Operation | undefined) ?? operationOf(endpointOf(req.url), peek(req.body, `${sc.token}User`, false).type, sc.strict);
+    const judged = judgeAnswer(seen, sc.responseStyle, operation);
+    const found = [...judged.problems, ...(ours ? compareAnswers(seen, ours) : [])];
+    const theirs = answerText(seen);
+    const challengeId = judged.code === 2025 ? challengeIdOf(judged.envelope?.message) : undefined;
+    if (challengeId !== undefined && mine) this.shadow.learn(challengeId, mine.result);
+    return {
+      reply: { status: answer.status, headers: towardsClient(answer.headers), body: answer.body },
+      told: {
+        http: answer.status,
+        body: seen.body,
+        envelope: judged.envelope,
+        code: judged.code,
+        forwarding: { url: this.upstream.url, mfaSim, deviations: found.map((f) => deviation(f.kind, f.what, theirs)) },
+      },
+    };
+  }
+}
+
+function codeOf(envelope: Record<string, unknown> | undefined): number | undefined {
+  const code = envelope?.code;
+  return Number.isInteger(code) ? (code as number) : undefined;
+}
+
+/** A request's body read whole, within the limit; 'too-large' past it, 'gone' when the client went away. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'gone'> {
+  return new Promise((resolve) => {
+    if (Number(req.headers['content-length']) > limit) return resolve('too-large');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.removeAllListeners('data');
+      resolve('too-large');
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', () => resolve('gone'));
+  });
+}

@@ -1,0 +1,113 @@
+import { isObject, own } from '../contract/answer.js';
+import { parseJson } from '../contract/envelope.js';
+import type { JournalEntry } from '../observers/answered.js';
+import type { ApiRequest } from '../request/context.js';
+import type { ApiResult } from '../request/path.js';
+import type { CompiledScenario } from '../scenario/compile.js';
+import { Simulator, type SimulatorOptions } from '../simulator.js';
+import { RecentMap } from '../world/recent-map.js';
+import { envelopeOf } from './judge.js';
+
+/**
+ * The shadow of proxy mode: an in-process simulator, fed every request the proxy forwards, that decides what mfa-sim
+ * would have answered. Its world is its own (replay memory, challenges, rule counts): it never touches the upstream,
+ * and the upstream never sees it. It follows its simulator's active scenario and clock, so that a test which loads a
+ * scenario or freezes the clock moves both; and it learns the upstream's challenge ids, so that a cancel or status
+ * of a challenge the upstream created names the one the shadow created for the same request.
+ */
+
+/** The upstream's challenge ids remembered, each with the shadow's. */
+const CHALLENGES_KEPT = 10_000;
+/** The shadow's journal: its entries are read the moment they are written. */
+const SHADOW_JOURNAL = 16;
+
+/** mfa-sim's decision on one request: its answer, and the journal entry (sealed) the decision left, with the client doctor's hint. */
+export interface Decision {
+  result: ApiResult;
+  entry?: JournalEntry;
+}
+
+export class Shadow {
+  private readonly sim: Simulator;
+  private followed: CompiledScenario | undefined;
+  private readonly challengeIds = new RecentMap<string, string>(CHALLENGES_KEPT);
+
+  /** `options`: those of the simulator it shadows (its own listening and proxying ones are left out). */
+  constructor(
+    private readonly main: Simulator,
+    options: SimulatorOptions,
+  ) {
+    const { upstream: _u, upstreamCa: _c, upstreamTimeout: _t, publicUrl: _p, controlToken: _k, ...own } = options;
+    this.sim = new Simulator({ ...own, journalSize: SHADOW_JOURNAL });
+  }
+
+  /**
+   * Whether mfa-sim's answers are compared with the service's: only when the operator gave the API user's secret
+   * (`secret`, or a scenario's `apiUsers`). Without it every signature would differ, and the comparison say nothing.
+   */
+  get comparing(): boolean {
+    return this.main.world.secretGiven || this.main.scenario.apiUsers !== undefined;
+  }
+
+  /** What mfa-sim answers this request; synchronous unless a rule of the scenario delays it. */
+  decide(req: ApiRequest): Decision | Promise<Decision> {
+    this.follow();
+    const result = this.sim.handle({ ...req, body: this.translated(req.body) });
+    // The entry is read at once: a decision and its entry are written in the same step, with no other between.
+    if (!(result instanceof Promise)) return { result, entry: this.latest() };
+    return result.then((r) => ({ result: r, entry: this.latest() }));
+  }
+
+  /** Both created a challenge for the same request: the upstream's id, when a later request names it, names the shadow's. */
+  learn(theirs: string, mine: ApiResult): void {
+    const id = challengeIdOf(envelopeOf(mine.body)?.message);
+    if (id !== undefined && id !== theirs) this.challengeIds.set(theirs, id);
+  }
+
+  /** The state of the shadow's copy of a challenge the upstream created (the client doctor asks whether it still waits). */
+  stateOf(theirs: string): string | undefined {
+    return this.sim.findChallenge(this.challengeIds.get(theirs) ?? theirs)?.state;
+  }
+
+  private follow(): void {
+    const active = this.main.scenario;
+    if (active !== this.followed) {
+      this.sim.loadScenario(active.input);
+      this.followed = active;
+    }
+    this.sim.clock.follow(this.main.clock);
+  }
+
+  private latest(): JournalEntry | undefined {
+    return this.sim.journalEntries({ limit: 1 })[0];
+  }
+
+  /** The body with an upstream challenge id replaced by the shadow's, when it names one the shadow knows. */
+  private translated(body: string): string {
+    if (this.challengeIds.size === 0) return body;
+    const theirs = challengeIdIn(body);
+    const mine = theirs === undefined ? undefined : this.challengeIds.get(theirs);
+    return mine === undefined ? body : body.split(theirs!).join(mine);
+  }
+}
+
+/** The challenge id a new challenge's message names (`{"challengeId": ...}` as JSON text). */
+export function challengeIdOf(message: unknown): string | undefined {
+  if (typeof message !== 'string') return undefined;
+  const id = envelopeOf(message)?.challengeId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** The challenge id a request's body names (read as leniently as the simulator reads it), if any. */
+function challengeIdIn(text: string): string | undefined {
+  const env = parseJson(text, true);
+  if (env.kind !== 'value' || !isObject(env.value)) return undefined;
+  let body = own(env.value, 'body');
+  if (typeof body === 'string') {
+    const inner = parseJson(body, true);
+    body = inner.kind === 'value' ? inner.value : undefined;
+  }
+  if (!isObject(body)) return undefined;
+  const id = own(body, 'challengeId') ?? own(body, 'challngeId');
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
