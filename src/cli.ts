@@ -82,6 +82,7 @@ async function main(args: string[]): Promise<void> {
   if (o.upstream !== undefined) options.upstream = o.upstream;
   if (o.upstreamCa !== undefined) options.upstreamCa = o.upstreamCa;
   if (o.upstreamTimeout !== undefined) options.upstreamTimeout = o.upstreamTimeout;
+  if (o.record !== undefined) options.record = o.record;
   // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
   for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) {
     const problem = file === undefined ? undefined : unwritable(file);
@@ -137,6 +138,7 @@ async function main(args: string[]): Promise<void> {
   out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);
   if (options.upstream !== undefined) {
     out.write(`  proxy mode: API requests go to ${options.upstream}; each answer is judged against the contract${sim.world.secretGiven ? " and compared with mfa-sim's" : ' (give --secret to compare it with mfa-sim\'s too)'}\n`);
+    if (options.record !== undefined) out.write(`  recording the answers to ${options.record}\n`);
   }
   if (running.controlToken !== undefined) {
     const shown = o.controlToken === undefined ? running.controlToken : '(the one you gave)';
@@ -197,6 +199,7 @@ interface Flags extends AtExit {
   upstream?: string;
   upstreamCa?: string;
   upstreamTimeout?: number;
+  record?: string;
   watch?: boolean;
   quiet?: boolean;
   log: 'text' | 'json';

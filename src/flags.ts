@@ -105,6 +105,7 @@ export const FLAGS: readonly Flag[] = [
   },
   { name: 'upstream-ca', value: '<file.pem>', description: "proxy mode: trust this private CA for the upstream's TLS certificate, besides the system's", env: 'MFA_SIM_UPSTREAM_CA' },
   { name: 'upstream-timeout', value: '<ms>', description: 'proxy mode: ms the upstream has to answer a request whole, else the client gets -5000 (default 10000)', env: 'MFA_SIM_UPSTREAM_TIMEOUT', parse: wholeNumber(1, 600_000) },
+  { name: 'record', value: '<dir>', description: "proxy mode: write the upstream's answers to this folder as a replayable scenario and the raw exchanges, secrets removed", env: 'MFA_SIM_RECORD' },
   { name: 'list-scenarios', description: 'list the shipped scenarios and exit', action: true },
   { name: 'codes', description: 'print the code table and exit', action: true },
   { name: 'schema', description: 'print the JSON Schema of scenario files and exit', action: true },

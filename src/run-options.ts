@@ -36,6 +36,7 @@ export const RunOptionsSchema = Type.Object(
     upstream: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$', errorMessage: 'must be an http:// or https:// base URL, without user name, password, query or fragment', description: 'proxy mode: forward API requests to this base URL and judge its answers' })),
     upstreamCa: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: a PEM file of a private CA to trust for the upstream's TLS certificate, besides the system's" })),
     upstreamTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'proxy mode: ms the upstream has to answer a request whole' })),
+    record: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: write the upstream's answers to this folder as a replayable scenario and raw exchanges" })),
   },
   { description: 'how a simulator runs' },
 );
@@ -82,6 +83,8 @@ export interface SimulatorOptions extends Partial<ScenarioInput> {
   upstreamCa?: string;
   /** Proxy mode: milliseconds the upstream has to answer a request whole, else the client gets -5000. Default 10000. */
   upstreamTimeout?: number;
+  /** Proxy mode: a folder to record the upstream's answers in, as a replayable scenario and the raw exchanges. */
+  record?: string;
 }
 
 /** Request bodies larger than this many bytes get -413 unless `bodyLimit` says otherwise. */

@@ -14,6 +14,7 @@ import { compareAnswers } from './compare.js';
 import type { AnswerShown, Deviation } from './deviation.js';
 import { rawHeader, towardsClient, towardsUpstream } from './headers.js';
 import { envelopeOf, judgeAnswer, type SeenAnswer } from './judge.js';
+import { Recorder } from './recorder.js';
 import { forwardedRecord, operationOf, type ForwardedAnswer } from './record.js';
 import { challengeIdOf, Shadow, type Decision } from './shadow.js';
 import { Upstream, type UpstreamAnswer } from './upstream.js';
@@ -35,7 +36,7 @@ interface Reply {
 /** The proxy of a simulator given `upstream`, or undefined without one; an option of proxy mode given without it is refused. */
 export function proxyFor(sim: Simulator, options: SimulatorOptions): Proxy | undefined {
   if (options.upstream === undefined) {
-    const stray = (['upstreamCa', 'upstreamTimeout'] as const).find((k) => options[k] !== undefined);
+    const stray = (['upstreamCa', 'upstreamTimeout', 'record'] as const).find((k) => options[k] !== undefined);
     if (stray) throw new ScenarioError('options', [{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
     return undefined;
   }
@@ -45,6 +46,7 @@ export function proxyFor(sim: Simulator, options: SimulatorOptions): Proxy | und
 export class Proxy {
   readonly upstream: Upstream;
   private readonly shadow: Shadow;
+  private readonly recorder: Recorder | undefined;
 
   constructor(
     private readonly sim: Simulator,
@@ -54,6 +56,9 @@ export class Proxy {
     this.shadow = new Shadow(sim, options);
     // The challenges are the upstream's: whether one still waits is read from the shadow's copy of it.
     sim.challengeState = (id) => this.shadow.stateOf(id);
+    const sc = sim.scenario;
+    this.recorder =
+      options.record === undefined ? undefined : new Recorder(options.record, { upstream: this.upstream.url, token: sc.token, strict: sc.strict, responseStyle: sc.responseStyle }, (text) => sim.redact(text));
   }
 
   /**
@@ -71,9 +76,10 @@ export class Proxy {
       .catch((e) => answerInternalError(this.sim, req, res, e));
   }
 
-  /** Lets go of the upstream's connections (a request still waiting gets -5000). */
+  /** Lets go of the upstream's connections (a request still waiting gets -5000) and writes the recording as it stands. */
   close(): void {
     this.upstream.close();
+    this.recorder?.flush();
   }
 
   /** One forwarded request, top to bottom. */
@@ -87,7 +93,7 @@ export class Proxy {
     // 3. The answer judged against the contract and compared with mfa-sim's, and told to the journal, coverage and the client doctor.
     let reply!: Reply;
     let told!: ForwardedAnswer;
-    this.sim.answeredElsewhere((n) => {
+    const seq = this.sim.answeredElsewhere((n) => {
       ({ reply, told } = this.judged(request, answer, mine, n));
       return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
     });
@@ -96,6 +102,15 @@ export class Proxy {
       res.writeHead(reply.status, [...reply.headers, 'Content-Length', String(reply.body.length)]);
       res.end(reply.body);
     }
+    // 5. Written down, when recording.
+    const message = told.envelope?.message;
+    this.recorder?.add({
+      seq,
+      at: new Date().toISOString(),
+      request: { method: request.method, url: request.url, headers: req.rawHeaders, body: request.body },
+      answer,
+      sent: { http: told.http, body: told.body, code: told.code, message: typeof message === 'string' ? message : undefined },
+    });
   }
 
   /** mfa-sim's decision; a failure of the shadow (a bug of mfa-sim's) leaves the request forwarded all the same, without a comparison. */

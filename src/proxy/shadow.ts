@@ -37,7 +37,7 @@ export class Shadow {
     private readonly main: Simulator,
     options: SimulatorOptions,
   ) {
-    const { upstream: _u, upstreamCa: _c, upstreamTimeout: _t, publicUrl: _p, controlToken: _k, ...own } = options;
+    const { upstream: _u, upstreamCa: _c, upstreamTimeout: _t, record: _r, publicUrl: _p, controlToken: _k, ...own } = options;
     this.sim = new Simulator({ ...own, journalSize: SHADOW_JOURNAL });
   }
 

@@ -1,0 +1,266 @@
+import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type * as YAML from 'yaml';
+import { parseAuthorization } from '../auth/authorization.js';
+import { codeInfo } from '../codes.js';
+import { peek } from '../contract/envelope.js';
+import { CHALLENGE_TYPES, endpointOf, endpointTypes, type Endpoint } from '../contract/operations.js';
+import { compileScenario } from '../scenario/compile.js';
+import { ScenarioError } from '../scenario/errors.js';
+import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
+import type { RuleInput, ScenarioInput } from '../scenario/schema.js';
+import { lazy } from '../world/lazy.js';
+import { answerText } from './answer-text.js';
+import { rawHeader } from './headers.js';
+import type { UpstreamAnswer } from './upstream.js';
+
+/**
+ * The recorder of proxy mode (`--record <dir>`): what the upstream answered, written as a scenario a fresh simulator
+ * replays (`scenario.yaml`) and as the raw exchanges (`exchanges.jsonl`, one JSON object a line), with every secret,
+ * signature and nonce removed.
+ *
+ * The scenario has a rule for each kind of request (endpoint, type, API user, user, challenge type) and each answer
+ * it got, in the order they came: a kind of request answered the same way three times, then otherwise, is two rules,
+ * the first with `times: 3`; the last answer of a kind goes on being answered. Requests of one kind are told apart by
+ * these keys only: a replay that sends them in another order gets the recorded answers in the recorded order.
+ * An answer a rule cannot give is written as the nearest one it can: an HTML 502, 503 or 504 as `fault: proxy-50x`;
+ * no answer, another page, or a code outside the code table or its operations as -5000 with a message that says what
+ * the service did. The time's 15000 is written without its message, so that the replay tells its own time. An answer
+ * whose message quoted the request's nonce or signature (a -4037's string to sign) is left to the replay's own checks.
+ */
+
+const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
+
+/** Rules written at most; past them (or past the scenario file's size limit) the scenario stops growing, and says so. */
+export const MAX_RECORDED_RULES = 1000;
+/** Raw exchanges written at most, and the bytes of the file; each body is cut to BODY_CHARS. */
+export const MAX_RECORDED_EXCHANGES = 10_000;
+const MAX_EXCHANGE_BYTES = 64 * 1024 * 1024;
+const BODY_CHARS = 16 * 1024;
+/** The scenario is written this long after the last change (and at close), not on every request. */
+const WRITE_DELAY_MS = 200;
+const REMOVED = '[removed]';
+
+/** One forwarded request and what became of it. */
+export interface RecordedExchange {
+  seq: number;
+  at: string;
+  request: { method: string; url: string; headers: string[]; body: string };
+  answer: UpstreamAnswer;
+  /** What the client got: the upstream's answer, or -5000 with the reason there was none. */
+  sent: { http: number; body: string; code?: number; message?: string };
+}
+
+/** What the scenario's top keys say: the upstream, and the token, strictness and response style it was recorded with. */
+export interface RecordingOf {
+  upstream: string;
+  token: string;
+  strict: boolean;
+  responseStyle: 'document' | 'sdk';
+}
+
+type When = NonNullable<RuleInput['when']>;
+type Outcome = Pick<RuleInput, 'respond' | 'fault' | 'delay'>;
+
+interface Sequence {
+  when: When;
+  steps: { outcome: Outcome; times: number; label: string }[];
+}
+
+export class Recorder {
+  readonly scenarioFile: string;
+  readonly exchangesFile: string;
+  private readonly sequences = new Map<string, Sequence>();
+  private rules = 0;
+  private scenarioBytes = 0;
+  private exchanges = 0;
+  private exchangeBytes = 0;
+  private stopped: string | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Refuses a folder that holds a recording already, or cannot be written: at start, not at the first request. */
+  constructor(
+    dir: string,
+    private readonly of: RecordingOf,
+    /** Hides every secret the simulator holds. */
+    private readonly hide: (text: string) => string,
+  ) {
+    this.scenarioFile = join(dir, 'scenario.yaml');
+    this.exchangesFile = join(dir, 'exchanges.jsonl');
+    const problem = (message: string) => new ScenarioError('options', [{ path: ['record'], message }]);
+    for (const file of [this.scenarioFile, this.exchangesFile]) {
+      if (existsSync(file)) throw problem(`${file} exists: a recording is never written over; remove it or choose another folder`);
+    }
+    try {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(this.exchangesFile, '', { flag: 'wx' });
+      this.write();
+    } catch (e) {
+      throw problem(`${dir} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
+
+  /** Records one exchange: a line of the raw file, and a rule (or one more time of the last) in the scenario. */
+  add(x: RecordedExchange): void {
+    const scrub = this.scrubber(x);
+    this.writeExchange(x, scrub);
+    const when = whenOf(x.request, this.of);
+    if (!when || this.stopped) return;
+    const key = JSON.stringify(when);
+    let sequence = this.sequences.get(key);
+    const outcome = this.replayable(when, outcomeOf(x, scrub));
+    const last = sequence?.steps[sequence.steps.length - 1];
+    if (last && JSON.stringify(last.outcome) === JSON.stringify(outcome)) {
+      last.times++;
+    } else {
+      const size = JSON.stringify({ when, outcome }).length + 80;
+      if (this.rules >= MAX_RECORDED_RULES || this.scenarioBytes + size > MAX_SCENARIO_BYTES * 0.9) {
+        this.stopped = `Recording stopped growing at request ${x.seq}: ${this.rules} rules, as much as one scenario file holds. The exchanges after it are in ${this.exchangesFile}.`;
+      } else {
+        if (!sequence) this.sequences.set(key, (sequence = { when, steps: [] }));
+        sequence.steps.push({ outcome, times: 1, label: `recorded #${x.seq}: ${x.request.method} ${endpointOf(x.request.url)} -> ${describe(outcome, x.sent.code)}` });
+        this.rules++;
+        this.scenarioBytes += size;
+      }
+    }
+    this.later();
+  }
+
+  /** Writes the scenario as it stands now (and at every change after a short delay). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.write();
+  }
+
+  /** The scenario recorded so far, as the simulator loads it. */
+  scenario(): ScenarioInput {
+    // The most specific kinds of request first: a rule for any user of an endpoint must not answer for one it has a rule of its own for.
+    const sequences = [...this.sequences.values()].sort((a, b) => Object.keys(b.when).length - Object.keys(a.when).length);
+    const rules: RuleInput[] = sequences.flatMap((s) =>
+      s.steps.map((step, i) => ({ name: step.label, when: s.when, ...(i < s.steps.length - 1 ? { times: step.times } : {}), ...step.outcome })),
+    );
+    const recorded = `What ${this.of.upstream} answered, recorded by mfa-sim (${this.exchanges} requests). Run it with the API user's id and secret: mfa-sim --scenario ${this.scenarioFile} --api-user <id> --secret <secret>.`;
+    return {
+      name: 'recorded',
+      description: this.stopped ? `${recorded} ${this.stopped}` : recorded,
+      token: this.of.token,
+      strict: this.of.strict,
+      responseStyle: this.of.responseStyle,
+      rules,
+    };
+  }
+
+  /** The outcome as a rule can give it for these requests, or -5000 saying what the service did. */
+  private replayable(when: When, outcome: Outcome): Outcome {
+    const fits = (o: Outcome) => compileScenario({ name: 'check', token: this.of.token, rules: [{ when, ...o }] }).issues.length === 0;
+    if (fits(outcome)) return outcome;
+    const code = outcome.respond?.code;
+    return { respond: { code: -5000, message: `Internal error: the service answered code ${code}, which the code table does not give to these requests` } };
+  }
+
+  private later(): void {
+    this.timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
+    this.timer.unref?.();
+  }
+
+  private write(): void {
+    const header = `# Recorded by mfa-sim in proxy mode from ${this.of.upstream}: the service's answers, every secret, signature and nonce removed.\n`;
+    const temp = `${this.scenarioFile}.part`;
+    writeFileSync(temp, header + yaml().stringify(this.scenario(), { lineWidth: 0, aliasDuplicateObjects: false }));
+    renameSync(temp, this.scenarioFile);
+  }
+
+  private writeExchange(x: RecordedExchange, scrub: (text: string) => string): void {
+    if (this.exchanges >= MAX_RECORDED_EXCHANGES || this.exchangeBytes >= MAX_EXCHANGE_BYTES) return;
+    const line = `${JSON.stringify(rawExchange(x, scrub, this.of.token))}\n`;
+    appendFileSync(this.exchangesFile, line);
+    this.exchanges++;
+    this.exchangeBytes += Buffer.byteLength(line);
+  }
+
+  /**
+   * Text of this exchange as the files keep it: every secret the simulator holds hidden, and the request's signature
+   * and nonce removed wherever they show (a refusal's message quotes the string to sign, nonce and all).
+   */
+  private scrubber(x: RecordedExchange): (text: string) => string {
+    const signature = parseAuthorization(rawHeader(x.request.headers, 'authorization') ?? '', this.of.token)?.signature;
+    const nonce = rawHeader(x.request.headers, `x-${this.of.token}-cnonce`);
+    const removed = [signature, nonce].filter((v): v is string => v !== undefined && v.length >= 4);
+    return (text) => removed.reduce((out, value) => out.split(value).join(REMOVED), this.hide(text));
+  }
+}
+
+/** The exchange as the raw file keeps it, scrubbed, each body cut to BODY_CHARS; credentials and nonces removed from the headers. */
+function rawExchange(x: RecordedExchange, scrub: (text: string) => string, token: string): Record<string, unknown> {
+  const cut = (text: string) => {
+    const out = scrub(text);
+    return out.length <= BODY_CHARS ? out : `${out.slice(0, BODY_CHARS)}… (${out.length - BODY_CHARS} more characters)`;
+  };
+  const headers = (raw: readonly string[]) => {
+    const out: [string, string][] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i]!, removedValue(raw[i]!.toLowerCase(), raw[i + 1]!, token) ?? cut(raw[i + 1]!)]);
+    return out;
+  };
+  const a = x.answer;
+  return {
+    seq: x.seq,
+    at: x.at,
+    request: { method: x.request.method, path: cut(x.request.url), headers: headers(x.request.headers), body: cut(x.request.body) },
+    ...(a.kind === 'answer' ? { response: { status: a.status, headers: headers(a.headers), body: cut(a.body.toString('utf8')) } } : { failure: a.reason }),
+    sent: { http: x.sent.http, code: x.sent.code },
+  };
+}
+
+/** A header whose value is a credential, a signature or a nonce: what the raw file keeps of it. */
+function removedValue(name: string, value: string, token: string): string | undefined {
+  if (name === 'authorization') {
+    const parts = parseAuthorization(value, token);
+    if (!parts) return REMOVED;
+    const kept = Object.entries(parts).map(([k, v]) => `${k}=${k === 'signature' ? REMOVED : v}`);
+    return `${token}-hmac: ${kept.join(',')}`;
+  }
+  if (name.endsWith('-cnonce') || name.endsWith('-nonce') || name === 'cookie' || name === 'set-cookie' || name === 'x-sim-control-token' || name === 'proxy-authorization') return REMOVED;
+  return undefined;
+}
+
+/** The keys that tell one kind of request from another, as a rule's `when`: undefined for a request no rule can match. */
+function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undefined {
+  const endpoint = endpointOf(req.url);
+  if (!endpoint) return undefined;
+  // Read as a replay reads it when it picks a rule, before authentication: JSON, and a short body string as relaxed JSON.
+  const looked = peek(req.body, `${of.token}User`, false);
+  const when: When = { endpoint };
+  if (looked.type !== undefined && endpointTypes(endpoint, of.strict).includes(looked.type)) when.type = looked.type;
+  const apiUser = rawHeader(req.headers, `x-${of.token}-apiuser`);
+  if (apiUser !== undefined && /^\d{9}$/.test(apiUser)) when.apiUser = apiUser;
+  if (looked.user !== undefined && carriesUser(endpoint, when.type)) when.svcUser = looked.user.replace(/[\\*?[\]{}]/g, '\\$&');
+  if (looked.challengeType !== undefined && when.type === 150 && (CHALLENGE_TYPES as readonly string[]).includes(looked.challengeType)) when.challengeType = looked.challengeType;
+  return when;
+}
+
+function carriesUser(endpoint: Endpoint, type: number | undefined): boolean {
+  return endpoint !== 'time' && type !== 990;
+}
+
+/** What a rule answers for this exchange, before it is checked against what rules can do. */
+function outcomeOf(x: RecordedExchange, scrub: (text: string) => string): Outcome {
+  const { answer: a, sent } = x;
+  if (a.kind === 'failure') return { respond: { code: -5000, message: `Internal error: ${a.reason}` } };
+  if (sent.code !== undefined && codeInfo(sent.code) && codeInfo(sent.code)!.http === a.status) {
+    // The time is told live by the replay: a recorded one would be stale at once.
+    if (sent.code === 15000 || sent.message === undefined) return { respond: { code: sent.code } };
+    // A message that quotes the request's nonce or signature (a -4037's string to sign) cannot be written: the replay's
+    // own checks answer such a request (a rule of no delay takes its turn in the order), and word it for the request
+    // they get. Any other message is kept, its secrets hidden.
+    const message = scrub(sent.message);
+    return message.includes(REMOVED) ? { delay: 0 } : { respond: { code: sent.code, message } };
+  }
+  if (sent.code === undefined && (a.status === 502 || a.status === 503 || a.status === 504)) return { fault: `proxy-${a.status}` as RuleInput['fault'] };
+  const seen = answerText({ status: a.status, contentType: rawHeader(a.headers, 'content-type'), body: a.body.toString('utf8') });
+  return { respond: { code: -5000, message: `Internal error: the service answered ${scrub(seen)}` } };
+}
+
+function describe(o: Outcome, code: number | undefined): string {
+  return o.fault ?? (o.respond ? String(o.respond.code) : `${code}, left to mfa-sim's own checks`);
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadScenarioFile, signedHeaders, startSimulator, type RunningSimulator } from '../src/index.js';
+import { cancelEnvelope, challengeEnvelope, lookupEnvelope, raw, simulator, type Sent } from './helpers.js';
+
+/**
+ * The recorder (`--record <dir>` with `--upstream`): a run through the proxy is written as a scenario and the raw
+ * exchanges, with every secret, signature and nonce removed; a fresh simulator loaded with the scenario answers the
+ * same requests as the upstream did.
+ */
+
+const SECRET = 'recorder-suite-secret';
+const ME = { apiUser: '123456789', secret: SECRET };
+const AT = Date.parse('2026-11-25T10:00:00.000Z');
+const WORLD = {
+  clock: { frozenAt: AT },
+  accounts: { 'locked@example.com': 'locked' },
+  rules: [
+    { name: 'flaky once', when: { svcUser: 'flaky@example.com' }, times: 1, fault: 'proxy-503' as const },
+    { name: 'own words', when: { svcUser: 'worded@example.com' }, respond: { code: -2007, message: 'This account was switched off by its owner' } },
+  ],
+};
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+function folder(): string {
+  const d = mkdtempSync(join(tmpdir(), 'mfa-sim-record-'));
+  dirs.push(d);
+  return join(d, 'sandbox');
+}
+
+/** A request, signed once: the same bytes go to the proxy and, later, to the replay. */
+interface Request {
+  method: string;
+  path: string;
+  headers: [string, string][];
+  body?: string;
+}
+
+let tick = 0;
+function request(path: string, body: unknown, opts: { method?: string; secret?: string } = {}): Request {
+  const headers = Object.entries(signedHeaders({ apiUser: ME.apiUser, secret: opts.secret ?? SECRET, time: AT + ++tick, nonce: randomUUID() }));
+  headers.push(['Content-Type', 'application/json; charset=utf-8']);
+  return { method: opts.method ?? 'POST', path, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+}
+const sendTo = (sim: RunningSimulator, r: Request) => raw(sim.url, r.method, r.path, r.headers, r.body);
+const answerOf = (r: Sent) => ({ status: r.status, type: String(r.headers['content-type']), text: r.text });
+
+describe('the recorder', async () => {
+  const upstream = await simulator({ secret: SECRET, ...WORLD });
+  const dir = folder();
+  const px = await simulator({ secret: SECRET, ...WORLD, rules: [], upstream: upstream.url, record: dir });
+  const sent: Request[] = [];
+  const got: ReturnType<typeof answerOf>[] = [];
+  const go = async (r: Request) => {
+    sent.push(r);
+    const answer = await sendTo(px, r);
+    got.push(answerOf(answer));
+    return answer;
+  };
+
+  it('writes a run through the proxy as a scenario and the raw exchanges', async () => {
+    await go(request('/v1/svc/time', undefined, { method: 'GET' }));
+    const created = await go(request('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: 'user@example.com' })));
+    const id = JSON.parse(created.text).message ? (JSON.parse(JSON.parse(created.text).message) as { challengeId: string }).challengeId : '';
+    await go(request('/v1/svc/status', lookupEnvelope(ME.apiUser, 171, id)));
+    await go(request('/v1/svc/status', lookupEnvelope(ME.apiUser, 171, id)));
+    await go(request('/v1/svc/challenge', cancelEnvelope(ME.apiUser, id)));
+    await go(request('/v1/svc/status', lookupEnvelope(ME.apiUser, 171, id)));
+    await go(request('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: 'locked@example.com' })));
+    await go(request('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: 'worded@example.com' })));
+    await go(request('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: 'flaky@example.com' })));
+    await go(request('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: 'flaky@example.com' })));
+    await go(request('/v1/svc/time', undefined, { method: 'GET', secret: 'not-the-secret' }));
+    await go(request('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: 'not-an-address' })));
+    expect(got.map((g) => g.status)).toEqual([200, 202, 400, 400, 202, 400, 400, 400, 503, 202, 400, 400]);
+    await px.close();
+
+    const lines = readFileSync(join(dir, 'exchanges.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number; request: { headers: [string, string][] }; response: { status: number; body: string } });
+    expect(lines.map((l) => l.response.status)).toEqual(got.map((g) => g.status));
+    expect(lines[1]!.response.body).toBe(got[1]!.text);
+    const auth = lines[0]!.request.headers.find(([n]) => n === 'Authorization')![1];
+    expect(auth).toBe(`svc-hmac: apiuser=${ME.apiUser},signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=[removed]`);
+    expect(lines[0]!.request.headers.find(([n]) => n === 'x-svc-cnonce')![1]).toBe('[removed]');
+
+    const scenario = loadScenarioFile(join(dir, 'scenario.yaml'));
+    expect(scenario.name).toBe('recorded');
+    expect(scenario.input.description).toMatch(`What ${upstream.url} answered, recorded by mfa-sim (12 requests)`);
+    const rules = scenario.input.rules!;
+    const statuses = rules.filter((r) => r.when?.endpoint === 'status');
+    expect(statuses.map((r) => [r.respond?.code, r.times])).toEqual([
+      [-3091, 2],
+      [-3092, undefined],
+    ]);
+    expect(rules.find((r) => r.when?.svcUser === 'flaky@example.com' && r.fault)).toMatchObject({ fault: 'proxy-503', times: 1 });
+    expect(rules.find((r) => r.when?.svcUser === 'worded@example.com')).toMatchObject({ respond: { code: -2007, message: 'This account was switched off by its owner' } });
+    // The time is told by the replay's own clock.
+    expect(rules.find((r) => r.when?.endpoint === 'time' && r.respond?.code === 15000)!.respond!.message).toBeUndefined();
+  });
+
+  it('removes every secret, signature and nonce from both files', () => {
+    const written = readFileSync(join(dir, 'exchanges.jsonl'), 'utf8') + readFileSync(join(dir, 'scenario.yaml'), 'utf8');
+    expect(written).not.toContain(SECRET);
+    for (const r of sent) {
+      const headers = new Map(r.headers.map(([n, v]) => [n.toLowerCase(), v]));
+      expect(written).not.toContain(headers.get('x-svc-cnonce'));
+      expect(written).not.toContain(/signature=([0-9a-f]{128})/.exec(headers.get('authorization')!)![1]);
+    }
+  });
+
+  it('a fresh simulator loaded with the scenario answers the same requests as the upstream did', async () => {
+    const replay = await startSimulator({ scenario: join(dir, 'scenario.yaml'), apiUser: ME.apiUser, secret: SECRET, clock: { frozenAt: AT } });
+    try {
+      const again: ReturnType<typeof answerOf>[] = [];
+      for (const r of sent) again.push(answerOf(await sendTo(replay, r)));
+      const comparable = (a: ReturnType<typeof answerOf>) => {
+        const envelope = a.type?.startsWith('application/json') ? (JSON.parse(a.text) as Record<string, unknown>) : undefined;
+        // moreInfo and the QR code's page name each server's own address; everything else is the upstream's.
+        return envelope ? { status: a.status, code: envelope.code, message: envelope.message, id: envelope.id, utctime: envelope.utctime } : { status: a.status, type: a.type, text: a.text };
+      };
+      expect(again.map(comparable)).toEqual(got.map(comparable));
+    } finally {
+      await replay.close();
+    }
+  });
+
+  it('never writes over a recording', async () => {
+    await expect(startSimulator({ secret: SECRET, upstream: upstream.url, record: dir })).rejects.toThrow(/scenario\.yaml exists: a recording is never written over/);
+    await expect(startSimulator({ secret: SECRET, record: folder() })).rejects.toThrow(/record: is an option of proxy mode: give upstream too/);
+  });
+});
