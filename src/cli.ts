@@ -13,6 +13,7 @@ import { ScenarioError } from './scenario/errors.js';
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { StandardOutput } from './standard-output.js';
+import { probeCommand } from './proxy/probe.js';
 import { setFlagsFromString } from 'node:v8';
 
 /**
@@ -39,6 +40,11 @@ const AFTER =
   'Environment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply).\nDocs: the README, and the /status page of a running simulator.';
 
 async function main(args: string[]): Promise<void> {
+  // `mfa-sim probe ...`: compares the real service with mfa-sim and exits (docs/proxy.md).
+  if (args[0] === 'probe') {
+    process.exitCode = await probeCommand(args.slice(1), process.env, { out: (text) => stdout.write(text), err: (text) => stderr.write(text) });
+    return;
+  }
   let o: Flags;
   try {
     o = parseFlags(args, process.env) as unknown as Flags;

@@ -12,7 +12,7 @@ import { directoryProblem } from './scenario/directories.js';
 /** A flag, or its environment variable, that cannot be used; the message names it. */
 export class FlagError extends Error {}
 
-interface Flag {
+export interface Flag {
   /** The long name without dashes, e.g. `port` (the option key is its camel case: `port`, `scenarioDir`). */
   name: string;
   short?: string;
@@ -152,9 +152,9 @@ function splitList(text: string, separator: string): string[] {
 }
 
 /** The flag a mistyped name most likely meant, within two edits, if any. */
-function nearest(name: string): string | undefined {
+function nearest(name: string, table: readonly Flag[]): string | undefined {
   // A switch that turns something off is also known without its `no-`: `--hints` is near `--no-hints`.
-  const names = new Map(FLAGS.flatMap((f) => [[shown(f).slice(2), shown(f)], [f.name, shown(f)]]));
+  const names = new Map(table.flatMap((f) => [[shown(f).slice(2), shown(f)], [f.name, shown(f)]]));
   const near = closest(name, [...names.keys()], 2);
   return near === undefined ? undefined : names.get(near);
 }
@@ -163,10 +163,10 @@ function nearest(name: string): string | undefined {
  * The options the arguments and the environment give: keys in camel case (`scenarioDir`, `coverageOut`), defaults
  * filled in, each value checked. A flag wins over its variable. Throws FlagError for anything it cannot use.
  */
-export function parseFlags(args: readonly string[], env: Record<string, string | undefined>): Record<string, unknown> {
+export function parseFlags(args: readonly string[], env: Record<string, string | undefined>, table: readonly Flag[] = FLAGS): Record<string, unknown> {
   const given = new Map<Flag, string[]>();
-  const byLong = new Map(FLAGS.map((f) => [shown(f).slice(2), f]));
-  const byShort = new Map(FLAGS.filter((f) => f.short).map((f) => [f.short!, f]));
+  const byLong = new Map(table.map((f) => [shown(f).slice(2), f]));
+  const byShort = new Map(table.filter((f) => f.short).map((f) => [f.short!, f]));
   const take = (f: Flag, value: string) => given.set(f, [...(given.get(f) ?? []), value]);
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -178,7 +178,7 @@ export function parseFlags(args: readonly string[], env: Record<string, string |
       inline = eq < 0 ? undefined : arg.slice(eq + 1);
       f = byLong.get(name);
       if (!f) {
-        const near = nearest(name);
+        const near = nearest(name, table);
         throw new FlagError(`unknown flag --${name.slice(0, 40)}${near ? ` (did you mean ${near}?)` : ''}.`);
       }
     } else if (/^-[A-Za-z]/.test(arg)) {
@@ -209,7 +209,7 @@ export function parseFlags(args: readonly string[], env: Record<string, string |
   }
 
   const out: Record<string, unknown> = {};
-  for (const f of FLAGS) {
+  for (const f of table) {
     const key = camel(f.name);
     const values = given.get(f);
     if (f.value === undefined) {
@@ -251,10 +251,10 @@ function wrap(text: string, width: number, indent: number): string {
 }
 
 /** The help text, at one width whatever the terminal: the same text everywhere, docs/command-line.md included. */
-export function helpText(description: string, after: string, width = 100): string {
+export function helpText(description: string, after: string, width = 100, table: readonly Flag[] = FLAGS, usage = 'mfa-sim [options]'): string {
   const left = (f: Flag) => `${f.short ? `-${f.short}, ` : ''}${shown(f)}${f.value ? ` ${f.value}` : ''}`;
-  const column = Math.max(...FLAGS.map((f) => left(f).length)) + 4;
-  const rows = FLAGS.map((f) => {
+  const column = Math.max(...table.map((f) => left(f).length)) + 4;
+  const rows = table.map((f) => {
     const notes = [
       f.choices ? `choices: ${f.choices.join(', ')}` : '',
       f.default !== undefined ? `default: ${f.default}` : '',
@@ -263,5 +263,5 @@ export function helpText(description: string, after: string, width = 100): strin
     const text = `${f.description}${notes.length ? ` (${notes.join(', ')})` : ''}`;
     return `  ${left(f).padEnd(column - 2)}${wrap(text, width, column)}`;
   });
-  return ['Usage: mfa-sim [options]', '', wrap(description, width, 0), '', 'Options:', ...rows, '', after, ''].join('\n');
+  return [`Usage: ${usage}`, '', wrap(description, width, 0), '', 'Options:', ...rows, '', after, ''].join('\n');
 }
