@@ -1,6 +1,7 @@
 /**
  * Writes the reference parts of the documentation from the code, never by hand: the code table, the client
- * findings, the shipped scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints) and the
+ * findings, the shipped scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints), the
+ * probe's steps and help, and the
  * in-process API (TypeDoc, into docs/api/, which is not kept in the repository: packing runs this script, so the
  * package carries it). `npm run docs` rewrites them; tests fail when a block is stale and when an export has no doc
  * comment.
@@ -10,8 +11,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CODES, isTransportCode } from '../src/codes.js';
+import { CODES, codeInfo, isTransportCode } from '../src/codes.js';
 import { FINDING_KINDS } from '../src/doctor/findings.js';
+import { STEPS } from '../src/proxy/probe.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
@@ -104,12 +106,28 @@ export function findingTable(service = false): string {
   ].join('\n');
 }
 
+/** What each step of `mfa-sim probe` sends, and the answer a faithful service gives (docs/proxy.md). */
+export function probeSteps(): string {
+  return [
+    '| # | Step | What it sends | A faithful service answers |',
+    '|---:|---|---|---|',
+    ...STEPS.map((s, i) => `| ${i + 1} | ${cell(s.name)} | ${cell(s.sends)} | ${s.expect} ${cell(codeInfo(s.expect)!.title)} |`),
+  ].join('\n');
+}
+
+/** The text `mfa-sim probe --help` prints (from the built command line). */
+export function probeHelp(): string {
+  const text = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.cjs'), 'probe', '--help'], { encoding: 'utf8' });
+  return ['```', text.trimEnd(), '```'].join('\n');
+}
+
 /** The pages with generated blocks, and what fills each block. */
 export const BLOCKS: Record<string, Record<string, () => string>> = {
   'docs/client-doctor.md': { findings: () => findingTable() },
   'docs/status-codes.md': { codes: codeTable },
   'docs/scenarios.md': { scenarios: scenarioList, 'scenario-keys': scenarioKeys },
   'docs/command-line.md': { 'cli-help': cliHelp },
+  'docs/proxy.md': { 'service-findings': () => findingTable(true), 'probe-steps': probeSteps, 'probe-help': probeHelp },
 };
 
 /** A page with its generated blocks filled in. */

@@ -98,13 +98,13 @@ export const STEPS: readonly ProbeStep[] = [
   },
   {
     name: 'malformed utctime header',
-    sends: 'the same time request with x-<token>-utctime set to `not-a-time`',
+    sends: 'the same time request with `x-<token>-utctime` set to `not-a-time`',
     expect: -4005,
     request: (s) => timeRequest(s, { edit: (h) => (h[headerNames(s.token).utctime] = 'not-a-time') }),
   },
   {
     name: 'malformed nonce header',
-    sends: 'the same time request with x-<token>-cnonce set to `short`',
+    sends: 'the same time request with `x-<token>-cnonce` set to `short`',
     expect: -4007,
     request: (s) => timeRequest(s, { edit: (h) => (h[headerNames(s.token).nonce] = 'short') }),
   },
@@ -123,8 +123,19 @@ export const STEPS: readonly ProbeStep[] = [
   },
 ];
 
-/** The flags the probe takes (their text, variables and checks are the command line's). */
-const PROBE_FLAGS = FLAGS.filter((f) => ['upstream', 'upstream-ca', 'upstream-timeout', 'api-user', 'secret', 'token', 'strict', 'response-style', 'help'].includes(f.name));
+/** The flags the probe takes: the command line's (names, variables, checks), some described for what they mean here. */
+const PROBE_WORDS: Record<string, string | undefined> = {
+  upstream: 'the base URL of the service to probe',
+  'upstream-ca': "trust this private CA for the service's TLS certificate, besides the system's",
+  'upstream-timeout': 'ms the service has to answer each step whole (default 10000)',
+  'api-user': 'the API user to sign as (9 digits)',
+  secret: "that API user's secret",
+  token: undefined,
+  strict: undefined,
+  'response-style': undefined,
+  help: undefined,
+};
+const PROBE_FLAGS = FLAGS.filter((f) => Object.hasOwn(PROBE_WORDS, f.name)).map((f) => ({ ...f, description: PROBE_WORDS[f.name] ?? f.description }));
 
 /** Exit statuses of the probe. */
 export const PROBE_EXIT = { agree: 0, differ: 1, usage: 2 } as const;
@@ -252,4 +263,4 @@ export function terminalText(text: string): string {
 
 const DESCRIPTION =
   'Sends a short run of requests that create nothing on the service (the time, a bad signature, a replayed nonce, a time outside the drift window, malformed headers, an invalid e-mail address on a new challenge, a cancel of a challenge that does not exist) to the upstream and to an in-process mfa-sim, and prints where they agree. docs/proxy.md lists exactly what each step sends.';
-const AFTER = 'Exit status: 0 every step agrees (a message worded otherwise is shown, and agrees), 1 a step differs or the upstream could not be reached, 2 bad flags.';
+const AFTER = 'Exit status: 0 every step agrees (a message worded otherwise is shown, and agrees), 1 a step differs\nor the service could not be reached, 2 bad flags.';
