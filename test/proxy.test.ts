@@ -231,6 +231,13 @@ describe('proxy mode: an upstream that deviates, each deviation reported with bo
     expect(px.coverage().met).toEqual([]);
   });
 
+  it("a rule that delays mfa-sim's own decision never delays the client: judged once decided", async () => {
+    const { px } = await pair({}, { rules: [{ when: { endpoint: 'time' }, delay: '10m' }] });
+    expectEnvelope(await send(px, '/v1/svc/time', { method: 'GET', as: ME }), 200, 15000);
+    // Answered long before mfa-sim decided: nothing judged yet, and closing lets the decision go.
+    expect(px.journal()).toEqual([]);
+  });
+
   it('a code the service answered and mfa-sim would not: counted in the coverage as the service answered it', async () => {
     const { px } = await pair({ rules: [{ when: { svcUser: 'lockdown@example.com' }, respond: { code: -2038 } }] }, {});
     expectEnvelope(await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser, { svcUser: 'lockdown@example.com' }) }), 400, -2038);

@@ -76,9 +76,13 @@ export class Proxy {
       .catch((e) => answerInternalError(this.sim, req, res, e));
   }
 
-  /** Lets go of the upstream's connections (a request still waiting gets -5000) and writes the recording as it stands. */
+  /**
+   * Lets go of the upstream's connections (a request still waiting gets -5000) and of the shadow's delayed decisions,
+   * and writes the recording as it stands.
+   */
   close(): void {
     this.upstream.close();
+    this.shadow.close();
     this.recorder?.flush();
   }
 
@@ -89,19 +93,20 @@ export class Proxy {
     const decision = this.decide(request);
     // 2. The request as the client sent it, to the upstream: its whole answer within the bounds, or why there is none.
     const answer = await this.upstream.send({ method: request.method, target: request.url, headers: towardsUpstream(req.rawHeaders), body });
-    const mine = await decision;
-    // 3. The answer judged against the contract and compared with mfa-sim's, and told to the journal, coverage and the client doctor.
-    let reply!: Reply;
-    let told!: ForwardedAnswer;
-    const seq = this.sim.answeredElsewhere((n) => {
-      ({ reply, told } = this.judged(request, answer, mine, n));
-      return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
-    });
-    // 4. To the client: the upstream's answer as it came, or -5000 with the reason there is none.
+    // 3. To the client at once: the upstream's answer as it came, or -5000 with the reason there is none.
+    const reply = this.reply(request, answer);
     if (!res.writableEnded && !res.destroyed) {
       res.writeHead(reply.status, [...reply.headers, 'Content-Length', String(reply.body.length)]);
       res.end(reply.body);
     }
+    // 4. The answer judged against the contract and compared with mfa-sim's (a rule may delay mfa-sim's, never the
+    // client), and told to the journal, coverage and the client doctor.
+    const mine = await decision;
+    let told!: ForwardedAnswer;
+    const seq = this.sim.answeredElsewhere((n) => {
+      told = this.judged(request, answer, reply, mine);
+      return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
+    });
     // 5. Written down, when recording.
     const message = told.envelope?.message;
     this.recorder?.add({
@@ -122,8 +127,18 @@ export class Proxy {
     }
   }
 
-  /** What the client is sent, and what the journal records: the answer, its deviations, mfa-sim's answer beside it. */
-  private judged(req: ApiRequest, answer: UpstreamAnswer, mine: Decision | undefined, seq: number): { reply: Reply; told: ForwardedAnswer } {
+  /** What the client is sent: the upstream's answer, or the contract's -5000 with the reason (the caller's id echoed). */
+  private reply(req: ApiRequest, answer: UpstreamAnswer): Reply {
+    if (answer.kind === 'answer') return { status: answer.status, headers: towardsClient(answer.headers), body: answer.body };
+    const sc = this.sim.scenario;
+    const looked = peek(req.body, `${sc.token}User`, false);
+    const id = looked.id !== undefined && looked.id.length <= 25 ? this.sim.redact(looked.id) : 'sim-upstream';
+    const text = envelopeJson(sc.responseStyle, id, this.sim.now(), -5000, `Internal error: ${answer.reason}`, this.sim.links.base(req.headers.host));
+    return { status: 500, headers: ['Content-Type', JSON_TYPE], body: Buffer.from(text) };
+  }
+
+  /** What the journal records: the answer, its deviations, mfa-sim's answer beside it. */
+  private judged(req: ApiRequest, answer: UpstreamAnswer, reply: Reply, mine: Decision | undefined): ForwardedAnswer {
     const sc = this.sim.scenario;
     const comparing = this.shadow.comparing && mine !== undefined;
     const ours: SeenAnswer | undefined = comparing ? { status: mine.result.status, contentType: mine.result.contentType, body: mine.result.body } : undefined;
@@ -132,13 +147,8 @@ export class Proxy {
     const deviation = (kind: Deviation['kind'], what: string, theirs: string): Deviation => ({ kind, detail: this.sim.redact(`${what}. ${both(theirs)}`) });
 
     if (answer.kind === 'failure') {
-      const looked = peek(req.body, `${sc.token}User`, false);
-      const id = looked.id !== undefined && looked.id.length <= 25 ? this.sim.redact(looked.id) : `sim-${seq}`;
-      const text = envelopeJson(sc.responseStyle, id, this.sim.now(), -5000, `Internal error: ${answer.reason}`, this.sim.links.base(req.headers.host));
-      return {
-        reply: { status: 500, headers: ['Content-Type', JSON_TYPE], body: Buffer.from(text) },
-        told: { http: 500, body: text, forwarding: { url: this.upstream.url, failure: answer.reason, mfaSim, deviations: [deviation('service-no-answer', answer.reason, 'nothing')] } },
-      };
+      const forwarding = { url: this.upstream.url, failure: answer.reason, mfaSim, deviations: [deviation('service-no-answer', answer.reason, 'nothing')] };
+      return { http: reply.status, body: reply.body.toString('utf8'), forwarding };
     }
     const seen: SeenAnswer = { status: answer.status, contentType: rawHeader(answer.headers, 'content-type'), body: answer.body.toString('utf8') };
     const operation = (mine?.entry?.operation as Operation | undefined) ?? operationOf(endpointOf(req.url), peek(req.body, `${sc.token}User`, false).type, sc.strict);
@@ -148,14 +158,11 @@ export class Proxy {
     const challengeId = judged.code === 2025 ? challengeIdOf(judged.envelope?.message) : undefined;
     if (challengeId !== undefined && mine) this.shadow.learn(challengeId, mine.result);
     return {
-      reply: { status: answer.status, headers: towardsClient(answer.headers), body: answer.body },
-      told: {
-        http: answer.status,
-        body: seen.body,
-        envelope: judged.envelope,
-        code: judged.code,
-        forwarding: { url: this.upstream.url, mfaSim, deviations: found.map((f) => deviation(f.kind, f.what, theirs)) },
-      },
+      http: answer.status,
+      body: seen.body,
+      envelope: judged.envelope,
+      code: judged.code,
+      forwarding: { url: this.upstream.url, mfaSim, deviations: found.map((f) => deviation(f.kind, f.what, theirs)) },
     };
   }
 }

@@ -58,6 +58,11 @@ export class Shadow {
     return result.then((r) => ({ result: r, entry: this.latest() }));
   }
 
+  /** Lets go of the decisions a rule still delays (the simulator it shadows is closing). */
+  close(): void {
+    this.sim.dropDelayed();
+  }
+
   /** Both created a challenge for the same request: the upstream's id, when a later request names it, names the shadow's. */
   learn(theirs: string, mine: ApiResult): void {
     const id = challengeIdOf(envelopeOf(mine.body)?.message);
