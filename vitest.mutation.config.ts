@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
- * checks, src/doctor/ and the redactor (`--mutate src/observers/redactor.ts`): every suite that drives
- * authentication, the order of checks and the hiding of secrets in-process, through the real HTTP server.
+ * checks, src/doctor/, the redactor (`--mutate src/observers/redactor.ts`) and proxy mode (`--mutate 'src/proxy/*.ts'`):
+ * every suite that drives authentication, the order of checks and the hiding of secrets in-process, through the real HTTP server.
  * Left out: suites that start the built CLI (a mutant of src/ never reaches dist/), the browser and the long fuzzers.
  */
 export default defineConfig({
@@ -50,6 +50,12 @@ export default defineConfig({
       'test/robustness/secrets.test.ts',
       'test/redactor-stretches.test.ts',
       'test/log-line.test.ts',
+      'test/service-judge.test.ts',
+      'test/proxy.test.ts',
+      'test/proxy-fixtures.test.ts',
+      'test/recorder.test.ts',
+      'test/probe.test.ts',
+      'test/robustness/upstream.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
