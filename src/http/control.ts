@@ -84,8 +84,11 @@ export function controlRouter(sim: Simulator): Router {
   // A body is optional: none (or {}) runs the active scenario as it is now.
   r.post('/__sim/api-users', guard, ...body, async (req, res) => {
     const given = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0) && req.body !== '';
-    const claimed = sim.claimApiUser(given ? await source(req) : undefined);
-    res.status(201).json({ ...claimed, url: sim.links.base(req.headers.host), token: sim.token });
+    const { apiUser, secret, scenario } = sim.claimApiUser(given ? await source(req) : undefined);
+    // The one answer that shows a secret, on purpose: the caller asked for it, as the banner shows a generated one.
+    // The app's JSON replacer would hide it, so the rest is hidden here.
+    const answer = { apiUser, secret, scenario: sim.redact(scenario), url: sim.redact(sim.links.base(req.headers.host)), token: sim.token };
+    res.status(201).type('json').send(JSON.stringify(answer));
   });
   r.delete('/__sim/api-users/:apiUser', guard, (req, res) => {
     res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) });
