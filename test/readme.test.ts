@@ -25,7 +25,7 @@ describe('the README and docs/', () => {
       const undocumented = await apiReference(out);
       expect(undocumented).toEqual([]);
       const files = filesOf(out);
-      expect(Object.keys(files)).toEqual(expect.arrayContaining(['index.md', 'mfa-sim.md', 'mfa-sim/client.md']));
+      expect(Object.keys(files)).toEqual(expect.arrayContaining(['index.md', 'mfa-sim.md', 'mfa-sim/client.md', 'mfa-sim/control.md']));
       expect(files['mfa-sim.md']).toMatch(/startSimulator/);
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -9,7 +9,6 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 4,
-    minWorkers: 4,
     testTimeout: 30_000,
   },
 });

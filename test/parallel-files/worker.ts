@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, expect, inject } from 'vitest';
 import { createClient, type MfaClient } from '../../src/client.js';
-import { connect, type ClaimedApiUser } from '../../src/control.js';
+import { connect, type ClaimedApiUser, type ControlScenario } from '../../src/control.js';
 
 /**
  * What every worker file does, as the docs' recipe: claim an API user of its own before its tests, load the default
@@ -30,6 +30,6 @@ export async function expectOnlyMine(me: ClaimedApiUser) {
 }
 
 /** A rule that would break every other worker, were it to reach them: every new challenge refused -2038. */
-export const BREAKS_EVERYONE = { name: 'breaks-everyone', rules: [{ name: 'refuse every challenge', when: { endpoint: 'challenge' }, respond: { code: -2038 } }] };
+export const BREAKS_EVERYONE: ControlScenario = { name: 'breaks-everyone', rules: [{ name: 'refuse every challenge', when: { endpoint: 'challenge' }, respond: { code: -2038 } }] };
 
 export const user = () => `${randomUUID().slice(0, 8)}@example.com`;
