@@ -48,9 +48,9 @@ export function changedUpstream(real: RunningSimulator, change: (envelope: Recor
   });
 }
 
-/** The findings and hints as `GET /__sim/findings` answers them. */
-export async function findingsOver(sim: RunningSimulator): Promise<Finding[]> {
-  const r = await fetch(`${sim.url}/__sim/findings`);
+/** The findings as `GET /__sim/findings` answers them: of the whole run, or of the current scenario (since the last load or reset). */
+export async function findingsOver(sim: RunningSimulator, scope: 'run' | 'scenario' = 'run'): Promise<Finding[]> {
+  const r = await fetch(`${sim.url}/__sim/findings?scope=${scope}`);
   return ((await r.json()) as { findings: Finding[] }).findings;
 }
 
