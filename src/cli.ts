@@ -138,7 +138,8 @@ async function main(args: string[]): Promise<void> {
   out.write(`  pid ${process.pid}: SIGTERM or Ctrl-C stops it\n`);
   const users = sim.apiUsers();
   for (const u of users) {
-    const shown = u === sim.world.defaultApiUser && !sim.world.secretGiven ? `, secret ${u.secret}` : '';
+    // In proxy mode a generated secret is no one's: the upstream's API users have their own.
+    const shown = u === sim.world.defaultApiUser && !sim.world.secretGiven && options.upstream === undefined ? `, secret ${u.secret}` : '';
     out.write(`  API user ${u.id}${shown}${u.state !== 'active' ? ` (${u.state})` : ''}\n`);
   }
   out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);

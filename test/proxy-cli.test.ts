@@ -35,6 +35,15 @@ describe('the command line in proxy mode', () => {
     expect(xml).toMatch(/<testcase classname="mfa-sim.findings" name="service-not-json \(API user 123456789\)" time="0"><failure type="error"/);
   });
 
+  it('without --secret: no generated secret printed (it is no one\'s), and says the answers are not compared', async () => {
+    const upstream = await simulator({ secret: SECRET });
+    const run = await start(['--port', '0', '--upstream', upstream.url, '--quiet']);
+    await expect.poll(run.out).toContain("(give --secret to compare it with mfa-sim's too)\n");
+    expect(run.out()).toMatch(/^ {2}API user 123456789\n/m);
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toBe(0);
+  });
+
   it('refuses what proxy mode cannot use, with exit 2', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 10_000 });
     const ftp = run('--upstream', 'ftp://example.com');

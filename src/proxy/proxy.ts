@@ -142,9 +142,10 @@ export class Proxy {
     const sc = this.sim.scenario;
     const comparing = this.shadow.comparing && mine !== undefined;
     const ours: SeenAnswer | undefined = comparing ? { status: mine.result.status, contentType: mine.result.contentType, body: mine.result.body } : undefined;
-    const mfaSim: AnswerShown | undefined = ours && { http: ours.status, code: codeOf(envelopeOf(ours.body)), body: bodyAsKept(ours.body, (t) => this.sim.redact(t)) };
+    const hide = (text: string) => this.sim.redact(text);
+    const mfaSim: AnswerShown | undefined = ours && { http: ours.status, code: codeOf(envelopeOf(ours.body)), body: bodyAsKept(hide(ours.body), hide) };
     const both = (theirs: string) => `The service answered ${theirs}${ours ? `; mfa-sim would have answered ${answerText(ours)}` : ''}`;
-    const deviation = (kind: Deviation['kind'], what: string, theirs: string): Deviation => ({ kind, detail: this.sim.redact(`${what}. ${both(theirs)}`) });
+    const deviation = (kind: Deviation['kind'], what: string, theirs: string): Deviation => ({ kind, detail: hide(`${what}. ${both(theirs)}`) });
 
     if (answer.kind === 'failure') {
       const forwarding = { url: this.upstream.url, failure: answer.reason, mfaSim, deviations: [deviation('service-no-answer', answer.reason, 'nothing')] };

@@ -113,6 +113,18 @@ describe('a hostile upstream', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('answers JSON nested a hundred thousand levels deep: judged, kept as text, and the proxy goes on', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const nested = await server((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"id":"x","utctime":"2026-11-25T10:00:00.000Z","status":200,"code":15000,"message":${deep},"moreInfo":"https://s.example/status?code=15000"}`);
+    });
+    const px = await proxyTo(nested.url);
+    expect((await send(px, '/v1/svc/time', { method: 'GET', as: ME })).status).toBe(200);
+    expect(finding(await findingsOver(px), 'service-envelope-types').detail).toMatch(/^message is an array, not a string\./);
+    expect(px.journal({ limit: 1 })[0]!.response!.body).toMatch(/^\{"id":"x".*\(\d+ more characters\)$/);
+  });
+
   it("echoes the API user's secret: never shown in the journal, the findings or the reports", async () => {
     const real = await simulator({ secret: SECRET });
     const echo = await changedUpstream(real, (e) => ({ ...e, message: `your secret is ${SECRET}`, leak: SECRET }));
