@@ -21,7 +21,7 @@ import { Upstream, type UpstreamAnswer } from './upstream.js';
 
 /**
  * Proxy mode (`--upstream <url>`): API requests go to the upstream unchanged and its answers come back unchanged,
- * while mfa-sim judges both sides. The request path of proxy mode reads top to bottom in Proxy.exchange.
+ * while mfa-sim judges both sides. The request path of proxy mode reads top to bottom in ProxyMode.exchange.
  */
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -34,16 +34,17 @@ interface Reply {
 }
 
 /** The proxy of a simulator given `upstream`, or undefined without one; an option of proxy mode given without it is refused. */
-export function proxyFor(sim: Simulator, options: SimulatorOptions): Proxy | undefined {
+export function proxyFor(sim: Simulator, options: SimulatorOptions): ProxyMode | undefined {
   if (options.upstream === undefined) {
     const stray = (['upstreamCa', 'upstreamTimeout', 'record'] as const).find((k) => options[k] !== undefined);
     if (stray) throw new ScenarioError('options', [{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
     return undefined;
   }
-  return new Proxy(sim, { ...options, upstream: options.upstream });
+  return new ProxyMode(sim, { ...options, upstream: options.upstream });
 }
 
-export class Proxy {
+/** A simulator's proxy mode: its upstream, its shadow and its recorder, and the request path of a forwarded request. */
+export class ProxyMode {
   readonly upstream: Upstream;
   private readonly shadow: Shadow;
   private readonly recorder: Recorder | undefined;
@@ -63,7 +64,7 @@ export class Proxy {
 
   /**
    * Serves one request to `/v1/`. Only the service's endpoints are forwarded: any other path, and a body over the
-   * limit, get the simulator's own answer (-404, -405, -413) and never reach the upstream.
+   * limit, get the simulator's own answer (-404, -413) and never reach the upstream.
    */
   serve(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = monotonicMs();

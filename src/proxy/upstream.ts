@@ -70,10 +70,11 @@ export class Upstream {
     const startedAt = monotonicMs();
     return new Promise((resolve) => {
       let req: ClientRequest | undefined;
+      let settled = false;
       const settle = (answer: UpstreamAnswer) => {
-        if (!timer) return;
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        timer = undefined;
         if (req) this.inFlight.delete(req);
         resolve(answer);
       };
@@ -81,7 +82,8 @@ export class Upstream {
         settle({ kind: 'failure', reason, ms: monotonicMs() - startedAt });
         req?.destroy();
       };
-      let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => fail(`the upstream did not answer within ${this.timeoutMs} ms`), this.timeoutMs);
+      // One deadline for the whole exchange: waiting for a connection, connecting, sending and reading the answer.
+      const timer = setTimeout(() => fail(`the upstream did not answer within ${this.timeoutMs} ms`), this.timeoutMs);
       try {
         req = (this.base.protocol === 'https:' ? https().request : httpRequest)(this.options(f));
       } catch (e) {
