@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signedHeaders, type JournalEntry, type RunningSimulator } from '../src/index.js';
+import { createApp, signedHeaders, type JournalEntry, type RunningSimulator } from '../src/index.js';
 import { cancelEnvelope, challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, raw, send, simulator } from './helpers.js';
 import { changedUpstream, finding, findingsOver } from './proxy-support.js';
 
@@ -62,6 +62,10 @@ describe('proxy mode: forwarded and returned unchanged', async () => {
     // A path that names no endpoint is the simulator's own -404: it never reaches the upstream.
     expect(last(px)).toMatchObject({ seq: before + 1, code: -404 });
     expect(last(upstream).path).toBe('/v1/svc/time');
+  });
+
+  it('runs with startSimulator and the command line: createApp, which answers the API itself, refuses upstream', () => {
+    expect(() => createApp({ upstream: upstream.url })).toThrow('options: upstream: proxy mode runs with startSimulator or the command line: createApp answers the API itself');
   });
 
   it('answers a body over the limit -413 itself, and forwards nothing', async () => {
