@@ -112,4 +112,7 @@ function checkRunOptions(options: Record<string, unknown>): void {
   check ??= shapeChecker(RunOptionsSchema);
   const issues = check(run);
   if (issues.length) throw new ScenarioError('options', issues);
+  // Proxy mode's other options mean nothing without its upstream.
+  const stray = run.upstream === undefined ? (['upstreamCa', 'upstreamTimeout', 'record'] as const).find((k) => run[k] !== undefined) : undefined;
+  if (stray) throw new ScenarioError('options', [{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
 }

@@ -6,7 +6,7 @@ import { envelopeJson } from '../contract/response.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
 import { Simulator, type ScenarioSource, type SimulatorOptions } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
-import { proxyFor } from '../proxy/proxy.js';
+import { ProxyMode } from '../proxy/proxy.js';
 import { answerInternalError, serveApi } from './serve-api.js';
 
 /**
@@ -57,7 +57,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   const opts: StartOptions = typeof options === 'string' ? { scenario: options } : options;
   const sim = new Simulator(opts);
   // Proxy mode (src/proxy/): the API is forwarded to the operator's upstream instead of answered here.
-  const proxy = proxyFor(sim, opts);
+  const proxy = opts.upstream === undefined ? undefined : new ProxyMode(sim, { ...opts, upstream: opts.upstream });
   // The Express app, for pages and the control API, is made (and Express loaded) when one of them is first asked for.
   let app: SimulatorApp | undefined;
   const serve = (req: IncomingMessage, res: ServerResponse) => {

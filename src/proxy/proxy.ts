@@ -6,7 +6,6 @@ import { envelopeJson } from '../contract/response.js';
 import { answerInternalError, serveApi } from '../http/serve-api.js';
 import type { ApiRequest } from '../request/context.js';
 import { bodyAsKept } from '../request/record.js';
-import { ScenarioError } from '../scenario/errors.js';
 import type { Simulator, SimulatorOptions } from '../simulator.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { answerText } from './answer-text.js';
@@ -31,16 +30,6 @@ interface Reply {
   status: number;
   headers: string[];
   body: Buffer;
-}
-
-/** The proxy of a simulator given `upstream`, or undefined without one; an option of proxy mode given without it is refused. */
-export function proxyFor(sim: Simulator, options: SimulatorOptions): ProxyMode | undefined {
-  if (options.upstream === undefined) {
-    const stray = (['upstreamCa', 'upstreamTimeout', 'record'] as const).find((k) => options[k] !== undefined);
-    if (stray) throw new ScenarioError('options', [{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
-    return undefined;
-  }
-  return new ProxyMode(sim, { ...options, upstream: options.upstream });
 }
 
 /** A simulator's proxy mode: its upstream, its shadow and its recorder, and the request path of a forwarded request. */
