@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerText } from '../src/proxy/answer-text.js';
 import { compareAnswers } from '../src/proxy/compare.js';
+import { rawHeader, towardsClient, towardsUpstream } from '../src/proxy/headers.js';
 import { judgeAnswer } from '../src/proxy/judge.js';
 
 /**
@@ -116,5 +117,25 @@ describe('an answer in a few words', () => {
     expect(answerText(answer('', 204, null))).toBe('HTTP 204 (no Content-Type) (empty)');
     expect(answerText(answer('x', 200, 'text/\u009b2Jplain'))).toBe('HTTP 200 text/?2Jplain "x"');
     expect(answerText(answer(envelope({ message: 3 })))).toBe('HTTP 400 -4037');
+  });
+});
+
+describe('the headers that cross the proxy', () => {
+  const raw = ['Host', 'client.example', 'Connection', 'keep-alive, X-Hop', 'X-Hop', '1', 'Keep-Alive', 'timeout=5', 'Proxy-Connection', 'x', 'Transfer-Encoding', 'chunked', 'TE', 'trailers', 'Trailer', 'X-T', 'Upgrade', 'h2c', 'Proxy-Authenticate', 'Basic', 'Proxy-Authorization', 'Basic eA==', 'Content-Length', '9', 'Accept-Encoding', 'gzip', 'Expect', '100-continue', 'X-Svc-Cnonce', 'n-1', 'x-trace', 'a', 'X-Trace', 'b', 'Content-Type', 'application/json'];
+
+  it("towards the upstream: the client's own, in order and spelling, but those of the connection and those the proxy sets", () => {
+    expect(towardsUpstream(raw)).toEqual(['X-Svc-Cnonce', 'n-1', 'x-trace', 'a', 'X-Trace', 'b', 'Content-Type', 'application/json']);
+  });
+
+  it("towards the client: the upstream's own, Host and encodings included, but those of the connection and Content-Length", () => {
+    expect(towardsClient(raw)).toEqual(['Host', 'client.example', 'Accept-Encoding', 'gzip', 'Expect', '100-continue', 'X-Svc-Cnonce', 'n-1', 'x-trace', 'a', 'X-Trace', 'b', 'Content-Type', 'application/json']);
+    expect(towardsClient(['Set-Cookie', 'a=1', 'set-cookie', 'b=2'])).toEqual(['Set-Cookie', 'a=1', 'set-cookie', 'b=2']);
+  });
+
+  it('a header read from raw pairs: the first of its name, whatever its case', () => {
+    expect(rawHeader(raw, 'x-trace')).toBe('a');
+    expect(rawHeader(raw, 'content-type')).toBe('application/json');
+    expect(rawHeader(raw, 'x-none')).toBeUndefined();
+    expect(rawHeader(['X-Odd'], 'x-odd')).toBeUndefined();
   });
 });
