@@ -53,7 +53,10 @@ describe('proxy mode: forwarded and returned unchanged', async () => {
     px.clearJournal();
     const r = await send(px, '/v1/svc/time', { method: 'GET', as: ME });
     const entry = last(px);
-    expect(entry).toMatchObject({ method: 'GET', path: '/v1/svc/time', endpoint: 'time', operation: 'time', apiUser: ME.apiUser, http: 200, code: 15000 });
+    expect(entry).toMatchObject({ method: 'GET', path: '/v1/svc/time', endpoint: 'time', apiUser: ME.apiUser, http: 200, code: 15000 });
+    // What the request shows of itself, as a simulator's own journal shows it.
+    const theirs = last(upstream);
+    expect([entry.operation, entry.type, entry.user]).toEqual([theirs.operation, theirs.type, theirs.user]);
     expect(entry.response!.body).toBe(r.text);
     expect(entry.upstream).toMatchObject({ url: upstream.url, deviations: [], mfaSim: { http: 200, code: 15000 } });
     expect(entry.at).toBe(JSON.parse(r.text).utctime);

@@ -34,6 +34,11 @@ export function envelopeKeys(style: ResponseStyle): string[] {
 /** ISO 8601 in UTC, with fractional seconds and the `Z` suffix, as the interface document describes `utctime`. */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
 
+/** Whether a `utctime` is an instant written as the interface document describes it. */
+export function isIsoUtc(text: string): boolean {
+  return ISO_UTC.test(text) && !Number.isNaN(Date.parse(text));
+}
+
 /** The body as a JSON object, or undefined when it is not one. */
 export function envelopeOf(body: string): Record<string, unknown> | undefined {
   try {
@@ -61,7 +66,7 @@ export function judgeAnswer(answer: SeenAnswer, style: ResponseStyle, operation?
   if (wrongTypes.length) add('service-envelope-types', wrongTypes.map((k) => `${k} is ${typeName(envelope[k])}, not ${k === 'status' || k === 'code' ? 'an integer' : 'a string'}`).join('; '));
 
   const time = own(envelope, expected[1]!);
-  if (typeof time === 'string' && !(ISO_UTC.test(time) && !Number.isNaN(Date.parse(time)))) add('service-utctime-format', `${expected[1]} is ${JSON.stringify(time.slice(0, 40))}, not ISO 8601 UTC with fractional seconds and Z`);
+  if (typeof time === 'string' && !isIsoUtc(time)) add('service-utctime-format', `${expected[1]} is ${JSON.stringify(time.slice(0, 40))}, not ISO 8601 UTC with fractional seconds and Z`);
 
   const code = own(envelope, 'code');
   if (!Number.isInteger(code)) return { envelope, problems };

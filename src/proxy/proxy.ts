@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Operation } from '../codes.js';
 import { peek } from '../contract/envelope.js';
-import { endpointOf } from '../contract/operations.js';
+import { endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
 import { envelopeJson } from '../contract/response.js';
 import { answerInternalError, serveApi } from '../http/serve-api.js';
 import type { ApiRequest } from '../request/context.js';
@@ -14,7 +14,7 @@ import type { AnswerShown, Deviation } from './deviation.js';
 import { rawHeader, towardsClient, towardsUpstream } from './headers.js';
 import { envelopeOf, judgeAnswer, type SeenAnswer } from './judge.js';
 import { Recorder } from './recorder.js';
-import { forwardedRecord, operationOf, type ForwardedAnswer } from './record.js';
+import { forwardedRecord, type ForwardedAnswer } from './record.js';
 import { challengeIdOf, Shadow, type Decision } from './shadow.js';
 import { Upstream, type UpstreamAnswer } from './upstream.js';
 
@@ -156,6 +156,14 @@ export class ProxyMode {
       forwarding: { url: this.upstream.url, mfaSim, deviations: found.map((f) => deviation(f.kind, f.what, theirs)) },
     };
   }
+}
+
+/** The operation a request asks for, as far as its endpoint and `type` tell before anything is judged. */
+function operationOf(endpoint: ReturnType<typeof endpointOf>, type: number | undefined, strict: boolean): Operation | undefined {
+  if (!endpoint) return undefined;
+  const types = endpointTypes(endpoint, strict);
+  if (types.length === 1) return TYPE_OPERATION.get(types[0]!);
+  return type !== undefined && types.includes(type) ? TYPE_OPERATION.get(type) : undefined;
 }
 
 function codeOf(envelope: Record<string, unknown> | undefined): number | undefined {

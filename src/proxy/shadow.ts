@@ -66,7 +66,7 @@ export class Shadow {
   /** Both created a challenge for the same request: the upstream's id, when a later request names it, names the shadow's. */
   learn(theirs: string, mine: ApiResult): void {
     const id = challengeIdOf(envelopeOf(mine.body)?.message);
-    if (id !== undefined && id !== theirs) this.challengeIds.set(theirs, id);
+    if (id !== undefined) this.challengeIds.set(theirs, id);
   }
 
   /** The state of the shadow's copy of a challenge the upstream created (the client doctor asks whether it still waits). */

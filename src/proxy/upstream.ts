@@ -4,7 +4,6 @@ import type * as HttpsModule from 'node:https';
 import type * as TlsModule from 'node:tls';
 import { ScenarioError } from '../scenario/errors.js';
 import { lazy } from '../world/lazy.js';
-import { monotonicMs } from '../world/monotonic.js';
 
 /**
  * The upstream of proxy mode: the real service (or anything the operator points mfa-sim at). Its address comes from
@@ -43,9 +42,7 @@ export interface Forwarded {
 }
 
 /** What came back: the upstream's whole answer, or why there is none. */
-export type UpstreamAnswer =
-  | { kind: 'answer'; status: number; headers: string[]; body: Buffer; ms: number }
-  | { kind: 'failure'; reason: string; ms: number };
+export type UpstreamAnswer = { kind: 'answer'; status: number; headers: string[]; body: Buffer } | { kind: 'failure'; reason: string };
 
 /** The operator's upstream: where requests go, over one pool of connections, each exchange within its bounds. */
 export class Upstream {
@@ -67,7 +64,6 @@ export class Upstream {
 
   /** Sends one request and reads the whole answer, within the time-out and the size limit; never rejects. */
   send(f: Forwarded): Promise<UpstreamAnswer> {
-    const startedAt = monotonicMs();
     return new Promise((resolve) => {
       let req: ClientRequest | undefined;
       let settled = false;
@@ -79,7 +75,7 @@ export class Upstream {
         resolve(answer);
       };
       const fail = (reason: string) => {
-        settle({ kind: 'failure', reason, ms: monotonicMs() - startedAt });
+        settle({ kind: 'failure', reason });
         req?.destroy();
       };
       // One deadline for the whole exchange: waiting for a connection, connecting, sending and reading the answer.
@@ -92,7 +88,7 @@ export class Upstream {
       }
       this.inFlight.add(req);
       req.on('response', (res: IncomingMessage) => {
-        readWhole(res, (body) => settle({ kind: 'answer', status: res.statusCode ?? 0, headers: res.rawHeaders, body, ms: monotonicMs() - startedAt }), fail);
+        readWhole(res, (body) => settle({ kind: 'answer', status: res.statusCode ?? 0, headers: res.rawHeaders, body }), fail);
       });
       req.on('error', (e) => fail(failureReason(e as NodeJS.ErrnoException)));
       req.end(f.body);
@@ -131,9 +127,8 @@ function readWhole(res: IncomingMessage, done: (body: Buffer) => void, fail: (re
     chunks.push(chunk);
   });
   res.on('end', () => done(Buffer.concat(chunks)));
-  const cut = () => fail('the upstream closed the connection before its answer was whole');
-  res.on('close', () => (res.complete ? undefined : cut()));
-  res.on('error', cut);
+  // An answer cut short (fewer bytes than its Content-Length, a chunked one never ended) is an error of the response.
+  res.on('error', () => fail('the upstream closed the connection before its answer was whole'));
 }
 
 /** TLS errors that mean "this certificate is not one the system (or the CA given) vouches for". */
