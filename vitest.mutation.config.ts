@@ -51,6 +51,7 @@ export default defineConfig({
       'test/redactor-stretches.test.ts',
       'test/log-line.test.ts',
       'test/service-judge.test.ts',
+      'test/upstream.test.ts',
       'test/proxy.test.ts',
       'test/proxy-fixtures.test.ts',
       'test/recorder.test.ts',

@@ -255,6 +255,92 @@ describe('proxy mode: an upstream that deviates, each deviation reported with bo
   });
 });
 
+describe('proxy mode: what the journal entry of a forwarded request holds', async () => {
+  it("the doctor's hint only for the code the service answered, and without the secret only one that needs none", async () => {
+    const real = await simulator({ secret: SECRET });
+    // The service calls a malformed nonce "missing": mfa-sim's hint is for another refusal, so it is not given.
+    const renamed = await changedUpstream(real, (e) => (e.code === -4007 ? { ...e, code: -4006, moreInfo: String(e.moreInfo).replace('-4007', '-4006') } : e));
+    const px = await simulator({ secret: SECRET, upstream: renamed.url });
+    await send(px, '/v1/svc/time', { method: 'GET', as: ME, mutate: (h) => (h['x-svc-cnonce'] = `{${randomUUID()}}`) });
+    expect(last(px)).toMatchObject({ code: -4006, hint: undefined, upstream: { mfaSim: { code: -4007 } } });
+    // A clock off: with the secret the doctor says how far; without it, the drift check (the API user known) is not its to judge.
+    const withSecret = await simulator({ secret: SECRET, upstream: real.url });
+    await send(withSecret, '/v1/svc/time', { method: 'GET', as: ME, time: Date.now() - 900_000 });
+    expect(last(withSecret)).toMatchObject({ code: -4036, hint: { text: expect.stringMatching(/900 s behind/) } });
+    const without = await simulator({ upstream: real.url });
+    await send(without, '/v1/svc/time', { method: 'GET', as: ME, time: Date.now() - 900_000 });
+    expect(last(without)).toMatchObject({ code: -4036, hint: undefined });
+  });
+
+  it("the service's time when its answer gives one as the document writes it, else the simulator's; the latency", async () => {
+    const real = await simulator({ secret: SECRET, rules: [{ when: { endpoint: 'time' }, delay: '60ms' }] });
+    const odd = await changedUpstream(real, (e) => ({ ...e, utctime: '1' }));
+    const px = await simulator({ secret: SECRET, upstream: odd.url });
+    const before = Date.now();
+    await send(px, '/v1/svc/time', { method: 'GET', as: ME });
+    const entry = last(px);
+    expect(Date.parse(entry.at)).toBeGreaterThanOrEqual(before - 5);
+    expect(Date.parse(entry.at)).toBeLessThanOrEqual(Date.now() + 5);
+    expect(entry.latencyMs).toBeGreaterThanOrEqual(60);
+    expect(entry.latencyMs).toBeLessThan(60_000);
+  });
+
+  it("an error's message cut as the simulator cuts its own; a success's kept whole", async () => {
+    const real = await simulator({ secret: SECRET, rules: [{ when: { svcUser: 'long@example.com' }, respond: { code: 2025, message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }) } }] });
+    const long = await changedUpstream(real, (e) => (e.code === -2006 ? { ...e, message: `Locked. ${'y'.repeat(2000)}` } : e));
+    const px = await simulator({ secret: SECRET, upstream: long.url, accounts: { 'locked@example.com': 'locked' } });
+    real.loadScenario({ name: 'long', accounts: { 'locked@example.com': 'locked' }, rules: [{ when: { svcUser: 'long@example.com' }, respond: { code: 2025, message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }) } }] });
+    await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser, { svcUser: 'locked@example.com' }) });
+    expect(last(px).message).toBe(`Locked. ${'y'.repeat(504)}…`);
+    await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser, { svcUser: 'long@example.com' }) });
+    expect(last(px)).toMatchObject({ code: 2025, challengeId: 'c-1', message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }) });
+  });
+
+  it("the dashboard's explorer sends through the proxy too: its requests are marked, and no client finding of them", async () => {
+    const { px } = await pair();
+    const r = await fetch(`${px.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'replay' }) });
+    expect(r.status).toBe(200);
+    const entries = px.journal();
+    expect(entries.map((e) => [e.code, e.by])).toEqual([
+      [-4034, 'explorer'],
+      [15000, 'explorer'],
+    ]);
+    expect(await findingsOver(px)).toEqual([]);
+  });
+
+  it("a scenario's API users with their secrets are the operator's secret: the answers are compared", async () => {
+    const world = { apiUsers: [{ id: '222222222', secret: 'listed-secret' }] };
+    const upstream = await simulator(world);
+    const px = await simulator({ ...world, upstream: upstream.url });
+    await send(px, '/v1/svc/time', { method: 'GET', as: { apiUser: '222222222', secret: 'listed-secret' } });
+    expect(last(px).upstream!.mfaSim).toMatchObject({ http: 200, code: 15000 });
+  });
+
+  it("mfa-sim's decision delayed by a rule is judged once it comes", async () => {
+    const { px } = await pair({}, { rules: [{ when: { endpoint: 'time' }, delay: '80ms' }] });
+    expectEnvelope(await send(px, '/v1/svc/time', { method: 'GET', as: ME }), 200, 15000);
+    await expect.poll(() => px.journal().length).toBe(1);
+    expect(last(px).upstream).toMatchObject({ deviations: [], mfaSim: { code: 15000 } });
+  });
+
+  it("a cancel naming the service's challenge in a body written as relaxed JSON, misspelt: mfa-sim's copy is cancelled too", async () => {
+    const { px } = await pair();
+    const created = await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser) });
+    const id = JSON.parse(expectEnvelope(created, 202, 2025).message).challengeId as string;
+    const body = `{ 'challngeId': '${id}', 'svcUser': 'user@example.com', 'status': 'CANCEL', }`;
+    expectEnvelope(await send(px, '/v1/svc/challenge', { as: ME, body: { id: 'c-2', utctime: String(Date.now()), apiUser: ME.apiUser, type: 151, body } }), 202, 2028);
+    expect(last(px).upstream).toMatchObject({ deviations: [], mfaSim: { code: 2028 } });
+  });
+
+  it('a code the code table gives to other operations: found, whatever the request shows of itself', async () => {
+    const real = await simulator({ secret: SECRET });
+    const odd = await changedUpstream(real, (e) => ({ ...e, status: 400, code: -2035, moreInfo: String(e.moreInfo).replace('15000', '-2035') }));
+    const px = await simulator({ upstream: odd.url });
+    await send(px, '/v1/svc/time', { method: 'GET', as: ME });
+    expect(finding(await findingsOver(px), 'service-code-scope').detail).toMatch(/^code -2035 is not an answer to time in the code table\./);
+  });
+});
+
 describe('proxy mode without the API user\'s secret: judged against the contract, not compared', async () => {
   const upstream = await simulator({ secret: SECRET });
   const px = await simulator({ upstream: upstream.url });
