@@ -19,12 +19,13 @@ import javax.crypto.spec.SecretKeySpec;
  * Tests of a client's error paths against mfa-sim, in one source file: the JDK's HttpClient, no build tool.
  *
  * <pre>
- *   npm install          # installs mfa-sim (from the packed tarball, in this repository)
+ *   npm install          # installs mfa-sim beside the test, as package.json lists it
  *   java Example.java    # JDK 17 or later
  * </pre>
  *
  * In a JUnit suite, start the simulator in {@code @BeforeAll}, load a scenario per test in {@code @BeforeEach},
- * and stop it in {@code @AfterAll}; each test below is one {@code @Test}. See docs/python-and-java.md.
+ * and stop it in {@code @AfterAll}; each test below is one {@code @Test}. See the package's docs/python-and-java.md
+ * (node_modules/mfa-sim/docs/python-and-java.md).
  */
 public class Example {
   static final String SECRET = "java-secret";

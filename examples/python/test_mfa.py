@@ -1,6 +1,6 @@
 """Tests of a client's error paths against mfa-sim, with unittest (pytest runs them as they are).
 
-    npm install            # installs mfa-sim (from the packed tarball, in this repository)
+    npm install                      # installs mfa-sim beside the tests, as package.json lists it
     python3 -m unittest -v test_mfa
 """
 import unittest
