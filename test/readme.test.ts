@@ -41,6 +41,15 @@ describe('the README and docs/', () => {
     expect(readFileSync(join(root, '.ci', 'run'), 'utf8')).toMatch(/^npm test$/m);
   });
 
+  it('its set-up tells a project that installs the package from a clone of the repository, two commands each', () => {
+    const setUp = /^## Set-up\n([\s\S]*?)^## /m.exec(readme)![1];
+    const blocks = [...setUp.matchAll(/\*\*(In [^*]+)\*\*[^`]*```sh\n([\s\S]*?)```/g)].map(([, where, commands]) => [where, commands.trim().split('\n').map((c) => c.replace(/\s+#.*$/, ''))]);
+    expect(blocks).toEqual([
+      ['In your project:', ['npm install --save-dev mfa-sim', 'npx mfa-sim --secret dev-secret']],
+      ['In a clone of this repository', ['npm ci && npm start -- --secret dev-secret', 'npm ci && npm test']],
+    ]);
+  });
+
   it('its whole request, copied into a shell, gets 2025', async () => {
     const sim = await simulator({ secret: 'dev-secret' });
     const block = /<!-- example:request -->\n```sh\n([\s\S]*?)```\n<!-- \/example:request -->/.exec(readme);

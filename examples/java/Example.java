@@ -19,14 +19,15 @@ import javax.crypto.spec.SecretKeySpec;
  * Tests of a client's error paths against mfa-sim, in one source file: the JDK's HttpClient, no build tool.
  *
  * <pre>
- *   npm install          # installs mfa-sim
+ *   npm install          # installs mfa-sim beside the test, as package.json lists it
  *   java Example.java    # JDK 17 or later
  * </pre>
  *
  * A scenario is loaded before each test, and the simulator runs with --require-coverage: it judges the whole run,
  * so it exits 0 only when the tests together met every required code. In a JUnit suite, start the simulator in
  * {@code @BeforeAll}, load a scenario per test in {@code @BeforeEach}, and stop it in {@code @AfterAll}; each test
- * below is one {@code @Test}. For test classes in parallel on one simulator, see junit/MfaSim.java.
+ * below is one {@code @Test}. For test classes in parallel on one simulator, see junit/MfaSim.java, and the
+ * package's docs/python-and-java.md (node_modules/mfa-sim/docs/python-and-java.md).
  */
 public class Example {
   static final String SECRET = "java-secret";

@@ -1,6 +1,7 @@
 """A small helper for Python tests against mfa-sim: start `npx mfa-sim`, sign requests, drive the control API.
 
-Standard library only. Copy it into your project's tests; it is the recipe of docs/signing.md in Python.
+Standard library only. Copy it into your project's tests; it is the recipe of the package's docs/signing.md
+(node_modules/mfa-sim/docs/signing.md) in Python.
 
 - `Simulator(secret)`: `npx mfa-sim` in a process of its own; `stop()` gives its exit status (3: a code required
   with `--require-coverage` was never answered over the whole run).

@@ -1,6 +1,6 @@
 """Tests of a client's error paths against mfa-sim, with unittest (pytest runs them as they are).
 
-    npm install            # installs mfa-sim
+    npm install                      # installs mfa-sim beside the tests, as package.json lists it
     python3 -m unittest -v test_mfa
 
 A scenario is loaded before each test, and the simulator runs with --require-coverage: it judges the whole run, so
