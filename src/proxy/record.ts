@@ -15,9 +15,8 @@ import { challengeIdOf } from './shadow.js';
  * The journal record of a forwarded request: what every observer of "answered" reads (journal, coverage, the client
  * doctor's findings), as the request path records its own, with the upstream's answer in place of mfa-sim's. What
  * the request shows of itself (operation, type, API user, user), as the checks learned it, and the doctor's hint come
- * from the shadow's decision;
- * the hint only when the service refused the request with the same code, and, without the API user's secret, only
- * for refusals the doctor judges without it (the header checks, before the API user is known).
+ * from the shadow's decision: the hint only when the service refused the request with the same code, and, without the
+ * API user's secret, only for refusals the doctor judges without it (the header checks, before the API user is known).
  */
 
 /** The checks from here on need the API user's secret (or are the service's own decisions). */
