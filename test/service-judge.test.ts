@@ -109,6 +109,29 @@ describe("an answer compared with mfa-sim's", () => {
   });
 });
 
+describe('two answers that are not both envelopes', () => {
+  const page = answer('<html>502</html>', 502, 'text/html');
+  it('two pages of one status agree; a page where the other has an envelope without a code is an envelope difference', () => {
+    expect(compareAnswers(page, page)).toEqual([]);
+    expect(compareAnswers(answer('{"error":"bad gateway"}', 502), page)).toEqual([{ kind: 'service-differs-envelope', what: 'mfa-sim answers no JSON envelope' }]);
+    expect(compareAnswers(page, answer('{"error":"bad gateway"}', 502))).toEqual([{ kind: 'service-differs-envelope', what: 'the body is not a JSON envelope' }]);
+  });
+
+  it('messages of another kind than text: equal values agree, others differ', () => {
+    expect(compareAnswers(answer(envelope({ message: 7 })), answer(envelope({ message: 7 })))).toEqual([]);
+    expect(compareAnswers(answer(envelope({ message: null })), answer(envelope({ message: 'Signature error' })))).toEqual([
+      { kind: 'service-differs-envelope', what: "message is null where mfa-sim's is a string" },
+      { kind: 'service-differs-message', what: "the message differs from mfa-sim's" },
+    ]);
+    // A code the table does not hold has no meaning to begin a sentence with: only equal text agrees.
+    const odd = (message: string) => answer(envelope({ code: 15001, message }), 400);
+    expect(compareAnswers(odd('a'), odd('a'))).toEqual([]);
+    expect(compareAnswers(odd('a'), odd('a.'))).toEqual([{ kind: 'service-differs-message', what: "the message differs from mfa-sim's" }]);
+    // Both must begin with the meaning.
+    expect(compareAnswers(answer(envelope({ message: 'Signature error' })), answer(envelope({ message: 'Bad signature' })))).toEqual([{ kind: 'service-differs-message', what: "the message differs from mfa-sim's" }]);
+  });
+});
+
 describe('an answer in a few words', () => {
   it('its status, code and message, or its type and the start of its body, quoted', () => {
     expect(answerText(answer(envelope()))).toBe('HTTP 400 -4037 "Signature error"');
@@ -117,6 +140,11 @@ describe('an answer in a few words', () => {
     expect(answerText(answer('', 204, null))).toBe('HTTP 204 (no Content-Type) (empty)');
     expect(answerText(answer('x', 200, 'text/\u009b2Jplain'))).toBe('HTTP 200 text/?2Jplain "x"');
     expect(answerText(answer(envelope({ message: 3 })))).toBe('HTTP 400 -4037');
+    expect(answerText(answer(envelope({ code: '-4037' })))).toBe('HTTP 400 -4037 "Signature error"');
+    expect(answerText(answer('{"message":"no code"}', 400, 'application/json'))).toBe('HTTP 400 application/json "{\\"message\\":\\"no code\\"}"');
+    expect(answerText(answer('x', 200, `text/${'p'.repeat(100)}`))).toBe(`HTTP 200 text/${'p'.repeat(55)} "x"`);
+    expect(answerText(answer(envelope({ message: 'abcde' })), 5)).toBe('HTTP 400 -4037 "abcde"');
+    expect(answerText(answer(envelope({ message: 'abcdef' })), 5)).toBe('HTTP 400 -4037 "abcde…"');
   });
 });
 
