@@ -6,10 +6,10 @@ import { dirname, resolve } from 'node:path';
 import type { Severity } from './doctor/findings.js';
 import { failingFindings, junitReport, markdownReport, requests } from './doctor/report.js';
 import { unmetCodes } from './observers/coverage.js';
-import { FlagError, helpText, parseFlags } from './flags.js';
+import { FlagError, OptionsError, ScenarioError } from './errors.js';
+import { helpText, parseFlags } from './flags.js';
 import { formatLine, jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
-import { ScenarioError } from './scenario/errors.js';
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { StandardOutput } from './standard-output.js';
@@ -89,8 +89,8 @@ async function main(args: string[]): Promise<void> {
   try {
     running = await startSimulator(options);
   } catch (e) {
-    if (e instanceof ScenarioError) {
-      stderr.write(`mfa-sim: the ${e.source === 'options' ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`);
+    if (e instanceof ScenarioError || e instanceof OptionsError) {
+      stderr.write(`mfa-sim: the ${e instanceof OptionsError ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`);
       process.exit(EXIT.usage);
     }
     const err = e as NodeJS.ErrnoException;
@@ -162,8 +162,7 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
       const sc = sim.loadScenario(file);
       sink.push(`mfa-sim: reloaded scenario ${sc.name} from ${file} (the world was reset)\n`);
     } catch (e) {
-      const why = e instanceof ScenarioError ? e.message : (e as Error).message;
-      stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${why}\n`);
+      stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${(e as Error).message}\n`);
     }
   });
 }

@@ -9,6 +9,9 @@
  * @module mfa-sim/client
  */
 import { DEFAULT_TOKEN, signedHeaders } from './auth/signature.js';
+import { ClientError, OptionsError } from './errors.js';
+
+export { ClientError, isMfaSimError, OptionsError, type MfaSimErrorCode } from './errors.js';
 
 /** The challenge types a new challenge may ask for. */
 export type ChallengeType = 'UserKeyAndPattern' | 'UserKeyPatternAndPin' | 'UserKeyAndUserPin' | 'UserKeyAndUserFace' | 'UserKeyAndUserVoice';
@@ -149,26 +152,12 @@ export interface MfaClient {
   clockOffset: number;
 }
 
-/** An answer the client cannot read as an envelope: not JSON, not an envelope, or a success whose message is not JSON. */
-export class ClientError extends Error {
-  constructor(
-    message: string,
-    /** The HTTP status of the response. */
-    readonly httpStatus: number,
-    /** The response body as received. */
-    readonly body: string,
-  ) {
-    super(message);
-    this.name = 'ClientError';
-  }
-}
-
 const DRIFT = -4036;
 
 /** A client of the simulated service (or of the real one: it sends what the interface document shows). */
 export function createClient(options: ClientOptions): MfaClient {
-  if (!/^\d{9}$/.test(options.apiUser)) throw new TypeError('apiUser must be exactly 9 digits');
-  if (typeof options.secret !== 'string' || options.secret === '') throw new TypeError('secret must be a non-empty string');
+  if (!/^\d{9}$/.test(options.apiUser)) throw new OptionsError([{ path: ['apiUser'], message: 'must be exactly 9 digits' }]);
+  if (typeof options.secret !== 'string' || options.secret === '') throw new OptionsError([{ path: ['secret'], message: 'must be a non-empty string' }]);
   const base = new URL(options.baseUrl).toString().replace(/\/+$/, '');
   const token = options.token ?? DEFAULT_TOKEN;
   const now = options.now ?? Date.now;

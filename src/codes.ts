@@ -3,6 +3,7 @@
  * document, scenario validation and the coverage report are all generated from these rows:
  * adding a code is one row here (plus the check that produces it).
  */
+import { InternalError } from './errors.js';
 
 /** An operation of the service: what a request asks for, chosen by endpoint and envelope `type`. */
 export type Operation = 'challenge' | 'cancel' | 'time' | 'status' | 'verify' | 'blocked';
@@ -181,7 +182,7 @@ export function codeInfo(code: number): CodeInfo | undefined {
 /** The row for a code that must exist (a bug otherwise). */
 export function mustCode(code: number): CodeInfo {
   const info = byCode.get(code);
-  if (!info) throw new Error(`code ${code} is not in the code table`);
+  if (!info) throw new InternalError(`code ${code} is not in the code table`);
   return info;
 }
 

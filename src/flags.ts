@@ -1,5 +1,6 @@
 import { delimiter } from 'node:path';
 import { closest } from './closest.js';
+import { FlagError } from './errors.js';
 import { parseRequiredCodes } from './observers/coverage.js';
 import { directoryProblem } from './scenario/directories.js';
 
@@ -9,8 +10,6 @@ import { directoryProblem } from './scenario/directories.js';
  * flag library: loading one cost a tenth of the command line's start-up.
  */
 
-/** A flag, or its environment variable, that cannot be used; the message names it. */
-export class FlagError extends Error {}
 
 interface Flag {
   /** The long name without dashes, e.g. `port` (the option key is its camel case: `port`, `scenarioDir`). */

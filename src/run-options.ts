@@ -1,6 +1,6 @@
 import { Type } from './typebox.js';
 import type { ScenarioInput } from './scenario/schema.js';
-import { ScenarioError } from './scenario/errors.js';
+import { OptionsError, type ScenarioIssue } from './errors.js';
 import { shapeChecker } from './scenario/validate.js';
 
 /**
@@ -77,15 +77,15 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024;
 /** Keys of the options that are not scenario keys. */
 export const RUN_KEYS: readonly string[] = Object.keys(RunOptionsSchema.properties);
 
-let check: ((value: unknown) => import('./scenario/errors.js').ScenarioIssue[]) | undefined;
+let check: ((value: unknown) => ScenarioIssue[]) | undefined;
 
 /**
  * The options of a simulator, given as an object or as a scenario's name or file, with their run options checked
- * (scenario keys are checked by the scenario's compilation); anything wrong throws a ScenarioError naming it.
+ * (scenario keys are checked by the scenario's compilation); anything wrong throws an OptionsError naming it.
  */
 export function runOptions(options: SimulatorOptions | string): SimulatorOptions {
   const opts = typeof options === 'string' ? { scenario: options } : options;
-  if (typeof opts !== 'object' || opts === null) throw new ScenarioError('options', [{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
+  if (typeof opts !== 'object' || opts === null) throw new OptionsError([{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
   checkRunOptions(opts as Record<string, unknown>);
   return opts;
 }
@@ -95,5 +95,5 @@ function checkRunOptions(options: Record<string, unknown>): void {
   for (const k of RUN_KEYS) if (Object.hasOwn(options, k) && options[k] !== undefined) run[k] = options[k];
   check ??= shapeChecker(RunOptionsSchema);
   const issues = check(run);
-  if (issues.length) throw new ScenarioError('options', issues);
+  if (issues.length) throw new OptionsError(issues);
 }

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FLAGS, FlagError, helpText, parseFlags } from '../src/flags.js';
+import { FlagError } from '../src/errors.js';
+import { FLAGS, helpText, parseFlags } from '../src/flags.js';
 
 // The command line's flags as the table reads them. The CLI tests (cli.test.ts, cli-ecosystem.test.ts) run the built
 // command with some of these; here every rule of the reading is shown on its own, several instances each.

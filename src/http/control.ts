@@ -1,11 +1,9 @@
 import type { Router, NextFunction, Request, Response } from 'express';
 import { isoTime } from '../contract/response.js';
-import { ControlError } from '../errors.js';
+import { ControlError, ScenarioError } from '../errors.js';
 import { eventStream } from '../observers/event-stream.js';
 import { controlSource } from '../scenario/control-source.js';
 import { controlOpenApiDocument } from './control-openapi.js';
-import { FileRefused } from '../scenario/directories.js';
-import { ScenarioError } from '../scenario/errors.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { requireControl } from './control-access.js';
@@ -163,7 +161,6 @@ function reportQuery(q: (name: string) => string | undefined): { format: ReportF
 export function controlErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (err instanceof ControlError) return void res.status(err.status).json({ error: err.message });
   if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
-  if (err instanceof FileRefused) return void res.status(400).json({ error: err.message });
   const e = err as { status?: number; type?: string; message?: string; limit?: number; body?: unknown };
   if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: bodyParseError(e) });
   if (e.type === 'entity.too.large') return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });

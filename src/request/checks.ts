@@ -1,6 +1,7 @@
 import { parseAuthorization } from '../auth/authorization.js';
 import { signatureMatches, stringToSign } from '../auth/signature.js';
 import { codeInfo, type CheckName } from '../codes.js';
+import { InternalError } from '../errors.js';
 import { answer, type Answer } from '../contract/answer.js';
 import { judgeBody, judgeEnvelope, type BlockedBody, type ChallengeBody } from '../contract/bodies.js';
 import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
@@ -295,5 +296,5 @@ export function runChecks(ctx: RequestContext): Answer {
     const result = check(ctx);
     if (result) return result;
   }
-  throw new Error('the operation check always answers');
+  throw new InternalError('the operation check always answers');
 }

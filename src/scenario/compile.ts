@@ -4,7 +4,7 @@ import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '.
 import { AccountBook, foldedValueMatcher, isGlob, type AccountEntry } from '../world/accounts.js';
 import { GlobError } from '../world/glob.js';
 import { IpRules, parseRange } from '../world/ip.js';
-import type { ScenarioIssue } from './errors.js';
+import type { ScenarioIssue } from '../errors.js';
 import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
 import { checkShape } from './validate.js';
 import { HmacKey } from '../auth/hmac-key.js';

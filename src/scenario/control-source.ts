@@ -1,6 +1,5 @@
-import { ControlError } from '../errors.js';
 import type { ScenarioDirectories } from './directories.js';
-import { ScenarioError } from './errors.js';
+import { ControlError, ScenarioError } from '../errors.js';
 import { readScenarioFile } from './files.js';
 import type { ScenarioSource } from './registry.js';
 

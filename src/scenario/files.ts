@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { ScenarioError } from './errors.js';
+import { ScenarioError } from '../errors.js';
 
 /**
  * Reading a scenario file safely: a regular file only, bounded while read, never waiting on a FIFO or a device.

@@ -2,7 +2,7 @@ import type * as YAML from 'yaml';
 import { lazy } from '../world/lazy.js';
 import { shippedScenarioValue } from './catalog.js';
 import { compileScenario, type CompiledScenario } from './compile.js';
-import { ScenarioError, type ScenarioIssue } from './errors.js';
+import { ScenarioError, type ScenarioIssue } from '../errors.js';
 import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
 import { quoted } from '../contract/answer.js';
 

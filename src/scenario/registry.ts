@@ -1,8 +1,7 @@
-import { ControlError } from '../errors.js';
 import type { ApiRequest } from '../request/context.js';
 import { findShippedScenario, shippedScenarioNames } from './catalog.js';
 import type { CompiledScenario } from './compile.js';
-import { ScenarioError } from './errors.js';
+import { ControlError, ScenarioError } from '../errors.js';
 import { compileOrThrow, loadScenarioFile } from './load.js';
 import { running, type Running } from './rules.js';
 import type { ScenarioInput } from './schema.js';

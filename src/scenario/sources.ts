@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { RUN_KEYS } from '../run-options.js';
 import { findShippedScenario } from './catalog.js';
 import type { CompiledScenario } from './compile.js';
-import { ScenarioError } from './errors.js';
+import { ScenarioError } from '../errors.js';
 import { compileOrThrow, loadScenarioFile, loadScenarioText } from './load.js';
 import type { ScenarioInput } from './schema.js';
 

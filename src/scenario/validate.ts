@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Check } from '@sinclair/typebox/value';
 import { closest } from '../closest.js';
-import type { ScenarioIssue } from './errors.js';
+import type { ScenarioIssue } from '../errors.js';
 import { ScenarioSchema, type ScenarioInput } from './schema.js';
 
 /**

@@ -2,7 +2,7 @@ import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
 import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
 import { ControlError } from '../errors.js';
-import { ClockRangeError, VirtualClock } from './clock.js';
+import { VirtualClock } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from './time-limits.js';
 import { People } from './people.js';
 import { RandomSource } from './random.js';
@@ -126,12 +126,12 @@ export class World {
   }
 }
 
-/** Runs a move of the clock; a move it refuses is a 400 of the control API, naming the key that asked for it. */
+/** Runs a move of the clock; a move it refuses (a 400) names the key that asked for it. */
 function onTheClock(key: string, move: () => void): void {
   try {
     move();
   } catch (e) {
-    if (e instanceof ClockRangeError) throw new ControlError(400, `${key}: ${e.message}`);
+    if (e instanceof ControlError) throw new ControlError(e.status, `${key}: ${e.message}`);
     throw e;
   }
 }
