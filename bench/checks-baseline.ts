@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { parseAuthorization } from '../src/auth/authorization.js';
 import { HmacKey } from '../src/auth/hmac-key.js';
 import { signatureMatches, stringToSign } from '../src/auth/signature.js';
-import { HEX128, ID9, NONCE, UTCTIME } from '../src/request/checks.js';
+import { API_USER_ID } from '../src/contract/api-user.js';
+import { HEX128, NONCE, UTCTIME } from '../src/request/checks.js';
 import { API_USERS } from './lib.js';
 
 const MAX_DRIFT_MS = 300_000;
@@ -47,7 +48,7 @@ function checked(req: IncomingMessage, now: number): [number, number, string] {
   const apiUser = h['x-svc-apiuser'] as string | undefined;
   if (!utctime || !UTCTIME.test(utctime)) return [401, -4005, 'x-svc-utctime malformed'];
   if (!nonce || !NONCE.test(nonce)) return [401, -4007, 'x-svc-cnonce malformed'];
-  if (!apiUser || !ID9.test(apiUser)) return [401, -4009, 'x-svc-apiuser malformed'];
+  if (!apiUser || !API_USER_ID.test(apiUser)) return [401, -4009, 'x-svc-apiuser malformed'];
   if (!parts.signature || !HEX128.test(parts.signature)) return [401, -4027, 'signature malformed'];
   if (parts.apiuser !== apiUser) return [401, -4029, 'apiuser differs'];
   if (parts.algorithm?.toLowerCase() !== 'svc-hmac512') return [401, -4031, 'algorithm'];

@@ -9,6 +9,7 @@
  * @module mfa-sim/client
  */
 import { DEFAULT_TOKEN, signedHeaders } from './auth/signature.js';
+import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
 import { ClientError, OptionsError } from './errors.js';
 
 export { ClientError, isMfaSimError, OptionsError, type MfaSimErrorCode } from './errors.js';
@@ -156,7 +157,7 @@ const DRIFT = -4036;
 
 /** A client of the simulated service (or of the real one: it sends what the interface document shows). */
 export function createClient(options: ClientOptions): MfaClient {
-  if (!/^\d{9}$/.test(options.apiUser)) throw new OptionsError([{ path: ['apiUser'], message: 'must be exactly 9 digits' }]);
+  if (!API_USER_ID.test(options.apiUser)) throw new OptionsError([{ path: ['apiUser'], message: API_USER_ID_RULE }]);
   if (typeof options.secret !== 'string' || options.secret === '') throw new OptionsError([{ path: ['secret'], message: 'must be a non-empty string' }]);
   const base = new URL(options.baseUrl).toString().replace(/\/+$/, '');
   const token = options.token ?? DEFAULT_TOKEN;

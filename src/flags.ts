@@ -1,5 +1,6 @@
 import { delimiter } from 'node:path';
 import { closest } from './closest.js';
+import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
 import { FlagError } from './errors.js';
 import { parseRequiredCodes } from './observers/coverage.js';
 import { directoryProblem } from './scenario/directories.js';
@@ -109,7 +110,7 @@ function existingDirectory(text: string): string {
 }
 
 function nineDigits(text: string): string {
-  if (!/^\d{9}$/.test(text)) throw new FlagError('must be exactly 9 digits');
+  if (!API_USER_ID.test(text)) throw new FlagError(API_USER_ID_RULE);
   return text;
 }
 

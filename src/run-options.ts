@@ -1,4 +1,5 @@
 import { Type } from './typebox.js';
+import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
 import type { ScenarioInput } from './scenario/schema.js';
 import { OptionsError, type ScenarioIssue } from './errors.js';
 import { shapeChecker } from './scenario/validate.js';
@@ -18,7 +19,7 @@ const ALLOWED_HOST = '^\\s*(\\.?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?|\\[?[0-9A
 export const RunOptionsSchema = Type.Object(
   {
     scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
-    apiUser: Type.Optional(Type.String({ pattern: '^\\d{9}$', errorMessage: 'must be exactly 9 digits', description: "the default API user's id" })),
+    apiUser: Type.Optional(Type.String({ pattern: API_USER_ID.source, errorMessage: API_USER_ID_RULE, description: "the default API user's id" })),
     secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret" })),
     seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes every random value the same from run to run' })),
     publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$', errorMessage: 'must be an http:// or https:// URL', description: 'the base URL answers link to' })),

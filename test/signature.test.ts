@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { authorizationValue, sign, signedHeaders, stringToSign } from '../src/index.js';
 import { parseAuthorization } from '../src/auth/authorization.js';
-import { signatureMatches } from '../src/auth/signature.js';
+import { signatureMatches, signingLines } from '../src/auth/signature.js';
+import { compileOrThrow } from '../src/scenario/load.js';
 import { HmacKey } from '../src/auth/hmac-key.js';
 import { expectEnvelope, simulator, raw } from './helpers.js';
 
@@ -53,6 +54,21 @@ describe('signing (decisions §2)', () => {
     const h = signedHeaders({ apiUser: '123456789', secret: 's', token: 'gridy', time: 5, nonce: 'n0nce-123' });
     expect(Object.keys(h)).toEqual(['Authorization', 'x-gridy-apiuser', 'x-gridy-utctime', 'x-gridy-cnonce']);
     expect(h['x-gridy-utctime']).toBe('5');
+  });
+
+  it('a compiled scenario holds the names its token makes, the same the signing functions use', () => {
+    for (const token of ['svc', 'gridy', 'a1']) {
+      const { names } = compileOrThrow({ name: 'x', token }, 'test');
+      expect(names).toEqual({
+        utctime: `x-${token}-utctime`,
+        nonce: `x-${token}-cnonce`,
+        apiUser: `x-${token}-apiuser`,
+        signedHeaders: `x-${token}-utctime;x-${token}-cnonce`,
+        algorithm: `${token}-hmac512`,
+      });
+      expect(signingLines(names, '5', 'n0nce-123')).toBe(stringToSign('5', 'n0nce-123', token));
+      expect(Object.keys(signedHeaders({ apiUser: '123456789', secret: 's', token }))).toEqual(['Authorization', names.apiUser, names.utctime, names.nonce]);
+    }
   });
 
   it('parses Authorization parts in any order, with spaces, case-insensitive scheme', () => {

@@ -1,6 +1,7 @@
 import { version } from '../../package.json';
 import { CODES, type CodeInfo, type Operation } from '../codes.js';
 import { headerNames } from '../auth/signature.js';
+import { API_USER_ID } from './api-user.js';
 import { endpointMethods, ENDPOINTS, OPERATION_TYPE, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
 import { bodySchemas, requestEnvelopeSchema, responseEnvelopeSchema } from './schemas.js';
 
@@ -27,7 +28,7 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
     { name: 'Authorization', in: 'header', required: true, description: `\`${o.token}-hmac: apiuser=<id>,signedheaders=${h.utctime};${h.nonce},algorithm=${o.token}-hmac512,signature=<hex>\`: the signature is HMAC-SHA512, keyed with the API user's secret, of \`${h.utctime}: <utctime>\\n${h.nonce}: <nonce>\`, as 128 lower-case hex characters.`, schema: { type: 'string' } },
     { name: h.utctime, in: 'header', required: true, description: 'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock', schema: { type: 'string', pattern: '^\\d{1,16}$' } },
     { name: h.nonce, in: 'header', required: true, description: 'fresh for every request, retries included (a UUID)', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,128}$' } },
-    { name: h.apiUser, in: 'header', required: true, description: 'the API user id', schema: { type: 'string', pattern: '^\\d{9}$' } },
+    { name: h.apiUser, in: 'header', required: true, description: 'the API user id', schema: { type: 'string', pattern: API_USER_ID.source } },
   ];
 
   const paths: Record<string, unknown> = {};

@@ -1,4 +1,5 @@
 import { isObject, own } from '../contract/answer.js';
+import { API_USER_ID } from '../contract/api-user.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
 import type { Answered, AnsweredRequest } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
@@ -203,7 +204,7 @@ export class ClientFindings {
     if (r.hint && r.code !== undefined) this.tallyHint(r.code, r.hint, r);
     for (const w of r.wouldFail ?? []) if (w.hint) this.tallyHint(w.code, w.hint, r);
     const apiUser = r.apiUser;
-    if (apiUser === undefined || !/^\d{9}$/.test(apiUser)) return;
+    if (apiUser === undefined || !API_USER_ID.test(apiUser)) return;
     const client = this.client(apiUser);
     if (!client) return;
     const { time, nonce } = signingHeaders(r.request.headers);
@@ -323,7 +324,7 @@ export class ClientFindings {
 
   private tallyHint(code: number, hint: Hint, r: AnsweredRequest): void {
     // Only an API user id the request was judged to name: an unchecked header could hold anything.
-    const apiUser = r.apiUser !== undefined && /^\d{9}$/.test(r.apiUser) ? r.apiUser : undefined;
+    const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) ? r.apiUser : undefined;
     const key = `${code}\0${hint.id}\0${apiUser ?? ''}`;
     const seen = this.hints.get(key);
     if (seen) {

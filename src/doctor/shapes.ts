@@ -1,3 +1,4 @@
+import { authorizationValue } from '../auth/signature.js';
 import type { Hint } from './hint.js';
 
 /**
@@ -49,7 +50,7 @@ export function signatureShape(value: string): Hint | undefined {
 /** The Authorization header does not parse (-4001): what it holds instead. */
 export function authorizationShape(value: string, token: string): Hint | undefined {
   const v = value.trim();
-  const expected = `${token}-hmac: apiuser=<id>,signedheaders=x-${token}-utctime;x-${token}-cnonce,algorithm=${token}-hmac512,signature=<hex>`;
+  const expected = authorizationValue('<id>', '<hex>', token);
   if (/^[0-9a-f]{64,128}$/i.test(v)) return { id: 'bare-signature', text: `the header holds only a signature: send ${expected}` };
   // The scheme quoted as the client wrote it (ACME-HMAC:), the token it implies in lower case.
   const scheme = /^(([A-Za-z][\w-]*)-hmac)\s*:/i.exec(v);

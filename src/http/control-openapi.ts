@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Type } from '../typebox.js';
 import { version } from '../../package.json';
+import { API_USER_ID } from '../contract/api-user.js';
 import { EXPLORE_KINDS } from './explore.js';
 import { CONTROL_HEADER } from './control-access.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
@@ -148,7 +149,7 @@ const jsonBody = (schema: Record<string, unknown>, required = true) => ({ requir
 export function controlOpenApiDocument(serverUrl: string): Record<string, unknown> {
   const op = (summary: string, ok: Record<string, unknown>, more: Record<string, unknown> = {}, errs: number[] = []) => ({ summary, ...more, responses: { '200': ok, ...errors(401, 403, ...errs) } });
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'a challenge id' };
-  const apiUser = { name: 'apiUser', in: 'path', required: true, schema: { type: 'string', pattern: '^\\d{9}$' }, description: 'an API user id' };
+  const apiUser = { name: 'apiUser', in: 'path', required: true, schema: { type: 'string', pattern: API_USER_ID.source }, description: 'an API user id' };
   return {
     openapi: '3.1.0',
     info: {

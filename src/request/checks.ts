@@ -1,8 +1,9 @@
 import { parseAuthorization } from '../auth/authorization.js';
-import { signatureMatches, stringToSign } from '../auth/signature.js';
+import { signatureMatches, signingLines } from '../auth/signature.js';
 import { codeInfo, type CheckName } from '../codes.js';
 import { InternalError } from '../errors.js';
 import { answer, type Answer } from '../contract/answer.js';
+import { API_USER_ID } from '../contract/api-user.js';
 import { judgeBody, judgeEnvelope, type BlockedBody, type ChallengeBody } from '../contract/bodies.js';
 import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
 import { nonceReuseHint, timeReuseHint } from '../doctor/first-uses.js';
@@ -20,7 +21,6 @@ import { monotonicMs } from '../world/monotonic.js';
  */
 
 /** The shapes the checks hold a request's values to (also the benchmark's one-function server, bench/checks-baseline.ts). */
-export const ID9 = /^\d{9}$/;
 export const UTCTIME = /^\d{1,16}$/;
 export const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
 export const HEX128 = /^[0-9a-fA-F]{128}$/;
@@ -46,13 +46,13 @@ function authFail(ctx: RequestContext, code: number, reason?: string, hint?: Hin
 function driftFail(ctx: RequestContext, time: number, now: number, maxDrift: number): Answer | undefined {
   const drift = time - now;
   if (Math.abs(drift) <= maxDrift) return undefined;
-  const reason = `x-${ctx.sc.token}-utctime is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(maxDrift / 1000)} s)`;
+  const reason = `${ctx.sc.names.utctime} is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(maxDrift / 1000)} s)`;
   return authFail(ctx, -4036, reason, driftHint(time, now, maxDrift));
 }
 
 /** What the signature doctor needs: the request's signing headers and the secret of the API user they name. */
 function signedRequest(ctx: RequestContext, apiUserId: string | undefined): SignedRequest | undefined {
-  const user = apiUserId !== undefined && ID9.test(apiUserId) ? ctx.apiUserNamed(apiUserId) : undefined;
+  const user = apiUserId !== undefined && API_USER_ID.test(apiUserId) ? ctx.apiUserNamed(apiUserId) : undefined;
   if (!user || ctx.utctime === undefined || ctx.nonce === undefined) return undefined;
   const { method, url: path, body } = ctx.req;
   return { secret: user.secret, apiUser: user.id, token: ctx.sc.token, utctime: ctx.utctime, nonce: ctx.nonce, method, path, body };
@@ -90,7 +90,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'utctime-header',
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
-      const name = `x-${ctx.sc.token}-utctime`;
+      const name = ctx.sc.names.utctime;
       const v = ctx.header(name);
       if (!v) return authFail(ctx, -4004);
       if (!UTCTIME.test(v)) return authFail(ctx, -4005, `${name} must be 1 to 16 digits`, timeShape(v));
@@ -102,7 +102,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'nonce-header',
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
-      const name = `x-${ctx.sc.token}-cnonce`;
+      const name = ctx.sc.names.nonce;
       const v = ctx.header(name);
       if (!v) return authFail(ctx, -4006);
       if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`, nonceShape(v));
@@ -114,9 +114,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'apiuser-header',
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
-      const v = ctx.header(`x-${ctx.sc.token}-apiuser`);
+      const v = ctx.header(ctx.sc.names.apiUser);
       if (!v) return authFail(ctx, -4008);
-      if (!ID9.test(v)) return authFail(ctx, -4009, 'the API user id must be 9 digits');
+      if (!API_USER_ID.test(v)) return authFail(ctx, -4009, 'the API user id must be 9 digits');
       ctx.apiUserId = v;
       return undefined;
     },
@@ -141,8 +141,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.apiuser;
       if (!v) return authFail(ctx, -4028);
-      if (!ID9.test(v)) return authFail(ctx, -4029, 'apiuser must be 9 digits');
-      if (ctx.apiUserId !== undefined && v !== ctx.apiUserId) return authFail(ctx, -4029, `apiuser differs from the x-${ctx.sc.token}-apiuser header`);
+      if (!API_USER_ID.test(v)) return authFail(ctx, -4029, 'apiuser must be 9 digits');
+      if (ctx.apiUserId !== undefined && v !== ctx.apiUserId) return authFail(ctx, -4029, `apiuser differs from the ${ctx.sc.names.apiUser} header`);
       return undefined;
     },
   ],
@@ -152,7 +152,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.algorithm;
       if (!v) return authFail(ctx, -4030);
-      return v.toLowerCase() === `${ctx.sc.token}-hmac512` ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.token}-hmac512`);
+      return v.toLowerCase() === ctx.sc.names.algorithm ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.names.algorithm}`);
     },
   ],
   [
@@ -161,7 +161,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.signedheaders;
       if (!v) return authFail(ctx, -4032);
-      const want = `x-${ctx.sc.token}-utctime;x-${ctx.sc.token}-cnonce`;
+      const want = ctx.sc.names.signedHeaders;
       return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`);
     },
   ],
@@ -171,7 +171,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       // Authenticated (auth: verify), the header named the API user already. Otherwise (auth: log or off) it is
       // taken from wherever the request names one (the header is parsed here unless its check ran).
       const parts = ctx.parts === undefined ? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token) : ctx.parts;
-      const id = ctx.apiUserId ?? [ctx.header(`x-${ctx.sc.token}-apiuser`), parts?.apiuser, ctx.peek.apiUser].find((c) => ID9.test(c ?? ''));
+      const id = ctx.apiUserId ?? [ctx.header(ctx.sc.names.apiUser), parts?.apiuser, ctx.peek.apiUser].find((c) => API_USER_ID.test(c ?? ''));
       if (id === undefined) return answer(-1001, 'the request names no API user');
       ctx.apiUserId = id;
       ctx.apiUser = ctx.apiUserNamed(id);
@@ -192,7 +192,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       const sig = ctx.signature;
       if (ctx.utctime === undefined || ctx.nonce === undefined || sig === undefined) return undefined;
-      const toSign = stringToSign(ctx.utctime, ctx.nonce, ctx.sc.token);
+      const toSign = signingLines(ctx.sc.names, ctx.utctime, ctx.nonce);
       if (signatureMatches(ctx.apiUser!.key, toSign, sig)) return undefined;
       ctx.expectedStringToSign = toSign;
       return authFail(ctx, -4037, undefined, ctx.doctor.refusedSignature(signedRequest(ctx, ctx.apiUser!.id)!, sig));

@@ -1,5 +1,6 @@
 import { ACCOUNT_STATES, codeInfo, type Operation } from '../codes.js';
 import { isEmail } from '../contract/envelope.js';
+import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { AccountBook, foldedValueMatcher, isGlob, type AccountEntry } from '../world/accounts.js';
 import { GlobError } from '../world/glob.js';
@@ -8,6 +9,7 @@ import type { ScenarioIssue } from '../errors.js';
 import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
 import { checkShape } from './validate.js';
 import { HmacKey } from '../auth/hmac-key.js';
+import { tokenNames, type TokenNames } from '../auth/signature.js';
 import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
 
 /**
@@ -56,6 +58,8 @@ export interface CompiledScenario {
   /** The scenario as given (for listing and for the dashboard). */
   input: ScenarioInput;
   token: string;
+  /** The header names and Authorization values the token makes, made once here for every request. */
+  names: TokenNames;
   strict: boolean;
   responseStyle: 'document' | 'sdk';
   /** A refusal's message carries the client doctor's hint. */
@@ -76,7 +80,6 @@ export interface CompiledScenario {
 export const DEFAULT_MAX_DRIFT = 300_000;
 export const DEFAULT_AUTO_VERIFY_DELAY = 2_000;
 const TOKEN = /^[a-z][a-z0-9]{0,31}$/;
-const API_USER_ID = /^\d{9}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** An API user record from its parts. */
@@ -114,7 +117,7 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
   if (input.apiUsers) {
     apiUsers = new Map();
     input.apiUsers.forEach((u, i) => {
-      if (!API_USER_ID.test(u.id)) fail(['apiUsers', i, 'id'], 'must be exactly 9 digits');
+      if (!API_USER_ID.test(u.id)) fail(['apiUsers', i, 'id'], API_USER_ID_RULE);
       else if (apiUsers!.has(u.id)) fail(['apiUsers', i, 'id'], `API user ${u.id} is listed twice`);
       let ipRules: IpRules | undefined;
       if (u.ipRules) {
@@ -164,6 +167,7 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
       description: input.description,
       input,
       token,
+      names: tokenNames(token),
       strict: input.strict ?? false,
       responseStyle: input.responseStyle ?? 'document',
       hints: input.hints ?? true,
@@ -227,7 +231,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
     rule.type = w.type;
   }
   if (w.apiUser !== undefined) {
-    if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), 'must be exactly 9 digits');
+    if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), API_USER_ID_RULE);
     else if (apiUsers && !apiUsers.has(w.apiUser)) fail(at('when', 'apiUser'), `impossible: API user ${w.apiUser} is not in this scenario's apiUsers`);
     rule.apiUser = w.apiUser;
   }

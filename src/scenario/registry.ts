@@ -2,6 +2,7 @@ import type { ApiRequest } from '../request/context.js';
 import { findShippedScenario, shippedScenarioNames } from './catalog.js';
 import type { CompiledScenario } from './compile.js';
 import { ControlError, ScenarioError } from '../errors.js';
+import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { compileOrThrow, loadScenarioFile } from './load.js';
 import { running, type Running } from './rules.js';
 import type { ScenarioInput } from './schema.js';
@@ -57,7 +58,7 @@ export class ScenarioRegistry {
   runningFor(req: ApiRequest): Running | { error: string } {
     let base = this.activeRun;
     if (this.bindings.size) {
-      const id = req.headers[`x-${this.token}-apiuser`];
+      const id = req.headers[this.activeRun.sc.names.apiUser];
       const bound = typeof id === 'string' ? this.bindings.get(id) : undefined;
       if (bound) base = bound;
     }
@@ -82,7 +83,7 @@ export class ScenarioRegistry {
 
   /** Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules. */
   bind(apiUser: string, source: ScenarioSource): CompiledScenario {
-    if (typeof apiUser !== 'string' || !/^\d{9}$/.test(apiUser)) throw new ControlError(400, 'an API user id is 9 digits');
+    if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser)) throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
     if (!this.bindings.has(apiUser) && this.bindings.size >= MAX_BINDINGS) {
       throw new ControlError(400, `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>)`);
     }

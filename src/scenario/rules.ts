@@ -35,7 +35,7 @@ export function pickRule(run: Running, subject: RuleSubject): CompiledRule | und
   const endpoint = subject.endpointByPath;
   const folded = new FoldedValues(subject);
   for (const rule of run.sc.rules) {
-    if (!ruleMatches(rule, subject, endpoint, run.sc.token, folded)) continue;
+    if (!ruleMatches(rule, subject, endpoint, run.sc.names.apiUser, folded)) continue;
     const n = ++run.counts[rule.index];
     if (n <= rule.after) continue;
     const k = n - rule.after;
@@ -78,7 +78,7 @@ class FoldedValues {
   }
 }
 
-function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoint | undefined, token: string, folded: FoldedValues): boolean {
+function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoint | undefined, apiUserHeader: string, folded: FoldedValues): boolean {
   if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
   if (rule.headers) {
     for (const [name, match] of rule.headers) {
@@ -86,7 +86,7 @@ function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoin
     }
   }
   if (rule.apiUser !== undefined) {
-    const id = subject.header(`x-${token}-apiuser`) ?? subject.peek.apiUser;
+    const id = subject.header(apiUserHeader) ?? subject.peek.apiUser;
     if (id !== rule.apiUser) return false;
   }
   if (rule.type !== undefined && subject.peek.type !== rule.type) return false;
