@@ -15,6 +15,9 @@ import { FINDING_KINDS } from '../src/doctor/findings.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
+import { START_KEYS } from '../src/command-line.js';
+import { FLAGS, flagUsage } from '../src/flags.js';
+import { RunOptionsSchema } from '../src/run-options.js';
 
 export const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
@@ -93,6 +96,31 @@ export function cliHelp(): string {
   return ['```', text.trimEnd(), '```'].join('\n');
 }
 
+/** Every flag of the command line, with its variable, the option it sets in process, and its default. */
+export function flagTable(): string {
+  const starts = new Set<string>(START_KEYS);
+  const rows = FLAGS.map((f) => {
+    const what = `${f.description}${f.choices ? ` (${f.choices.join(', ')})` : ''}${f.listSeparator ? ` (repeatable, or several separated by \`${f.listSeparator}\`)` : ''}`;
+    const env = f.env ? `\`${f.env}${f.negated ? '=off' : ''}\`` : '';
+    return `| \`${cell(flagUsage(f))}\` | ${env} | ${starts.has(f.key) ? `\`${f.key}\`` : ''} | ${f.default ?? ''} | ${cell(what)} |`;
+  });
+  return ['| Flag | Environment variable | In process | Default | What it sets |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** Every run option of `startSimulator` (the scenario keys aside), with its type, bounds and default. */
+export function runOptionTable(): string {
+  const typeOf = (s: Schema & { maximum?: number }): string => {
+    if (s.type === 'integer') return `whole number, ${s.minimum} to ${s.maximum}`;
+    if (s.type === 'array') return `list of ${typeOf(s.items!)}s`;
+    return s.type ?? 'any';
+  };
+  const rows = Object.entries(RunOptionsSchema.properties).map(([key, s]) => {
+    const schema = s as unknown as Schema & { default?: unknown };
+    return `| \`${key}\` | ${typeOf(schema)} | ${schema.default === undefined ? '' : `\`${String(schema.default)}\``} | ${cell(schema.description ?? '')} |`;
+  });
+  return ['| Option | Type | Default | What it sets |', '|---|---|---|---|', ...rows].join('\n');
+}
+
 /** Every client finding the doctor records: its id, severity, and the explanation it gives. */
 export function findingTable(): string {
   return [
@@ -107,7 +135,8 @@ export const BLOCKS: Record<string, Record<string, () => string>> = {
   'docs/client-doctor.md': { findings: findingTable },
   'docs/status-codes.md': { codes: codeTable },
   'docs/scenarios.md': { scenarios: scenarioList, 'scenario-keys': scenarioKeys },
-  'docs/command-line.md': { 'cli-help': cliHelp },
+  'docs/command-line.md': { 'cli-help': cliHelp, flags: flagTable },
+  'docs/in-process-api.md': { 'run-options': runOptionTable },
 };
 
 /** A page with its generated blocks filled in. */

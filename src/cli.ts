@@ -1,12 +1,12 @@
 import { version } from '../package.json';
 import { CODES, codeInfo } from './codes.js';
-import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
+import { isLoopback, startSimulator } from './http/server.js';
 import { accessSync, closeSync, constants, existsSync, openSync, statSync, watchFile, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Severity } from './doctor/findings.js';
 import { failingFindings, junitReport, markdownReport, requests } from './doctor/report.js';
 import { unmetCodes } from './observers/coverage.js';
 import { FlagError, OptionsError, ScenarioError } from './errors.js';
+import { startOptions, type CommandLine } from './command-line.js';
 import { helpText, parseFlags } from './flags.js';
 import { formatLine, jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
@@ -39,9 +39,9 @@ const AFTER =
   'Environment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply).\nDocs: the README, and the /status page of a running simulator.';
 
 async function main(args: string[]): Promise<void> {
-  let o: Flags;
+  let o: CommandLine;
   try {
-    o = parseFlags(args, process.env) as unknown as Flags;
+    o = parseFlags(args, process.env);
   } catch (e) {
     if (e instanceof FlagError) usage(e.message);
     throw e;
@@ -67,18 +67,7 @@ async function main(args: string[]): Promise<void> {
     return;
   }
 
-  const options: StartOptions = { port: o.port, host: o.host };
-  if (o.scenario !== undefined) options.scenario = o.scenario;
-  if (o.token !== undefined) options.token = o.token;
-  if (o.strict !== undefined) options.strict = o.strict;
-  if (o.responseStyle !== undefined) options.responseStyle = o.responseStyle;
-  if (o.hints !== undefined) options.hints = o.hints;
-  if (o.apiUser !== undefined) options.apiUser = o.apiUser;
-  if (o.secret !== undefined) options.secret = o.secret;
-  if (o.seed !== undefined) options.seed = o.seed;
-  if (o.controlToken !== undefined) options.controlToken = o.controlToken;
-  if (o.scenarioDir !== undefined) options.scenarioDirs = o.scenarioDir;
-  if (o.allowedHosts !== undefined) options.allowedHosts = o.allowedHosts;
+  const options = startOptions(o);
   // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
   for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) {
     const problem = file === undefined ? undefined : unwritable(file);
@@ -167,45 +156,11 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
   });
 }
 
-/** The options the flags give (flags.ts): keys in camel case. */
-interface Flags extends AtExit {
-  help?: boolean;
-  version?: boolean;
-  listScenarios?: boolean;
-  codes?: boolean;
-  schema?: boolean;
-  port: number;
-  host: string;
-  scenario?: string;
-  token?: string;
-  strict?: boolean;
-  hints?: boolean;
-  responseStyle?: 'document' | 'sdk';
-  apiUser?: string;
-  secret?: string;
-  seed?: number;
-  controlToken?: string;
-  scenarioDir?: string[];
-  allowedHosts?: string[];
-  watch?: boolean;
-  quiet?: boolean;
-  log: 'text' | 'json';
-}
-
-/** What the command line does at exit, from its flags. */
-interface AtExit {
-  coverageOut?: string;
-  requireCoverage?: number[];
-  report?: string;
-  junit?: string;
-  failOnFindings?: Severity;
-}
-
 /**
  * At exit: writes the coverage file and the reports, then applies the gates (required codes, then findings).
  * Returns the exit status.
  */
-function finish(sim: Simulator, o: AtExit): number {
+function finish(sim: Simulator, o: CommandLine): number {
   const required = o.requireCoverage;
   const summary = sim.runSummary({ final: true, required, failOn: o.failOnFindings });
   const unmet = required ? unmetCodes(summary.coverage, required) : [];

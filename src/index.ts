@@ -10,10 +10,10 @@
  * @packageDocumentation
  * @module mfa-sim
  */
-export { startSimulator, type RunningSimulator, type StartOptions } from './http/server.js';
+export { startSimulator, type RunningSimulator } from './http/server.js';
 export { createApp, type SimulatorApp } from './http/app.js';
 export { Simulator, type SimulatorOptions } from './simulator.js';
-export { DEFAULT_BODY_LIMIT } from './run-options.js';
+export { DEFAULT_BODY_LIMIT, type StartOptions } from './run-options.js';
 export { DEFAULT_API_USER } from './world/world.js';
 export { SCENARIO_HEADER } from './scenario/registry.js';
 export { ControlError, InternalError, isMfaSimError, MfaSimError, OptionsError, ScenarioError, type MfaSimErrorCode, type ScenarioIssue } from './errors.js';

@@ -1,8 +1,13 @@
+import type { Static } from '@sinclair/typebox';
+import { DEFAULT_REPLAY_CAP } from './auth/replay.js';
 import { Type } from './typebox.js';
 import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
 import type { ScenarioInput } from './scenario/schema.js';
 import { OptionsError, type ScenarioIssue } from './errors.js';
+import { DEFAULT_JOURNAL_SIZE } from './observers/journal.js';
 import { shapeChecker } from './scenario/validate.js';
+import { DEFAULT_MAX_CHALLENGES } from './world/challenges.js';
+import { DEFAULT_API_USER } from './world/world.js';
 
 /**
  * One name `/__sim/` may be addressed by (allowed-hosts.ts): a host name or IP address, a leading dot for a domain and
@@ -10,70 +15,80 @@ import { shapeChecker } from './scenario/validate.js';
  */
 const ALLOWED_HOST = '^\\s*(\\.?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?|\\[?[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\\]?)\\s*$';
 
-/**
- * How a simulator runs (beside the scenario keys it also takes): the in-process options and, through them, the
- * command line's flags and environment variables. One schema bounds them all where they enter, so a flag such as
- * `--journal-size` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError
- * from deep inside Node or an array a billion entries long.
- */
-export const RunOptionsSchema = Type.Object(
-  {
-    scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
-    apiUser: Type.Optional(Type.String({ pattern: API_USER_ID.source, errorMessage: API_USER_ID_RULE, description: "the default API user's id" })),
-    secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret" })),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes every random value the same from run to run' })),
-    publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$', errorMessage: 'must be an http:// or https:// URL', description: 'the base URL answers link to' })),
-    bodyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024, description: 'request bodies larger than this many bytes get -413' })),
-    journalSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'entries the request journal keeps' })),
-    maxChallenges: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'challenges kept before the oldest is forgotten' })),
-    replayCap: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'replay entries kept per API user' })),
-    controlToken: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a token the control API then requires' })),
-    scenarioDirs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'directories the control API may read scenario files from' })),
-    allowedHosts: Type.Optional(Type.Array(Type.String({ maxLength: 253, pattern: ALLOWED_HOST, errorMessage: 'must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`' }), { maxItems: 100, description: 'host names /__sim/ answers besides localhost and IP addresses' })),
-    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, description: 'port to listen on; 0 picks a free one' })),
-    host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'address to listen on' })),
-    headersTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the header block to arrive' })),
-    requestTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the whole request to arrive' })),
-  },
-  { description: 'how a simulator runs' },
-);
-
-/** Options of a simulator: any scenario key (decisions §9), plus how to run it. */
-export interface SimulatorOptions extends Partial<ScenarioInput> {
-  /** A shipped scenario's name or a scenario file, loaded first; the scenario keys given here override its own. */
-  scenario?: string;
-  /** The default API user's id (when the scenario lists none, or in addition to those it lists). Default 123456789. */
-  apiUser?: string;
-  /** The default API user's secret. Default: a fresh random one (see `simulator.apiUser.secret`). */
-  secret?: string;
-  /** Makes challenge ids, generated secrets and every other random value the same from run to run. */
-  seed?: number;
-  /** The base URL that `moreInfo` and `challengeQRcodeUrl` use; default: the URL the simulator listens on. */
-  publicUrl?: string;
-  /** Request bodies larger than this many bytes get -413. Default 65536. */
-  bodyLimit?: number;
-  /** Size of the request journal ring. Default 1000. */
-  journalSize?: number;
-  /** Challenges kept before the oldest is forgotten. Default 10000. */
-  maxChallenges?: number;
-  /** Replay entries kept per API user before the oldest are forgotten early. Default 2,000,000. */
-  replayCap?: number;
-  /** A token the control API (`/__sim/`) then requires. Default: none on loopback; a random one (printed) elsewhere. */
-  controlToken?: string;
-  /**
-   * Directories the control API may read scenario files from (`{ "file": ... }`, or `{ "name": ... }` for
-   * `<name>.yaml` there). Default: the folder of `scenario` when that is a file; else none.
-   */
-  scenarioDirs?: string[];
-  /**
-   * Host names the control API, the dashboard and its event stream answer besides localhost, `*.localhost`, IP
-   * addresses and the address listened on (DNS rebinding protection). A name starting with a dot allows its subdomains.
-   */
-  allowedHosts?: string[];
-}
-
+/** The address a simulator listens on unless told another. */
+export const DEFAULT_HOST = '127.0.0.1';
 /** Request bodies larger than this many bytes get -413 unless `bodyLimit` says otherwise. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
+/** Headers and body must arrive within this many ms (slow clients are cut off). */
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * How a simulator runs, beside the scenario keys it also takes: the in-process options and, through them, the
+ * command line's flags and environment variables (command-line.ts), the help, and the tables of
+ * docs/in-process-api.md and docs/command-line.md. One schema bounds them all where they enter, so a flag such as
+ * `--seed` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError from
+ * deep inside Node or an array a billion entries long.
+ */
+const SimulatorRunSchema = Type.Object({
+  scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
+  apiUser: Type.Optional(
+    Type.String({ pattern: API_USER_ID.source, errorMessage: API_USER_ID_RULE, description: `the default API user's id, 9 digits (default ${DEFAULT_API_USER})` }),
+  ),
+  secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret (default: a random one, printed at start)" })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'make challenge ids and generated values the same from run to run' })),
+  publicUrl: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$',
+      errorMessage: 'must be an http:// or https:// URL',
+      description: 'the base URL of `moreInfo` and `challengeQRcodeUrl` (default: the URL listened on)',
+    }),
+  ),
+  bodyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024, default: DEFAULT_BODY_LIMIT, description: 'request bodies larger than this many bytes get -413' })),
+  journalSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: DEFAULT_JOURNAL_SIZE, description: 'entries the request journal keeps' })),
+  maxChallenges: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: DEFAULT_MAX_CHALLENGES, description: 'challenges kept before the oldest is forgotten' })),
+  replayCap: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100_000_000, default: DEFAULT_REPLAY_CAP, description: 'replay entries kept per API user before the oldest are forgotten early' }),
+  ),
+  controlToken: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 4096, description: 'token the control API requires (default: none on loopback, a random one elsewhere)' }),
+  ),
+  scenarioDirs: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+      maxItems: 100,
+      description: 'directories the control API may load scenario files from (default: the folder of the scenario, when that is a file)',
+    }),
+  ),
+  allowedHosts: Type.Optional(
+    Type.Array(
+      Type.String({
+        maxLength: 253,
+        pattern: ALLOWED_HOST,
+        errorMessage: 'must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`',
+      }),
+      { maxItems: 100, description: 'host names the control API and dashboard answer besides localhost and IP addresses (.example.com allows its subdomains)' },
+    ),
+  ),
+});
+
+/** Where and how a simulator started with `startSimulator` listens. */
+const ListenSchema = Type.Object({
+  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, default: 0, description: 'port to listen on; 0 picks a free one' })),
+  host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, default: DEFAULT_HOST, description: 'address to listen on' })),
+  headersTimeout: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 3_600_000, default: HEADERS_TIMEOUT_MS, description: 'ms for the header block to arrive, else -408 and the connection is closed' }),
+  ),
+  requestTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, default: REQUEST_TIMEOUT_MS, description: 'ms for the whole request to arrive, else -408' })),
+});
+
+/** Every run option: the simulator's and how it listens. */
+export const RunOptionsSchema = Type.Object({ ...SimulatorRunSchema.properties, ...ListenSchema.properties }, { description: 'how a simulator runs' });
+
+/** Options of a simulator: any scenario key (they override the scenario's own), plus how it runs (`RunOptionsSchema`). */
+export type SimulatorOptions = Partial<ScenarioInput> & Static<typeof SimulatorRunSchema>;
+
+/** Options of `startSimulator`: a simulator's, plus where and how it listens. */
+export type StartOptions = SimulatorOptions & Static<typeof ListenSchema>;
 
 /** Keys of the options that are not scenario keys. */
 export const RUN_KEYS: readonly string[] = Object.keys(RunOptionsSchema.properties);

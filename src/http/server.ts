@@ -4,7 +4,8 @@ import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
-import { Simulator, type SimulatorOptions } from '../simulator.js';
+import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../run-options.js';
+import { Simulator } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
 import { answerInternalError, serveApi } from './serve-api.js';
 
@@ -12,17 +13,6 @@ import { answerInternalError, serveApi } from './serve-api.js';
  * Starting a simulator on HTTP: the node:http server (the API straight to the request path, the rest to Express), its
  * timeouts, the answers to what Node's parser refuses, graceful close, and the in-process handle `startSimulator` returns.
  */
-
-export interface StartOptions extends SimulatorOptions {
-  /** Port to listen on; 0 (the default in-process) picks a free one. */
-  port?: number;
-  /** Address to listen on. Default 127.0.0.1. */
-  host?: string;
-  /** The header block must arrive within this many ms (default 20000), else -408 and the connection is closed. */
-  headersTimeout?: number;
-  /** The whole request must arrive within this many ms (default 30000), else -408. */
-  requestTimeout?: number;
-}
 
 /** A running simulator, as `startSimulator` resolves it: its address, and the control operations as methods. */
 export interface RunningSimulator extends SimulatorControl {
@@ -41,10 +31,6 @@ export interface RunningSimulator extends SimulatorControl {
   /** Stops listening; in-flight requests get up to `graceMs` (default 2000) to finish, then every connection is closed. */
   close(graceMs?: number): Promise<void>;
 }
-
-/** Headers and body must arrive within this many ms (slow clients are cut off). */
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const HEADERS_TIMEOUT_MS = 20_000;
 
 const TRANSPORT_ERRORS: Record<string, number> = {
   HPE_HEADER_OVERFLOW: -431,
@@ -80,7 +66,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   server.on('checkExpectation', serve);
   // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address. Only an address:
   // `[]` left bare would be the empty host, which Node takes for every interface.
-  const host = (opts.host ?? '127.0.0.1').replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
+  const host = (opts.host ?? DEFAULT_HOST).replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
   if (!isLoopback(host)) sim.controlToken ??= sim.world.random.token(32);
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);

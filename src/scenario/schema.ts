@@ -96,7 +96,9 @@ export const ScenarioSchema = strictObject(
     token: Type.Optional(Type.String({ description: 'identifier token in header names, scheme, algorithm and user field (default svc)' })),
     strict: Type.Optional(Type.Boolean({ description: 'reject everything the interface document does not show (default false)' })),
     responseStyle: Type.Optional(oneOf(['document', 'sdk'] as const, 'document: utctime; sdk: utcTime, as the published clients parse it')),
-    hints: Type.Optional(Type.Boolean({ description: "a refusal's message ends with the client doctor's hint, the likely mistake and its fix (default true); false: the code's bare meaning" })),
+    hints: Type.Optional(
+      Type.Boolean({ description: "whether a refusal's message ends with the client doctor's hint (the likely mistake and its fix) or is the code's bare meaning only (default: with the hint)" }),
+    ),
     auth: Type.Optional(oneOf(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off')),
     clock: Type.Optional(
       strictObject({
