@@ -26,7 +26,7 @@ function shippedScenarioValues(): Record<string, unknown> {
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', client: 'src/client.ts' },
+    entry: { index: 'src/index.ts', client: 'src/client.ts', control: 'src/control.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     target: 'node20',

@@ -3,8 +3,8 @@ import { CODES, codeInfo } from './codes.js';
 import { isLoopback, startSimulator } from './http/server.js';
 import { accessSync, closeSync, constants, existsSync, openSync, statSync, watchFile, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { failingFindings, junitReport, markdownReport, requests } from './doctor/report.js';
-import { unmetCodes } from './observers/coverage.js';
+import { junitReport, markdownReport } from './doctor/report.js';
+import { VERDICT_STATUS, verdictOf } from './doctor/verdict.js';
 import { FlagError, OptionsError, ScenarioError } from './errors.js';
 import { startOptions, type CommandLine } from './command-line.js';
 import { helpText, parseFlags } from './flags.js';
@@ -32,11 +32,11 @@ const stdout = new StandardOutput(() => process.stdout);
 const stderr = new StandardOutput(() => process.stderr);
 
 /** Exit statuses (documented in the README). */
-export const EXIT = { ok: 0, failure: 1, usage: 2, coverage: 3, findings: 4 } as const;
+export const EXIT = { failure: 1, usage: 2, ...VERDICT_STATUS } as const;
 
 const DESCRIPTION = 'A simulator of the multi-factor challenge and time service: real HMAC authentication, every status code on demand.';
 const AFTER =
-  'Environment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply).\nDocs: the README, and the /status page of a running simulator.';
+  'Environment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply), 5 an observer of\ntraffic failed so coverage and findings may be wrong (a bug in mfa-sim; wins over 3 and 4).\nCoverage, findings and reports cover the whole run, across every scenario load and reset.\nDocs: the README, and the /status page of a running simulator.';
 
 async function main(args: string[]): Promise<void> {
   let o: CommandLine;
@@ -132,8 +132,12 @@ async function main(args: string[]): Promise<void> {
   if (json) json.info('mfa-sim listening', { url: running.url, banner });
   if (!o.quiet) {
     // The journal's feed gives entries sealed as far as a log line shows them: no secret is written out.
-    sim.journal.subscribe(json ? (e) => json.request(e) : (e) => sink.push(`${formatLine(e)}\n`), { summary: true });
+    sim.journal.subscribe(json ? (e) => json.request(e) : (e) => sink.push(`${formatLine(e)}\n`), { summary: true, name: 'log' });
   }
+  // An observer that fails is said at once (its 1st, 10th, 100th, ... failure), not only in the verdict at exit.
+  sim.failures.onFailure((f) => {
+    if (/^10*$/.test(String(f.count))) stderr.write(`mfa-sim: the ${f.observer} observer failed (${f.count}×, request ${f.lastSeq}): ${sim.redact(f.message)}; coverage and findings may be wrong, exit status 5\n`);
+  });
   if (o.watch) watchScenario(sim, options.scenario, sink);
 }
 
@@ -157,15 +161,15 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
 }
 
 /**
- * At exit: writes the coverage file and the reports, then applies the gates (required codes, then findings).
- * Returns the exit status.
+ * At exit: writes the coverage file and the reports of the whole run, then gives the run's verdict (simulator.verdict,
+ * the same as in-process): the exit status and why.
  */
 function finish(sim: Simulator, o: CommandLine): number {
   const required = o.requireCoverage;
   const summary = sim.runSummary({ final: true, required, failOn: o.failOnFindings });
-  const unmet = required ? unmetCodes(summary.coverage, required) : [];
+  const verdict = verdictOf(summary);
   const files: [string | undefined, string, () => string, boolean][] = [
-    [o.coverageOut, 'the coverage', () => `${JSON.stringify({ ...summary.coverage, required, unmet: required ? unmet : undefined }, null, 2)}\n`, false],
+    [o.coverageOut, 'the coverage', () => `${JSON.stringify({ ...summary.coverage, required, unmet: required ? verdict.unmet : undefined }, null, 2)}\n`, false],
     // Appended: a GitHub Actions job summary collects what every command of the step adds.
     [o.report, 'the report', () => markdownReport(summary), true],
     [o.junit, 'the JUnit report', () => junitReport(summary, new Date().toISOString()), false],
@@ -179,18 +183,8 @@ function finish(sim: Simulator, o: CommandLine): number {
       return EXIT.failure;
     }
   }
-  if (unmet.length) {
-    stderr.write(`mfa-sim: coverage: ${unmet.length} of ${required!.length} required codes were never answered: ${unmet.join(', ')}\n`);
-    for (const c of unmet) stderr.write(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}\n`);
-    return EXIT.coverage;
-  }
-  const failing = failingFindings(summary.findings, o.failOnFindings);
-  if (failing.length) {
-    stderr.write(`mfa-sim: the client doctor found ${failing.length} finding${failing.length === 1 ? '' : 's'} at or above ${o.failOnFindings}:\n`);
-    for (const f of failing) stderr.write(`  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f.firstSeq, f.lastSeq)}, ${f.count}×)\n`);
-    return EXIT.findings;
-  }
-  return EXIT.ok;
+  for (const [i, line] of verdict.lines.entries()) stderr.write(i === 0 ? `mfa-sim: ${line}\n` : `${line}\n`);
+  return verdict.status;
 }
 
 /** Why a file could not be written at exit (its folder missing or read-only, or it is a folder), or undefined. */

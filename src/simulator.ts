@@ -2,9 +2,11 @@ import type { Socket } from 'node:net';
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { version } from '../package.json';
 import { Doctor } from './doctor/doctor.js';
-import { ClientFindings, type Finding, type HintSeen, type Severity } from './doctor/findings.js';
-import { checkReportGates, type RunSummary } from './doctor/report.js';
+import { ClientFindings, type Finding, type HintSeen, type Scope, type Severity } from './doctor/findings.js';
+import { checkReportGates, checkScope, type RunSummary } from './doctor/report.js';
+import { verdictOf, type Verdict } from './doctor/verdict.js';
 import { AnsweredEvents } from './observers/answered.js';
+import { ObserverFailures, type ObserverFailure } from './observers/failures.js';
 import { Coverage, type CoverageReport } from './observers/coverage.js';
 import { DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry, type JournalFilter } from './observers/journal.js';
 import { sealRecord } from './observers/redactor.js';
@@ -43,8 +45,16 @@ export class Simulator {
   readonly allowedHosts: AllowedHosts;
   /** Connections a `hang` fault holds open; closing the server lets them go at once. */
   readonly hanging = new Set<Socket>();
+  /** Failures of the observers of traffic: run scope, they make the run's verdict untrustworthy (exit 5). */
+  readonly failures = new ObserverFailures();
   private readonly registry: ScenarioRegistry;
+  /** Status coverage of the whole run (what the CI gate judges), and of the current scenario (one test's view). */
   private readonly coverage = new Coverage();
+  private readonly scenarioCoverage = new Coverage();
+  /** The first request (seq) of the current scenario: seq numbers the whole run, so a scenario's requests start here. */
+  private scenarioFrom = 1;
+  /** Scenario loads and resets in this run. */
+  private scenarioStarts = 0;
   private readonly secrets: Secrets;
   private readonly path: RequestPath;
   private readonly doctor = new Doctor();
@@ -58,16 +68,18 @@ export class Simulator {
     this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? defaultScenarioDirs(opts.scenario));
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
     this.registry = new ScenarioRegistry(scenarioFromOptions(opts as Record<string, unknown>), pinnedKeys(opts));
-    this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e, to, from) => sealRecord(this.secrets.redactor, e, to, from));
+    this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e, to, from) => sealRecord(this.secrets.redactor, e, to, from), this.failures);
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
-    this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets()], () => this.links.forget());
-    const answered = new AnsweredEvents();
+    this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets()], () => this.links.forget());
+    const answered = new AnsweredEvents(this.failures);
     this.coverage.observe(answered);
+    this.scenarioCoverage.observe(answered, 'scenario coverage');
     this.clientFindings.observe(answered);
     this.journal.observe(answered);
-    answered.subscribe((event) => this.doctor.firstUses.settle(event));
+    answered.subscribe('first uses', (event) => this.doctor.firstUses.settle(event));
     this.path = new RequestPath(this.world, this.registry, this.links, this.secrets.redactor, answered, this.doctor);
     this.reset();
+    this.scenarioStarts = 0;
   }
 
   get clock(): VirtualClock {
@@ -100,44 +112,99 @@ export class Simulator {
 
   // ---- The in-process methods: the control API's operations, one per route.
 
-  /** Makes a scenario the active one and resets the world (challenges, replay memory, journal, coverage, clock). */
+  /**
+   * Makes a scenario the active one and starts the scenario's scope afresh (see reset). The run goes on: coverage,
+   * findings and the request count keep what earlier scenarios saw.
+   */
   loadScenario(source: ScenarioSource): CompiledScenario {
     const sc = this.registry.load(source);
     this.reset();
     return sc;
   }
 
-  /** Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules. */
+  /**
+   * Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules.
+   * That API user's scenario scope starts afresh: its challenges, replay memory and journal (asked for by API user).
+   */
   bindScenario(apiUser: string, source: ScenarioSource): CompiledScenario {
     const sc = this.registry.bind(apiUser, source);
+    this.startAfreshFor(apiUser);
     this.secrets.update();
     return sc;
   }
 
-  /** Ends a binding; says whether there was one. */
+  /** Ends a binding; says whether there was one. A claimed API user goes back to the active scenario's rules. */
   unbindScenario(apiUser: string): boolean {
     const removed = this.registry.unbind(apiUser);
     if (removed) this.secrets.update();
     return removed;
   }
 
+  /**
+   * An API user of its own for one parallel test worker: a new id and secret, running `scenario` (default: the
+   * active one as it is now, with rule counts of its own) and isolated from every other API user's rules,
+   * challenges, replay memory and journal. Its requests count towards the run. Load scenarios for it with
+   * bindScenario; end it with releaseApiUser.
+   */
+  claimApiUser(scenario?: ScenarioSource): { apiUser: string; secret: string; scenario: string } {
+    this.registry.checkRoom();
+    const user = this.world.claim(this.scenario);
+    try {
+      const sc = this.registry.bind(user.id, scenario);
+      this.startAfreshFor(user.id);
+      return { apiUser: user.id, secret: user.secret, scenario: sc.name };
+    } catch (e) {
+      this.world.release(user.id);
+      throw e;
+    } finally {
+      this.secrets.update();
+    }
+  }
+
+  /** Ends a claim: the API user is no longer known; its binding, challenges and replay memory go. Says whether it was claimed. */
+  releaseApiUser(apiUser: string): boolean {
+    if (typeof apiUser !== 'string' || !this.world.isClaimed(apiUser)) return false;
+    this.registry.unbind(apiUser);
+    this.world.release(apiUser);
+    this.doctor.firstUses.forgetApiUser(apiUser);
+    this.journal.forgetStart(apiUser);
+    this.secrets.update();
+    return true;
+  }
+
   /** The active scenario, the bindings, and the shipped scenarios. */
   scenarios = (): ReturnType<ScenarioRegistry['list']> => this.registry.list();
 
   /**
-   * Forgets challenges, replay memory, journal, coverage, rule counts and the scenarios given earlier that are
-   * neither active nor bound; puts the clock back where the active scenario starts it.
+   * Starts the scenario's scope afresh: challenges, replay memory, journal, rule counts, the scenario's view of
+   * coverage and findings; forgets the scenarios given earlier that are neither active nor bound; puts the clock
+   * back where the active scenario starts it. The run's coverage, findings and request count go on (newRun ends them).
    */
   reset(): void {
     this.registry.restart();
     this.world.forget();
     this.doctor.clear();
-    this.clientFindings.clear();
     this.journal.clear();
-    this.coverage.clear();
-    this.path.restart();
+    this.scenarioCoverage.clear();
+    this.scenarioFrom = this.path.answeredCount + 1;
+    this.scenarioStarts++;
+    this.clientFindings.startScenario(this.scenarioFrom);
     this.world.clock.reset(this.scenario.offset, this.scenario.frozenAt);
+    this.clientFindings.clockMoved();
     this.secrets.update();
+  }
+
+  /**
+   * Starts a new run on purpose, as if the simulator had just started with the active scenario: the run's coverage,
+   * findings, hints, request count and observer failures are forgotten, and the scenario starts afresh.
+   */
+  newRun(): void {
+    this.coverage.clear();
+    this.clientFindings.clear();
+    this.failures.clear();
+    this.path.restart();
+    this.reset();
+    this.scenarioStarts = 0;
   }
 
   /** The challenges issued, newest first, settled at the current simulator time (world/challenges.ts). */
@@ -158,35 +225,53 @@ export class Simulator {
   /** Lets the clock run again from where it stands. */
   unfreeze = (): number => this.clockMoved(this.world.unfreeze());
 
-  /** Journal entries, newest first, optionally only some codes and one API user. */
+  /**
+   * Journal entries, newest first, optionally only some codes and one API user: the current scenario's (for an API
+   * user with its own scenario, since that was loaded).
+   */
   journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(filter);
   /** Forgets the journal. */
   clearJournal = (): void => this.journal.clear();
-  /** How often each code of the service was answered, and which were never met. */
-  coverageReport = (): CoverageReport => this.coverage.report();
+  /** How often each code of the service was answered, and which were never met: in the whole run (default) or the current scenario. */
+  coverageReport = (scope: Scope = 'run'): CoverageReport => (checkScope(scope) === 'run' ? this.coverage : this.scenarioCoverage).report();
 
   /**
-   * What the clients did that the service would punish or only tolerate, worst first (doctor/findings.ts). `final`:
-   * the run is over, so a challenge still waiting was left open.
+   * What the clients did that the service would punish or only tolerate, worst first (doctor/findings.ts), in the
+   * whole run (default) or the current scenario. `final`: the run is over, so a challenge still waiting was left open.
    */
-  findings = (final = false): Finding[] =>
-    this.clientFindings.findings(final, (id) => this.world.challenges.get(id, this.now())?.state).map((f) => (f.detail === undefined ? f : { ...f, detail: this.redact(f.detail) }));
-  /** The doctor's hints given since the last reset (signature mistakes and the rest), most frequent first. */
-  hints = (): HintSeen[] => this.clientFindings.hintsSeen().map((h) => ({ ...h, text: this.redact(h.text) }));
-  /** The run as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it. */
-  runSummary = ({ final = false, required, failOn }: { final?: boolean; required?: readonly number[]; failOn?: Severity } = {}): RunSummary => {
+  findings = (final = false, scope: Scope = 'run'): Finding[] =>
+    this.clientFindings
+      .findings(final, (id) => this.world.challenges.get(id, this.now())?.state, checkScope(scope))
+      .map((f) => (f.detail === undefined ? f : { ...f, detail: this.redact(f.detail) }));
+  /** The doctor's hints given (signature mistakes and the rest), most frequent first, in the whole run (default) or the current scenario. */
+  hints = (scope: Scope = 'run'): HintSeen[] => this.clientFindings.hintsSeen(checkScope(scope)).map((h) => ({ ...h, text: this.redact(h.text) }));
+  /** The observers of traffic that failed in this run (each makes the verdict untrustworthy). */
+  observerFailures = (): ObserverFailure[] => this.failures.list().map((f) => ({ ...f, message: this.redact(f.message) }));
+
+  /** The run (default) or the current scenario as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it. */
+  runSummary = ({ final = false, required, failOn, scope = 'run' }: { final?: boolean; required?: readonly number[]; failOn?: Severity; scope?: Scope } = {}): RunSummary => {
     checkReportGates(required, failOn);
+    checkScope(scope);
     return {
       version,
+      scope,
       scenario: this.scenario.name,
-      requests: this.path.answeredCount,
-      coverage: this.coverage.report(),
+      scenarioStarts: this.scenarioStarts,
+      requests: scope === 'run' ? this.path.answeredCount : this.path.answeredCount - this.scenarioFrom + 1,
+      coverage: this.coverageReport(scope),
       required,
-      findings: this.findings(final),
-      hints: this.hints(),
+      findings: this.findings(final, scope),
+      hints: this.hints(scope),
       failOn,
+      observerFailures: this.observerFailures(),
     };
   };
+
+  /**
+   * The run's verdict, as the command line's exit status gives it: 0, 3 (a required code never answered), 4 (findings
+   * at or above `failOn`) or 5 (an observer of traffic failed, so coverage and findings may be wrong), with the reasons.
+   */
+  verdict = ({ required, failOn }: { required?: readonly number[]; failOn?: Severity } = {}): Verdict => verdictOf(this.runSummary({ final: true, required, failOn }));
 
   // ---- Showing things outside.
 
@@ -206,6 +291,13 @@ export class Simulator {
   private clockMoved(now: number): number {
     this.clientFindings.clockMoved();
     return now;
+  }
+
+  /** A scenario of its own was loaded for one API user: its share of the scenario scope starts afresh. */
+  private startAfreshFor(apiUser: string): void {
+    this.world.forgetApiUser(apiUser);
+    this.doctor.firstUses.forgetApiUser(apiUser);
+    this.journal.startAfresh(apiUser, this.path.answeredCount + 1);
   }
 
   /** For tests of bounds: how much the simulator holds of what grows with use (replay memory: world.replayStats()). */

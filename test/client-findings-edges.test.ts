@@ -23,7 +23,7 @@ describe('client findings at their edges', async () => {
   const sim = await simulator({ name: 'edges', apiUsers: [{ id: MAIN.apiUser, secret: MAIN.secret }, { id: OTHER.apiUser, secret: OTHER.secret }] });
   /** Forgets everything and stops the clock at `at`. */
   const frozen = (at = T) => {
-    sim.reset();
+    sim.newRun();
     sim.freeze(at);
   };
   const time = (t: number, as = MAIN) => send(sim, '/v1/svc/time', { method: 'GET', as, time: t });
@@ -32,7 +32,7 @@ describe('client findings at their edges', async () => {
     send(sim, '/v1/svc/challenge', { as: MAIN, time: t, body: challengeEnvelope(MAIN.apiUser, body, { id: randomUUID().slice(0, 20), utctime: String(t), ...extra }) });
 
   it('a client that does everything right shows no finding, not even at the end of the run', async () => {
-    sim.reset();
+    sim.newRun();
     sim.unfreeze();
     expectEnvelope(await time(clientTime(sim)), 200, 15000);
     const post = (path: string, env: Record<string, unknown>) => {
@@ -122,7 +122,7 @@ describe('client findings at their edges', async () => {
   });
 
   it('what is not watched: an API user id not of nine digits; an envelope id that is neither text nor a number', async () => {
-    sim.reset();
+    sim.newRun();
     sim.unfreeze();
     for (const apiUser of ['12345678', '1234567890', 'x23456789']) {
       for (let i = 0; i < 2; i++) {
@@ -132,18 +132,18 @@ describe('client findings at their edges', async () => {
     }
     expect(sim.findings(true)).toEqual([]);
     for (const id of [{}, true, null, ['same']]) {
-      sim.reset();
+      sim.newRun();
       for (let i = 0; i < 2; i++) await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser, {}, { id }) });
       expect(byId(sim.findings(), 'envelope-id-reused'), JSON.stringify(id)).toBeUndefined();
     }
     // A number is an id like any other.
-    sim.reset();
+    sim.newRun();
     for (let i = 0; i < 2; i++) await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser, {}, { id: 4711 }) });
     expect(byId(sim.findings(), 'envelope-id-reused')).toMatchObject({ count: 1, detail: 'request 1 sent the same id' });
   });
 
   it('challenge-abandoned: another API user asking after my challenge does not follow it for me; each one left counts', async () => {
-    sim.reset();
+    sim.newRun();
     sim.unfreeze();
     const create = async () => JSON.parse(expectEnvelope(await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser, {}, { id: randomUUID().slice(0, 20) }) }), 202, 2025).message).challengeId as string;
     const mine = await create();
@@ -155,7 +155,7 @@ describe('client findings at their edges', async () => {
   });
 
   it('a finding noted again keeps its figures; one without figures has no detail at all', async () => {
-    sim.reset();
+    sim.newRun();
     sim.unfreeze();
     for (let i = 0; i < 2; i++) {
       const env = { id: randomUUID().slice(0, 20), utctime: String(Date.now()), apiUser: MAIN.apiUser, type: 150, body: JSON.stringify({ svcUser: 'a@example.com', challengeType: 'UserKeyAndPattern' }) };
@@ -187,7 +187,7 @@ describe('client findings at their edges', async () => {
   });
 
   it('hints most frequent first, then by their first request; one per code, kind and API user; those of auth: log too', async () => {
-    sim.reset();
+    sim.newRun();
     sim.unfreeze();
     const wrongSecret = (who: { apiUser: string }) => send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: who.apiUser, secret: 'not-the-secret' } });
     const base64 = () => send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, mutate: (h) => (h.Authorization = h.Authorization.replace(/signature=([0-9a-f]+)/, (_, hex: string) => `signature=${Buffer.from(hex, 'hex').toString('base64')}`)) });
@@ -207,7 +207,7 @@ describe('client findings at their edges', async () => {
   });
 
   it('a body the journal keeps whole (8,192 characters) is read; one it keeps cut is not', async () => {
-    sim.reset();
+    sim.newRun();
     sim.unfreeze();
     /** A challenge whose `body` is a JSON text (body-as-string), the whole request body `length` characters. */
     const sized = (length: number) => {

@@ -9,7 +9,7 @@ import { challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, raw, sen
 /**
  * Client findings: what a client does that the service would refuse or only tolerate, watched per API user, each
  * with its id, severity, explanation, first and last request and count; through the front door (real signed
- * requests), in-process and at GET /__sim/findings; cleared by reset. Then the published clients' own requests.
+ * requests), in-process and at GET /__sim/findings; a new run per test starts them afresh. Then the published clients' own requests.
  */
 const MAIN = { apiUser: '123456789', secret: 'findings-secret' };
 
@@ -22,7 +22,7 @@ describe('client findings, one by one', async () => {
     const r = await post('/v1/svc/challenge', challengeEnvelope(MAIN.apiUser, body, { id: randomUUID().slice(0, 20), ...extra }));
     return JSON.parse(expectEnvelope(r, 202, 2025).message).challengeId as string;
   };
-  const fresh = () => sim.reset();
+  const fresh = () => sim.newRun();
 
   it('starts with none', () => {
     expect(sim.findings()).toEqual([]);
@@ -80,7 +80,7 @@ describe('client findings, one by one', async () => {
     expectEnvelope(await send(flaky, '/v1/svc/time', { method: 'GET', as: MAIN, nonce }), 200, 15000);
     expect(byId(flaky.findings(), 'retry-not-resigned')).toMatchObject({ severity: 'error', firstSeq: 2, detail: 'request 1 failed with this nonce' });
     // A retry signed again is fine.
-    flaky.reset();
+    flaky.newRun();
     await send(flaky, '/v1/svc/time', { method: 'GET', as: MAIN }).catch(() => undefined);
     expectEnvelope(await send(flaky, '/v1/svc/time', { method: 'GET', as: MAIN }), 200, 15000);
     expect(flaky.findings()).toEqual([]);
@@ -134,16 +134,30 @@ describe('client findings, one by one', async () => {
     expect(sim.findings()).toEqual([]);
   });
 
-  it('GET /__sim/findings shows the same, with the hints; reset clears both', async () => {
+  it('GET /__sim/findings shows the same, with the hints; reset clears the scenario view, a new run both', async () => {
     fresh();
     await newChallenge({}, { id: 'twice' });
     await newChallenge({}, { id: 'twice' });
     await send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: MAIN.apiUser, secret: 'wrong' } });
-    const answer = (await (await fetch(`${sim.url}/__sim/findings`)).json()) as { findings: Finding[]; hints: { code: number; id: string; count: number }[] };
+    const findingsAt = async (query = '') => (await (await fetch(`${sim.url}/__sim/findings${query}`)).json()) as { findings: Finding[]; hints: { code: number; id: string; count: number }[] };
+    const answer = await findingsAt();
     expect(answer.findings).toEqual(sim.findings());
+    expect(answer.findings.map((f) => f.id)).toEqual(['envelope-id-reused']);
     expect(answer.hints).toEqual([expect.objectContaining({ code: -4037, id: 'no-known-mistake', count: 1, apiUser: MAIN.apiUser })]);
+    expect(await findingsAt('?scope=scenario')).toEqual({ ...answer, observerFailures: [] });
     await fetch(`${sim.url}/__sim/reset`, { method: 'POST' });
-    expect(await (await fetch(`${sim.url}/__sim/findings`)).json()).toEqual({ findings: [], hints: [] });
+    // The run goes on: what the suite is judged on survives a reset (and the two challenges the reset forgot were
+    // never followed); the scenario's own view starts afresh.
+    const afterReset = await findingsAt();
+    expect(afterReset.hints).toEqual(answer.hints);
+    expect(afterReset.findings.map((f) => [f.id, f.count])).toEqual([
+      ['envelope-id-reused', 1],
+      ['challenge-abandoned', 2],
+    ]);
+    expect(await findingsAt('?scope=scenario')).toEqual({ findings: [], hints: [], observerFailures: [] });
+    await fetch(`${sim.url}/__sim/run`, { method: 'POST' });
+    expect(await findingsAt()).toEqual({ findings: [], hints: [], observerFailures: [] });
+    expect((await fetch(`${sim.url}/__sim/findings?scope=week`)).status).toBe(400);
   });
 
   it('never shows a secret a client sent where it does not belong', async () => {

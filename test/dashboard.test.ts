@@ -257,7 +257,7 @@ describe("the explorer's requests are the simulator's own, not the client's", as
     expect(sim.findings(true)).toEqual([]);
     expect(sim.hints()).toEqual([]);
     // Over HTTP, as the dashboard reads them.
-    expect(await (await fetch(`${sim.url}/__sim/findings`)).json()).toEqual({ findings: [], hints: [] });
+    expect(await (await fetch(`${sim.url}/__sim/findings`)).json()).toEqual({ findings: [], hints: [], observerFailures: [] });
   });
 
   it('a client making the same mistakes with the same API user is still told, and its entries carry no `by`', async () => {

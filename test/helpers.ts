@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type Agent } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
 
-/** A running simulator for one test file, closed after the file's tests. */
+/**
+ * A running simulator for one test file, closed after the file's tests. No observer of its traffic may have failed
+ * (a coverage or finding that missed a request would make a verdict wrong without a sign): the file fails if one did.
+ */
 export async function simulator(options: StartOptions | string = {}): Promise<RunningSimulator> {
   const sim = await startSimulator(options);
-  afterAll(() => sim.close());
+  afterAll(async () => {
+    await sim.close();
+    expect(sim.observerFailures(), 'observers of traffic that failed').toEqual([]);
+  });
   return sim;
 }
 

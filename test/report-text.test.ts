@@ -25,7 +25,7 @@ describe('the reports, word for word', async () => {
 
   /** #1 a body sent as a JSON string; #2 to #4 one envelope id three times; #5 a time; #6 and #7 a wrong secret. */
   async function run(): Promise<string> {
-    sim.reset();
+    sim.newRun();
     sim.freeze(T);
     expectEnvelope(await challenge(T + 1, 'a', JSON.stringify(userBody)), 202, 2025);
     for (let i = 2; i <= 4; i++) expectEnvelope(await challenge(T + i, 'b', userBody), 202, 2025);
@@ -48,6 +48,8 @@ describe('the reports, word for word', async () => {
       '## mfa-sim report',
       '',
       `mfa-sim ${version}, scenario report-text, 7 requests answered.`,
+      '',
+      'The whole run: every request since the simulator started (or since the last new run), across 0 scenario loads or resets.',
       '',
       `### Contract coverage: 3 of ${SERVICE_CODES.length} codes met`,
       '',
@@ -83,10 +85,20 @@ describe('the reports, word for word', async () => {
   });
 
   it('Markdown: one request, nothing found, no hint, every required code met, no severity that fails', async () => {
-    sim.reset();
+    sim.newRun();
     expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, time: T + 10 }), 200, 15000);
     const lines = sim.report('markdown', { required: [15000] }).split('\n');
-    expect(lines.slice(0, 7)).toEqual(['## mfa-sim report', '', `mfa-sim ${version}, scenario report-text, 1 request answered.`, '', `### Contract coverage: 1 of ${SERVICE_CODES.length} codes met`, '', '| Code | Meaning | Answered |']);
+    expect(lines.slice(0, 9)).toEqual([
+      '## mfa-sim report',
+      '',
+      `mfa-sim ${version}, scenario report-text, 1 request answered.`,
+      '',
+      'The whole run: every request since the simulator started (or since the last new run), across 0 scenario loads or resets.',
+      '',
+      `### Contract coverage: 1 of ${SERVICE_CODES.length} codes met`,
+      '',
+      '| Code | Meaning | Answered |',
+    ]);
     expect(lines.slice(-9)).toEqual([
       '### Client findings: 0',
       '',

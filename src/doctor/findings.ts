@@ -17,6 +17,12 @@ import { RecentMap } from '../world/recent-map.js';
  */
 
 export type Severity = 'info' | 'warning' | 'error';
+/**
+ * Which requests a view covers: the whole `run` (from start, across every scenario load, what a suite is judged on)
+ * or the current `scenario` (since it was loaded or reset, what one test looks at).
+ */
+export type Scope = 'run' | 'scenario';
+export const SCOPES: readonly Scope[] = ['run', 'scenario'];
 export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
 
 /** One thing a client did, however often. */
@@ -146,12 +152,17 @@ export class ClientFindings {
   private readonly clients = new Map<string, Client>();
   private readonly found = new Map<string, Finding>();
   private readonly hints = new Map<string, HintSeen>();
+  /** The same, counted since the current scenario started (its view); the run's maps above go on. */
+  private readonly foundHere = new Map<string, Finding>();
+  private readonly hintsHere = new Map<string, HintSeen>();
+  /** The first request (seq) of the current scenario. */
+  private scenarioFrom = 0;
   private readonly created = new RecentMap<string, { apiUser: string; seq: number; followed: boolean }>(CHALLENGES_FOLLOWED);
   private readonly polls = new RecentMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
 
   /** Watches every answer from now on. */
-  observe(events: { subscribe(fn: (e: Answered) => void): () => void }): () => void {
-    return events.subscribe(({ record, counts }) => {
+  observe(events: { subscribe(name: string, fn: (e: Answered) => void): () => void }): () => void {
+    return events.subscribe('findings', ({ record, counts }) => {
       // The explorer's requests are the simulator's own demonstrations: neither findings nor hints of the client.
       if (counts && record.by !== 'explorer') this.see(record);
     });
@@ -162,23 +173,34 @@ export class ClientFindings {
     for (const c of this.clients.values()) c.offsets = undefined;
   }
 
+  /** A new run: everything is forgotten. */
   clear(): void {
     this.clients.clear();
     this.found.clear();
     this.hints.clear();
     this.created.clear();
     this.polls.clear();
+    this.startScenario(0);
+  }
+
+  /** A scenario starts at request `seq`: its view starts afresh; the run's findings go on. */
+  startScenario(seq: number): void {
+    this.foundHere.clear();
+    this.hintsHere.clear();
+    this.scenarioFrom = seq;
   }
 
   /**
    * The findings, worst first. `final`: the run is over (at exit), so a challenge still waiting was left open and
    * a -4036 with nothing accepted after it was never corrected; `state` tells whether a challenge is still waiting.
    */
-  findings(final = false, state: (challengeId: string) => string | undefined = () => undefined): Finding[] {
-    const out = [...this.found.values()].map((f) => ({ ...f }));
+  findings(final = false, state: (challengeId: string) => string | undefined = () => undefined, scope: Scope = 'run'): Finding[] {
+    const from = scope === 'run' ? 0 : this.scenarioFrom;
+    const found = scope === 'run' ? this.found : this.foundHere;
+    const out = [...found.values()].map((f) => ({ ...f }));
     const abandoned = new Map<string, Finding>();
     for (const [id, c] of this.created) {
-      if (c.followed || (!final && state(id) === 'waiting')) continue;
+      if (c.followed || c.seq < from || (!final && state(id) === 'waiting')) continue;
       const f = abandoned.get(c.apiUser);
       if (f) (f.count++, (f.lastSeq = c.seq));
       else abandoned.set(c.apiUser, this.make('challenge-abandoned', c.apiUser, c.seq));
@@ -186,7 +208,7 @@ export class ClientFindings {
     out.push(...abandoned.values());
     if (final) {
       for (const [apiUser, c] of this.clients) {
-        if (c.drift && !this.found.has(`drift-not-corrected\0${apiUser}`)) {
+        if (c.drift && c.drift.seq >= from && !found.has(`drift-not-corrected\0${apiUser}`)) {
           out.push({ ...this.make('drift-not-corrected', apiUser, c.drift.seq), detail: 'no request was accepted after it' });
         }
       }
@@ -196,8 +218,8 @@ export class ClientFindings {
   }
 
   /** The doctor's hints given, most frequent first. */
-  hintsSeen(): HintSeen[] {
-    return [...this.hints.values()].map((h) => ({ ...h })).sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
+  hintsSeen(scope: Scope = 'run'): HintSeen[] {
+    return [...(scope === 'run' ? this.hints : this.hintsHere).values()].map((h) => ({ ...h })).sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
   }
 
   private see(r: AnsweredRequest): void {
@@ -312,13 +334,15 @@ export class ClientFindings {
 
   private note(id: string, apiUser: string, seq: number, detail?: string): void {
     const key = `${id}\0${apiUser}`;
-    const f = this.found.get(key);
-    if (f) {
-      f.count++;
-      f.lastSeq = seq;
-      if (detail !== undefined) f.detail = detail;
-    } else {
-      this.found.set(key, { ...this.make(id, apiUser, seq), ...(detail === undefined ? {} : { detail }) });
+    for (const found of [this.found, this.foundHere]) {
+      const f = found.get(key);
+      if (f) {
+        f.count++;
+        f.lastSeq = seq;
+        if (detail !== undefined) f.detail = detail;
+      } else {
+        found.set(key, { ...this.make(id, apiUser, seq), ...(detail === undefined ? {} : { detail }) });
+      }
     }
   }
 
@@ -326,13 +350,15 @@ export class ClientFindings {
     // Only an API user id the request was judged to name: an unchecked header could hold anything.
     const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) ? r.apiUser : undefined;
     const key = `${code}\0${hint.id}\0${apiUser ?? ''}`;
-    const seen = this.hints.get(key);
-    if (seen) {
-      seen.count++;
-      seen.lastSeq = r.seq;
-      seen.text = hint.text;
-    } else if (this.hints.size < HINT_KINDS_KEPT) {
-      this.hints.set(key, { code, id: hint.id, text: hint.text, apiUser, firstSeq: r.seq, lastSeq: r.seq, count: 1 });
+    for (const hints of [this.hints, this.hintsHere]) {
+      const seen = hints.get(key);
+      if (seen) {
+        seen.count++;
+        seen.lastSeq = r.seq;
+        seen.text = hint.text;
+      } else if (hints.size < HINT_KINDS_KEPT) {
+        hints.set(key, { code, id: hint.id, text: hint.text, apiUser, firstSeq: r.seq, lastSeq: r.seq, count: 1 });
+      }
     }
   }
 }

@@ -97,6 +97,15 @@ export class FirstUses {
     this.pending = -1;
   }
 
+  /** Forgets one API user's first uses (its replay memory was forgotten with its own scenario's start). */
+  forgetApiUser(apiUser: string): void {
+    for (let slot = 0; slot < this.apiUsers.length; slot++) {
+      if (this.apiUsers[slot] !== apiUser) continue;
+      this.apiUsers[slot] = undefined;
+      this.uses[slot] = undefined;
+    }
+  }
+
   clear(): void {
     this.apiUsers.fill(undefined);
     this.nonces.fill(NaN);

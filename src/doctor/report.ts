@@ -1,7 +1,8 @@
 import { codeInfo, SERVICE_CODES } from '../codes.js';
 import { ControlError } from '../errors.js';
 import { unmetCodes, type CoverageReport } from '../observers/coverage.js';
-import { SEVERITIES, type Finding, type HintSeen, type Severity } from './findings.js';
+import type { ObserverFailure } from '../observers/failures.js';
+import { SCOPES, SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './findings.js';
 
 /**
  * The reports a CI job shows, from one summary of the run: Markdown for a job summary (`--report`, GitHub Actions'
@@ -11,8 +12,13 @@ import { SEVERITIES, type Finding, type HintSeen, type Severity } from './findin
 /** What a report says: the coverage, the findings and the hints given, and what makes the run fail. */
 export interface RunSummary {
   version: string;
+  /** What it covers: the whole run (from start, across every scenario load) or the current scenario. */
+  scope: Scope;
+  /** The active scenario. */
   scenario: string;
-  /** Requests answered since the last reset. */
+  /** Scenario loads and resets in this run. */
+  scenarioStarts: number;
+  /** Requests answered in the scope. */
   requests: number;
   coverage: CoverageReport;
   /** Codes that must have been answered (`--require-coverage`); a code never met among them fails. */
@@ -21,6 +27,8 @@ export interface RunSummary {
   hints: HintSeen[];
   /** Findings at or above this severity fail (`--fail-on-findings`). */
   failOn?: Severity;
+  /** Observers of traffic that failed in the run: coverage and findings may then be wrong. */
+  observerFailures: ObserverFailure[];
 }
 
 /** The findings at or above `failOn`: those that fail the run. */
@@ -51,9 +59,15 @@ export function markdownReport(s: RunSummary): string {
     '',
     `mfa-sim ${s.version}, scenario ${cell(s.scenario)}, ${s.requests} request${s.requests === 1 ? '' : 's'} answered.`,
     '',
-    `### Contract coverage: ${coverage.met.length} of ${SERVICE_CODES.length} codes met`,
+    scopeLine(s),
     '',
   ];
+  if (s.observerFailures.length) {
+    lines.push(`### Observer failures: the figures below may be wrong`, '', '| Observer | Failures | Requests | Last error |', '|---|---:|---|---|');
+    for (const f of s.observerFailures) lines.push(`| ${cell(f.observer)} | ${f.count} | ${requests(f.firstSeq, f.lastSeq)} | ${cell(f.message)} |`);
+    lines.push('');
+  }
+  lines.push(`### Contract coverage: ${coverage.met.length} of ${SERVICE_CODES.length} codes met`, '');
   if (missingRequired.length) lines.push(`**${missingRequired.length} required code${missingRequired.length === 1 ? ' was' : 's were'} never answered:** ${missingRequired.join(', ')}`, '');
   if (coverage.met.length) {
     lines.push('| Code | Meaning | Answered |', '|---:|---|---:|');
@@ -82,6 +96,14 @@ export function markdownReport(s: RunSummary): string {
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** What the report covers, in one sentence. */
+function scopeLine(s: RunSummary): string {
+  const loads = `${s.scenarioStarts} scenario load${s.scenarioStarts === 1 ? '' : 's'} or reset${s.scenarioStarts === 1 ? '' : 's'}`;
+  return s.scope === 'run'
+    ? `The whole run: every request since the simulator started (or since the last new run), across ${loads}.`
+    : `The current scenario only: the requests since it was last loaded or reset (the run had ${loads}).`;
 }
 
 /** Text fit for XML: the five special characters escaped, and characters XML 1.0 cannot hold dropped. */
@@ -120,7 +142,12 @@ export function junitReport(s: RunSummary, timestamp: string): string {
     const skipped = cases.filter((c) => c.skipped).length;
     return { failures, skipped, tests: cases.length, xml: `  <testsuite name="${xml(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${xml(timestamp)}">\n${cases.map((c) => `    ${c.xml}`).join('\n')}\n  </testsuite>` };
   };
+  const observerCases = s.observerFailures.map((f) => ({
+    failed: true,
+    xml: `<testcase classname="mfa-sim.observers" name="${xml(f.observer)}" time="0"><failure type="observer" message="${xml(`the ${f.observer} observer failed ${f.count} time${f.count === 1 ? '' : 's'}: coverage and findings may be wrong`)}">${xml(`${f.message}\nRequests ${requests(f.firstSeq, f.lastSeq)}.`)}</failure></testcase>`,
+  }));
   const suites = [suite('mfa-sim contract coverage', codeCases), suite('mfa-sim client findings', findingCases)];
+  if (observerCases.length) suites.push(suite('mfa-sim observers', observerCases));
   const total = (k: 'failures' | 'tests') => suites.reduce((n, x) => n + x[k], 0);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mfa-sim ${xml(s.version)}" tests="${total('tests')}" failures="${total('failures')}" errors="0" time="0">\n${suites.map((x) => x.xml).join('\n')}\n</testsuites>\n`;
 }
@@ -132,6 +159,12 @@ export type ReportFormat = 'markdown' | 'junit';
 export function reportFormat(format: unknown): ReportFormat {
   if (format !== 'markdown' && format !== 'junit') throw new ControlError(400, 'format must be markdown or junit');
   return format;
+}
+
+/** The scope a caller asked for; a ControlError (400) for any other (in-process callers pass anything). */
+export function checkScope(scope: unknown): Scope {
+  if (!SCOPES.includes(scope as Scope)) throw new ControlError(400, `scope must be ${SCOPES.join(' or ')}`);
+  return scope as Scope;
 }
 
 /** The gates a caller gives a report; a ControlError (400) names the first that is wrong. */

@@ -113,6 +113,28 @@ const Coverage = Type.Object(
   { counts: Type.Record(Type.String(), Type.Integer()), met: Type.Array(Type.Integer()), missing: Type.Array(Type.Integer()) },
   { additionalProperties: false },
 );
+const ObserverFailure = Type.Object(
+  { observer: Type.String(), count: Type.Integer(), message: Type.String(), firstSeq: Seq, lastSeq: Seq },
+  { description: 'an observer of traffic that failed: coverage and findings may be wrong', additionalProperties: false },
+);
+const Verdict = Type.Object(
+  {
+    status: Type.Union([0, 3, 4, 5].map((n) => Type.Literal(n)), { description: "the command line's exit status: 0 passed, 3 a required code never answered, 4 findings that fail, 5 an observer failed" }),
+    lines: Type.Array(Type.String(), { description: 'why it failed, one line per reason' }),
+    unmet: Type.Array(Type.Integer(), { description: 'the required codes never answered' }),
+  },
+  { additionalProperties: false },
+);
+const Claimed = Type.Object(
+  {
+    apiUser: Type.String({ description: 'a new API user id, 9 digits' }),
+    secret: Type.String({ description: 'its secret' }),
+    scenario: Type.String({ description: 'the scenario it runs' }),
+    url: Type.String({ description: 'the base URL to send its requests to' }),
+    token: Type.String({ description: 'the identifier token in force' }),
+  },
+  { additionalProperties: false },
+);
 const Exchange = Type.Object({
   request: Type.Object({ method: Type.String(), url: Type.String(), headers: Type.Record(Type.String(), Type.String()), body: Type.Optional(Type.String()) }),
   response: Type.Object({ status: Type.Integer(), body: Type.String() }),
@@ -150,6 +172,11 @@ export function controlOpenApiDocument(serverUrl: string): Record<string, unknow
   const op = (summary: string, ok: Record<string, unknown>, more: Record<string, unknown> = {}, errs: number[] = []) => ({ summary, ...more, responses: { '200': ok, ...errors(401, 403, ...errs) } });
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'a challenge id' };
   const apiUser = { name: 'apiUser', in: 'path', required: true, schema: { type: 'string', pattern: API_USER_ID.source }, description: 'an API user id' };
+  const scope = { name: 'scope', in: 'query', schema: { enum: ['run', 'scenario'] }, description: 'the whole run (default: every request since start, across scenario loads) or the current scenario' };
+  const gates = [
+    { name: 'require', in: 'query', schema: { type: 'string' }, description: 'codes that must have been answered (comma-separated, or all)' },
+    { name: 'failOn', in: 'query', schema: { enum: [...SEVERITIES] }, description: 'findings this severe or worse fail' },
+  ];
   return {
     openapi: '3.1.0',
     info: {
@@ -163,12 +190,21 @@ export function controlOpenApiDocument(serverUrl: string): Record<string, unknow
     paths: {
       '/__sim/health': { get: { summary: 'Is it up?', security: [{}], responses: { '200': json(Type.Object({ ok: Type.Literal(true), scenario: Type.String() }), 'up, with the active scenario'), ...errors(403) } } },
       '/__sim/scenarios': { get: op('The active scenario, the bindings, the shipped scenarios', json(Scenarios, 'the scenarios')) },
-      '/__sim/scenario': { post: op('Load a scenario: it becomes the active one, and the world is reset', json(Type.Object({ active: Type.String(), description: Type.Optional(Type.String()) }), 'loaded'), { requestBody: scenarioBody() }, [400, 413]) },
+      '/__sim/scenario': { post: op("Load a scenario: it becomes the active one, and the scenario's scope starts afresh (the run goes on)", json(Type.Object({ active: Type.String(), description: Type.Optional(Type.String()) }), 'loaded'), { requestBody: scenarioBody() }, [400, 413]) },
       '/__sim/bindings/{apiUser}': {
-        put: op("Run a scenario for this API user's requests only", json(Type.Object({ apiUser: Type.String(), scenario: Type.String() }), 'bound'), { parameters: [apiUser], requestBody: scenarioBody() }, [400, 413]),
+        put: op("Run a scenario for this API user's requests only; its challenges, replay memory and journal start afresh", json(Type.Object({ apiUser: Type.String(), scenario: Type.String() }), 'bound'), { parameters: [apiUser], requestBody: scenarioBody() }, [400, 413]),
         delete: op('End a binding', json(Type.Object({ apiUser: Type.String(), removed: Type.Boolean() }), 'whether there was one'), { parameters: [apiUser] }),
       },
-      '/__sim/reset': { post: op('Forget challenges, replay memory, journal and coverage; put the clock back', json(Type.Object({ reset: Type.Literal(true), scenario: Type.String(), clock: Clock }), 'reset')) },
+      '/__sim/reset': { post: op("Start the scenario's scope afresh: challenges, replay memory, journal, rule counts, clock (the run goes on)", json(Type.Object({ reset: Type.Literal(true), scenario: Type.String(), clock: Clock }), 'reset')) },
+      '/__sim/run': { post: op("Start a new run: the run's coverage, findings, request count and observer failures too", json(Type.Object({ newRun: Type.Literal(true), scenario: Type.String(), clock: Clock }), 'a new run')) },
+      '/__sim/api-users': {
+        post: {
+          summary: 'Claim an API user of its own for one parallel test worker, running its own scenario (default: the active one)',
+          requestBody: { ...scenarioBody(), required: false },
+          responses: { '201': json(Claimed, 'claimed'), ...errors(400, 401, 403, 413) },
+        },
+      },
+      '/__sim/api-users/{apiUser}': { delete: op('Release a claimed API user', json(Type.Object({ apiUser: Type.String(), released: Type.Boolean() }), 'whether it was claimed'), { parameters: [apiUser] }) },
       '/__sim/challenges': { get: op('The challenges, newest first', json(Type.Array(Challenge), 'the challenges')) },
       '/__sim/challenges/{id}/approve': {
         post: op('The user approves a waiting challenge', json(Challenge, 'approved'), { parameters: [id], requestBody: jsonBody({ type: 'object', properties: { authCode: { type: 'string', minLength: 1, maxLength: 64 } }, additionalProperties: false }, false) }, [400, 404, 409]),
@@ -189,17 +225,23 @@ export function controlOpenApiDocument(serverUrl: string): Record<string, unknow
         }, [400]),
         delete: op('Forget the journal', json(Type.Object({ cleared: Type.Literal(true) }), 'cleared')),
       },
-      '/__sim/coverage': { get: op('Which codes of the service were answered, and how often', json(Coverage, 'the coverage')) },
+      '/__sim/coverage': { get: op('Which codes of the service were answered, and how often', json(Coverage, 'the coverage'), { parameters: [scope] }, [400]) },
       '/__sim/findings': {
-        get: op("The client doctor's findings, worst first, and the hints it gave", json(Type.Object({ findings: Type.Array(Finding), hints: Type.Array(HintSeen) }, { additionalProperties: false }), 'the findings and hints')),
+        get: op(
+          "The client doctor's findings, worst first, the hints it gave, and the observers that failed",
+          json(Type.Object({ findings: Type.Array(Finding), hints: Type.Array(HintSeen), observerFailures: Type.Array(ObserverFailure) }, { additionalProperties: false }), 'the findings and hints'),
+          { parameters: [scope] },
+          [400],
+        ),
       },
+      '/__sim/verdict': { get: op("The run's verdict, as the command line's exit status would give it now", json(Verdict, 'the verdict'), { parameters: gates }, [400]) },
       '/__sim/report': {
         get: {
           summary: 'The report a CI job shows: Markdown, or JUnit XML',
           parameters: [
             { name: 'format', in: 'query', schema: { enum: ['markdown', 'junit'] } },
-            { name: 'require', in: 'query', schema: { type: 'string' }, description: 'codes that must have been answered (comma-separated, or all): a JUnit failure each when not' },
-            { name: 'failOn', in: 'query', schema: { enum: [...SEVERITIES] }, description: 'findings this severe or worse are JUnit failures' },
+            ...gates,
+            scope,
           ],
           responses: {
             '200': { description: 'the report', content: { 'text/markdown': { schema: { type: 'string' } }, 'application/xml': { schema: { type: 'string' } } } },

@@ -7,7 +7,7 @@ import { controlOpenApiDocument } from './control-openapi.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { requireControl } from './control-access.js';
-import type { Severity } from '../doctor/findings.js';
+import type { Scope, Severity } from '../doctor/findings.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
 import { parseRequiredCodes } from '../observers/coverage.js';
 import { expressLib } from './express.js';
@@ -36,10 +36,16 @@ export function challengeView(c: Challenge) {
   };
 }
 
+/** A challenge as the control API shows it. */
+export type ChallengeView = ReturnType<typeof challengeView>;
+
 function clockView(sim: Simulator) {
   const now = sim.now();
   return { now, iso: isoTime(now), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };
 }
+
+/** The simulator's clock as the control API shows it. */
+export type ClockView = ReturnType<typeof clockView>;
 
 /**
  * The control API under `/__sim/`: scenarios, bindings, the world, challenges, the clock, the journal and
@@ -68,6 +74,19 @@ export function controlRouter(sim: Simulator): Router {
   r.post('/__sim/reset', guard, (_req, res) => {
     sim.reset();
     res.json({ reset: true, scenario: sim.scenario.name, clock: clockView(sim) });
+  });
+  r.post('/__sim/run', guard, (_req, res) => {
+    sim.newRun();
+    res.json({ newRun: true, scenario: sim.scenario.name, clock: clockView(sim) });
+  });
+  // A body is optional: none (or {}) runs the active scenario as it is now.
+  r.post('/__sim/api-users', guard, ...body, async (req, res) => {
+    const given = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0) && req.body !== '';
+    const claimed = sim.claimApiUser(given ? await source(req) : undefined);
+    res.status(201).json({ ...claimed, url: sim.links.base(req.headers.host), token: sim.token });
+  });
+  r.delete('/__sim/api-users/:apiUser', guard, (req, res) => {
+    res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) });
   });
 
   r.get('/__sim/challenges', guard, (_req, res) => void res.json(sim.listChallenges().map(challengeView)));
@@ -113,12 +132,17 @@ export function controlRouter(sim: Simulator): Router {
     res.json({ cleared: true });
   });
 
-  r.get('/__sim/coverage', guard, (_req, res) => void res.json(sim.coverageReport()));
-  r.get('/__sim/findings', guard, (_req, res) => void res.json({ findings: sim.findings(), hints: sim.hints() }));
-  r.get('/__sim/report', guard, (req, res) => {
-    const { format, options } = reportQuery(queryOf(req));
-    res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(sim.runSummary(options), format));
+  r.get('/__sim/coverage', guard, (req, res) => void res.json(sim.coverageReport(scopeOf(queryOf(req)))));
+  r.get('/__sim/findings', guard, (req, res) => {
+    const scope = scopeOf(queryOf(req));
+    res.json({ findings: sim.findings(false, scope), hints: sim.hints(scope), observerFailures: sim.observerFailures() });
   });
+  r.get('/__sim/report', guard, (req, res) => {
+    const q = queryOf(req);
+    const { format, options } = reportQuery(q);
+    res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(sim.runSummary({ ...options, scope: scopeOf(q) }), format));
+  });
+  r.get('/__sim/verdict', guard, (req, res) => void res.json(sim.verdict(reportQuery(queryOf(req)).options)));
 
   r.get('/__sim/events', guard, eventStream(sim.journal, (e) => e));
 
@@ -138,6 +162,11 @@ function queryOf(req: Request): (name: string) => string | undefined {
     if (typeof value !== 'string') throw new ControlError(400, `${name} is given more than once: give it once (a comma-separated list where it takes several)`);
     return value;
   };
+}
+
+/** The `scope` a view was asked for: the whole run (default) or the current scenario; checked by the simulator. */
+function scopeOf(q: (name: string) => string | undefined): Scope {
+  return (q('scope') ?? 'run') as Scope;
 }
 
 /** `GET /__sim/report`'s query: `format` (markdown or junit), `require` (codes or all) and `failOn` (a severity). */

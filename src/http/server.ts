@@ -5,7 +5,7 @@ import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
 import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../run-options.js';
-import { Simulator } from '../simulator.js';
+import { Simulator, type ScenarioSource } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
 import { answerInternalError, serveApi } from './serve-api.js';
 
@@ -95,7 +95,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     apiUser: { id: sim.world.defaultApiUser.id, secret: sim.world.defaultApiUser.secret },
     simulator: sim,
     controlToken: sim.controlToken,
-    ...controlMethods(sim),
+    ...controlMethods(sim, url),
     close(graceMs = 2000) {
       closing ??= new Promise<void>((resolve) => {
         for (const s of sim.hanging) s.destroy();
@@ -131,16 +131,22 @@ export function isLoopback(host: string): boolean {
 
 /** The control operations of a simulator, as methods: the same as the `/__sim/` control API, one per route. */
 export interface SimulatorControl {
-  /** Makes a scenario the active one and resets the world: a shipped name, a file, YAML text, or an object. */
+  /** Makes a scenario the active one and starts the scenario's scope afresh: a shipped name, a file, YAML text, or an object. */
   loadScenario: Simulator['loadScenario'];
-  /** Runs a scenario for one API user's requests only, beside the active one. */
+  /** Runs a scenario for one API user's requests only, beside the active one; that API user's scope starts afresh. */
   bindScenario: Simulator['bindScenario'];
+  /** An API user of its own for one parallel test worker (id, secret, its own scenario); isolated from the others. */
+  claimApiUser(scenario?: ScenarioSource): { apiUser: string; secret: string; scenario: string; url: string };
+  /** Ends a claim; says whether it was claimed. */
+  releaseApiUser: Simulator['releaseApiUser'];
   /** Ends a binding; says whether there was one. */
   unbindScenario: Simulator['unbindScenario'];
   /** The active scenario, the bindings, and the shipped scenarios. */
   scenarios: Simulator['scenarios'];
-  /** Forgets challenges, replay memory, journal, coverage and rule counts; puts the clock back. */
+  /** Starts the scenario's scope afresh (challenges, replay memory, journal, rule counts, clock); the run goes on. */
   reset: Simulator['reset'];
+  /** Starts a new run: the run's coverage, findings, request count and observer failures are forgotten too. */
+  newRun: Simulator['newRun'];
   /** The challenges issued, newest first. */
   challenges: Simulator['listChallenges'];
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
@@ -159,23 +165,30 @@ export interface SimulatorControl {
   journal: Simulator['journalEntries'];
   /** Forgets the journal. */
   clearJournal: Simulator['clearJournal'];
-  /** How often each code of the service was answered, and which were never met. */
+  /** How often each code of the service was answered, and which were never met: the whole run (default) or `'scenario'`. */
   coverage: Simulator['coverageReport'];
-  /** What the client did that the service would punish or only tolerate, worst first (the client doctor). */
+  /** What the client did that the service would punish or only tolerate, worst first (the client doctor): the run (default) or `'scenario'`. */
   findings: Simulator['findings'];
-  /** The doctor's hints given (the signature mistakes seen, and the rest), most frequent first. */
+  /** The doctor's hints given (the signature mistakes seen, and the rest), most frequent first: the run (default) or `'scenario'`. */
   hints: Simulator['hints'];
-  /** The report a CI job shows: Markdown (default) or JUnit XML, with the coverage, the findings and the hints. */
+  /** The observers of traffic that failed in this run (none, unless mfa-sim has a bug). */
+  observerFailures: Simulator['observerFailures'];
+  /** The report a CI job shows: Markdown (default) or JUnit XML, with the coverage, the findings and the hints of the run (or `scope: 'scenario'`). */
   report(format?: ReportFormat, options?: Parameters<Simulator['runSummary']>[0]): string;
+  /** The run's verdict, as the command line's exit status: 0, 3 (a required code never met), 4 (findings), 5 (an observer failed), with why. */
+  verdict: Simulator['verdict'];
 }
 
-function controlMethods(sim: Simulator): SimulatorControl {
+function controlMethods(sim: Simulator, url: string): SimulatorControl {
   return {
     loadScenario: (s) => sim.loadScenario(s),
     bindScenario: (u, s) => sim.bindScenario(u, s),
+    claimApiUser: (s) => ({ ...sim.claimApiUser(s), url }),
+    releaseApiUser: (u) => sim.releaseApiUser(u),
     unbindScenario: (u) => sim.unbindScenario(u),
     scenarios: () => sim.scenarios(),
     reset: () => sim.reset(),
+    newRun: () => sim.newRun(),
     challenges: () => sim.listChallenges(),
     approve: (id, code) => sim.approve(id, code),
     deny: (id) => sim.deny(id),
@@ -185,9 +198,11 @@ function controlMethods(sim: Simulator): SimulatorControl {
     unfreeze: () => sim.unfreeze(),
     journal: (f) => sim.journalEntries(f),
     clearJournal: () => sim.clearJournal(),
-    coverage: () => sim.coverageReport(),
-    findings: (final) => sim.findings(final),
-    hints: () => sim.hints(),
+    coverage: (scope) => sim.coverageReport(scope),
+    findings: (final, scope) => sim.findings(final, scope),
+    hints: (scope) => sim.hints(scope),
+    observerFailures: () => sim.observerFailures(),
+    verdict: (options) => sim.verdict(options),
     report: (format = 'markdown', options) => {
       // The format is checked before the summary is made, as the control API checks its query first.
       const checked = reportFormat(format);

@@ -1,4 +1,5 @@
 import type { Hint } from '../doctor/hint.js';
+import type { ObserverFailures } from './failures.js';
 
 /**
  * The one event of the request path: "a request was answered", with the one record every observer of traffic
@@ -8,7 +9,7 @@ import type { Hint } from '../doctor/hint.js';
 
 /** One request as the simulator saw and answered it. Stored as it came; sealed (every secret hidden) before anyone is shown it. */
 export interface AnsweredRequest {
-  /** 1, 2, 3, ... per simulator; also the `id` of answers to callers that sent none (`sim-<seq>`). */
+  /** 1, 2, 3, ... through the whole run (scenario loads do not start it again); also the `id` of answers to callers that sent none (`sim-<seq>`). */
   seq: number;
   /** Simulator (virtual) time of the request, ISO 8601. */
   at: string;
@@ -53,21 +54,26 @@ export interface Answered {
   counts: boolean;
 }
 
-/** The subscribers of "answered", called in the order they subscribed; one that throws never fails the request it is told of. */
+/**
+ * The subscribers of "answered", each with a name, called in the order they subscribed. One that throws never fails
+ * the request it is told of, and never fails silently either: the failure is recorded under its name (failures.ts).
+ */
 export class AnsweredEvents {
-  private readonly observers = new Set<(event: Answered) => void>();
+  private readonly observers = new Map<(event: Answered) => void, string>();
 
-  subscribe(observer: (event: Answered) => void): () => void {
-    this.observers.add(observer);
+  constructor(private readonly failures: ObserverFailures) {}
+
+  subscribe(name: string, observer: (event: Answered) => void): () => void {
+    this.observers.set(observer, name);
     return () => this.observers.delete(observer);
   }
 
   emit(event: Answered): void {
-    for (const observer of this.observers) {
+    for (const [observer, name] of this.observers) {
       try {
         observer(event);
-      } catch {
-        // An observer's failure is its own.
+      } catch (e) {
+        this.failures.record(name, e, event.record.seq);
       }
     }
   }

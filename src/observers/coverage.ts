@@ -19,9 +19,9 @@ export interface CoverageReport {
 export class Coverage {
   private readonly counts = new Map<number, number>();
 
-  /** Counts every answer from now on that counts as one the service gave. */
-  observe(events: AnsweredEvents): () => void {
-    return events.subscribe(({ record, counts }) => {
+  /** Counts every answer from now on that counts as one the service gave; `name` names it when it fails. */
+  observe(events: AnsweredEvents, name = 'coverage'): () => void {
+    return events.subscribe(name, ({ record, counts }) => {
       if (counts && record.code !== undefined) this.counts.set(record.code, (this.counts.get(record.code) ?? 0) + 1);
     });
   }

@@ -1,5 +1,6 @@
 import { ControlError } from '../errors.js';
 import type { AnsweredEvents, JournalEntry } from './answered.js';
+import type { ObserverFailures } from './failures.js';
 
 export type { JournalEntry } from './answered.js';
 
@@ -34,7 +35,13 @@ export class Journal {
   private readonly ring: (JournalEntry | undefined)[];
   private next = 0;
   private count = 0;
-  private readonly listeners = new Map<(e: JournalEntry) => void, Sealed>();
+  private readonly listeners = new Map<(e: JournalEntry) => void, { name: string; level: Sealed }>();
+  /**
+   * For an API user whose own scenario was loaded (a binding, a claimed API user): the first seq of its current
+   * scenario. Its journal, asked for by API user, starts there, as the whole journal starts afresh on a load.
+   */
+  private readonly fromSeq = new Map<string, number>();
+
   /** How far a new entry is sealed before the listeners are told of it: the most any listener shows. */
   private feedLevel: Sealed = NOT_SEALED;
 
@@ -49,6 +56,8 @@ export class Journal {
   constructor(
     readonly size = DEFAULT_JOURNAL_SIZE,
     private readonly seal: (e: JournalEntry, to: Sealed, from: Sealed) => void = () => {},
+    /** Where a listener's failure is recorded (it never fails the request it reports). */
+    private readonly failures?: ObserverFailures,
   ) {
     this.ring = new Array(Math.max(1, size));
     this.sealed = new Uint8Array(this.ring.length);
@@ -56,7 +65,7 @@ export class Journal {
 
   /** Keeps every answered request from now on. */
   observe(events: AnsweredEvents): () => void {
-    return events.subscribe(({ record }) => this.add(record));
+    return events.subscribe('journal', ({ record }) => this.add(record));
   }
 
   add(e: JournalEntry): void {
@@ -67,11 +76,12 @@ export class Journal {
     if (this.count < this.ring.length) this.count++;
     if (this.listeners.size === 0) return;
     this.sealSlot(slot, this.feedLevel);
-    for (const l of this.listeners.keys()) {
+    for (const [l, { name }] of this.listeners) {
       try {
         l(e);
-      } catch {
-        // A listener's failure must not fail the request it reports.
+      } catch (err) {
+        // A listener's failure must not fail the request it reports, nor go unseen.
+        this.failures?.record(name, err, e.seq);
       }
     }
   }
@@ -85,7 +95,8 @@ export class Journal {
     if (filter.apiUser !== undefined && typeof filter.apiUser !== 'string') throw new ControlError(400, 'apiUser must be a string');
     if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit >= 0)) throw new ControlError(400, 'limit must be a whole number');
     const codes = wanted === undefined ? undefined : new Set(wanted);
-    const out = this.entries().filter((e) => (!codes || (e.code !== undefined && codes.has(e.code))) && (!filter.apiUser || e.apiUser === filter.apiUser));
+    const from = filter.apiUser ? (this.fromSeq.get(filter.apiUser) ?? 0) : 0;
+    const out = this.entries().filter((e) => (!codes || (e.code !== undefined && codes.has(e.code))) && (!filter.apiUser || (e.apiUser === filter.apiUser && e.seq >= from)));
     return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
   }
 
@@ -116,6 +127,17 @@ export class Journal {
     this.ring.fill(undefined);
     this.next = 0;
     this.count = 0;
+    this.fromSeq.clear();
+  }
+
+  /** One API user's journal starts afresh at request `seq` (its own scenario was loaded): asked for by API user, it shows from there. */
+  startAfresh(apiUser: string, seq: number): void {
+    this.fromSeq.set(apiUser, seq);
+  }
+
+  /** Forgets where an API user's journal starts (it is no longer claimed or bound). */
+  forgetStart(apiUser: string): void {
+    this.fromSeq.delete(apiUser);
   }
 
   get length(): number {
@@ -124,15 +146,21 @@ export class Journal {
 
   /**
    * Calls `fn` with every new entry until the returned function is called; `summary: true` when it shows only the
-   * entry's summary (a log line), so that headers and bodies need not be sealed for it.
+   * entry's summary (a log line), so that headers and bodies need not be sealed for it; `name` names it when it fails.
    */
-  subscribe(fn: (e: JournalEntry) => void, { summary = false }: { summary?: boolean } = {}): () => void {
-    this.listeners.set(fn, summary ? SUMMARY : WHOLE);
-    this.feedLevel = Math.max(NOT_SEALED, ...this.listeners.values()) as Sealed;
+  subscribe(fn: (e: JournalEntry) => void, { summary = false, name = 'journal feed' }: { summary?: boolean; name?: string } = {}): () => void {
+    this.listeners.set(fn, { name, level: summary ? SUMMARY : WHOLE });
+    this.feedLevel = this.mostSealed();
     return () => {
       this.listeners.delete(fn);
-      this.feedLevel = Math.max(NOT_SEALED, ...this.listeners.values()) as Sealed;
+      this.feedLevel = this.mostSealed();
     };
+  }
+
+  private mostSealed(): Sealed {
+    let level: Sealed = NOT_SEALED;
+    for (const l of this.listeners.values()) if (l.level > level) level = l.level;
+    return level;
   }
 
   get listenerCount(): number {

@@ -15,6 +15,7 @@ import { garbage, proxyPage, stopsBeforeService } from './faults.js';
 import type { Links } from './links.js';
 import { recordOf } from './record.js';
 import { monotonicMs } from '../world/monotonic.js';
+import { errorText } from '../error-text.js';
 
 /**
  * The request path of the simulated API, readable top to bottom in RequestPath.handle: scenario and rule, checks,
@@ -40,7 +41,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * traffic receives. It acts on the world and the scenarios, and never climbs back to the simulator that owns it.
  */
 export class RequestPath {
-  /** Requests answered since the last reset: the journal's sequence, and the `sim-<n>` id of answers to callers who sent none. */
+  /**
+   * Requests answered in this run (across scenario loads and resets): the journal's sequence, findings' and hints'
+   * request numbers, and the `sim-<n>` id of answers to callers who sent none.
+   */
   private seq = 0;
   /** The timers of requests a rule delays (up to 10 minutes): dropped when the simulator closes, so none holds its process. */
   private readonly delayed = new Set<ReturnType<typeof setTimeout>>();
@@ -194,22 +198,13 @@ export class RequestPath {
     this.answered.emit({ record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)), counts });
   }
 
-  /** Requests answered since the last reset. */
+  /** Requests answered in this run. */
   get answeredCount(): number {
     return this.seq;
   }
 
-  /** Numbering starts again (on reset). */
+  /** Numbering starts again (a new run). */
   restart(): void {
     this.seq = 0;
-  }
-}
-
-/** The message of something thrown, whatever was thrown (an object whose toString throws included). */
-export function errorText(e: unknown): string {
-  try {
-    return e instanceof Error ? String(e.message) : String(e);
-  } catch {
-    return 'an exception that cannot be shown';
   }
 }

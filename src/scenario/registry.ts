@@ -81,16 +81,24 @@ export class ScenarioRegistry {
     return sc;
   }
 
-  /** Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules. */
-  bind(apiUser: string, source: ScenarioSource): CompiledScenario {
+  /**
+   * Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules.
+   * Without a source, the active scenario as it is now, with rule counts of its own.
+   */
+  bind(apiUser: string, source?: ScenarioSource): CompiledScenario {
     if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser)) throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
-    if (!this.bindings.has(apiUser) && this.bindings.size >= MAX_BINDINGS) {
-      throw new ControlError(400, `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>)`);
-    }
-    const sc = this.overlay(resolveScenario(source));
+    this.checkRoom(apiUser);
+    const sc = source === undefined ? this.active : this.overlay(resolveScenario(source));
     this.bindings.set(apiUser, running(sc));
     this.remember(sc);
     return sc;
+  }
+
+  /** Refuses a new binding past MAX_BINDINGS (a claimed API user holds one). */
+  checkRoom(apiUser?: string): void {
+    if ((apiUser === undefined || !this.bindings.has(apiUser)) && this.bindings.size >= MAX_BINDINGS) {
+      throw new ControlError(400, `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>; a claimed API user holds one until DELETE /__sim/api-users/<apiUser>)`);
+    }
   }
 
   /** Ends a binding; says whether there was one. */

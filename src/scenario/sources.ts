@@ -5,6 +5,7 @@ import type { CompiledScenario } from './compile.js';
 import { ScenarioError } from '../errors.js';
 import { compileOrThrow, loadScenarioFile, loadScenarioText } from './load.js';
 import type { ScenarioInput } from './schema.js';
+import { isScenarioText } from './scenario-text.js';
 
 /**
  * The ways a scenario is given in-process (a name, a file, an object, text) and the one a simulator starts with.
@@ -20,10 +21,6 @@ export type ScenarioSource = string | Partial<ScenarioInput> | { text: string; s
 /** The description of the scenario a simulator starts with when it is given none (the shipped `default`'s). */
 export const DEFAULT_DESCRIPTION = 'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
 
-/** Whether a string given as a scenario is its text rather than a name or a file (see ScenarioSource). */
-export function isScenarioText(s: string): boolean {
-  return /[\r\n]/.test(s) || /^\s*\{/.test(s) || /^\s*[A-Za-z_][\w-]*\s*:(\s|$)/.test(s);
-}
 
 /** Compiles a scenario from any of the ways it can be given; anything wrong is a ScenarioError naming where. */
 export function resolveScenario(source: ScenarioSource): CompiledScenario {

@@ -196,6 +196,16 @@ export class Challenges {
     this.head = 0;
   }
 
+  /** Forgets one API user's challenges (its own scenario was loaded); the others keep theirs, in their order. */
+  forgetApiUser(apiUser: string): void {
+    let removed = false;
+    for (const [id, c] of this.map) if (c.apiUser === apiUser && this.map.delete(id)) removed = true;
+    if (!removed) return;
+    // Oldest first again, so that the next one past the bound forgets the oldest that is left.
+    this.order = [...this.map.keys()];
+    this.head = 0;
+  }
+
   /** The challenge with this id, if it belongs to this API user and this user. */
   private own(apiUser: string, user: string, id: string, now: number): Challenge | undefined {
     const c = this.get(id, now);

@@ -1,3 +1,4 @@
+import { randomBytes, randomInt } from 'node:crypto';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
 import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
@@ -40,6 +41,8 @@ export class World {
   readonly secretGiven: boolean;
   private readonly replay = new Map<string, ReplayMemory>();
   private readonly replayCap: number;
+  /** API users handed out at run time, one per parallel test worker (claim), until released. */
+  private readonly claimed = new Map<string, ApiUser>();
 
   /** `hide`: hides secrets in a refusal that quotes what the caller sent (a challenge id, a duration). */
   constructor(
@@ -62,7 +65,7 @@ export class World {
    * the default was not given by the operator).
    */
   apiUser(sc: CompiledScenario, active: CompiledScenario, id: string): ApiUser | undefined {
-    const own = sc.apiUsers?.get(id);
+    const own = sc.apiUsers?.get(id) ?? this.claimed.get(id);
     if (own) return own;
     const listed = active.apiUsers?.get(id);
     if (listed) return listed;
@@ -123,6 +126,42 @@ export class World {
   forget(): void {
     this.challenges.clear();
     this.replay.clear();
+  }
+
+  /** Forgets one API user's challenges and replay memory (its own scenario was loaded). */
+  forgetApiUser(apiUser: string): void {
+    this.challenges.forgetApiUser(apiUser);
+    this.replay.delete(apiUser);
+  }
+
+  /**
+   * A new API user for one test worker: an id no one else has (not the default, not listed by `active`, not claimed)
+   * and a secret, both from the system's random source, never the seeded one (`--seed` repeats the world, not its keys).
+   */
+  claim(active: CompiledScenario): ApiUser {
+    let id: string;
+    do id = String(randomInt(100_000_000, 1_000_000_000));
+    while (id === this.defaultApiUser.id || active.apiUsers?.has(id) || this.claimed.has(id));
+    const user = makeApiUser(id, randomBytes(24).toString('base64url'));
+    this.claimed.set(id, user);
+    return user;
+  }
+
+  /** Ends a claim: the API user is no longer known, and its challenges and replay memory are forgotten. */
+  release(apiUser: string): boolean {
+    if (!this.claimed.delete(apiUser)) return false;
+    this.forgetApiUser(apiUser);
+    return true;
+  }
+
+  /** Whether an API user was claimed (and not released). */
+  isClaimed(apiUser: string): boolean {
+    return this.claimed.has(apiUser);
+  }
+
+  /** The claimed API users' secrets (they are hidden wherever secrets are). */
+  claimedSecrets(): string[] {
+    return [...this.claimed.values()].map((u) => u.secret);
   }
 }
 

@@ -1,0 +1,206 @@
+/**
+ * `mfa-sim/control`: a typed client of a running simulator's control API (`/__sim/`), for test workers that share one
+ * simulator started elsewhere (a global set-up, `npx mfa-sim` in CI, a container).
+ *
+ * Each parallel worker claims an API user of its own with `claimApiUser()`: its own id, secret and scenario, isolated
+ * from every other worker's rules, challenges, replay memory and journal, while every request it sends counts towards
+ * the run that the CI gate judges. It needs only the global `fetch` (Node 20 or later).
+ *
+ * @packageDocumentation
+ * @module mfa-sim/control
+ */
+import { CONTROL_HEADER } from './http/control-access.js';
+import type { ChallengeView, ClockView } from './http/control.js';
+import { isScenarioText } from './scenario/scenario-text.js';
+import type { CoverageReport } from './observers/coverage.js';
+import type { Finding, HintSeen, Scope, Severity } from './doctor/findings.js';
+import type { JournalEntry } from './observers/answered.js';
+import type { ObserverFailure } from './observers/failures.js';
+import type { Verdict } from './doctor/verdict.js';
+import type { ScenarioInput } from './scenario/schema.js';
+
+export type { ChallengeView, ClockView, CoverageReport, Finding, HintSeen, JournalEntry, ObserverFailure, Scope, Severity, Verdict };
+
+/**
+ * A scenario as the control API takes it: a shipped scenario's name (or `<name>.yaml` in a scenario directory),
+ * YAML or JSON text (a string with a line break or `key: value`), `{ file }` inside a scenario directory, `{ text }`,
+ * or a scenario object.
+ */
+export type ControlScenario = string | { file: string } | { text: string } | Partial<ScenarioInput>;
+
+/** How to reach the control API. */
+export interface ControlOptions {
+  /** The control token, when the simulator listens beyond loopback (`--control-token`, `MFA_SIM_CONTROL_TOKEN`). */
+  controlToken?: string;
+  /** The fetch to use. Default the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** A refusal of the control API: its HTTP status and its reason (a refused scenario lists each problem). */
+export class ControlClientError extends Error {
+  constructor(
+    /** The HTTP status the control API answered. */
+    readonly status: number,
+    message: string,
+    /** A refused scenario's problems: the key (as a path), the message, and the line. */
+    readonly issues: { path: (string | number)[]; message: string; line?: number }[] = [],
+  ) {
+    super(message);
+    this.name = 'ControlClientError';
+  }
+}
+
+/** Journal filters: some codes, and at most `limit` entries (newest first). */
+export interface JournalQuery {
+  code?: number | number[];
+  limit?: number;
+}
+
+/** What a report or a verdict judges: codes that must have been answered, and the severity of findings that fails. */
+export interface Gates {
+  required?: readonly number[] | 'all';
+  failOn?: Severity;
+}
+
+/** An API user of one test worker's own (`claimApiUser`): sign its requests with `apiUser` and `secret`, send them to `url`. */
+export interface ClaimedApiUser {
+  apiUser: string;
+  secret: string;
+  /** The base URL of the simulated API. */
+  url: string;
+  /** The identifier token in force (header names, scheme). */
+  token: string;
+  /** The scenario it runs. */
+  scenario: string;
+  /** Loads a scenario for this API user only: its rules, challenges, replay memory and journal start afresh. */
+  loadScenario(scenario: ControlScenario): Promise<{ scenario: string }>;
+  /** This API user's journal since its scenario was loaded, newest first. */
+  journal(query?: JournalQuery): Promise<JournalEntry[]>;
+  /** This API user's challenges, newest first. */
+  challenges(): Promise<ChallengeView[]>;
+  /** Gives the API user back: it is no longer known, and its challenges and replay memory are forgotten. */
+  release(): Promise<boolean>;
+}
+
+/** The control API of one running simulator. */
+export interface Control {
+  /** The simulator's base URL. */
+  readonly url: string;
+  /** An API user of this worker's own, running `scenario` (default: the active one as it is now). */
+  claimApiUser(options?: { scenario?: ControlScenario }): Promise<ClaimedApiUser>;
+  /** Makes a scenario the active one for every API user not claimed or bound; the scenario's scope starts afresh. */
+  loadScenario(scenario: ControlScenario): Promise<{ active: string }>;
+  /** Runs a scenario for one API user's requests only; that API user's scope starts afresh. */
+  bindScenario(apiUser: string, scenario: ControlScenario): Promise<{ scenario: string }>;
+  unbindScenario(apiUser: string): Promise<boolean>;
+  /** Starts the scenario's scope afresh; the run goes on. */
+  reset(): Promise<void>;
+  /** Starts a new run: the run's coverage, findings and request count are forgotten too. */
+  newRun(): Promise<void>;
+  /** Every challenge, newest first. */
+  challenges(): Promise<ChallengeView[]>;
+  approve(challengeId: string, authCode?: string): Promise<ChallengeView>;
+  deny(challengeId: string): Promise<ChallengeView>;
+  expire(challengeId: string): Promise<ChallengeView>;
+  clock(): Promise<ClockView>;
+  advance(by: number | string): Promise<ClockView>;
+  freeze(at?: number | string): Promise<ClockView>;
+  unfreeze(): Promise<ClockView>;
+  /** Journal entries of the current scenario, newest first. */
+  journal(query?: JournalQuery & { apiUser?: string }): Promise<JournalEntry[]>;
+  /** Status coverage of the whole run (default) or the current scenario. */
+  coverage(options?: { scope?: Scope }): Promise<CoverageReport>;
+  /** The client doctor's findings and hints, and any observer that failed. */
+  findings(options?: { scope?: Scope }): Promise<{ findings: Finding[]; hints: HintSeen[]; observerFailures: ObserverFailure[] }>;
+  /** The report a CI job shows, Markdown or JUnit XML. */
+  report(options?: Gates & { format?: 'markdown' | 'junit'; scope?: Scope }): Promise<string>;
+  /** The run's verdict now: the exit status the command line would give (0, 3, 4 or 5) and why. */
+  verdict(options?: Gates): Promise<Verdict>;
+}
+
+/** A client of the control API of the simulator at `url` (its base URL, e.g. `http://127.0.0.1:8080`). */
+export function connect(url: string, options: ControlOptions = {}): Control {
+  const base = new URL(url).toString().replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  const headers: Record<string, string> = options.controlToken === undefined ? {} : { [CONTROL_HEADER]: options.controlToken };
+
+  async function call<T>(method: string, path: string, body?: { json: unknown } | { text: string }, expect: 'json' | 'text' = 'json'): Promise<T> {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body && 'text' in body) {
+      init.body = body.text;
+      (init.headers as Record<string, string>)['content-type'] = 'application/yaml';
+    } else if (body) {
+      init.body = JSON.stringify(body.json);
+      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    }
+    const res = await doFetch(`${base}/__sim/${path}`, init);
+    const text = await res.text();
+    if (!res.ok) {
+      let error = `HTTP ${res.status}`;
+      let issues: ControlClientError['issues'] = [];
+      try {
+        const parsed = JSON.parse(text) as { error?: string; issues?: ControlClientError['issues'] };
+        error = parsed.error ?? error;
+        issues = parsed.issues ?? [];
+      } catch {
+        // Not the control API's JSON (a proxy in between?): the status says it all.
+      }
+      throw new ControlClientError(res.status, `${method} /__sim/${path}: ${error}`, issues);
+    }
+    return (expect === 'text' ? text : JSON.parse(text)) as T;
+  }
+
+  const query = (params: Record<string, string | number | undefined>) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+    const s = q.toString();
+    return s ? `?${s}` : '';
+  };
+  const codes = (code: number | number[] | undefined) => (code === undefined ? undefined : [code].flat().join(','));
+  const gates = (g: Gates = {}) => ({ require: g.required === undefined ? undefined : g.required === 'all' ? 'all' : g.required.join(','), failOn: g.failOn });
+  const journal = (q: JournalQuery & { apiUser?: string } = {}) => call<JournalEntry[]>('GET', `journal${query({ code: codes(q.code), apiUser: q.apiUser, limit: q.limit })}`);
+  const challenges = () => call<ChallengeView[]>('GET', 'challenges');
+  const bind = async (apiUser: string, scenario: ControlScenario) => ({ scenario: (await call<{ scenario: string }>('PUT', `bindings/${encodeURIComponent(apiUser)}`, scenarioBody(scenario))).scenario });
+
+  return {
+    url: base,
+    async claimApiUser({ scenario } = {}) {
+      const claimed = await call<{ apiUser: string; secret: string; url: string; token: string; scenario: string }>('POST', 'api-users', scenario === undefined ? undefined : scenarioBody(scenario));
+      const { apiUser } = claimed;
+      return {
+        ...claimed,
+        loadScenario: (s) => bind(apiUser, s),
+        journal: (q = {}) => journal({ ...q, apiUser }),
+        challenges: async () => (await challenges()).filter((c) => c.apiUser === apiUser),
+        release: async () => (await call<{ released: boolean }>('DELETE', `api-users/${apiUser}`)).released,
+      };
+    },
+    loadScenario: async (s) => ({ active: (await call<{ active: string }>('POST', 'scenario', scenarioBody(s))).active }),
+    bindScenario: bind,
+    unbindScenario: async (apiUser) => (await call<{ removed: boolean }>('DELETE', `bindings/${encodeURIComponent(apiUser)}`)).removed,
+    reset: async () => void (await call('POST', 'reset')),
+    newRun: async () => void (await call('POST', 'run')),
+    challenges,
+    approve: (id, authCode) => call('POST', `challenges/${encodeURIComponent(id)}/approve`, { json: authCode === undefined ? {} : { authCode } }),
+    deny: (id) => call('POST', `challenges/${encodeURIComponent(id)}/deny`),
+    expire: (id) => call('POST', `challenges/${encodeURIComponent(id)}/expire`),
+    clock: () => call('GET', 'clock'),
+    advance: (by) => call('POST', 'clock/advance', { json: { by } }),
+    freeze: (at) => call('POST', 'clock/freeze', { json: at === undefined ? {} : { at } }),
+    unfreeze: () => call('POST', 'clock/unfreeze'),
+    journal,
+    coverage: ({ scope } = {}) => call('GET', `coverage${query({ scope })}`),
+    findings: ({ scope } = {}) => call('GET', `findings${query({ scope })}`),
+    report: ({ format, scope, ...g } = {}) => call('GET', `report${query({ format, scope, ...gates(g) })}`, undefined, 'text'),
+    verdict: (g) => call('GET', `verdict${query(gates(g))}`),
+  };
+}
+
+/** How a scenario is sent: a name as `{ name }`, text as YAML, a file as `{ file }`, an object under `scenario`. */
+function scenarioBody(scenario: ControlScenario): { json: unknown } | { text: string } {
+  if (typeof scenario === 'string') return isScenarioText(scenario) ? { text: scenario } : { json: { name: scenario } };
+  if (typeof (scenario as { text?: unknown }).text === 'string' && Object.keys(scenario).length === 1) return { text: (scenario as { text: string }).text };
+  if (typeof (scenario as { file?: unknown }).file === 'string' && Object.keys(scenario).length === 1) return { json: scenario };
+  // Under `scenario`: a whole scenario whose only key is `name` would otherwise be read as a name to look up.
+  return { json: { scenario } };
+}
