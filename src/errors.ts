@@ -86,7 +86,10 @@ export class OptionsError extends MfaSimError {
   }
 }
 
-/** `MFA_SIM_CONTROL`: a control operation that cannot be done, with the HTTP status the control API answers. */
+/**
+ * `MFA_SIM_CONTROL`: a control operation that cannot be done, in process or through the control API (`mfa-sim/control`),
+ * with the HTTP status the control API answers; through the control API, a refused scenario's `issues` too.
+ */
 export class ControlError extends MfaSimError {
   static override readonly code = 'MFA_SIM_CONTROL';
   readonly code = ControlError.code;
@@ -95,6 +98,8 @@ export class ControlError extends MfaSimError {
     /** 400 a bad value, 404 nothing of that name, 409 the state does not allow it. */
     readonly status: number,
     message: string,
+    /** A scenario the control API refused: each problem (in process, a ScenarioError carries them). */
+    readonly issues: ScenarioIssue[] = [],
   ) {
     super(message);
     this.name = 'ControlError';

@@ -63,6 +63,7 @@ describe('across the ES module and CommonJS builds', () => {
       const esm = await import(${JSON.stringify(join(dist, 'index.js'))});
       const cjs = require(${JSON.stringify(join(dist, 'index.cjs'))});
       const cjsClient = require(${JSON.stringify(join(dist, 'client.cjs'))});
+      const esmControl = await import(${JSON.stringify(join(dist, 'control.js'))});
       const caught = async (f) => { try { await f(); } catch (e) { return e; } throw new Error('nothing thrown'); };
       const seen = (e, by) => ({
         code: e.code,
@@ -86,6 +87,8 @@ describe('across the ES module and CommonJS builds', () => {
         clientAnswer: seen(await caught(() => cjsClient.createClient({ baseUrl: sim.url, apiUser: '123456789', secret: 's', fetch: async () => new Response('Bad Gateway', { status: 502 }) }).time()), esm),
         esmSeenByCjs: seen(await caught(() => esm.loadScenarioText('name: x\\nclock:\\n  ofset: 10m\\n', 'x.yaml')), cjs),
         status: (await caught(() => sim.approve('no-such-challenge'))).status,
+        overHttp: seen(await caught(() => esmControl.connect(sim.url).approve('no-such-challenge')), cjs),
+        refusedScenario: await caught(() => esmControl.connect(sim.url).loadScenario({ name: 'x', clock: { ofset: '10m' } })),
       };
       await sim.close();
       console.log(JSON.stringify(out));`;
@@ -99,5 +102,8 @@ describe('across the ES module and CommonJS builds', () => {
     expect(out.clientOptions).toEqual(out.options);
     expect(out.clientAnswer).toEqual({ ...none, code: 'MFA_SIM_CLIENT', name: 'ClientError' });
     expect(out.status).toBe(404);
+    // The control API's refusals, through mfa-sim/control, are the same kind as in process, with the scenario's issues.
+    expect(out.overHttp).toEqual(out.control);
+    expect(out.refusedScenario).toMatchObject({ code: 'MFA_SIM_CONTROL', status: 400, issues: [{ path: ['clock', 'ofset'] }] });
   });
 });
