@@ -39,9 +39,10 @@ export default defineConfig([
     // The JSON Schema of a scenario, for editors, is made from the one schema of the code at each build (the package
     // ships it as mfa-sim/scenario.schema.json; the shipped scenarios name it in their first line); and the shipped
     // scenarios, parsed.
-    onSuccess: async () => {
+    onSuccess: () => {
       writeFileSync('scenario.schema.json', `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
       writeFileSync('dist/scenarios.json', JSON.stringify(shippedScenarioValues()));
+      return Promise.resolve();
     },
   },
   {

@@ -22,7 +22,7 @@ const MAX_DRIFT_MS = 300_000;
 /** The benchmark's API users: each one's HMAC key, and the nonces and times it sent (a baseline lives for seconds: never forgotten). */
 const users = new Map(API_USERS.map((u) => [u.id, { key: new HmacKey(Buffer.from(u.secret)), nonces: new Set<string>(), times: new Set<number>() }]));
 
-const journal: object[] = new Array(1000);
+const journal = new Array<object>(1000);
 let seq = 0;
 let port = 0;
 let pendingLog: string[] = [];
@@ -75,7 +75,7 @@ const server = createServer((req, res) => {
     const at = new Date(now).toISOString();
     const body = `{"id":"sim-${seq}","utctime":"${at}","status":${status},"code":${code},"message":${JSON.stringify(message)},"moreInfo":"http://127.0.0.1:${port}/status?code=${code}"}`;
     journal[seq % journal.length] = { seq, at, method: req.method, path: req.url, apiUser: req.headers['x-svc-apiuser'], status, code, message, headers: req.headers };
-    pendingLog.push(`${at.slice(11, 23)} ${req.method} ${req.url} ${req.headers['x-svc-apiuser'] ?? ''} -> ${status} ${code} ${message}\n`);
+    pendingLog.push(`${at.slice(11, 23)} ${req.method} ${req.url} ${(req.headers['x-svc-apiuser'] as string | undefined) ?? ''} -> ${status} ${code} ${message}\n`);
     if (!flushScheduled) {
       flushScheduled = true;
       setImmediate(flushLog);

@@ -29,7 +29,7 @@ export function writeScenario(file: string, users: readonly { id: string; secret
  */
 export function writeRequests(file: string, count: number, badSignature = false, notBefore = 0, users: readonly { id: string; secret: string }[] = API_USERS): number {
   const start = Math.max(Date.now(), notBefore);
-  const lines: string[] = new Array(count);
+  const lines = new Array<string>(count);
   for (let i = 0; i < count; i++) {
     const u = users[i % users.length];
     const t = String(start + Math.floor(i / users.length));
@@ -63,15 +63,15 @@ export function startServer(args: string[], env: NodeJS.ProcessEnv = {}): Promis
       reject(new Error(`${args.join(' ')}: ${why}\n${err}`));
     };
     const timer = setTimeout(() => fail('did not start within 20 s'), 20_000);
-    proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
     proc.on('exit', (code) => fail(`exited with ${code}`));
-    proc.stdout!.on('data', function onData(c: Buffer) {
+    proc.stdout.on('data', function onData(c: Buffer) {
       out += c.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (!m) return;
       clearTimeout(timer);
-      proc.stdout!.off('data', onData);
-      proc.stdout!.resume();
+      proc.stdout.off('data', onData);
+      proc.stdout.resume();
       proc.removeAllListeners('exit');
       resolve({
         proc,

@@ -85,7 +85,7 @@ export function scenarioKeys(): string {
       if (child.type === 'array' && child.items?.properties) walk(child.items, `${at}[]`);
     }
   };
-  walk(ScenarioSchema as unknown as Schema, '');
+  walk(ScenarioSchema, '');
   return rows.join('\n');
 }
 
@@ -115,7 +115,7 @@ export function runOptionTable(): string {
     return s.type ?? 'any';
   };
   const rows = Object.entries(RunOptionsSchema.properties).map(([key, s]) => {
-    const schema = s as unknown as Schema & { default?: unknown };
+    const schema = s as unknown as Schema & { default?: string | number };
     return `| \`${key}\` | ${typeOf(schema)} | ${schema.default === undefined ? '' : `\`${String(schema.default)}\``} | ${cell(schema.description ?? '')} |`;
   });
   return ['| Option | Type | Default | What it sets |', '|---|---|---|---|', ...rows].join('\n');

@@ -1,5 +1,5 @@
 import { version } from '../package.json';
-import { CODES, codeInfo } from './codes.js';
+import { CODES } from './codes.js';
 import { isLoopback, startSimulator } from './http/server.js';
 import { accessSync, closeSync, constants, existsSync, openSync, statSync, watchFile, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -103,7 +103,7 @@ async function main(args: string[]): Promise<void> {
   const stop = () => {
     if (stopping) exit(EXIT.ok);
     stopping = true;
-    running.close().then(() => exit(finish(sim, o)));
+    void running.close().then(() => exit(finish(sim, o)));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -153,6 +153,9 @@ export interface MfaClient {
   clockOffset: number;
 }
 
+/** A field of an answer as text: a string as it is, anything else as JSON (never `[object Object]`), absent as ''. */
+const asText = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
+
 const DRIFT = -4036;
 
 /** A client of the simulated service (or of the real one: it sends what the interface document shows). */
@@ -226,7 +229,7 @@ export function createClient(options: ClientOptions): MfaClient {
     if (typeof code !== 'number' || typeof message !== 'string' || typeof utctime !== 'string' || typeof status !== 'number') {
       throw new ClientError(`HTTP ${httpStatus}: the answer is not an envelope with code, message, ${timeKey.join(' or ')} and status`, httpStatus, text);
     }
-    const fields: EnvelopeFields = { id: String(id ?? ''), utctime, status, code, text: message, moreInfo: String(moreInfo ?? ''), retried };
+    const fields: EnvelopeFields = { id: asText(id), utctime, status, code, text: message, moreInfo: asText(moreInfo), retried };
     if (code < 0) return { ...fields, ok: false, message };
     try {
       return { ...fields, ok: true, message: JSON.parse(message) as T };

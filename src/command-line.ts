@@ -115,7 +115,7 @@ export const START_KEYS: readonly (keyof StartOptions & keyof CommandLine)[] = O
 export function startOptions(o: CommandLine): StartOptions {
   const out: Record<string, unknown> = {};
   for (const key of START_KEYS) if (o[key] !== undefined) out[key] = o[key];
-  return out as StartOptions;
+  return out;
 }
 
 function existingDirectory(text: string): string {

@@ -39,7 +39,7 @@ export interface ScenarioIssue {
 }
 
 /** A key path as a reader writes it: `rules[0].when.svcUser`. */
-export function formatPath(path: readonly (string | number)[]): string {
+function formatPath(path: readonly (string | number)[]): string {
   let out = '';
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;

@@ -192,7 +192,7 @@ export function parseFlags(args: readonly string[], env: Record<string, string |
     else out[f.key] = valueOf(f, texts[texts.length - 1], where);
   }
   // Each value was read by its option's type in the schema: the object is what the schema describes.
-  return out as CommandLine;
+  return out;
 }
 
 function valueOfSwitch(f: Flag, text: string): boolean {
@@ -219,7 +219,7 @@ function wrap(text: string, width: number, indent: number): string {
 }
 
 /** What the help says of a flag beside its description: its list separator, choices, default and variable. */
-export function flagNotes(f: Flag): string[] {
+function flagNotes(f: Flag): string[] {
   return [
     f.listSeparator ? `repeatable, or several separated by "${f.listSeparator}"` : '',
     f.choices ? `choices: ${f.choices.join(', ')}` : '',

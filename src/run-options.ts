@@ -102,7 +102,7 @@ let check: ((value: unknown) => ScenarioIssue[]) | undefined;
 export function runOptions(options: SimulatorOptions | string): SimulatorOptions {
   const opts = typeof options === 'string' ? { scenario: options } : options;
   if (typeof opts !== 'object' || opts === null) throw new OptionsError([{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
-  checkRunOptions(opts as Record<string, unknown>);
+  checkRunOptions(opts);
   return opts;
 }
 

@@ -67,7 +67,7 @@ export class Simulator {
     this.controlToken = opts.controlToken;
     this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? defaultScenarioDirs(opts.scenario));
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
-    this.registry = new ScenarioRegistry(scenarioFromOptions(opts as Record<string, unknown>), pinnedKeys(opts));
+    this.registry = new ScenarioRegistry(scenarioFromOptions(opts), pinnedKeys(opts));
     this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e, to, from) => sealRecord(this.secrets.redactor, e, to, from), this.failures);
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
     this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets()], () => this.links.forget());

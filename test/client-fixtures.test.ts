@@ -55,18 +55,18 @@ describe('requests from the published client libraries, replayed unchanged', () 
       });
       try {
         const r = await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
-        expectEnvelope(r, want!.http, want!.code, 'sdk');
-        if (want!.code === 2025) {
+        expectEnvelope(r, want.http, want.code, 'sdk');
+        if (want.code === 2025) {
           const message = JSON.parse(r.json.message) as Record<string, string>;
           expect(message.challengeId).toMatch(/^[0-9a-f-]{36}$/);
           expect(message.challengeQRcodeUrl).toBe(`${sim.url}/phone/${message.challengeId}`);
           expect(message.challengeQRcode).toMatch(/^data:image\/png;base64,/);
         }
-        if (want!.code === 15000) {
+        if (want.code === 15000) {
           expect(JSON.parse(r.json.message)).toEqual({ 'utc-time': String(Math.floor(fx.simulator.clockFrozenAtMs / 1000)) });
         }
         // The same bytes again are a replay whenever the request got past the signature: its nonce was remembered.
-        if (CHECKS.indexOf(codeInfo(want!.code)!.check) > CHECKS.indexOf('timestamp-reuse')) {
+        if (CHECKS.indexOf(codeInfo(want.code)!.check) > CHECKS.indexOf('timestamp-reuse')) {
           const again = await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
           expectEnvelope(again, 400, -4034, 'sdk');
         }

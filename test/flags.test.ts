@@ -122,7 +122,7 @@ describe('the command line flags', () => {
       expect(refusal([`--${name}=1`])).toMatch(new RegExp(`^unknown flag --${name}[ .]`));
     }
     expect(refusal(['-_'])).toBe('unexpected argument "-_": mfa-sim takes only flags.');
-    const options = read([], { __proto__: 'x', constructor: 'y' } as Record<string, string>);
+    const options = read([], { __proto__: 'x', constructor: 'y' });
     expect(Object.getPrototypeOf(options)).toBe(Object.prototype);
   });
 

@@ -146,7 +146,7 @@ export function expectEnvelope(r: Sent, http: number, code: number, style: 'docu
   const t = (e as unknown as Record<string, string>)[timeKey];
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t)) throw new Error(`${timeKey} is not ISO 8601 with ms and Z: ${t}`);
   if (!new RegExp(`^http://[^/]+/status\\?code=${code}$`).test(e.moreInfo)) throw new Error(`moreInfo is ${e.moreInfo}`);
-  if (!String(r.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${r.headers['content-type']}`);
+  if (!String(r.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${String(r.headers['content-type'])}`);
   return e;
 }
 

@@ -2,7 +2,7 @@ import { marked } from 'marked';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suites, validJunit } from './junit.js';
 import { SERVICE_CODES } from '../src/codes.js';
-import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
+import { challengeEnvelope, send, simulator } from './helpers.js';
 
 /**
  * The reports a CI job shows: Markdown that renders as tables (checked with a Markdown renderer), and JUnit XML that

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DIAGNOSES_PER_SECOND, Doctor } from '../src/doctor/doctor.js';
 import { monotonicMs } from '../src/world/monotonic.js';
 import { stringToSign } from '../src/index.js';
-import { clientTime, expectEnvelope, send, simulator } from './helpers.js';
+import { clientTime, send, simulator } from './helpers.js';
 
 /**
  * The signature doctor at its edges: each mistake it knows named word for word, and the near misses it must not

@@ -26,8 +26,8 @@ export class HmacKey {
     // A key longer than a block is replaced by its hash; a shorter one is padded with zeros.
     (key.length > BLOCK ? createHash('sha512').update(key).digest() : key).copy(block);
     for (let i = 0; i < BLOCK; i++) {
-      this.innerPad[i] = block[i]! ^ 0x36;
-      this.outerInput[i] = block[i]! ^ 0x5c;
+      this.innerPad[i] = block[i] ^ 0x36;
+      this.outerInput[i] = block[i] ^ 0x5c;
     }
   }
 

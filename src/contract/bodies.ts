@@ -170,7 +170,7 @@ class Fields {
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** Whether a string is a dotted-quad IPv4 address. */
-export function isIPv4(s: string): boolean {
+function isIPv4(s: string): boolean {
   return IPV4.test(s);
 }
 

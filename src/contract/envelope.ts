@@ -70,7 +70,7 @@ export interface Peek {
  * Before authentication only this much of a body written as a string is read as relaxed JSON: the published client
  * that sends one sends a few hundred bytes, and an unauthenticated caller must not buy the relaxed parser's work.
  */
-export const PRE_AUTH_RELAXED_CHARS = 4096;
+const PRE_AUTH_RELAXED_CHARS = 4096;
 
 /**
  * Reads what it can of a request body, for rule matching, the answer's `id` and the permission check. Before

@@ -49,7 +49,7 @@ export function endpointMethods(endpoint: Endpoint): readonly string[] {
 }
 
 /** The path prefix of every endpoint. The path is the same whatever the identifier token (the clients send `/v1/svc/` with their own token). */
-export const API_PREFIX = '/v1/svc/';
+const API_PREFIX = '/v1/svc/';
 
 /** The endpoint a path names, or undefined. A trailing slash and a query string are ignored. */
 export function endpointOf(path: string): Endpoint | undefined {

@@ -202,8 +202,10 @@ export class ClientFindings {
     for (const [id, c] of this.created) {
       if (c.followed || c.seq < from || (!final && state(id) === 'waiting')) continue;
       const f = abandoned.get(c.apiUser);
-      if (f) (f.count++, (f.lastSeq = c.seq));
-      else abandoned.set(c.apiUser, this.make('challenge-abandoned', c.apiUser, c.seq));
+      if (f) {
+        f.count++;
+        f.lastSeq = c.seq;
+      } else abandoned.set(c.apiUser, this.make('challenge-abandoned', c.apiUser, c.seq));
     }
     out.push(...abandoned.values());
     if (final) {

@@ -18,7 +18,7 @@ import { expressLib } from './express.js';
  */
 
 /** A challenge as the control API shows it. */
-export function challengeView(c: Challenge) {
+function challengeView(c: Challenge) {
   return {
     id: c.id,
     apiUser: c.apiUser,

@@ -15,13 +15,13 @@ import { expressLib } from './express.js';
  */
 
 /** How many journal entries the page loads at first (the live stream adds the rest). */
-export const DASHBOARD_LOG_ROWS = 200;
+const DASHBOARD_LOG_ROWS = 200;
 
 const WORKING: ExploreKind[] = ['challenge', 'status', 'verify', 'cancel', 'time', 'blocked'];
 const BROKEN: ExploreKind[] = ['bad-signature', 'replay', 'drift'];
 
 /** The challenges table (also served alone, for the page to refresh it). */
-export function challengesFragment(sim: Simulator): string {
+function challengesFragment(sim: Simulator): string {
   const now = sim.now();
   const list = sim.listChallenges().slice(0, 50);
   if (list.length === 0) return `<p class="muted" id="no-challenges">No challenges yet. Send a <b>New challenge</b> from the explorer.</p>`;

@@ -16,7 +16,7 @@ const SOURCE: Record<CodeInfo['source'], string> = {
 };
 
 /** A code's row as JSON (the status page for clients that ask for JSON). */
-export function codeJson(c: CodeInfo) {
+function codeJson(c: CodeInfo) {
   return { code: c.code, http: c.http, title: c.title, explain: c.explain, check: c.check, operations: c.scope ?? 'all', source: c.source };
 }
 
@@ -69,7 +69,7 @@ export function pagesRouter(sim: Simulator): Router {
     }
     const c = typeof raw === 'string' && /^-?\d{1,6}$/.test(raw) ? codeInfo(Number(raw)) : undefined;
     if (!c) {
-      const shown = sim.echo(String(raw), 50);
+      const shown = sim.echo(typeof raw === 'string' ? raw : JSON.stringify(raw), 50);
       if (wantsJson(req)) return void res.status(404).json({ error: `${shown} is not a status code of this service`, codes: '/status' });
       return void res
         .status(404)

@@ -73,7 +73,7 @@ export function answerInternalError(sim: Simulator, req: IncomingMessage, res: S
 }
 
 /** Writes a result of the request path to the wire, including the faults a rule can inject. */
-export function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, r: ApiResult): void {
+function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, r: ApiResult): void {
   const socket = req.socket;
   if (res.writableEnded || socket.destroyed) return;
   switch (r.fault) {

@@ -216,7 +216,7 @@ function controlMethods(sim: Simulator, url: string): SimulatorControl {
  * parser rejects them before any route runs. They are answered with a JSON envelope too, and the
  * connection is closed.
  */
-export function answerTransportErrors(server: Server, sim: Simulator): void {
+function answerTransportErrors(server: Server, sim: Simulator): void {
   const endWith = (socket: Duplex, code: number) => {
     const info = mustCode(code);
     const body = envelopeJson(sim.scenario.responseStyle, 'sim-transport', sim.now(), code, info.title, sim.links.base());

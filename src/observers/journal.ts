@@ -18,9 +18,9 @@ export interface JournalFilter {
 
 /** How far an entry is sealed (its secrets hidden): not yet, its summary (what a log line shows), or all of it. */
 export type Sealed = 0 | 1 | 2;
-export const NOT_SEALED: Sealed = 0;
-export const SUMMARY: Sealed = 1;
-export const WHOLE: Sealed = 2;
+const NOT_SEALED: Sealed = 0;
+const SUMMARY: Sealed = 1;
+const WHOLE: Sealed = 2;
 
 /** Bodies are kept in the journal up to this many characters. */
 export const JOURNAL_BODY_CHARS = 8192;
@@ -59,7 +59,7 @@ export class Journal {
     /** Where a listener's failure is recorded (it never fails the request it reports). */
     private readonly failures?: ObserverFailures,
   ) {
-    this.ring = new Array(Math.max(1, size));
+    this.ring = new Array<JournalEntry | undefined>(Math.max(1, size));
     this.sealed = new Uint8Array(this.ring.length);
   }
 

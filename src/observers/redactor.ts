@@ -5,7 +5,7 @@ import type { AnsweredRequest } from './answered.js';
  */
 
 /** Secrets shorter than this are not searched for: they would hide ordinary words. */
-export const MIN_SECRET_LENGTH = 4;
+const MIN_SECRET_LENGTH = 4;
 /** What a hidden secret is replaced with. */
 export const HIDDEN = '[secret]';
 
@@ -68,7 +68,7 @@ export class Redactor {
       // The pair at j, j + 1 of a secret's start is the window's last pair when the secret starts MIN - 2 - j places on.
       for (let j = 0; j + 1 < MIN_SECRET_LENGTH; j++) {
         const pair = pairOf(s, j);
-        this.shifts[pair] = Math.min(this.shifts[pair]!, MIN_SECRET_LENGTH - 2 - j);
+        this.shifts[pair] = Math.min(this.shifts[pair], MIN_SECRET_LENGTH - 2 - j);
       }
       const k = prefixKey(s, 0);
       const bucket = this.byPrefix.get(k);
@@ -119,7 +119,7 @@ export class Redactor {
     }
     const { starts, shifts } = this;
     for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; ) {
-      const shift = shifts[pairOf(text, i + MIN_SECRET_LENGTH - 2)]!;
+      const shift = shifts[pairOf(text, i + MIN_SECRET_LENGTH - 2)];
       if (shift > 0) {
         i += shift;
         continue;

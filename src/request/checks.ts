@@ -62,7 +62,7 @@ function signedRequest(ctx: RequestContext, apiUserId: string | undefined): Sign
  * The checks, in the order of decisions §4; each name is a check of the code table, so a code forced by a
  * scenario rule answers exactly where the real check would have failed.
  */
-export const CHECKS: readonly (readonly [CheckName, Check])[] = [
+const CHECKS: readonly (readonly [CheckName, Check])[] = [
   ['transport', (ctx) => (ctx.req.tooLarge !== undefined ? answer(-413, `the body is larger than ${ctx.req.tooLarge} bytes`) : undefined)],
   ['internal', () => undefined],
   [

@@ -77,8 +77,8 @@ export interface CompiledScenario {
   rules: CompiledRule[];
 }
 
-export const DEFAULT_MAX_DRIFT = 300_000;
-export const DEFAULT_AUTO_VERIFY_DELAY = 2_000;
+const DEFAULT_MAX_DRIFT = 300_000;
+const DEFAULT_AUTO_VERIFY_DELAY = 2_000;
 const TOKEN = /^[a-z][a-z0-9]{0,31}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 

@@ -16,7 +16,7 @@ const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
 const MAX_ALIASES = 100;
 /** Flow collections (`[`, `{`) nested deeper than this are refused before parsing: the parser recurses, slowly, until its stack runs out. */
-export const MAX_FLOW_DEPTH = 256;
+const MAX_FLOW_DEPTH = 256;
 
 /**
  * Parses scenario text (YAML, of which JSON is a part) and compiles it. Anything wrong (syntax, a duplicate

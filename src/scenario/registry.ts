@@ -154,7 +154,7 @@ export class ScenarioRegistry {
     const file = given ? undefined : findShippedScenario(name);
     if (!given && !file) return undefined;
     const r = running(this.pickOverlay(given ?? loadScenarioFile(file!), base.sc), base);
-    if (!picks) this.picks.set(base, (picks = new Map()));
+    if (!picks) this.picks.set(base, (picks = new Map<string, Running>()));
     picks.set(name, r);
     return r;
   }

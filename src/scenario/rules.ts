@@ -27,7 +27,7 @@ export interface Running {
 }
 
 export function running(sc: CompiledScenario, under?: Running): Running {
-  return { sc, counts: new Array(sc.rules.length).fill(0), under };
+  return { sc, counts: new Array<number>(sc.rules.length).fill(0), under };
 }
 
 /** The first rule that matches and whose count says it applies now; counts every rule it looks at that matches. */

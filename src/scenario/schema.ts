@@ -20,9 +20,9 @@ const Duration = (description: string) =>
   });
 
 export const PERMISSIONS = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked', 'autoVerify'] as const;
-export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
-export const AUTH_MODES = ['verify', 'log', 'off'] as const;
-export const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
+const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
+const AUTH_MODES = ['verify', 'log', 'off'] as const;
+const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
 
 const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, description });
@@ -31,7 +31,7 @@ const AccountState = Type.Union([Type.String(), Type.Integer()], {
   errorMessage: 'must be an account state name (active, invalid, blocked, locked, ...) or a -2xxx code',
 });
 
-export const ApiUserSchema = strictObject(
+const ApiUserSchema = strictObject(
   {
     id: Type.String({ description: '9-digit API user id' }),
     secret: Type.String({ minLength: 1, description: 'shared secret for HMAC-SHA512 signatures' }),
@@ -56,7 +56,7 @@ const Delay = Type.Union(
   { errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }' },
 );
 
-export const RuleSchema = strictObject(
+const RuleSchema = strictObject(
   {
     name: Type.Optional(Type.String({ description: 'shown in the journal and the log' })),
     when: Type.Optional(

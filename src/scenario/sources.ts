@@ -19,7 +19,7 @@ import { isScenarioText } from './scenario-text.js';
 export type ScenarioSource = string | Partial<ScenarioInput> | { text: string; source?: string };
 
 /** The description of the scenario a simulator starts with when it is given none (the shipped `default`'s). */
-export const DEFAULT_DESCRIPTION = 'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
+const DEFAULT_DESCRIPTION = 'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
 
 
 /** Compiles a scenario from any of the ways it can be given; anything wrong is a ScenarioError naming where. */
@@ -45,7 +45,7 @@ export function resolveScenario(source: ScenarioSource): CompiledScenario {
 export function pinnedKeys(opts: Partial<ScenarioInput>): Partial<ScenarioInput> {
   const pinned: Record<string, unknown> = {};
   for (const k of ['token', 'strict', 'responseStyle', 'hints'] as const) if (opts[k] !== undefined) pinned[k] = opts[k];
-  return pinned as Partial<ScenarioInput>;
+  return pinned;
 }
 
 /** The scenario a simulator starts with: a named or file scenario, with the options' scenario keys on top. */

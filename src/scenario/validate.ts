@@ -3,7 +3,7 @@ import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/error
 import { Check } from '@sinclair/typebox/value';
 import { closest } from '../closest.js';
 import type { ScenarioIssue } from '../errors.js';
-import { ScenarioSchema, type ScenarioInput } from './schema.js';
+import { ScenarioSchema } from './schema.js';
 
 /**
  * Checking a value against a TypeBox schema, with a plain message per key (the scenario schema, the run options).
@@ -40,11 +40,6 @@ function problems(schema: TSchema, value: unknown): ScenarioIssue[] {
     if (issues.length >= MAX_ISSUES) break;
   }
   return issues;
-}
-
-/** Narrows a value that passed checkShape. */
-export function isScenarioInput(value: unknown): value is ScenarioInput {
-  return checkShape(value).length === 0;
 }
 
 function splitPointer(pointer: string): (string | number)[] {

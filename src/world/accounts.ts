@@ -7,9 +7,6 @@ import { compileFoldedGlob, isGlob } from './glob.js';
 
 export { isGlob };
 
-/** An account state as a scenario writes it: a name of decisions §7, `active`, or a -2xxx code. */
-export type StateRef = string | number;
-
 /** An account as a scenario lists it: a glob comes with its matcher (compiled where the scenario is checked). */
 export interface AccountEntry {
   key: string;

@@ -244,7 +244,7 @@ function end(c: Challenge, state: ChallengeState, at: number, by: Challenge['end
 }
 
 /** Applies what the clock has done to a waiting challenge: auto-verify first, then expiry. */
-export function settle(c: Challenge, now: number): void {
+function settle(c: Challenge, now: number): void {
   if (c.state !== 'waiting') return;
   if (c.autoVerifyAt !== undefined && now >= c.autoVerifyAt && c.autoVerifyAt < c.expiresAt) end(c, 'approved', c.autoVerifyAt, 'auto-verify');
   else if (now >= c.expiresAt) end(c, 'expired', c.expiresAt, 'clock');
