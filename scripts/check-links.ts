@@ -23,7 +23,7 @@ export function pages(root: string): string[] {
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function anchorOf(heading: string): string {
+function anchorOf(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
@@ -32,7 +32,8 @@ export function anchorOf(heading: string): string {
     .replace(/\s/g, '-');
 }
 
-function anchors(file: string): Set<string> {
+/** The anchors a Markdown page has: one per heading (a repeated heading numbered), and each `<a name>` or `<a id>`. */
+export function anchors(file: string): Set<string> {
   const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
   const seen = new Map<string, number>();
   const out = new Set<string>();

@@ -35,7 +35,7 @@ const VECTORS = [
   },
 ];
 
-describe('signing (decisions §2)', () => {
+describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
   it('builds the string-to-sign exactly: two header lines, one space after each colon, no trailing newline', () => {
     expect(stringToSign('1795000000000', 'abc12345', 'svc')).toBe('x-svc-utctime: 1795000000000\nx-svc-cnonce: abc12345');
     expect(stringToSign('1', 'abc12345', 'gridy')).toBe('x-gridy-utctime: 1\nx-gridy-cnonce: abc12345');

@@ -1,7 +1,7 @@
 import { IntegerSet, hash53 } from './integer-set.js';
 
 /**
- * Replay memory (decisions §3): the nonces and timestamps one API user sent inside the drift window, bounded, forgotten
+ * Replay memory (docs/behaviour.md#time-drift-and-replay): the nonces and timestamps one API user sent inside the drift window, bounded, forgotten
  * by generation as they leave the window.
  */
 

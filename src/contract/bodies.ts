@@ -4,11 +4,11 @@ import { decodeUser, lenientInteger, parseJson } from './envelope.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, LENIENT_EXPIRY_MS, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
 
 /**
- * The envelope and body checks of decisions §4 step 7 (-5070 to -5079, and the envelope's -1003), lenient or strict
- * as decisions §5 says: what each operation's body must hold, and the normalised body the operation receives.
+ * The envelope and body checks of step 7 of docs/behaviour.md#order-of-checks (-5070 to -5079, and the envelope's -1003), lenient or strict
+ * as docs/behaviour.md#leniency-and-body-checks says: what each operation's body must hold, and the normalised body the operation receives.
  */
 
-/** How a request is read: decisions §5. */
+/** How a request is read: docs/behaviour.md#leniency-and-body-checks. */
 export interface ReadMode {
   strict: boolean;
   /** The identifier token: the user field is `<token>User`. */
@@ -33,7 +33,7 @@ export interface JudgedEnvelope {
 const STRICT_ENVELOPE_KEYS = new Set(['id', 'utctime', 'apiUser', 'apiuser', 'type', 'body']);
 
 /**
- * The envelope checks of decisions §4 step 7, in order: no JSON or a null body (-5070), a body that is not
+ * The envelope checks of step 7 of docs/behaviour.md#order-of-checks, in order: no JSON or a null body (-5070), a body that is not
  * an object (-5071), `apiUser` absent or not the authenticated one (-1003), a `type` this endpoint does not
  * serve (-5072), then the envelope's own fields (-5075).
  */

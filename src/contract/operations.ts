@@ -8,7 +8,7 @@ import type { Operation } from '../codes.js';
 export type Endpoint = 'challenge' | 'time' | 'status' | 'verify' | 'blocked';
 export const ENDPOINTS: readonly Endpoint[] = ['challenge', 'time', 'status', 'verify', 'blocked'];
 
-/** Envelope `type` values and the operation each selects (decisions §5, §8). */
+/** Envelope `type` values and the operation each selects (docs/behaviour.md#leniency-and-body-checks, #beyond-the-document-status-verify-blocked). */
 export const TYPE_OPERATION: ReadonlyMap<number, Operation> = new Map([
   [150, 'challenge'],
   [151, 'cancel'],
@@ -27,7 +27,7 @@ export const OPERATION_TYPE: Readonly<Record<Operation, number>> = {
   blocked: 950,
 };
 
-/** The `type` values each endpoint serves. Type 950 on the challenge endpoint is accepted when lenient (decisions §5). */
+/** The `type` values each endpoint serves. Type 950 on the challenge endpoint is accepted when lenient (docs/behaviour.md#leniency-and-body-checks). */
 export function endpointTypes(endpoint: Endpoint, strict: boolean): readonly number[] {
   switch (endpoint) {
     case 'challenge':

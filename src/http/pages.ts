@@ -11,7 +11,7 @@ import { expressLib } from './express.js';
 
 const SOURCE: Record<CodeInfo['source'], string> = {
   contract: 'the interface document',
-  vendor: "the vendor's material (decisions §8)",
+  vendor: "the vendor's material",
   simulator: "the simulator's own (the document shows none)",
 };
 

@@ -15,7 +15,7 @@ import { operate } from './operation.js';
 import { monotonicMs } from '../world/monotonic.js';
 
 /**
- * The checks of a request, in the order of decisions §4, each named after its row in the code table: a small
+ * The checks of a request, in the order of docs/behaviour.md#order-of-checks, each named after its row in the code table: a small
  * function from what is known so far to "go on" (undefined) or an answer. Rejections are values; an exception is a
  * bug (the request path answers it -5000). A code a scenario rule forces answers at its own check.
  */
@@ -59,7 +59,7 @@ function signedRequest(ctx: RequestContext, apiUserId: string | undefined): Sign
 }
 
 /**
- * The checks, in the order of decisions §4; each name is a check of the code table, so a code forced by a
+ * The checks, in the order of docs/behaviour.md#order-of-checks; each name is a check of the code table, so a code forced by a
  * scenario rule answers exactly where the real check would have failed.
  */
 const CHECKS: readonly (readonly [CheckName, Check])[] = [
@@ -216,7 +216,7 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
         const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), monotonicMs()));
         if (fail) return fail;
       }
-      // Remembered only now that the signature verified (decisions §3), within the same synchronous step as
+      // Remembered only now that the signature verified (docs/behaviour.md#time-drift-and-replay), within the same synchronous step as
       // the look-ups above: of many identical requests arriving together, exactly one gets here first.
       const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
       memory.remember(nonce, time, ctx.replayWindow, ctx.sc.replayTimestamps);

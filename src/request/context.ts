@@ -133,7 +133,7 @@ export class RequestContext implements RuleSubject {
     return this.guard ? Math.max(this.sc.maxDrift, this.guard.maxDrift) : this.sc.maxDrift;
   }
 
-  /** A forced error leaves no trace: no challenge made, no nonce burned (decisions §9). */
+  /** A forced error leaves no trace: no challenge made, no nonce burned (docs/behaviour.md#scenarios-and-forced-codes). */
   forcedError(): Answer {
     const r = this.remembered;
     if (r) {

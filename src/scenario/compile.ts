@@ -13,7 +13,7 @@ import { tokenNames, type TokenNames } from '../auth/signature.js';
 import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
 
 /**
- * Compiling a scenario (decisions §9): checked against the schema, then every value given its meaning (durations,
+ * Compiling a scenario (docs/behaviour.md#scenarios-and-forced-codes): checked against the schema, then every value given its meaning (durations,
  * accounts, API users, rules that could never match), into the typed object the simulator runs.
  */
 

@@ -2,7 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Type } from '../typebox.js';
 
 /**
- * The one schema of a scenario (decisions §9): a YAML file, a JSON body sent to the control API and the
+ * The one schema of a scenario (docs/behaviour.md#scenarios-and-forced-codes): a YAML file, a JSON body sent to the control API and the
  * options object of `startSimulator` are all checked against it. It is also published as JSON Schema
  * (`mfa-sim --schema`) so that editors can check scenario files as they are typed.
  */

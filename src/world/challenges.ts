@@ -10,7 +10,7 @@ import type { RandomSource } from './random.js';
  * expired or auto-verified by the clock. A maintainer who changes how a challenge ends changes this file.
  */
 
-/** Where a challenge stands (decisions §8). `approved`: the user said yes; `verified`: the client then verified it. */
+/** Where a challenge stands (docs/behaviour.md#challenges, #beyond-the-document-status-verify-blocked). `approved`: the user said yes; `verified`: the client then verified it. */
 export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
 /** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */
 export type EndedBy = 'user' | 'client' | 'clock' | 'auto-verify';

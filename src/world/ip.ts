@@ -2,7 +2,7 @@ import type ipaddr from 'ipaddr.js';
 import { lazy } from './lazy.js';
 
 /**
- * An API user's IPv4 rules (decisions §7): CIDR blocks to block or allow. ipaddr.js is loaded when a scenario first
+ * An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users): CIDR blocks to block or allow. ipaddr.js is loaded when a scenario first
  * has rules: most runs never need it.
  */
 
@@ -24,7 +24,7 @@ export function parseRange(text: string): Range | undefined {
 }
 
 /**
- * An API user's IPv4 rules (decisions §7). An address is blocked when it is in a block range and in no
+ * An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users). An address is blocked when it is in a block range and in no
  * allow range, or when an allow list is given and it is in none of it.
  */
 export class IpRules {
