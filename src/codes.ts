@@ -87,6 +87,8 @@ const header = (code: number, check: CheckName, title: string, explain: string):
 });
 
 /** The table. Order is the README's order: successes, then errors in the order of the contract's table. */
+// One code per line: the table is read row by row, and a row spread over ten lines would hide its neighbours.
+// prettier-ignore
 export const CODES: readonly CodeInfo[] = [
   // Successes.
   { code: 2025, http: 202, title: 'New challenge accepted', explain: 'The challenge was sent to the user. `message` is the JSON text of `{challengeId, challengeQRcodeUrl, challengeQRcode}` (the image only when `enableQRcode` is true).', check: 'operation', scope: ['challenge'], source: 'contract' },

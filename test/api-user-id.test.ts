@@ -5,6 +5,7 @@ import { openApiDocument } from '../src/contract/openapi.js';
 import { FlagError, isMfaSimError, OptionsError } from '../src/errors.js';
 import { parseFlags } from '../src/flags.js';
 import { controlOpenApiDocument } from '../src/http/control-openapi.js';
+import { CONTROL_ROUTES } from '../src/http/control-routes.js';
 import { compileScenario } from '../src/scenario/compile.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
@@ -67,7 +68,7 @@ describe('the API user id rule, at every door', async () => {
 
   it('both OpenAPI documents', () => {
     const api = JSON.stringify(openApiDocument({ token: 'svc', responseStyle: 'document', serverUrl: sim.url }));
-    const control = JSON.stringify(controlOpenApiDocument(sim.url));
+    const control = JSON.stringify(controlOpenApiDocument(CONTROL_ROUTES, sim.url));
     const pattern = JSON.stringify(API_USER_ID.source);
     expect(API_USER_ID.source).toBe('^\\d{9}$');
     expect(api).toContain(`"pattern":${pattern}`);

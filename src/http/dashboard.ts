@@ -1,14 +1,11 @@
-import type { Router, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { CODES } from '../codes.js';
 import { CHALLENGE_TYPES, EXPIRY_MS } from '../contract/operations.js';
 import { shippedScenarioNames } from '../scenario/catalog.js';
 import type { Simulator } from '../simulator.js';
 import { isGlob } from '../world/accounts.js';
-import { requireControl } from './control-access.js';
-import { controlErrors } from './control.js';
 import { EXPLORE_KINDS, Explorer, exploreInput, type ExploreKind } from './explore.js';
 import { codeClass, duration, esc, page, stateClass } from './html.js';
-import { expressLib } from './express.js';
 
 /**
  * The dashboard at `/__sim/ui`: the page (scenario, clock, explorer, challenges, live log) and its script.
@@ -236,25 +233,24 @@ document.addEventListener('click',async(ev)=>{
 /**
  * The dashboard at `/__sim/ui`, for a person exploring how a client meets each answer: the live request log,
  * the challenges with the user's buttons, the scenario picker, the clock, and the explorer (`POST
- * /__sim/explore`), which signs on the server. Behind the control token, like the rest of `/__sim/`.
+ * /__sim/explore`), which signs on the server. Its routes are rows of the control API's table
+ * (control-routes.ts), behind the control token like the rest of `/__sim/`.
  */
-export function dashboardRouter(sim: Simulator): Router {
-  const r = expressLib().Router();
-  const guard = requireControl(() => sim.controlToken);
+export function dashboardHandlers(sim: Simulator) {
   const explorer = new Explorer(sim);
-  r.get('/__sim/ui', guard, (req: Request, res: Response) => {
-    res.setHeader('cache-control', 'no-store');
-    res.type('html').send(dashboardPage(sim, req.headers.host));
-  });
-  r.get('/__sim/ui/challenges', guard, (_req: Request, res: Response) => {
-    res.setHeader('cache-control', 'no-store');
-    res.type('html').send(challengesFragment(sim));
-  });
-  r.post('/__sim/explore', guard, expressLib().json({ limit: '16kb' }), async (req: Request, res: Response) => {
-    const input = exploreInput(req.body);
-    const socket = req.socket;
-    res.json(await explorer.explore(input, { host: socket.localAddress ?? '127.0.0.1', port: socket.localPort ?? 0, hostHeader: req.headers.host }));
-  });
-  r.use('/__sim', controlErrors);
-  return r;
+  return {
+    page: (req: Request, res: Response) => {
+      res.setHeader('cache-control', 'no-store');
+      res.type('html').send(dashboardPage(sim, req.headers.host));
+    },
+    challenges: (_req: Request, res: Response) => {
+      res.setHeader('cache-control', 'no-store');
+      res.type('html').send(challengesFragment(sim));
+    },
+    explore: async (req: Request, res: Response) => {
+      const input = exploreInput(req.body);
+      const socket = req.socket;
+      res.json(await explorer.explore(input, { host: socket.localAddress ?? '127.0.0.1', port: socket.localPort ?? 0, hostHeader: req.headers.host }));
+    },
+  };
 }
