@@ -11,8 +11,8 @@ const noExternal = ['@sinclair/typebox', 'ms'];
 const yamlPackage = JSON.parse(readFileSync('node_modules/yaml/package.json', 'utf8')) as { version: string; license: string; author: string };
 
 /**
- * The shipped scenarios, parsed and checked once here by the same code that loads any scenario file, so that the
- * built package loads them without YAML (src/scenario/catalog.ts reads dist/scenarios.json). A broken one fails the build.
+ * The shipped scenarios, parsed and checked once here by the same code that loads any scenario file, so that the built
+ * package loads them without YAML (src/scenario/catalog.ts reads dist/scenarios.json). A broken one fails the build.
  */
 function shippedScenarioValues(): Record<string, unknown> {
   const values: Record<string, unknown> = {};

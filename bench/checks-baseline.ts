@@ -19,7 +19,10 @@ import { API_USERS } from './lib.js';
 
 const MAX_DRIFT_MS = 300_000;
 
-/** The benchmark's API users: each one's HMAC key, and the nonces and times it sent (a baseline lives for seconds: never forgotten). */
+/**
+ * The benchmark's API users: each one's HMAC key, and the nonces and times it sent (a baseline lives for seconds: never
+ * forgotten).
+ */
 const users = new Map(API_USERS.map((u) => [u.id, { key: new HmacKey(Buffer.from(u.secret)), nonces: new Set<string>(), times: new Set<number>() }]));
 
 const journal = new Array<object>(1000);

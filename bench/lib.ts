@@ -15,7 +15,9 @@ export function benchUsers(n: number): { id: string; secret: string }[] {
   return Array.from({ length: n }, (_, i) => (i < API_USERS.length ? API_USERS[i] : { id: String(800_000_000 + i), secret: `bench-secret-${i}` }));
 }
 
-/** A scenario file listing the benchmark's API users (written to a temporary file at run time), and more keys as YAML. */
+/**
+ * A scenario file listing the benchmark's API users (written to a temporary file at run time), and more keys as YAML.
+ */
 export function writeScenario(file: string, users: readonly { id: string; secret: string }[] = API_USERS, more = ''): void {
   const list = users.map((u) => `  - id: "${u.id}"\n    secret: ${u.secret}\n`).join('');
   writeFileSync(file, `name: bench\ndescription: The benchmark's API users, one per connection.\napiUsers:\n${list}${more}`);

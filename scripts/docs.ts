@@ -1,8 +1,8 @@
 /**
- * Writes the reference parts of the documentation from the code, never by hand: the code table, the client
- * findings, the shipped scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints) and the
- * in-process API (TypeDoc, into docs/api/, which is not kept in the repository: packing runs this script, so the
- * package carries it). `npm run docs` rewrites them; tests fail when a block is stale and when an export has no doc
+ * Writes the reference parts of the documentation from the code, never by hand: the code table, the client findings,
+ * the shipped scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints)
+ * and the in-process API (TypeDoc, into docs/api/, which is not kept in the repository: packing runs this script, so
+ * the package carries it). `npm run docs` rewrites them; tests fail when a block is stale and when an export has no doc
  * comment.
  */
 import { execFileSync } from 'node:child_process';

@@ -1,7 +1,7 @@
 /**
- * Lints both OpenAPI documents with Redocly CLI's recommended rules, a warning failing as an error (`npm run lint`): the simulated API's
- * (`/openapi.json`) and the control API's (`/__sim/openapi.json`), as a simulator serves them, written to a
- * temporary folder first.
+ * Lints both OpenAPI documents with Redocly CLI's recommended rules, a warning failing as an error (`npm run lint`):
+ * the simulated API's (`/openapi.json`) and the control API's (`/__sim/openapi.json`), as a simulator serves them,
+ * written to a temporary folder first.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -12,9 +12,9 @@ export type Operation = 'challenge' | 'cancel' | 'time' | 'status' | 'verify' | 
 export const OPERATIONS: readonly Operation[] = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'];
 
 /**
- * The named checks of the request path, in the order they run (docs/behaviour.md#order-of-checks). A code belongs to the
- * check that produces it; a scenario rule that forces a code answers at that check, exactly where the
- * real failure would.
+ * The named checks of the request path, in the order they run (docs/behaviour.md#order-of-checks). A code belongs to
+ * the check that produces it; a scenario rule that forces a code answers at that check, exactly where the real failure
+ * would.
  */
 export const CHECKS = [
   'transport', // what the HTTP layer answers before the service is reached: parse errors, size limits
@@ -44,7 +44,10 @@ export const CHECKS = [
 ] as const;
 export type CheckName = (typeof CHECKS)[number];
 
-/** Where a code comes from: the interface document, the vendor's material (docs/behaviour.md#beyond-the-document-status-verify-blocked), or the simulator's own transport answers. */
+/**
+ * Where a code comes from: the interface document, the vendor's material
+ * (docs/behaviour.md#beyond-the-document-status-verify-blocked), or the simulator's own transport answers.
+ */
 export type CodeSource = 'contract' | 'vendor' | 'simulator';
 
 /** One row of the code table. */

@@ -50,7 +50,10 @@ export interface Gates {
   failOn?: Severity;
 }
 
-/** An API user of one test worker's own (`claimApiUser`): sign its requests with `apiUser` and `secret`, send them to `url`. */
+/**
+ * An API user of one test worker's own (`claimApiUser`): sign its requests with `apiUser` and `secret`, send them to
+ * `url`.
+ */
 export interface ClaimedApiUser {
   apiUser: string;
   secret: string;

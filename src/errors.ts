@@ -87,8 +87,9 @@ export class OptionsError extends MfaSimError {
 }
 
 /**
- * `MFA_SIM_CONTROL`: a control operation that cannot be done, in process or through the control API (`mfa-sim/control`),
- * with the HTTP status the control API answers; through the control API, a refused scenario's `issues` too.
+ * `MFA_SIM_CONTROL`: a control operation that cannot be done, in process or through the control API
+ * (`mfa-sim/control`), with the HTTP status the control API answers; through the control API, a refused scenario's
+ * `issues` too.
  */
 export class ControlError extends MfaSimError {
   static override readonly code = 'MFA_SIM_CONTROL';
@@ -159,8 +160,8 @@ interface ErrorOfCode {
 }
 
 /**
- * Whether a value is an error thrown by mfa-sim (any copy of it: the ES module and CommonJS builds, another
- * version), and of the kind `code` names when given. Use it rather than `instanceof` where a suite may load mfa-sim twice.
+ * Whether a value is an error thrown by mfa-sim (any copy of it: the ES module and CommonJS builds, another version),
+ * and of the kind `code` names when given. Use it rather than `instanceof` where a suite may load mfa-sim twice.
  */
 export function isMfaSimError<C extends MfaSimErrorCode = MfaSimErrorCode>(value: unknown, code?: C): value is ErrorOfCode[C] {
   if (typeof value !== 'object' || value === null) return false;

@@ -84,7 +84,9 @@ const ListenSchema = Type.Object({
 /** Every run option: the simulator's and how it listens. */
 export const RunOptionsSchema = Type.Object({ ...SimulatorRunSchema.properties, ...ListenSchema.properties }, { description: 'how a simulator runs' });
 
-/** Options of a simulator: any scenario key (they override the scenario's own), plus how it runs (`RunOptionsSchema`). */
+/**
+ * Options of a simulator: any scenario key (they override the scenario's own), plus how it runs (`RunOptionsSchema`).
+ */
 export type SimulatorOptions = Partial<ScenarioInput> & Static<typeof SimulatorRunSchema>;
 
 /** Options of `startSimulator`: a simulator's, plus where and how it listens. */

@@ -51,7 +51,9 @@ export class Simulator {
   /** Status coverage of the whole run (what the CI gate judges), and of the current scenario (one test's view). */
   private readonly coverage = new Coverage();
   private readonly scenarioCoverage = new Coverage();
-  /** The first request (seq) of the current scenario: seq numbers the whole run, so a scenario's requests start here. */
+  /**
+   * The first request (seq) of the current scenario: seq numbers the whole run, so a scenario's requests start here.
+   */
   private scenarioFrom = 1;
   /** Scenario loads and resets in this run. */
   private scenarioStarts = 0;
@@ -161,7 +163,10 @@ export class Simulator {
     }
   }
 
-  /** Ends a claim: the API user is no longer known; its binding, challenges and replay memory go. Says whether it was claimed. */
+  /**
+   * Ends a claim: the API user is no longer known; its binding, challenges and replay memory go. Says whether it was
+   * claimed.
+   */
   releaseApiUser(apiUser: string): boolean {
     if (typeof apiUser !== 'string' || !this.world.isClaimed(apiUser)) return false;
     this.registry.unbind(apiUser);
@@ -232,7 +237,10 @@ export class Simulator {
   journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(filter);
   /** Forgets the journal. */
   clearJournal = (): void => this.journal.clear();
-  /** How often each code of the service was answered, and which were never met: in the whole run (default) or the current scenario. */
+  /**
+   * How often each code of the service was answered, and which were never met: in the whole run (default) or the
+   * current scenario.
+   */
   coverageReport = (scope: Scope = 'run'): CoverageReport => (checkScope(scope) === 'run' ? this.coverage : this.scenarioCoverage).report();
 
   /**
@@ -243,12 +251,17 @@ export class Simulator {
     this.clientFindings
       .findings(final, (id) => this.world.challenges.get(id, this.now())?.state, checkScope(scope))
       .map((f) => (f.detail === undefined ? f : { ...f, detail: this.redact(f.detail) }));
-  /** The doctor's hints given (signature mistakes and the rest), most frequent first, in the whole run (default) or the current scenario. */
+  /**
+   * The doctor's hints given (signature mistakes and the rest), most frequent first, in the whole run (default) or the
+   * current scenario.
+   */
   hints = (scope: Scope = 'run'): HintSeen[] => this.clientFindings.hintsSeen(checkScope(scope)).map((h) => ({ ...h, text: this.redact(h.text) }));
   /** The observers of traffic that failed in this run (each makes the verdict untrustworthy). */
   observerFailures = (): ObserverFailure[] => this.failures.list().map((f) => ({ ...f, message: this.redact(f.message) }));
 
-  /** The run (default) or the current scenario as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it. */
+  /**
+   * The run (default) or the current scenario as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it.
+   */
   runSummary = ({ final = false, required, failOn, scope = 'run' }: { final?: boolean; required?: readonly number[]; failOn?: Severity; scope?: Scope } = {}): RunSummary => {
     checkReportGates(required, failOn);
     checkScope(scope);
@@ -269,7 +282,8 @@ export class Simulator {
 
   /**
    * The run's verdict, as the command line's exit status gives it: 0, 3 (a required code never answered), 4 (findings
-   * at or above `failOn`) or 5 (an observer of traffic failed, so coverage and findings may be wrong), with the reasons.
+   * at or above `failOn`) or 5 (an observer of traffic failed, so coverage and findings may be wrong), with the
+   * reasons.
    */
   verdict = ({ required, failOn }: { required?: readonly number[]; failOn?: Severity } = {}): Verdict => verdictOf(this.runSummary({ final: true, required, failOn }));
 

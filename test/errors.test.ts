@@ -56,7 +56,8 @@ describe('error kinds', () => {
 describe('across the ES module and CommonJS builds', () => {
   it("an error thrown by one build is recognised by the other's isMfaSimError and instanceof", async () => {
     const dist = join(__dirname, '..', 'dist');
-    // A fresh Node process loads both builds from dist/ as a suite would: nothing of Vitest's module loading in between.
+    // A fresh Node process loads both builds from dist/ as a suite would: nothing of Vitest's module loading in
+    // between.
     const script = `
       const { createRequire } = await import('node:module');
       const require = createRequire(import.meta.url);

@@ -84,7 +84,10 @@ export async function send(sim: RunningSimulator, path: string, opts: SendOption
   return raw(sim.url, opts.method ?? 'POST', path, Object.entries(headers), body);
 }
 
-/** Sends exactly these headers (in this order; a repeated name is sent as several lines) and body; a new connection unless an agent is given. */
+/**
+ * Sends exactly these headers (in this order; a repeated name is sent as several lines) and body; a new connection
+ * unless an agent is given.
+ */
 export function raw(base: string, method: string, path: string, headers: [string, string | string[]][], body?: string | Buffer, agent: Agent | false = false): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);

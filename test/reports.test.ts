@@ -14,7 +14,8 @@ const MAIN = { apiUser: '123456789', secret: 'report-secret' };
 describe('reports', async () => {
   // A scenario name with every character XML and Markdown treat specially.
   const sim = await simulator({ name: `a&b<c>"d'|e`, apiUsers: [{ id: MAIN.apiUser, secret: MAIN.secret }] });
-  // In a hook, not while the file is collected: code run at collection counts, for a mutation run, as run by every test.
+  // In a hook, not while the file is collected: code run at collection counts, for a mutation run, as run by every
+  // test.
   beforeAll(async () => {
     await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });
     await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });

@@ -8,7 +8,8 @@ import { expectEnvelope, simulator, raw } from './helpers.js';
 
 /**
  * Known vectors, computed outside this code base with OpenSSL:
- *   printf 'x-svc-utctime: 1795000000000\nx-svc-cnonce: 0f8b2c4e-3a51-4d6e-9b7a-2c1d0e9f8a7b' | openssl dgst -sha512 -hmac 'test-secret'
+ *   printf 'x-svc-utctime: 1795000000000\nx-svc-cnonce: 0f8b2c4e-3a51-4d6e-9b7a-2c1d0e9f8a7b' \
+ *     | openssl dgst -sha512 -hmac 'test-secret'
  * The second is the signature the published Java client sent in fixtures/client-requests/java-challenge-new.json.
  */
 const VECTORS = [

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { HmacKey } from './hmac-key.js';
 
 /**
- * The one signing function (docs/behaviour.md#signing-and-header-formats): the string-to-sign, HMAC-SHA512 to sign for clients and to verify for the
- * server, and the headers of a signed request. A test that signs with it and a server that verifies with it cannot drift.
+ * The one signing function (docs/behaviour.md#signing-and-header-formats): the string-to-sign, HMAC-SHA512 to sign for
+ * clients and to verify for the server, and the headers of a signed request. A test that signs with it and a server
+ * that verifies with it cannot drift.
  */
 
 /** The default identifier token (docs/behaviour.md#the-identifier-token). */
@@ -36,7 +37,10 @@ export function tokenNames(token: string): TokenNames {
 /** The default token's header names, made once: most clients sign with it. */
 const DEFAULT_NAMES = headerNames(DEFAULT_TOKEN);
 
-/** The exact string the client signs (docs/behaviour.md#signing-and-header-formats): two header lines, one space after each colon, no trailing newline. */
+/**
+ * The exact string the client signs (docs/behaviour.md#signing-and-header-formats): two header lines, one space after
+ * each colon, no trailing newline.
+ */
 export function stringToSign(utctime: string, nonce: string, token: string = DEFAULT_TOKEN): string {
   return signingLines(token === DEFAULT_TOKEN ? DEFAULT_NAMES : headerNames(token), utctime, nonce);
 }

@@ -55,7 +55,9 @@ function strictJson(text: string): ParsedJson {
   return parsed;
 }
 
-/** The fields a rule or the permission check may look at before the envelope is judged: read leniently, never failing. */
+/**
+ * The fields a rule or the permission check may look at before the envelope is judged: read leniently, never failing.
+ */
 export interface Peek {
   id?: string;
   type?: number;

@@ -8,7 +8,10 @@ import type { Operation } from '../codes.js';
 export type Endpoint = 'challenge' | 'time' | 'status' | 'verify' | 'blocked';
 export const ENDPOINTS: readonly Endpoint[] = ['challenge', 'time', 'status', 'verify', 'blocked'];
 
-/** Envelope `type` values and the operation each selects (docs/behaviour.md#leniency-and-body-checks, #beyond-the-document-status-verify-blocked). */
+/**
+ * Envelope `type` values and the operation each selects (docs/behaviour.md#leniency-and-body-checks,
+ * #beyond-the-document-status-verify-blocked).
+ */
 export const TYPE_OPERATION: ReadonlyMap<number, Operation> = new Map([
   [150, 'challenge'],
   [151, 'cancel'],
@@ -27,7 +30,10 @@ export const OPERATION_TYPE: Readonly<Record<Operation, number>> = {
   blocked: 950,
 };
 
-/** The `type` values each endpoint serves. Type 950 on the challenge endpoint is accepted when lenient (docs/behaviour.md#leniency-and-body-checks). */
+/**
+ * The `type` values each endpoint serves. Type 950 on the challenge endpoint is accepted when lenient
+ * (docs/behaviour.md#leniency-and-body-checks).
+ */
 export function endpointTypes(endpoint: Endpoint, strict: boolean): readonly number[] {
   switch (endpoint) {
     case 'challenge':
@@ -48,7 +54,10 @@ export function endpointMethods(endpoint: Endpoint): readonly string[] {
   return endpoint === 'time' ? ['POST', 'GET'] : ['POST'];
 }
 
-/** The path prefix of every endpoint. The path is the same whatever the identifier token (the clients send `/v1/svc/` with their own token). */
+/**
+ * The path prefix of every endpoint. The path is the same whatever the identifier token (the clients send `/v1/svc/`
+ * with their own token).
+ */
 const API_PREFIX = '/v1/svc/';
 
 /** The endpoint a path names, or undefined. A trailing slash and a query string are ignored. */
@@ -69,7 +78,9 @@ export const CHALLENGE_TYPES = [
   'UserKeyAndUserVoice',
 ] as const;
 
-/** challengeExpiry values and their length; TenMins and SixtyMins are sent by real clients and accepted when lenient. */
+/**
+ * challengeExpiry values and their length; TenMins and SixtyMins are sent by real clients and accepted when lenient.
+ */
 export const EXPIRY_MS: Readonly<Record<string, number>> = {
   ThreeMins: 3 * 60_000,
   FiveMins: 5 * 60_000,

@@ -57,7 +57,10 @@ export function requestEnvelopeSchema(op: Exclude<Operation, 'time'>, body: TSch
   );
 }
 
-/** The response envelope (docs/behaviour.md#responses), spelled as the response style says, with the codes an answer may carry. */
+/**
+ * The response envelope (docs/behaviour.md#responses), spelled as the response style says, with the codes an answer may
+ * carry.
+ */
 export function responseEnvelopeSchema(style: 'document' | 'sdk', codes: readonly number[]): TSchema {
   return Type.Object(
     {

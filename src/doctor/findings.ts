@@ -115,7 +115,9 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
 
 /** A client's clock is called drifting when its distance to the server's spreads by more than this. */
 const DRIFT_SPREAD_MS = 30_000;
-/** Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding. */
+/**
+ * Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding.
+ */
 const FAST_POLL_MS = 500;
 const FAST_POLLS = 3;
 /** An envelope utctime this far from the header time is stale. */

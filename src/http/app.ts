@@ -70,7 +70,10 @@ function apiDocument(sim: Simulator, req: Request): Record<string, unknown> {
   return openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.links.base(req.headers.host) });
 }
 
-/** A control API route failed (a bug of the simulator's): HTTP 500 with a JSON error, as every control error is. Never throws. */
+/**
+ * A control API route failed (a bug of the simulator's): HTTP 500 with a JSON error, as every control error is. Never
+ * throws.
+ */
 function answerControlFailure(res: ServerResponse): void {
   try {
     if (res.headersSent) return void res.destroy();

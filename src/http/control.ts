@@ -79,14 +79,17 @@ export function reportQuery(q: (name: string) => string | undefined): { format: 
   return { format, options: { required, failOn: failOn as Severity | undefined } };
 }
 
-/** Control errors as JSON with their status; a refused scenario with its issues; a body that is not JSON or too large. */
+/**
+ * Control errors as JSON with their status; a refused scenario with its issues; a body that is not JSON or too large.
+ */
 export function controlErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (err instanceof ControlError) return void res.status(err.status).json({ error: err.message });
   if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
   const e = err as { status?: number; type?: string; message?: string; limit?: number; body?: unknown };
   if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: bodyParseError(e) });
   if (e.type === 'entity.too.large') return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });
-  // Any other refusal of the request itself (an unsupported charset or encoding, a path that does not decode): its status and reason.
+  // Any other refusal of the request itself (an unsupported charset or encoding, a path that does not decode): its
+  // status and reason.
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return void res.status(e.status).json({ error: e.message ?? 'bad request' });
   next(err);
 }

@@ -62,7 +62,10 @@ function internalErrorOf(sim: Simulator, req: IncomingMessage, err: unknown): Ap
   return sim.lastResort({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: '' }, err);
 }
 
-/** Answers -5000 for an exception outside the request path's checks; a connection already answering is closed instead. Never throws. */
+/**
+ * Answers -5000 for an exception outside the request path's checks; a connection already answering is closed instead.
+ * Never throws.
+ */
 export function answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, err: unknown): void {
   try {
     if (res.headersSent) return void res.destroy();

@@ -11,7 +11,8 @@ import { answerInternalError, serveApi } from './serve-api.js';
 
 /**
  * Starting a simulator on HTTP: the node:http server (the API straight to the request path, the rest to Express), its
- * timeouts, the answers to what Node's parser refuses, graceful close, and the in-process handle `startSimulator` returns.
+ * timeouts, the answers to what Node's parser refuses, graceful close, and the in-process handle `startSimulator`
+ * returns.
  */
 
 /** A running simulator, as `startSimulator` resolves it: its address, and the control operations as methods. */
@@ -28,7 +29,9 @@ export interface RunningSimulator extends SimulatorControl {
   simulator: Simulator;
   /** The control API's token, when it needs one (listening beyond loopback). */
   controlToken?: string;
-  /** Stops listening; in-flight requests get up to `graceMs` (default 2000) to finish, then every connection is closed. */
+  /**
+   * Stops listening; in-flight requests get up to `graceMs` (default 2000) to finish, then every connection is closed.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -131,7 +134,10 @@ export function isLoopback(host: string): boolean {
 
 /** The control operations of a simulator, as methods: the same as the `/__sim/` control API, one per route. */
 export interface SimulatorControl {
-  /** Makes a scenario the active one and starts the scenario's scope afresh: a shipped name, a file, YAML text, or an object. */
+  /**
+   * Makes a scenario the active one and starts the scenario's scope afresh: a shipped name, a file, YAML text, or an
+   * object.
+   */
   loadScenario: Simulator['loadScenario'];
   /** Runs a scenario for one API user's requests only, beside the active one; that API user's scope starts afresh. */
   bindScenario: Simulator['bindScenario'];
@@ -161,21 +167,37 @@ export interface SimulatorControl {
   freeze: Simulator['freeze'];
   /** Lets the clock run again from where it stands; returns the time. */
   unfreeze: Simulator['unfreeze'];
-  /** Journal entries (what your client sent and what it got), newest first, optionally filtered by code and API user. */
+  /**
+   * Journal entries (what your client sent and what it got), newest first, optionally filtered by code and API user.
+   */
   journal: Simulator['journalEntries'];
   /** Forgets the journal. */
   clearJournal: Simulator['clearJournal'];
-  /** How often each code of the service was answered, and which were never met: the whole run (default) or `'scenario'`. */
+  /**
+   * How often each code of the service was answered, and which were never met: the whole run (default) or `'scenario'`.
+   */
   coverage: Simulator['coverageReport'];
-  /** What the client did that the service would punish or only tolerate, worst first (the client doctor): the run (default) or `'scenario'`. */
+  /**
+   * What the client did that the service would punish or only tolerate, worst first (the client doctor): the run
+   * (default) or `'scenario'`.
+   */
   findings: Simulator['findings'];
-  /** The doctor's hints given (the signature mistakes seen, and the rest), most frequent first: the run (default) or `'scenario'`. */
+  /**
+   * The doctor's hints given (the signature mistakes seen, and the rest), most frequent first: the run (default) or
+   * `'scenario'`.
+   */
   hints: Simulator['hints'];
   /** The observers of traffic that failed in this run (none, unless mfa-sim has a bug). */
   observerFailures: Simulator['observerFailures'];
-  /** The report a CI job shows: Markdown (default) or JUnit XML, with the coverage, the findings and the hints of the run (or `scope: 'scenario'`). */
+  /**
+   * The report a CI job shows: Markdown (default) or JUnit XML, with the coverage, the findings and the hints of the
+   * run (or `scope: 'scenario'`).
+   */
   report(format?: ReportFormat, options?: Parameters<Simulator['runSummary']>[0]): string;
-  /** The run's verdict, as the command line's exit status: 0, 3 (a required code never met), 4 (findings), 5 (an observer failed), with why. */
+  /**
+   * The run's verdict, as the command line's exit status: 0, 3 (a required code never met), 4 (findings), 5 (an
+   * observer failed), with why.
+   */
   verdict: Simulator['verdict'];
 }
 

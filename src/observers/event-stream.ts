@@ -7,7 +7,10 @@ import type { Journal, JournalEntry } from './journal.js';
 
 /** How many live event streams (dashboard tabs) one simulator serves at once. */
 export const MAX_EVENT_STREAMS = 32;
-/** An event stream whose reader falls this far behind (bytes waiting to be sent) is closed: a tab that stopped reading cannot make the simulator hold every event. */
+/**
+ * An event stream whose reader falls this far behind (bytes waiting to be sent) is closed: a tab that stopped reading
+ * cannot make the simulator hold every event.
+ */
 const MAX_EVENT_BACKLOG = 1024 * 1024;
 
 /**

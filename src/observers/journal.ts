@@ -130,7 +130,10 @@ export class Journal {
     this.fromSeq.clear();
   }
 
-  /** One API user's journal starts afresh at request `seq` (its own scenario was loaded): asked for by API user, it shows from there. */
+  /**
+   * One API user's journal starts afresh at request `seq` (its own scenario was loaded): asked for by API user, it
+   * shows from there.
+   */
   startAfresh(apiUser: string, seq: number): void {
     this.fromSeq.set(apiUser, seq);
   }
@@ -168,7 +171,9 @@ export class Journal {
   }
 }
 
-/** A string cut to the journal's limit, saying how much was cut (of `length` characters in all, when it was cut before). */
+/**
+ * A string cut to the journal's limit, saying how much was cut (of `length` characters in all, when it was cut before).
+ */
 export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): string {
   return s.length <= max && length <= max ? s : `${s.slice(0, max)}… (${length - Math.min(max, s.length)} more characters)`;
 }

@@ -2,7 +2,8 @@ import type { JournalEntry } from './journal.js';
 import { lazy } from '../world/lazy.js';
 
 /**
- * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed records.
+ * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed
+ * records.
  */
 
 /** A value in a log line is at most this long; a longer one is cut, with its size. */

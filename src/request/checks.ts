@@ -15,12 +15,15 @@ import { operate } from './operation.js';
 import { monotonicMs } from '../world/monotonic.js';
 
 /**
- * The checks of a request, in the order of docs/behaviour.md#order-of-checks, each named after its row in the code table: a small
- * function from what is known so far to "go on" (undefined) or an answer. Rejections are values; an exception is a
- * bug (the request path answers it -5000). A code a scenario rule forces answers at its own check.
+ * The checks of a request, in the order of docs/behaviour.md#order-of-checks, each named after its row in the code
+ * table: a small function from what is known so far to "go on" (undefined) or an answer. Rejections are values; an
+ * exception is a bug (the request path answers it -5000). A code a scenario rule forces answers at its own check.
  */
 
-/** The shapes the checks hold a request's values to (also the benchmark's one-function server, bench/checks-baseline.ts). */
+/**
+ * The shapes the checks hold a request's values to (also the benchmark's one-function server,
+ * bench/checks-baseline.ts).
+ */
 export const UTCTIME = /^\d{1,16}$/;
 export const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
 export const HEX128 = /^[0-9a-fA-F]{128}$/;
@@ -59,8 +62,8 @@ function signedRequest(ctx: RequestContext, apiUserId: string | undefined): Sign
 }
 
 /**
- * The checks, in the order of docs/behaviour.md#order-of-checks; each name is a check of the code table, so a code forced by a
- * scenario rule answers exactly where the real check would have failed.
+ * The checks, in the order of docs/behaviour.md#order-of-checks; each name is a check of the code table, so a code
+ * forced by a scenario rule answers exactly where the real check would have failed.
  */
 const CHECKS: readonly (readonly [CheckName, Check])[] = [
   ['transport', (ctx) => (ctx.req.tooLarge !== undefined ? answer(-413, `the body is larger than ${ctx.req.tooLarge} bytes`) : undefined)],
@@ -216,8 +219,9 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
         const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), monotonicMs()));
         if (fail) return fail;
       }
-      // Remembered only now that the signature verified (docs/behaviour.md#time-drift-and-replay), within the same synchronous step as
-      // the look-ups above: of many identical requests arriving together, exactly one gets here first.
+      // Remembered only now that the signature verified (docs/behaviour.md#time-drift-and-replay), within the same
+      // synchronous step as the look-ups above: of many identical requests arriving together, exactly one gets here
+      // first.
       const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
       memory.remember(nonce, time, ctx.replayWindow, ctx.sc.replayTimestamps);
       ctx.remembered = { memory, nonce, time };
@@ -232,7 +236,8 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const perms = ctx.apiUser!.permissions;
       const op = ctx.operation;
       if (op !== undefined) return perms.has(op) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call ${op}`);
-      // The operation is not known yet (the envelope is judged next): refused only if none of this endpoint's is allowed.
+      // The operation is not known yet (the envelope is judged next): refused only if none of this endpoint's is
+      // allowed.
       const ops = endpointTypes(ctx.endpoint!, ctx.sc.strict).map((t) => TYPE_OPERATION.get(t)!);
       return ops.some((o) => perms.has(o)) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call /v1/svc/${ctx.endpoint}`);
     },

@@ -5,8 +5,9 @@ import { qrDataUrl } from '../world/qr.js';
 import type { RequestContext } from './context.js';
 
 /**
- * The last check (docs/behaviour.md#order-of-checks, step 9): the operation itself, done by the world's verbs (world/challenges.ts owns
- * the challenges' life), or the success a scenario rule forces, with the side effects where they make sense.
+ * The last check (docs/behaviour.md#order-of-checks, step 9): the operation itself, done by the world's verbs
+ * (world/challenges.ts owns the challenges' life), or the success a scenario rule forces, with the side effects where
+ * they make sense.
  */
 
 const json = (o: unknown) => JSON.stringify(o);

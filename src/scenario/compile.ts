@@ -13,8 +13,9 @@ import { tokenNames, type TokenNames } from '../auth/signature.js';
 import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
 
 /**
- * Compiling a scenario (docs/behaviour.md#scenarios-and-forced-codes): checked against the schema, then every value given its meaning (durations,
- * accounts, API users, rules that could never match), into the typed object the simulator runs.
+ * Compiling a scenario (docs/behaviour.md#scenarios-and-forced-codes): checked against the schema, then every value
+ * given its meaning (durations, accounts, API users, rules that could never match), into the typed object the simulator
+ * runs.
  */
 
 /** An API user as the simulator uses it. */
@@ -187,7 +188,9 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
 
 type Fail = (path: (string | number)[], message: string) => void;
 
-/** A duration key: its value in ms within its limit, or the fallback when absent; a problem names the key and the range. */
+/**
+ * A duration key: its value in ms within its limit, or the fallback when absent; a problem names the key and the range.
+ */
 function duration(v: number | string | undefined, fallback: number, path: (string | number)[], bound: DurationLimit, fail: Fail): number {
   if (v === undefined) return fallback;
   const read = boundedDuration(v, bound);

@@ -16,7 +16,10 @@ import { ControlError, OptionsError } from '../errors.js';
 export class ScenarioDirectories {
   readonly dirs: readonly string[];
 
-  /** Throws an OptionsError naming each directory that is not one: a wrong name would leave every file refused, silently. */
+  /**
+   * Throws an OptionsError naming each directory that is not one: a wrong name would leave every file refused,
+   * silently.
+   */
   constructor(dirs: readonly string[] = []) {
     const issues = dirs.flatMap((dir, i) => {
       const problem = directoryProblem(dir);
@@ -45,7 +48,9 @@ export class ScenarioDirectories {
     throw new ControlError(400, `the file is not in this simulator's scenario directories (${this.dirs.join(', ')})`);
   }
 
-  /** A scenario by name: a shipped one, else `<name>.yaml` or `<name>.yml` in a scenario directory; undefined when none. */
+  /**
+   * A scenario by name: a shipped one, else `<name>.yaml` or `<name>.yml` in a scenario directory; undefined when none.
+   */
   async findByName(name: string): Promise<string | undefined> {
     const shipped = findShippedScenario(name);
     if (shipped || !SCENARIO_NAME.test(name)) return shipped;
@@ -59,7 +64,10 @@ export class ScenarioDirectories {
   }
 }
 
-/** The scenario directories when none are named: the folder of the scenario the simulator starts with, when that is a file. */
+/**
+ * The scenario directories when none are named: the folder of the scenario the simulator starts with, when that is a
+ * file.
+ */
 export function defaultScenarioDirs(scenario: string | undefined): string[] {
   try {
     return scenario !== undefined && statSync(scenario).isFile() ? [dirname(scenario)] : [];

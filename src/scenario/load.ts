@@ -15,7 +15,10 @@ const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
 
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
 const MAX_ALIASES = 100;
-/** Flow collections (`[`, `{`) nested deeper than this are refused before parsing: the parser recurses, slowly, until its stack runs out. */
+/**
+ * Flow collections (`[`, `{`) nested deeper than this are refused before parsing: the parser recurses, slowly, until
+ * its stack runs out.
+ */
 const MAX_FLOW_DEPTH = 256;
 
 /**
@@ -34,7 +37,8 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   const lineCounter = new Y.LineCounter();
   let doc: YAML.Document.Parsed;
   try {
-    // Duplicate keys are found below in one pass: the parser's own check compares each key with every other (quadratic).
+    // Duplicate keys are found below in one pass: the parser's own check compares each key with every other
+    // (quadratic).
     doc = Y.parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: false, strict: true, schema: 'core', merge: false });
   } catch (e) {
     throw new ScenarioError(source, [{ path: [], message: e instanceof RangeError ? 'is nested too deeply' : `cannot be read as YAML: ${(e as Error).message}` }]);

@@ -17,7 +17,10 @@ export type { ScenarioSource } from './sources.js';
 
 /** The header that picks a scenario for one request. */
 export const SCENARIO_HEADER = 'x-sim-scenario';
-/** Scenarios given at run time (loaded or bound) are kept by name for x-sim-scenario, at most this many besides the live ones. */
+/**
+ * Scenarios given at run time (loaded or bound) are kept by name for x-sim-scenario, at most this many besides the live
+ * ones.
+ */
 export const MAX_GIVEN_SCENARIOS = 64;
 /** Scenarios bound to API users at once. */
 export const MAX_BINDINGS = 256;
@@ -33,7 +36,9 @@ export class ScenarioRegistry {
   private activeRun: Running;
   private readonly bindings = new Map<string, Running>();
   private readonly given = new Map<string, CompiledScenario>();
-  /** Scenarios picked by header, per scenario they are picked under (a Running replaced on reset takes its picks along). */
+  /**
+   * Scenarios picked by header, per scenario they are picked under (a Running replaced on reset takes its picks along).
+   */
   private readonly picks = new WeakMap<Running, Map<string, Running>>();
 
   /** `pinned`: scenario keys given as options (flags), kept when another scenario is loaded. */
@@ -186,7 +191,10 @@ export class ScenarioRegistry {
     return sc.token === this.token ? sc : compileOrThrow({ ...sc.input, token: this.token }, sc.name);
   }
 
-  /** Keeps a scenario given at run time by its name; past MAX_GIVEN_SCENARIOS, the oldest neither active nor bound is forgotten. */
+  /**
+   * Keeps a scenario given at run time by its name; past MAX_GIVEN_SCENARIOS, the oldest neither active nor bound is
+   * forgotten.
+   */
   private remember(sc: CompiledScenario): void {
     this.given.delete(sc.name);
     this.given.set(sc.name, sc);

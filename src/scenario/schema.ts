@@ -2,9 +2,9 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Type } from '../typebox.js';
 
 /**
- * The one schema of a scenario (docs/behaviour.md#scenarios-and-forced-codes): a YAML file, a JSON body sent to the control API and the
- * options object of `startSimulator` are all checked against it. It is also published as JSON Schema
- * (`mfa-sim --schema`) so that editors can check scenario files as they are typed.
+ * The one schema of a scenario (docs/behaviour.md#scenarios-and-forced-codes): a YAML file, a JSON body sent to the
+ * control API and the options object of `startSimulator` are all checked against it. It is also published as JSON
+ * Schema (`mfa-sim --schema`) so that editors can check scenario files as they are typed.
  */
 
 const oneOf = <T extends string>(values: readonly T[], description?: string) =>
@@ -88,7 +88,10 @@ const RuleSchema = strictObject(
   'a forced outcome: the first rule that matches a request decides',
 );
 
-/** The one schema of a scenario file (and of the scenario keys of the options), as TypeBox: JSON Schema at run time, TypeScript types at compile time. */
+/**
+ * The one schema of a scenario file (and of the scenario keys of the options), as TypeBox: JSON Schema at run time,
+ * TypeScript types at compile time.
+ */
 export const ScenarioSchema = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),

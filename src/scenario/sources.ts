@@ -41,7 +41,10 @@ export function resolveScenario(source: ScenarioSource): CompiledScenario {
   return compileOrThrow(source, typeof name === 'string' ? name : 'scenario');
 }
 
-/** The scenario keys given as options (flags) that stay when another scenario is loaded: token, strictness, response style, hints. */
+/**
+ * The scenario keys given as options (flags) that stay when another scenario is loaded: token, strictness, response
+ * style, hints.
+ */
 export function pinnedKeys(opts: Partial<ScenarioInput>): Partial<ScenarioInput> {
   const pinned: Record<string, unknown> = {};
   for (const k of ['token', 'strict', 'responseStyle', 'hints'] as const) if (opts[k] !== undefined) pinned[k] = opts[k];

@@ -9,8 +9,8 @@ import { ScenarioSchema } from './schema.js';
  * Checking a value against a TypeBox schema, with a plain message per key (the scenario schema, the run options).
  */
 
-// TypeBox is bundled into dist (tsup.config.ts): one file instead of some 250 modules to resolve at start-up. Values are
-// checked by interpreting the schema, not by a compiled checker: a scenario or the options are checked once each,
+// TypeBox is bundled into dist (tsup.config.ts): one file instead of some 250 modules to resolve at start-up. Values
+// are checked by interpreting the schema, not by a compiled checker: a scenario or the options are checked once each,
 // and compiling the checkers cost more (some 10 ms at start-up) than all the checks of a test run.
 
 /** At most this many problems are reported at once. */

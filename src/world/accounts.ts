@@ -2,7 +2,8 @@ import { foldCase } from './fold-case.js';
 import { compileFoldedGlob, isGlob } from './glob.js';
 
 /**
- * Account states (docs/behaviour.md#accounts-and-api-users): which -2xxx code each user e-mail of a scenario gets, by exact e-mail or glob.
+ * Account states (docs/behaviour.md#accounts-and-api-users): which -2xxx code each user e-mail of a scenario gets, by
+ * exact e-mail or glob.
  */
 
 export { isGlob };

@@ -10,7 +10,10 @@ import type { RandomSource } from './random.js';
  * expired or auto-verified by the clock. A maintainer who changes how a challenge ends changes this file.
  */
 
-/** Where a challenge stands (docs/behaviour.md#challenges, #beyond-the-document-status-verify-blocked). `approved`: the user said yes; `verified`: the client then verified it. */
+/**
+ * Where a challenge stands (docs/behaviour.md#challenges, #beyond-the-document-status-verify-blocked). `approved`: the
+ * user said yes; `verified`: the client then verified it.
+ */
 export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
 /** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */
 export type EndedBy = 'user' | 'client' | 'clock' | 'auto-verify';
@@ -74,7 +77,10 @@ export class Challenges {
 
   // ---- What the client's requests do (the operations of the service).
 
-  /** A new challenge (2025) for `apiUser`, waiting for the user; with auto-verify it completes by itself after `autoVerifyDelay`. */
+  /**
+   * A new challenge (2025) for `apiUser`, waiting for the user; with auto-verify it completes by itself after
+   * `autoVerifyDelay`.
+   */
   create(apiUser: string, body: ChallengeBody, now: number, autoVerifyDelay: number): Challenge {
     const c: Challenge = {
       id: this.random.uuid(),

@@ -18,7 +18,9 @@ const headerChar = fc
 
 const headerText = fc.string({ unit: headerChar, maxLength: 60 });
 
-/** A long run of one character: lengths that stress parsers and regular expressions without passing the header limit. */
+/**
+ * A long run of one character: lengths that stress parsers and regular expressions without passing the header limit.
+ */
 const absurd = fc.tuple(fc.integer({ min: 200, max: 6000 }), fc.constantFrom('a', '0', ' ', '=', ',', '9', 'f', '-')).map(([n, c]) => c.repeat(n));
 
 const nearValid = fc.constantFrom(
@@ -202,7 +204,9 @@ const stringText = fc
 
 const relaxedText = fc.constantFrom("{svcUser:'user@example.com',}", "'x'", "{'a':1,}", 'Infinity', 'NaN', '0x1F', "{a:'", '/* c */ {}', '+1', "[1,2,]");
 
-/** A JSON (or nearly JSON) value as text: scalars, strings of every kind and length, trees, `__proto__`, deep nesting. */
+/**
+ * A JSON (or nearly JSON) value as text: scalars, strings of every kind and length, trees, `__proto__`, deep nesting.
+ */
 export const valueText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: scalarText },
   { weight: 4, arbitrary: stringText },
