@@ -38,7 +38,7 @@ export interface ScenarioIssue {
   line?: number;
 }
 
-/** A key path as a reader writes it: `rules[0].when.svcUser`. */
+/** A key path as a reader writes it: `rules[0].when.svcUser`, `accounts["*@example.com"]`. */
 function formatPath(path: readonly (string | number)[]): string {
   let out = '';
   for (const seg of path) {
@@ -46,7 +46,7 @@ function formatPath(path: readonly (string | number)[]): string {
     else if (/^[A-Za-z_$][\w$-]*$/.test(seg)) out += out ? `.${seg}` : seg;
     else out += `[${JSON.stringify(seg)}]`;
   }
-  return out || '(top level)';
+  return out;
 }
 
 /** One line per problem: `scenarios/x.yaml:12: rules[0].tims: unknown key (did you mean "times"?)`. */

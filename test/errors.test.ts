@@ -39,11 +39,27 @@ describe('error kinds', () => {
     expect(KINDS[0][2]().message).toBe('x.yaml:3: clock.ofset: unknown key');
     expect(KINDS[1][2]().message).toBe('options: journalSize: must be at most 100000');
     expect(new OptionsError([{ path: [], message: 'must be an object' }]).message).toBe('options: must be an object');
+    // A key as a reader writes it: an index in brackets, a name that is not an identifier quoted, one problem a line.
+    const odd = new ScenarioError('s.yaml', [
+      { path: ['rules', 0, 'when', 'headers', 'x-svc-apiuser'], message: 'a', line: 7 },
+      { path: ['accounts', '*@example.com'], message: 'b' },
+      { path: ['accounts', 'svc user', '1a', '__proto__', '$x'], message: 'c' },
+      { path: [2, 'name'], message: 'd' },
+    ]);
+    expect(odd.message.split('\n')).toEqual([
+      's.yaml:7: rules[0].when.headers.x-svc-apiuser: a',
+      's.yaml: accounts["*@example.com"]: b',
+      's.yaml: accounts["svc user"]["1a"].__proto__.$x: c',
+      's.yaml: [2].name: d',
+    ]);
+    expect(new ControlError(404, 'no challenge x').issues).toEqual([]);
   });
 
   it('nothing else passes for one: plain errors, look-alikes with a code property, values that are not objects', () => {
     const lookAlike = Object.assign(new Error('x'), { code: 'MFA_SIM_SCENARIO', name: 'ScenarioError' });
-    const values = [new Error('x'), new TypeError('x'), lookAlike, { code: 'MFA_SIM_CONTROL' }, null, undefined, 'MFA_SIM_SCENARIO', 42, Object.create(null)];
+    // The brand holds one of mfa-sim's codes, or it is not mfa-sim's.
+    const otherBrand = { [Symbol.for('mfa-sim.error.code')]: 'ERR_OTHER' };
+    const values = [new Error('x'), new TypeError('x'), lookAlike, otherBrand, { code: 'MFA_SIM_CONTROL' }, null, undefined, 'MFA_SIM_SCENARIO', 42, Object.create(null)];
     for (const [i, value] of values.entries()) {
       expect(isMfaSimError(value), `value ${i}`).toBe(false);
       expect(isMfaSimError(value, 'MFA_SIM_SCENARIO')).toBe(false);

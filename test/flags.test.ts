@@ -54,7 +54,7 @@ describe('the command line flags', () => {
     expect(read([], { MFA_SIM_PORT: '7000', MFA_SIM_LOG: 'json' })).toMatchObject({ port: 7000, log: 'json' });
     expect(read(['--port', '7001'], { MFA_SIM_PORT: '7000' })).toMatchObject({ port: 7001 });
     expect(read([], { MFA_SIM_PORT: '' })).toMatchObject({ port: 8080 });
-    for (const [text, on] of [['1', true], ['TRUE', true], ['yes', true], [' on ', true], ['0', false], ['False', false], ['no', false], ['off', false]] as const) {
+    for (const [text, on] of [['1', true], ['TRUE', true], ['yes', true], [' on ', true], ['0', false], ['False', false], ['no', false], ['off', false], [' off\t', false]] as const) {
       expect(read([], { MFA_SIM_QUIET: text }).quiet, text).toBe(on);
       expect(read([], { MFA_SIM_HINTS: text }).hints, text).toBe(on);
     }
@@ -98,6 +98,9 @@ describe('the command line flags', () => {
     expect(refusal(['--scenario-dir', join(aFile, 'below')])).toBe(`--scenario-dir ${join(aFile, 'below')}: there is no such directory.`);
     expect(refusal(['--scenario-dir', one, '--scenario-dir', missing])).toBe(`--scenario-dir ${missing}: there is no such directory.`);
     expect(refusal([], { MFA_SIM_SCENARIO_DIR: `${one}${delimiter}${missing}` })).toBe(`MFA_SIM_SCENARIO_DIR ${missing}: there is no such directory.`);
+    // A name too long to quote whole is quoted by its start.
+    const long = join(dirs, ...Array<string>(30).fill('abcdefgh'));
+    expect(refusal(['--scenario-dir', long])).toBe(`--scenario-dir ${long.slice(0, 200)}: there is no such directory.`);
   });
 
   it('refuses a missing value, a value given to a switch, and a stray argument', () => {
@@ -150,8 +153,8 @@ describe('the command line flags', () => {
 
   it('hands startSimulator the options of its flags by their names, and nothing of its own', () => {
     const o = read(['--scenario-dir', one, '--token', 'acme', '--no-hints', '--watch', '--log', 'json', '--report', 'r.md', '--api-user', '000000001']);
-    expect(startOptions(o)).toEqual({ port: 8080, host: '127.0.0.1', scenarioDirs: [one], token: 'acme', hints: false, apiUser: '000000001' });
-    expect(startOptions(read(['--help', '-q']))).toEqual({ port: 8080, host: '127.0.0.1' });
+    expect(startOptions(o)).toStrictEqual({ port: 8080, host: '127.0.0.1', scenarioDirs: [one], token: 'acme', hints: false, apiUser: '000000001' });
+    expect(startOptions(read(['--help', '-q']))).toStrictEqual({ port: 8080, host: '127.0.0.1' });
   });
 
   it('lists every flag in the help, with its variable, default and choices, within 100 columns', () => {
