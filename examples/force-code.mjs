@@ -1,6 +1,6 @@
 // Asks a simulator running the catalog scenario for one code, with nothing but Node itself.
 //   npx mfa-sim --scenario catalog --secret dev-secret      (in one terminal)
-//   MFA_SIM_SECRET=dev-secret node examples/force-code.mjs -4036
+//   MFA_SIM_SECRET=dev-secret node node_modules/mfa-sim/examples/force-code.mjs -4036   (in your project, beside mfa-sim)
 import { createHmac, randomUUID } from 'node:crypto';
 
 const code = process.argv[2] ?? '-4036';

@@ -1,5 +1,5 @@
 // Signs and sends a new challenge to mfa-sim with nothing but Node itself (20 or later).
-//   MFA_SIM_SECRET=dev-secret node examples/send-challenge.mjs
+//   MFA_SIM_SECRET=dev-secret node node_modules/mfa-sim/examples/send-challenge.mjs   (in your project, beside mfa-sim)
 import { createHmac, randomUUID } from 'node:crypto';
 
 const base = process.env.MFA_SIM_URL ?? 'http://127.0.0.1:8080';

@@ -83,6 +83,7 @@ export interface Control {
   loadScenario(scenario: ControlScenario): Promise<{ active: string }>;
   /** Runs a scenario for one API user's requests only; that API user's scope starts afresh. */
   bindScenario(apiUser: string, scenario: ControlScenario): Promise<{ scenario: string }>;
+  /** Ends a binding; says whether there was one. */
   unbindScenario(apiUser: string): Promise<boolean>;
   /** Starts the scenario's scope afresh; the run goes on. */
   reset(): Promise<void>;
@@ -90,12 +91,19 @@ export interface Control {
   newRun(): Promise<void>;
   /** Every challenge, newest first. */
   challenges(): Promise<ChallengeView[]>;
+  /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
   approve(challengeId: string, authCode?: string): Promise<ChallengeView>;
+  /** The user denies a waiting challenge. */
   deny(challengeId: string): Promise<ChallengeView>;
+  /** A waiting challenge expires now. */
   expire(challengeId: string): Promise<ChallengeView>;
+  /** The simulator's clock. Moving it acts on every API user: workers in parallel leave it alone. */
   clock(): Promise<ClockView>;
+  /** Moves the clock by a duration (ms, or 90s, 10m, -1h). */
   advance(by: number | string): Promise<ClockView>;
+  /** Stops the clock, at an instant (ISO 8601 or epoch ms) or where it stands. */
   freeze(at?: number | string): Promise<ClockView>;
+  /** Lets the clock run again. */
   unfreeze(): Promise<ClockView>;
   /** Journal entries of the current scenario, newest first. */
   journal(query?: JournalQuery & { apiUser?: string }): Promise<JournalEntry[]>;

@@ -23,4 +23,8 @@ export { loadScenarioFile, loadScenarioText } from './scenario/load.js';
 export { ScenarioSchema, type ScenarioInput, type ApiUserInput, type RuleInput } from './scenario/schema.js';
 export { shippedScenarioNames } from './scenario/catalog.js';
 export type { JournalEntry } from './observers/answered.js';
+export type { ObserverFailure } from './observers/failures.js';
+export type { Verdict } from './doctor/verdict.js';
+export type { Finding, HintSeen, Scope, Severity } from './doctor/findings.js';
+export type { CoverageReport } from './observers/coverage.js';
 export type { Challenge, ChallengeState } from './world/challenges.js';

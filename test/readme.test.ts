@@ -25,7 +25,7 @@ describe('the README and docs/', () => {
       const undocumented = await apiReference(out);
       expect(undocumented).toEqual([]);
       const files = filesOf(out);
-      expect(Object.keys(files)).toEqual(expect.arrayContaining(['index.md', 'mfa-sim.md', 'mfa-sim/client.md']));
+      expect(Object.keys(files)).toEqual(expect.arrayContaining(['index.md', 'mfa-sim.md', 'mfa-sim/client.md', 'mfa-sim/control.md']));
       expect(files['mfa-sim.md']).toMatch(/startSimulator/);
     } finally {
       rmSync(out, { recursive: true, force: true });
@@ -39,6 +39,15 @@ describe('the README and docs/', () => {
   it('names the test command that .ci/run runs', () => {
     expect(readme).toContain('npm ci && npm test');
     expect(readFileSync(join(root, '.ci', 'run'), 'utf8')).toMatch(/^npm test$/m);
+  });
+
+  it('its set-up tells a project that installs the package from a clone of the repository, two commands each', () => {
+    const setUp = /^## Set-up\n([\s\S]*?)^## /m.exec(readme)![1];
+    const blocks = [...setUp.matchAll(/\*\*(In [^*]+)\*\*[^`]*```sh\n([\s\S]*?)```/g)].map(([, where, commands]) => [where, commands.trim().split('\n').map((c) => c.replace(/\s+#.*$/, ''))]);
+    expect(blocks).toEqual([
+      ['In your project:', ['npm install --save-dev mfa-sim', 'npx mfa-sim --secret dev-secret']],
+      ['In a clone of this repository', ['npm ci && npm start -- --secret dev-secret', 'npm ci && npm test']],
+    ]);
   });
 
   it('its whole request, copied into a shell, gets 2025', async () => {

@@ -19,16 +19,21 @@ import javax.crypto.spec.SecretKeySpec;
  * Tests of a client's error paths against mfa-sim, in one source file: the JDK's HttpClient, no build tool.
  *
  * <pre>
- *   npm install          # installs mfa-sim (from the packed tarball, in this repository)
+ *   npm install          # installs mfa-sim beside the test, as package.json lists it
  *   java Example.java    # JDK 17 or later
  * </pre>
  *
- * In a JUnit suite, start the simulator in {@code @BeforeAll}, load a scenario per test in {@code @BeforeEach},
- * and stop it in {@code @AfterAll}; each test below is one {@code @Test}. See docs/python-and-java.md.
+ * A scenario is loaded before each test, and the simulator runs with --require-coverage: it judges the whole run,
+ * so it exits 0 only when the tests together met every required code. In a JUnit suite, start the simulator in
+ * {@code @BeforeAll}, load a scenario per test in {@code @BeforeEach}, and stop it in {@code @AfterAll}; each test
+ * below is one {@code @Test}. For test classes in parallel on one simulator, see junit/MfaSim.java, and the
+ * package's docs/python-and-java.md (node_modules/mfa-sim/docs/python-and-java.md).
  */
 public class Example {
   static final String SECRET = "java-secret";
   static final String API_USER = "123456789";
+  /** Every code these tests together must meet; one never met makes the simulator exit 3 at the end. */
+  static final String REQUIRED = "2025,-2006,-4036";
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   static Process npx;
@@ -38,7 +43,7 @@ public class Example {
   public static void main(String[] args) throws Exception {
     start();
     int failed = 0;
-    String[] tests = {"aNewChallengeIsAccepted", "aLockedAccountIsRefused", "aServerClockAheadIsADriftError", "aFlakyNetworkResetsThenFailsThenWorks"};
+    String[] tests = {"aNewChallengeIsAccepted", "aLockedAccountIsRefused", "aServerClockAheadIsADriftError", "aFlakyNetworkResetsThenFailsThenWorks", "theGateNamesACodeNeverMet"};
     try {
       for (String test : tests) {
         loadScenario("{\"name\":\"default\"}");
@@ -95,6 +100,12 @@ public class Example {
     check(ok.status() == 202 && ok.code() == 2025, ok);
   }
 
+  static void theGateNamesACodeNeverMet() throws Exception {
+    // The verdict the simulator would give if it stopped now, asked for one more code than the tests meet.
+    String verdict = control("GET", "verdict?require=" + REQUIRED + ",-4035", null);
+    check(verdict.contains("\"status\":3") && verdict.contains("\"unmet\":[-4035]"), verdict);
+  }
+
   // ---- Signing, as docs/signing.md describes.
 
   static HttpRequest.Builder signed(HttpRequest.Builder b) throws Exception {
@@ -149,7 +160,7 @@ public class Example {
 
   static void start() throws Exception {
     // --no: never download (mfa-sim is a devDependency of this project); `--` ends npx's own options.
-    npx = new ProcessBuilder("npx", "--no", "--", "mfa-sim", "--port", "0", "--secret", SECRET, "--api-user", API_USER).redirectErrorStream(true).start();
+    npx = new ProcessBuilder("npx", "--no", "--", "mfa-sim", "--port", "0", "--secret", SECRET, "--api-user", API_USER, "--require-coverage", REQUIRED).redirectErrorStream(true).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(npx.getInputStream(), StandardCharsets.UTF_8));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while ((url == null || pid == 0) && System.nanoTime() < deadline) {

@@ -1,27 +1,33 @@
 """Tests of a client's error paths against mfa-sim, with unittest (pytest runs them as they are).
 
-    npm install            # installs mfa-sim (from the packed tarball, in this repository)
+    npm install                      # installs mfa-sim beside the tests, as package.json lists it
     python3 -m unittest -v test_mfa
+
+A scenario is loaded before each test, and the simulator runs with --require-coverage: it judges the whole run, so
+it exits 0 only when the tests together met every required code.
 """
 import unittest
 import urllib.error
 
 from mfa_sim import Simulator
 
+# Every code these tests together must meet; one never met makes the simulator exit 3 at the end.
+REQUIRED = [2025, -2006, -4036, -5000]
+
 
 class MfaSimTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.sim = Simulator(secret="python-secret")
+        cls.sim = Simulator(secret="python-secret", args=("--require-coverage", ",".join(map(str, REQUIRED))))
 
     @classmethod
     def tearDownClass(cls):
         status = cls.sim.stop()
         if status != 0:
-            raise AssertionError(f"mfa-sim exited with {status}")
+            raise AssertionError(f"mfa-sim exited with {status}:\n{cls.sim.output}")
 
     def setUp(self):
-        # A scenario per test: the world (challenges, journal, replay memory, clock) starts afresh.
+        # A scenario per test: the world (challenges, journal, replay memory, clock) starts afresh; the run goes on.
         self.sim.load_scenario("default")
 
     def test_a_new_challenge_is_accepted(self):
@@ -57,6 +63,19 @@ class MfaSimTest(unittest.TestCase):
         self.sim.load_scenario({"name": "down", "rules": [{"when": {"endpoint": "time"}, "respond": {"code": -5000}}]})
         status, answer = self.sim.time()
         self.assertEqual((status, answer["code"]), (500, -5000))
+
+
+    def test_the_gate_names_a_code_never_met(self):
+        # The verdict the simulator would give if it stopped now, asked for one more code than the tests meet. It runs
+        # after the tests above (unittest's order is by name, pytest's by place), so only that one is missing.
+        verdict = self.sim.verdict(require=REQUIRED + [-4035])
+        self.assertEqual((verdict["status"], verdict["unmet"]), (3, [-4035]))
+        self.assertEqual(verdict["lines"][0], "coverage: 1 of 5 required codes were never answered: -4035")
+
+    def test_a_simulator_stopped_before_a_required_code_was_met_exits_3(self):
+        other = Simulator(secret="another-secret", args=("--require-coverage", "-4035"))
+        self.assertEqual(other.stop(), 3)
+        self.assertIn("1 of 1 required codes were never answered: -4035", other.output)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import { failingFindings, requests, type RunSummary } from './report.js';
 /** The exit statuses a run can end with (the command line adds 1, could not run, and 2, bad flag or scenario). */
 export const VERDICT_STATUS = { ok: 0, coverage: 3, findings: 4, observers: 5 } as const;
 
+/** A run's verdict: the exit status, and why. */
 export interface Verdict {
   /** 0 passed; 3 a required code never answered; 4 findings that fail the run; 5 an observer of traffic failed. */
   status: (typeof VERDICT_STATUS)[keyof typeof VERDICT_STATUS];

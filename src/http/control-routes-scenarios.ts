@@ -101,8 +101,11 @@ export const SCENARIO_ROUTES: readonly ControlRoute[] = [
     errors: [400, 413],
     handler: (sim) => async (req, res) => {
       // A body is optional: none (or {}) runs the active scenario as it is now.
-      const claimed = sim.claimApiUser(sent(req.body) ? await scenarioOf(sim, req) : undefined);
-      res.status(201).json({ ...claimed, url: sim.links.base(req.headers.host), token: sim.token });
+      const { apiUser, secret, scenario } = sim.claimApiUser(sent(req.body) ? await scenarioOf(sim, req) : undefined);
+      // The one answer that shows a secret, on purpose: the caller asked for it, as the banner shows a generated one.
+      // The app's JSON replacer would hide it, so the rest is hidden here.
+      const answer = { apiUser, secret, scenario: sim.redact(scenario), url: sim.redact(sim.links.base(req.headers.host)), token: sim.token };
+      res.status(201).type('json').send(JSON.stringify(answer));
     },
   },
   {

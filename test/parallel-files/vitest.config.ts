@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** Two test files, run in parallel against one simulator started by the global set-up. */
+/** Four test files, run by four workers at once against one simulator started by the global set-up. */
 export default defineConfig({
   test: {
     root: __dirname,
@@ -8,7 +8,7 @@ export default defineConfig({
     globalSetup: ['./global-setup.ts'],
     pool: 'forks',
     fileParallelism: true,
-    maxWorkers: 2,
+    maxWorkers: 4,
     testTimeout: 30_000,
   },
 });
