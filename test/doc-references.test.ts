@@ -19,9 +19,16 @@ const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'src
 /** `docs/behaviour.md#a` and the further anchors of the same page after it (`docs/behaviour.md#a, #b`). */
 const REFERENCE = /\b(docs\/[\w/.-]+\.md)((?:#[\w-]+)(?:, #[\w-]+)*)?/g;
 
+/** The comments of a source: lines of a block comment, and what follows `// ` (a test's own data is no reference). */
+const comments = (text: string) => text.split('\n').map((line) => (/^\s*(\*|\/\*)/.test(line) ? line : line.split(/(?<![:'"`])\/\/ /)[1] ?? '')).join('\n');
+
 describe('references from the code to the documentation', () => {
   const found = files.flatMap((file) =>
-    [...readFileSync(join(ROOT, file), 'utf8').matchAll(REFERENCE)].map((m) => ({ file, page: m[1], anchors: m[2]?.match(/#[\w-]+/g)?.map((a) => a.slice(1)) ?? [] })),
+    [...comments(readFileSync(join(ROOT, file), 'utf8')).matchAll(REFERENCE)].map((m) => ({
+      file,
+      page: m[1],
+      anchors: m[2]?.match(/#[\w-]+/g)?.map((a) => a.slice(1)) ?? [],
+    })),
   );
 
   it('are many: the request path, the checks and the world cite the page of what they keep', () => {
