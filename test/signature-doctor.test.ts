@@ -36,7 +36,7 @@ describe('the signature doctor names each known mistake', async () => {
   const cases: [string, number, Edit, string, RegExp][] = [
     ['HMAC-SHA256', -4027, ({ toSign }) => hmac('sha256', SECRET, toSign), 'sha256', /signed with HMAC-SHA256: sign with HMAC-SHA512$/],
     ['HMAC-SHA1', -4027, ({ toSign }) => hmac('sha1', SECRET, toSign), 'sha1', /signed with HMAC-SHA1: sign with HMAC-SHA512$/],
-    ['the digest in Base64', -4027, ({ toSign }) => hmac('sha512', SECRET, toSign, 'base64'), 'base64', /written in Base64: write its bytes as lower-case hexadecimal/],
+    ['the digest in Base64', -4027, ({ toSign }) => hmac('sha512', SECRET, toSign, 'base64'), 'base64', /written in Base64: write its bytes as hexadecimal/],
     ['HMAC-SHA256 in Base64', -4027, ({ toSign }) => hmac('sha256', SECRET, toSign, 'base64'), 'sha256+base64', /HMAC-SHA256: sign with HMAC-SHA512; the digest is written in Base64/],
     ['a trailing newline', -4037, ({ toSign }) => hmac('sha512', SECRET, `${toSign}\n`), 'trailing-newline', /ends with a line break/],
     ['a trailing \\r\\n', -4037, ({ toSign }) => hmac('sha512', SECRET, `${toSign}\r\n`), 'trailing-crlf', /ends with \\r\\n/],
@@ -219,7 +219,7 @@ describe('shapes and clocks', async () => {
       ['ab'.repeat(48), '96 hexadecimal characters, the length of an HMAC-SHA384: sign with HMAC-SHA512, which is 128'],
       ['abc', '3 hexadecimal characters: an HMAC-SHA512 is 128'],
       [`g${'a'.repeat(127)}`, '128 characters, but `g` at position 1 is not hexadecimal'],
-      [Buffer.alloc(64, 7).toString('base64'), "Base64 of 64 bytes: write the HMAC-SHA512's 64 bytes as 128 lower-case hexadecimal characters"],
+      [Buffer.alloc(64, 7).toString('base64'), "Base64 of 64 bytes: write the HMAC-SHA512's 64 bytes as 128 hexadecimal characters"],
       ['not a digest at all!', undefined],
       ['x'.repeat(127), undefined],
     ];

@@ -24,7 +24,7 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
   const h = headerNames(o.token);
   const bodies = bodySchemas(o.token);
   const headerParams = [
-    { name: 'Authorization', in: 'header', required: true, description: `\`${o.token}-hmac: apiuser=<id>,signedheaders=${h.utctime};${h.nonce},algorithm=${o.token}-hmac512,signature=<hex>\`: the signature is HMAC-SHA512, keyed with the API user's secret, of \`${h.utctime}: <utctime>\\n${h.nonce}: <nonce>\`, as 128 lower-case hex characters.`, schema: { type: 'string' } },
+    { name: 'Authorization', in: 'header', required: true, description: `\`${o.token}-hmac: apiuser=<id>,signedheaders=${h.utctime};${h.nonce},algorithm=${o.token}-hmac512,signature=<hex>\`: the signature is HMAC-SHA512, keyed with the API user's secret, of \`${h.utctime}: <utctime>\\n${h.nonce}: <nonce>\`, as 128 hexadecimal characters (either case).`, schema: { type: 'string' } },
     { name: h.utctime, in: 'header', required: true, description: 'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock', schema: { type: 'string', pattern: '^\\d{1,16}$' } },
     { name: h.nonce, in: 'header', required: true, description: 'fresh for every request, retries included (a UUID)', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,128}$' } },
     { name: h.apiUser, in: 'header', required: true, description: 'the API user id', schema: { type: 'string', pattern: '^\\d{9}$' } },

@@ -41,7 +41,7 @@ export function signatureShape(value: string): Hint | undefined {
     return { id: 'not-hex', text: `128 characters, but ${quote(v[at])} at position ${at + 1} is not hexadecimal` };
   }
   if (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && v.length % 4 === 0) {
-    return { id: 'base64', text: `Base64 of ${Buffer.from(v, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 lower-case hexadecimal characters` };
+    return { id: 'base64', text: `Base64 of ${Buffer.from(v, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 hexadecimal characters` };
   }
   return undefined;
 }
