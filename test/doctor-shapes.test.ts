@@ -87,8 +87,8 @@ describe('the shapes of misshapen headers', async () => {
       [bare, { id: 'bare-signature', text: `the header holds only a signature: send ${EXPECTED_AUTHORIZATION}` }],
       [`x${bare}`, { not: 'bare-signature' }],
       [`${bare}x`, { not: 'bare-signature' }],
-      ['acme-hmac: apiuser=123456789', { id: 'other-token', text: "the scheme is acme-hmac:, but this simulator runs with the token svc: send svc-hmac: (start it with --token acme if your client's token is right)" }],
-      ['ACME-HMAC: apiuser=123456789', { id: 'other-token', text: "the scheme is ACME-HMAC:, but this simulator runs with the token svc: send svc-hmac: (start it with --token acme if your client's token is right)" }],
+      ['acme-hmac: apiuser=123456789', { id: 'other-token', text: 'the Authorization scheme uses the token acme, but this simulator runs with the token svc: start it with --token acme (scenario key `token`) for a client configured for acme' }],
+      ['ACME-HMAC: apiuser=123456789', { id: 'other-token', text: 'the Authorization scheme uses the token acme, but this simulator runs with the token svc: start it with --token acme (scenario key `token`) for a client configured for acme' }],
       // Its own token, in capitals: not another token.
       ['SVC-HMAC: nonsense', { not: 'other-token' }],
       ['1acme-hmac: apiuser=123456789', { not: 'other-token' }],

@@ -1,4 +1,5 @@
 import type { Hint } from './hint.js';
+import { schemeToken } from './other-token.js';
 
 /**
  * Shapes seen in the field where a header or a part has the wrong format: a language's text of an object where a
@@ -51,11 +52,8 @@ export function authorizationShape(value: string, token: string): Hint | undefin
   const v = value.trim();
   const expected = `${token}-hmac: apiuser=<id>,signedheaders=x-${token}-utctime;x-${token}-cnonce,algorithm=${token}-hmac512,signature=<hex>`;
   if (/^[0-9a-f]{64,128}$/i.test(v)) return { id: 'bare-signature', text: `the header holds only a signature: send ${expected}` };
-  // The scheme quoted as the client wrote it (ACME-HMAC:), the token it implies in lower case.
-  const scheme = /^(([A-Za-z][\w-]*)-hmac)\s*:/i.exec(v);
-  if (scheme && scheme[2].toLowerCase() !== token) {
-    return { id: 'other-token', text: `the scheme is ${scheme[1]}:, but this simulator runs with the token ${token}: send ${token}-hmac: (start it with --token ${scheme[2].toLowerCase()} if your client's token is right)` };
-  }
+  const otherToken = schemeToken(v, token);
+  if (otherToken) return otherToken;
   const other = /^(Bearer|Basic|Digest|HMAC|Signature)\b/i.exec(v);
   if (other) return { id: 'other-scheme', text: `a ${other[1]} header: this service takes ${expected}` };
   return undefined;

@@ -7,6 +7,7 @@ import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../c
 import { nonceReuseHint, timeReuseHint } from '../doctor/first-uses.js';
 import type { Hint } from '../doctor/hint.js';
 import { authorizationShape, driftHint, nonceShape, timeShape } from '../doctor/shapes.js';
+import { algorithmToken, bodyUserToken, headerToken, pathToken, signedHeadersToken } from '../doctor/other-token.js';
 import type { SignedRequest } from '../doctor/signature.js';
 import type { RequestContext } from './context.js';
 import { operate } from './operation.js';
@@ -67,8 +68,11 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
   [
     'route',
     (ctx) => {
-      const endpoint = endpointOf(ctx.req.url);
-      if (!endpoint) return answer(-404, `no endpoint at ${ctx.req.url.split('?')[0]}`);
+      const endpoint = endpointOf(ctx.req.url, ctx.sc.token);
+      if (!endpoint) {
+        ctx.hint = pathToken(ctx.req.url, ctx.sc.token);
+        return answer(-404, `no endpoint at ${ctx.req.url.split('?')[0]}`);
+      }
       if (!endpointMethods(endpoint).includes(ctx.req.method)) return answer(-405, `${ctx.req.method} is not allowed on /v1/svc/${endpoint}`);
       ctx.endpoint = endpoint;
       return undefined;
@@ -91,7 +95,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!isAuthChecked(ctx)) return undefined;
       const name = `x-${ctx.sc.token}-utctime`;
       const v = ctx.header(name);
-      if (!v) return authFail(ctx, -4004);
+      if (!v) return authFail(ctx, -4004, undefined, headerToken(ctx.req.headers, 'utctime', ctx.sc.token));
       if (!UTCTIME.test(v)) return authFail(ctx, -4005, `${name} must be 1 to 16 digits`, timeShape(v));
       ctx.utctime = v;
       return undefined;
@@ -103,7 +107,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!isAuthChecked(ctx)) return undefined;
       const name = `x-${ctx.sc.token}-cnonce`;
       const v = ctx.header(name);
-      if (!v) return authFail(ctx, -4006);
+      if (!v) return authFail(ctx, -4006, undefined, headerToken(ctx.req.headers, 'cnonce', ctx.sc.token));
       if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`, nonceShape(v));
       ctx.nonce = v;
       return undefined;
@@ -114,7 +118,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
       const v = ctx.header(`x-${ctx.sc.token}-apiuser`);
-      if (!v) return authFail(ctx, -4008);
+      if (!v) return authFail(ctx, -4008, undefined, headerToken(ctx.req.headers, 'apiuser', ctx.sc.token));
       if (!ID9.test(v)) return authFail(ctx, -4009, 'the API user id must be 9 digits');
       ctx.apiUserId = v;
       return undefined;
@@ -151,7 +155,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.algorithm;
       if (!v) return authFail(ctx, -4030);
-      return v.toLowerCase() === `${ctx.sc.token}-hmac512` ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.token}-hmac512`);
+      return v.toLowerCase() === `${ctx.sc.token}-hmac512` ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.token}-hmac512`, algorithmToken(v, ctx.sc.token));
     },
   ],
   [
@@ -161,7 +165,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const v = ctx.parts.signedheaders;
       if (!v) return authFail(ctx, -4032);
       const want = `x-${ctx.sc.token}-utctime;x-${ctx.sc.token}-cnonce`;
-      return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`);
+      return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`, signedHeadersToken(v, ctx.sc.token));
     },
   ],
   [
@@ -251,7 +255,10 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       if (!ctx.env) return undefined;
       const judged = judgeBody(ctx.env.op, ctx.env.body, ctx.sc, ctx.env.op === 'challenge' && ctx.apiUser!.ipRules !== undefined);
-      if ('code' in judged) return judged as Answer;
+      if ('code' in judged) {
+        if (judged.code === -5077) ctx.hint = bodyUserToken(ctx.env.body, ctx.sc.token);
+        return judged as Answer;
+      }
       ctx.body = judged;
       return undefined;
     },
