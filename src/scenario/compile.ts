@@ -1,4 +1,5 @@
 import { ACCOUNT_STATES, codeInfo, type Operation } from '../codes.js';
+import { closest } from '../closest.js';
 import { isEmail } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { AccountBook, foldedValueMatcher, isGlob, type AccountEntry } from '../world/accounts.js';
@@ -6,7 +7,8 @@ import { GlobError } from '../world/glob.js';
 import { IpRules, parseRange } from '../world/ip.js';
 import type { ScenarioIssue } from './errors.js';
 import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
-import { checkShape } from './validate.js';
+import { mend } from './mend.js';
+import { checkShape, MAX_ISSUES } from './validate.js';
 import { HmacKey } from '../auth/hmac-key.js';
 import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
 
@@ -90,8 +92,14 @@ export function makeApiUser(id: string, secret: string, state = 'active', permis
  */
 export function compileScenario(value: unknown): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
   const shape = checkShape(value);
-  if (shape.length) return { issues: shape };
-  const input = value as ScenarioInput;
+  if (shape.length === 0) return compileChecked(value as ScenarioInput);
+  // Every problem in one pass: those of shape, and those of meaning in the parts of the scenario that were read whole.
+  const { issues, mended } = mend(value, shape);
+  return { issues: mended ? [...issues, ...mended.keep(compileChecked(mended.value).issues)].slice(0, MAX_ISSUES) : issues };
+}
+
+/** Gives the values of a scenario of the right shape their meaning. */
+function compileChecked(input: ScenarioInput): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
   const issues: ScenarioIssue[] = [];
   const fail = (path: (string | number)[], message: string) => {
     issues.push({ path, message });
@@ -140,7 +148,8 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
     const code = ACCOUNT_STATES.get(ref);
     if (code !== undefined) return code;
     if (/^-2\d{3}$/.test(ref) && codeInfo(Number(ref))?.check === 'account') return Number(ref);
-    fail(path, `unknown account state \`${ref}\` (one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`);
+    const near = closest(ref, ['active', ...ACCOUNT_STATES.keys()]);
+    fail(path, `unknown account state \`${ref}\` (${near ? `did you mean "${near}"? ` : ''}one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`);
     return 0;
   };
   const accountEntries: AccountEntry[] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
