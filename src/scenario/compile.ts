@@ -6,8 +6,9 @@ import { AccountBook, foldedValueMatcher, isGlob, type AccountEntry } from '../w
 import { GlobError } from '../world/glob.js';
 import { IpRules, parseRange } from '../world/ip.js';
 import type { ScenarioIssue } from './errors.js';
-import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
+import { ANSWERING_FAULTS, PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
 import { mend } from './mend.js';
+import { shadowedRules } from './shadows.js';
 import { checkShape, MAX_ISSUES } from './validate.js';
 import { HmacKey } from '../auth/hmac-key.js';
 import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
@@ -49,6 +50,11 @@ export interface CompiledRule {
   delay?: { min: number; max: number };
   fault?: Fault;
   hangMs: number;
+  /**
+   * Whether the rule decides the answer (it forces a code, or a fault that keeps the request from the service). A rule
+   * that only delays or garbles the answer (truncate, garbage) does not: it composes with the one that decides.
+   */
+  decides: boolean;
 }
 
 /** A scenario with defaults applied and every value parsed: what the simulator runs. */
@@ -95,11 +101,14 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
   if (shape.length === 0) return compileChecked(value as ScenarioInput);
   // Every problem in one pass: those of shape, and those of meaning in the parts of the scenario that were read whole.
   const { issues, mended } = mend(value, shape);
-  return { issues: mended ? [...issues, ...mended.keep(compileChecked(mended.value).issues)].slice(0, MAX_ISSUES) : issues };
+  return { issues: mended ? [...issues, ...mended.keep(compileChecked(mended.value, mended.rulesWhole).issues)].slice(0, MAX_ISSUES) : issues };
 }
 
-/** Gives the values of a scenario of the right shape their meaning. */
-function compileChecked(input: ScenarioInput): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
+/**
+ * Gives the values of a scenario of the right shape their meaning. `rulesWhole`: no rule had a value set aside, so
+ * which rule shadows which can be told.
+ */
+function compileChecked(input: ScenarioInput, rulesWhole = true): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
   const issues: ScenarioIssue[] = [];
   const fail = (path: (string | number)[], message: string) => {
     issues.push({ path, message });
@@ -164,6 +173,10 @@ function compileChecked(input: ScenarioInput): { scenario?: CompiledScenario; is
   const autoVerifyDelay = duration(input.autoVerify?.delay, DEFAULT_AUTO_VERIFY_DELAY, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay, fail);
 
   const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
+  if (rulesWhole) {
+    const broken = new Set(issues.filter((i) => i.path[0] === 'rules').map((i) => i.path[1]));
+    issues.push(...shadowedRules(rules, input.rules ?? [], (i) => broken.has(i)));
+  }
 
   if (issues.length) return { issues };
   return {
@@ -220,7 +233,8 @@ function matcherOf(pattern: string, path: (string | number)[], fail: Fail): ((fo
 function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser> | undefined, fail: Fail): CompiledRule {
   const at = (...rest: (string | number)[]) => ['rules', index, ...rest];
   const w = r.when ?? {};
-  const rule: CompiledRule = { index, label: r.name ?? `rule ${index + 1}`, after: r.after ?? 0, times: r.times, every: r.every, hangMs: 60_000 };
+  const decides = r.respond !== undefined || (r.fault !== undefined && !ANSWERING_FAULTS.has(r.fault));
+  const rule: CompiledRule = { index, label: r.name ?? `rule ${index + 1}`, after: r.after ?? 0, times: r.times, every: r.every, hangMs: 60_000, decides };
 
   // What the request must be: endpoint, type, and the operations they allow.
   let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
@@ -286,7 +300,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   }
   if (r.fault) {
     rule.fault = r.fault;
-    if (r.respond && r.fault !== 'truncate' && r.fault !== 'garbage') {
+    if (r.respond && !ANSWERING_FAULTS.has(r.fault)) {
       fail(at('respond'), `has no effect: fault ${r.fault} never sends the service's answer`);
     }
   }

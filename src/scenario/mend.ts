@@ -24,7 +24,7 @@ export interface Mended {
    * problems of meaning worth reporting, at the key paths the scenario was written with; absent when the value could
    * not be mended (not a mapping at all, or still misshapen after the rounds).
    */
-  mended?: { value: ScenarioInput; keep(meaning: ScenarioIssue[]): ScenarioIssue[] };
+  mended?: { value: ScenarioInput; keep(meaning: ScenarioIssue[]): ScenarioIssue[]; rulesWhole: boolean };
 }
 
 /** Mends `value`, whose shape has the problems `first`. */
@@ -62,6 +62,7 @@ export function mend(value: unknown, first: ShapeProblem[]): Mended {
     mended: {
       value: doc.root as ScenarioInput,
       keep: (meaning) => meaning.filter((i) => !doc.touches(i.path)).map((i) => ({ ...i, path: doc.written(i.path) })),
+      rulesWhole: !doc.setAsideUnder('rules'),
     },
   };
 }
@@ -117,6 +118,11 @@ class Document {
   /** Whether a problem of meaning at this path could come from a value set aside. */
   touches(path: Path): boolean {
     return this.untrusted.some((aside) => startsWith(path, partOf(aside)) || (aside[0] === 'apiUsers' && path[0] === 'rules' && path[2] === 'when' && path[3] === 'apiUser'));
+  }
+
+  /** Whether a value was set aside under this top-level key. */
+  setAsideUnder(key: string): boolean {
+    return this.untrusted.some((aside) => aside[0] === key);
   }
 
   /** A key path of the mended value as the scenario wrote it (renames undone, the latest first). */
