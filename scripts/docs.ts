@@ -1,6 +1,6 @@
 /**
  * Writes the reference parts of the documentation from the code, never by hand: the code table, the client
- * findings, the shipped scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints) and the
+ * findings, the shipped scenarios, the scenario keys (from the one schema), the request bodies (bodies.ts), the command line's help (the text `--help` prints) and the
  * in-process API (TypeDoc, into docs/api/, which is not kept in the repository: packing runs this script, so the
  * package carries it). `npm run docs` rewrites them; tests fail when a block is stale and when an export has no doc
  * comment.
@@ -15,6 +15,7 @@ import { FINDING_KINDS } from '../src/doctor/findings.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
+import { bodiesPage } from './bodies.js';
 
 export const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
@@ -108,6 +109,7 @@ export const BLOCKS: Record<string, Record<string, () => string>> = {
   'docs/status-codes.md': { codes: codeTable },
   'docs/scenarios.md': { scenarios: scenarioList, 'scenario-keys': scenarioKeys },
   'docs/command-line.md': { 'cli-help': cliHelp },
+  'docs/requests.md': { bodies: bodiesPage },
 };
 
 /** A page with its generated blocks filled in. */
