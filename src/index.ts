@@ -23,4 +23,5 @@ export { ScenarioError, type ScenarioIssue } from './scenario/errors.js';
 export { ScenarioSchema, type ScenarioInput, type ApiUserInput, type RuleInput } from './scenario/schema.js';
 export { shippedScenarioNames } from './scenario/catalog.js';
 export type { JournalEntry } from './observers/answered.js';
-export type { Challenge, ChallengeState } from './world/challenges.js';
+export type { Challenge } from './world/challenges.js';
+export type { Actor, ChallengeState, Step } from './world/steps.js';

@@ -5,7 +5,8 @@ import { EXPLORE_KINDS } from './explore.js';
 import { CONTROL_HEADER } from './control-access.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import { SEVERITIES } from '../doctor/findings.js';
-import { CHALLENGE_STATES, ENDED_BY } from '../world/challenges.js';
+import { ENDED_BY } from '../world/challenges.js';
+import { ACTOR_NAMES, CHALLENGE_STATES } from '../world/steps.js';
 
 /**
  * The OpenAPI 3.1 document of the control API (`/__sim/openapi.json`): every route under `/__sim/`, its body and its
@@ -43,6 +44,13 @@ const Challenge = Type.Object(
     autoVerifyAt: Type.Optional(Iso),
     endedAt: Type.Optional(Iso),
     endedBy: Type.Optional(Type.Union(ENDED_BY.map((s) => Type.Literal(s)))),
+    trail: Type.Array(
+      Type.Object(
+        { state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))), at: Iso, by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))) },
+        { additionalProperties: false },
+      ),
+      { description: 'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify' },
+    ),
     authCode: Type.Optional(Type.String({ description: 'the code the user was shown' })),
     ipAddress: Type.Optional(Type.String()),
   },
@@ -206,7 +214,7 @@ export function controlOpenApiDocument(serverUrl: string): Record<string, unknow
           },
         },
       },
-      '/__sim/events': { get: { summary: 'Each new journal entry as a server-sent event `request`', responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(401, 403, 503) } } },
+      '/__sim/events': { get: { summary: 'Each new journal entry as a server-sent event `request`, and each step of a challenge as an event `challenge` (its view, as GET /__sim/challenges shows it)', responses: { '200': { description: 'an event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(401, 403, 503) } } },
       '/__sim/explore': {
         post: op('Send one correctly signed (or deliberately broken) request, as the dashboard does', json(Type.Object({ kind: Type.String(), label: Type.String(), expect: Type.String(), exchanges: Type.Array(Exchange) }), 'what was sent and what came back'), {
           requestBody: jsonBody({ type: 'object', properties: { kind: { enum: Object.keys(EXPLORE_KINDS) }, apiUser: { type: 'string' }, user: { type: 'string' }, challengeId: { type: 'string' }, authCode: { type: 'string' }, ipAddress: { type: 'string' }, challengeType: { type: 'string' }, challengeExpiry: { type: 'string' }, enableQRcode: { type: 'boolean' }, enableAutoVerify: { type: 'boolean' }, clock: { enum: ['simulator', 'machine'] } }, required: ['kind'] }),

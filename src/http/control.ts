@@ -33,9 +33,15 @@ export function challengeView(c: Challenge) {
     autoVerifyAt: c.autoVerifyAt === undefined ? undefined : isoTime(c.autoVerifyAt),
     endedAt: c.endedAt === undefined ? undefined : isoTime(c.endedAt),
     endedBy: c.endedBy,
+    trail: c.trail.map((step) => ({ state: step.state, at: isoTime(step.at), by: step.by })),
     authCode: c.authCode,
     ipAddress: c.ipAddress,
   };
+}
+
+/** A view as the control API's JSON shows it: no string holds a secret the simulator knows (the event stream is not sent through Express's replacer). */
+function redacted<T>(sim: Simulator, view: T): T {
+  return JSON.parse(JSON.stringify(view, (_key, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value))) as T;
 }
 
 function clockView(sim: Simulator) {
@@ -122,7 +128,7 @@ export function controlRouter(sim: Simulator): Router {
     res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(sim.runSummary(options), format));
   });
 
-  r.get('/__sim/events', guard, eventStream(sim.journal, (e) => e));
+  r.get('/__sim/events', guard, eventStream<Challenge>(sim.journal, (e) => e, { watch: (w) => sim.world.challenges.watch(w), view: (c) => redacted(sim, challengeView(c)) }));
 
   r.use('/__sim', controlErrors);
   return r;

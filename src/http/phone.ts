@@ -89,8 +89,9 @@ export function phoneRouter(sim: Simulator): Router {
     r.post(`/phone/:id/${action}`, (req: Request, res: Response) => {
       const id = String(req.params.id);
       try {
-        if (action === 'approve') sim.approve(id);
-        else sim.deny(id);
+        // The user's own answer, on the phone page (a control call answers through the facade).
+        if (action === 'approve') sim.world.challenges.approve(id, sim.now(), undefined, 'phone');
+        else sim.world.challenges.deny(id, sim.now(), 'phone');
       } catch (e) {
         if (!(e instanceof ControlError)) throw e;
         const c = find(id);
