@@ -66,6 +66,8 @@ describe('who took each step of a challenge', async () => {
       ['approved', 'phone'],
       ['verified', 'explorer'],
     ]);
+    const table = await (await fetch(`${sim.url}/__sim/ui/challenges`)).text();
+    expect(table).toContain('sent by the client · approved by the user on the phone page · verified by the explorer');
   });
 
   it('the explorer made it, a control call approved it, a client verified it', async () => {
