@@ -32,6 +32,10 @@ interface Explored {
   exchanges: { request: { method: string; url: string; headers: Record<string, string>; body?: string }; response: { status: number; body: string } }[];
 }
 
+/**
+ * A finding as `GET /__sim/findings` answers it (doctor/findings.ts's Finding, the part the page shows; that module
+ * needs Node's types, which this script is checked without).
+ */
 interface Finding {
   id: string;
   severity: 'info' | 'warning' | 'error';
