@@ -174,14 +174,14 @@ describe('shapes and clocks', async () => {
     const auth = (v: string) => (h: Record<string, string>) => (h.Authorization = v);
     expect(expectEnvelope(await time({ mutate: auth('ab'.repeat(64)) }), 400, -4001).message).toMatch(/holds only a signature: send svc-hmac: apiuser=<id>/);
     expect(expectEnvelope(await time({ mutate: auth('Bearer abc.def') }), 400, -4001).message).toMatch(/a Bearer header/);
-    expect(expectEnvelope(await time({ mutate: auth('acme-hmac: apiuser=123456789') }), 400, -4001).message).toMatch(/the scheme is acme-hmac:, but this simulator runs with the token svc/);
+    expect(expectEnvelope(await time({ mutate: auth('acme-hmac: apiuser=123456789') }), 400, -4001).message).toMatch(/the Authorization scheme uses the token acme, but this simulator runs with the token svc: start it with --token acme/);
     // Word for word, the edges of each, and headers that get no hint.
     const expected = 'svc-hmac: apiuser=<id>,signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=<hex>';
     const hints: [string, string | undefined][] = [
       ['ab'.repeat(32), `the header holds only a signature: send ${expected}`],
       ['ab'.repeat(64), `the header holds only a signature: send ${expected}`],
       [`${'a'.repeat(63)}`, undefined],
-      ['ACME-hmac : apiuser=1', 'the scheme is ACME-hmac:, but this simulator runs with the token svc: send svc-hmac: (start it with --token acme if your client\'s token is right)'],
+      ['ACME-hmac : apiuser=1', 'the Authorization scheme uses the token acme, but this simulator runs with the token svc: start it with --token acme (scenario key `token`) for a client configured for acme'],
       ['Basic dXNlcjpwYXNz', `a Basic header: this service takes ${expected}`],
       ['signature keyId="x"', `a signature header: this service takes ${expected}`],
       ['Bearerish', undefined],

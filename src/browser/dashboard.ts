@@ -120,7 +120,14 @@ function refreshChallenges(): Promise<void> {
   }
   fetching = (async () => {
     const r = await fetch('/__sim/ui/challenges');
-    if (r.ok) $('#challenges').innerHTML = await r.text();
+    if (r.ok) {
+      const box = $('#challenges');
+      box.innerHTML = await r.text();
+      // The time left counts from the simulator's clock as the table was made: a challenge the page saw run out
+      // and the simulator did not (its clock moved or frozen by someone else) is not asked for again and again.
+      const clock = box.querySelector<HTMLElement>('[data-now]');
+      if (clock) showClock({ now: Number(clock.dataset.now), frozen: clock.dataset.frozen === 'true' });
+    }
     countDown();
   })().finally(() => {
     fetching = undefined;

@@ -27,7 +27,9 @@ const BROKEN: ExploreKind[] = ['bad-signature', 'replay', 'drift'];
 export function challengesFragment(sim: Simulator): string {
   const now = sim.now();
   const list = sim.listChallenges().slice(0, 50);
-  if (list.length === 0) return `<p class="muted" id="no-challenges">No challenges yet. Send a <b>New challenge</b> from the explorer.</p>`;
+  // The simulator's clock as it stood: the page counts the time left from it (a test may have moved or frozen it).
+  const clock = `data-now="${now}" data-frozen="${sim.clock.frozen}"`;
+  if (list.length === 0) return `<p class="muted" id="no-challenges" ${clock}>No challenges yet. Send a <b>New challenge</b> from the explorer.</p>`;
   const rows = list
     .map((c) => {
       const waiting = c.state === 'waiting';
@@ -46,7 +48,7 @@ export function challengesFragment(sim: Simulator): string {
       return `<tbody data-challenge="${id}">${facts}${actions}</tbody>`;
     })
     .join('');
-  return `<table><thead><tr><th>State, and who did what</th><th>User and challenge</th><th>Time left</th><th>Code</th></tr></thead>${rows}</table>`;
+  return `<table ${clock}><thead><tr><th>State, and who did what</th><th>User and challenge</th><th>Time left</th><th>Code</th></tr></thead>${rows}</table>`;
 }
 
 function options(values: readonly string[], selected?: string): string {
