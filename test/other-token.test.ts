@@ -54,6 +54,15 @@ describe('a client configured for the token gridy, against a simulator with the 
     }
   });
 
+  it('in any of the three header names, whichever one is missing', async () => {
+    const cnonceOnly: SendOptions['mutate'] = (h) => {
+      delete h['x-svc-utctime'];
+      h['x-gridy-cnonce'] = h['x-svc-cnonce'];
+      delete h['x-svc-cnonce'];
+    };
+    expect(await refused('/v1/svc/time', -4004, 400, { method: 'GET', mutate: cnonceOnly })).toMatch(/^the header x-gridy-cnonce uses/);
+  });
+
   it('in the Authorization parts, algorithm=gridy-hmac512 and signedheaders=x-gridy-…: -4031, -4033', async () => {
     const part = (from: string, to: string): SendOptions['mutate'] => (h) => {
       h.Authorization = h.Authorization.replace(from, to);
@@ -77,6 +86,8 @@ describe('a client configured for the token gridy, against a simulator with the 
     await bare('/v1/svc/time', -4004, 400, { method: 'GET', mutate: (h) => delete h['x-svc-utctime'] });
     await bare('/v1/svc/time', -4004, 400, { method: 'GET', mutate: (h) => { h['x-gri-dy-utctime'] = h['x-svc-utctime']; delete h['x-svc-utctime']; } });
     await bare('/v1/svc/time', -4031, 400, { method: 'GET', mutate: (h) => { h.Authorization = h.Authorization.replace('svc-hmac512', 'svc-hmac256'); } });
+    // Two tokens in one signedheaders: not a client set up for another one.
+    await bare('/v1/svc/time', -4033, 400, { method: 'GET', mutate: (h) => { h.Authorization = h.Authorization.replace('x-svc-utctime;x-svc-cnonce', 'x-gridy-utctime;x-acme-cnonce'); } });
     await bare('/v1/svc/challenge', -5077, 400, { body: challengeEnvelope(sim.apiUser.id, { svcUser: undefined, user: 'user@example.com' }) });
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as, body: svcBody }), 202, 2025);
   });

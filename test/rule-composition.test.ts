@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadScenarioFile, ScenarioError, signedHeaders, startSimulator, type RunningSimulator } from '../src/index.js';
+import { compileOrThrow } from '../src/scenario/load.js';
+import { pickRule, running } from '../src/scenario/rules.js';
 import { challengeEnvelope, expectEnvelope, send, type SendOptions } from './helpers.js';
 
 /**
@@ -113,6 +115,27 @@ function signed(sim: RunningSimulator): Record<string, string> {
   return signedHeaders({ apiUser: sim.apiUser.id, secret: SECRET, time: sim.simulator.now() });
 }
 
+describe('the rule the request path is handed: the rules that apply, as one', () => {
+  const subject = { endpointByPath: 'time' as const, header: () => undefined, peek: {}, operation: 'time' as const };
+  const pick = (rules: unknown[]) => pickRule(running(compileOrThrow({ name: 'p', rules }, 'p')), subject as never);
+
+  it('delays add up, ranges as ranges, to ten minutes at most', () => {
+    expect(pick([{ delay: { min: '100ms', max: '300ms' } }, { delay: { min: '50ms', max: '60ms' }, respond: { code: -5000 } }])).toMatchObject({ label: 'rule 1 + rule 2', delay: { min: 150, max: 360 }, respond: { code: -5000 } });
+    expect(pick([{ delay: '10m' }, { delay: { min: '9m', max: '10m' } }])!.delay).toEqual({ min: 600_000, max: 600_000 });
+  });
+
+  it('with no rule that decides: the delay and the garbling, and no code', () => {
+    const rule = pick([{ delay: '1s' }, { fault: 'garbage' }, { fault: 'truncate' }])!;
+    expect(rule).toMatchObject({ label: 'rule 1 + rule 2 + rule 3', delay: { min: 1000, max: 1000 }, fault: 'garbage' });
+    expect(rule.respond).toBeUndefined();
+  });
+
+  it('one rule alone is itself; none, nothing', () => {
+    expect(pick([{ respond: { code: -5000 }, fault: 'truncate' }])).toMatchObject({ label: 'rule 1', respond: { code: -5000 }, fault: 'truncate' });
+    expect(pick([{ when: { endpoint: 'challenge' }, respond: { code: -5000 } }])).toBeUndefined();
+  });
+});
+
 describe('a rule that an earlier one always beats is refused at load', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mfa-sim-composition-'));
   const refusal = (text: string) => {
@@ -134,7 +157,8 @@ describe('a rule that an earlier one always beats is refused at load', () => {
     );
   });
 
-  it('each shape of "always beats": no when at all, the same user glob, a fault that never reaches the service', () => {
+  it('each shape of "always beats": no when at all, the same user glob, a fault that never reaches the service, the same header', () => {
+    expect(refusal('name: s\nrules:\n  - when: { headers: { X-Case: drift } }\n    respond: { code: -4036 }\n  - when: { endpoint: time, headers: { x-case: drift } }\n    respond: { code: -5000 }\n')).toMatch(/^shadow\.yaml:5: rules\[1\]/);
     expect(refusal('name: s\nrules:\n  - respond: { code: -5000 }\n  - when: { endpoint: challenge }\n    respond: { code: -2006 }\n')).toMatch(/^shadow\.yaml:4: rules\[1\]: impossible: rules\[0\] before/);
     expect(refusal('name: s\nrules:\n  - when: { svcUser: "*@X.example" }\n    respond: { code: -2007 }\n  - when: { svcUser: "*@x.example", endpoint: challenge }\n    respond: { code: -2006 }\n')).toMatch(/^shadow\.yaml:5: rules\[1\]/);
     expect(refusal('name: s\nrules:\n  - when: { svcUser: "*" }\n    fault: reset\n  - when: { svcUser: "a@x.example" }\n    fault: hang\n')).toMatch(/^shadow\.yaml:5: rules\[1\]/);
@@ -148,8 +172,10 @@ describe('a rule that an earlier one always beats is refused at load', () => {
       'name: s\nrules:\n  - when: { endpoint: time }\n    respond: { code: -5000 }\n  - respond: { code: -2006 }\n',
       'name: s\nrules:\n  - when: { svcUser: "a@x.example" }\n    respond: { code: -2007 }\n  - when: { svcUser: "*@x.example" }\n    respond: { code: -2006 }\n',
       'name: s\nrules:\n  - when: { headers: { x-a: "1" } }\n    respond: { code: -5000 }\n  - when: { headers: { x-a: "2" } }\n    respond: { code: -5000 }\n',
-      // -2035 exists for cancels only: a later rule matching every operation is not covered.
+      // -2035 exists for cancels only: a later rule matching every operation, or more operations, is not covered.
       'name: s\nrules:\n  - respond: { code: -2035 }\n  - fault: reset\n',
+      'name: s\nrules:\n  - respond: { code: -2035 }\n  - respond: { code: -2006 }\n',
+      'name: s\nrules:\n  - when: { headers: { x-a: "1" } }\n    respond: { code: -5000 }\n  - respond: { code: -5000 }\n',
       'name: s\nrules:\n  - delay: 1s\n  - respond: { code: -5000 }\n',
       'name: s\nrules:\n  - respond: { code: -5000 }\n  - delay: 1s\n  - fault: garbage\n',
     ];

@@ -123,6 +123,61 @@ describe('every problem of a scenario in one pass', () => {
     );
   });
 
+  it('a key with no near known key is set aside with its part: a rule that only misnames its respond is not also "does nothing"', () => {
+    expect(problems('name: x\nrules:\n  - reply: { code: -5000 }\n  - every: 3\n    times: 2\n    respond: { code: -5000 }\n')).toEqual([
+      's.yaml:3: rules[0].reply: unknown key (known keys: name, when, after, times, every, respond, delay, fault, hangFor)',
+      's.yaml:4: rules[1].every: impossible: every 3th request within only 2',
+    ]);
+  });
+
+  it('an API user set aside takes with it the rules that name API users, and nothing else', () => {
+    const text = 'name: x\napiUsers:\n  - id: 123456789\n    secret: s\nrules:\n  - when: { apiUser: "123456789" }\n    respond: { code: -5000 }\n  - every: 3\n    times: 2\n    respond: { code: -5000 }\n';
+    expect(problems(text)).toEqual(['s.yaml:3: apiUsers[0].id: must be a string', 's.yaml:8: rules[1].every: impossible: every 3th request within only 2']);
+  });
+
+  it('which rule an earlier one beats is told only when every rule was read whole', () => {
+    // The misspelled endpoint stands in as the first of the list (challenge): read so, the first rule would beat the second.
+    const setAside = 'name: x\nrules:\n  - when: { endpoint: challenges }\n    respond: { code: -5000 }\n  - when: { endpoint: challenge }\n    respond: { code: -2006 }\n';
+    expect(problems(setAside)).toEqual(['s.yaml:3: rules[0].when.endpoint: must be one of: challenge, time, status, verify, blocked (did you mean "challenge"?)']);
+    const whole = 'name: x\nacounts: {}\nrules:\n  - when: { endpoint: challenge }\n    respond: { code: -5000 }\n  - when: { endpoint: challenge }\n    respond: { code: -2006 }\n';
+    expect(problems(whole)).toEqual(['s.yaml:2: acounts: unknown key (did you mean "accounts"?)', expect.stringMatching(/^s\.yaml:6: rules\[1\]: impossible: rules\[0\] before it decides/)]);
+  });
+
+  it('values of the wrong kind (a list for a mapping, a mapping for a list) stand aside and the rest is still read', () => {
+    expect(problems('name: x\napiUsers: [5]\nrules: 5\naccounts: [1]\ndefaultAccountState: lockd\n')).toEqual([
+      's.yaml:2: apiUsers[0]: must be a mapping (key: value)',
+      's.yaml:3: rules: must be a list',
+      's.yaml:4: accounts: must be a mapping (key: value)',
+      expect.stringMatching(/^s\.yaml:5: defaultAccountState: unknown account state `lockd` \(did you mean "locked"\?/),
+    ]);
+  });
+
+  it('misspellings nested three deep are each read as meant, and the value under them checked', () => {
+    expect(problems('name: x\napiUser:\n  - id: "123456789"\n    secret: s\n    ipRule:\n      blok: [300.1.2.3/8]\n')).toEqual([
+      's.yaml:2: apiUser: unknown key (did you mean "apiUsers"?)',
+      's.yaml:5: apiUser[0].ipRule: unknown key (did you mean "ipRules"?)',
+      's.yaml:6: apiUser[0].ipRule.blok: unknown key (did you mean "block"?)',
+      's.yaml:6: apiUser[0].ipRule.blok[0]: `300.1.2.3/8` is not an IPv4 address or CIDR block',
+    ]);
+  });
+
+  it('at most 20 problems: those of shape, then the first of meaning, in the order of the file', () => {
+    const text = ['name: x', 'accounts:', ...Array.from({ length: 25 }, (_, i) => `  u${i}@example.com: lockd`), 'acountz: 1'].join('\n');
+    const got = problems(text);
+    expect(got).toHaveLength(20);
+    expect(got[0]).toMatch(/^s\.yaml:3: accounts\["u0@example\.com"\]: unknown account state/);
+    expect(got[18]).toMatch(/^s\.yaml:21: accounts\["u18@example\.com"\]: unknown account state/);
+    expect(got[19]).toBe('s.yaml:28: acountz: unknown key (did you mean "accounts"?)');
+  });
+
+  it("nothing of the caller's value is changed, however deep the misspelling", () => {
+    const rule = { afer: 1, respond: { code: -5000, mesage: 'x' } };
+    const options = { name: 'x', rules: [rule] };
+    expect(issues(options).map((i) => i.path.join('.'))).toEqual(['rules.0.afer', 'rules.0.respond.mesage']);
+    expect(options.rules[0]).toBe(rule);
+    expect(rule).toEqual({ afer: 1, respond: { code: -5000, mesage: 'x' } });
+  });
+
   it('a value that is no scenario at all, or too broken to mend, gets its problems of shape alone', () => {
     expect(issues(['name', 'x']).map((i) => i.message)).toEqual(['must be a mapping (key: value)']);
     expect(issues({ name: 5, accounts: { 'a@example.com': 'lockd' } }).map((i) => i.path.join('.'))).toEqual(['name', 'accounts.a@example.com']);

@@ -14,7 +14,7 @@ const PATH = new RegExp(`^/v1/(${TOKEN})/(${ENDPOINTS.join('|')})/?(?:[?#]|$)`);
 const SCHEME = new RegExp(`^\\s*(${TOKEN})-hmac\\s*:`, 'i');
 const ALGORITHM = new RegExp(`^(${TOKEN})-hmac512$`, 'i');
 const SIGNED_HEADERS = new RegExp(`^x-(${TOKEN})-utctime;x-(${TOKEN})-cnonce$`, 'i');
-const HEADER = new RegExp(`^x-(${TOKEN})-(utctime|cnonce|apiuser)$`);
+const HEADER = new RegExp(`^x-(${TOKEN})-(?:utctime|cnonce|apiuser)$`);
 const BODY_USER = new RegExp(`^(${TOKEN})User$`);
 
 /** The hint: where the other token was found, both tokens, and the flag that serves such a client. */
@@ -26,7 +26,7 @@ export function otherTokenHint(where: string, theirs: string, ours: string): Hin
 }
 
 function other(found: string | undefined, ours: string): string | undefined {
-  return found !== undefined && found !== ours ? found : undefined;
+  return found !== ours ? found : undefined;
 }
 
 /** A path not served (-404) that names an endpoint under another token: `/v1/<theirs>/time`. */
@@ -55,11 +55,11 @@ export function signedHeadersToken(value: string, ours: string): Hint | undefine
   return theirs === undefined ? undefined : otherTokenHint('signedheaders', theirs, ours);
 }
 
-/** A missing `x-<ours>-<name>` header (-4004, -4006, -4008) where the request has `x-<theirs>-<name>`. */
-export function headerToken(headers: Record<string, unknown>, name: 'utctime' | 'cnonce' | 'apiuser', ours: string): Hint | undefined {
+/** A missing `x-<ours>-…` header (-4004, -4006, -4008) where the request has `x-<theirs>-utctime`, `-cnonce` or `-apiuser`. */
+export function headerToken(headers: Record<string, unknown>, ours: string): Hint | undefined {
   for (const key of Object.keys(headers)) {
-    const m = HEADER.exec(key);
-    if (m && m[2] === name && m[1] !== ours) return otherTokenHint(`the header ${key}`, m[1], ours);
+    const theirs = other(HEADER.exec(key)?.[1], ours);
+    if (theirs !== undefined) return otherTokenHint(`the header ${key}`, theirs, ours);
   }
   return undefined;
 }

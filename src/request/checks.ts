@@ -95,7 +95,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!isAuthChecked(ctx)) return undefined;
       const name = `x-${ctx.sc.token}-utctime`;
       const v = ctx.header(name);
-      if (!v) return authFail(ctx, -4004, undefined, headerToken(ctx.req.headers, 'utctime', ctx.sc.token));
+      if (!v) return authFail(ctx, -4004, undefined, headerToken(ctx.req.headers, ctx.sc.token));
       if (!UTCTIME.test(v)) return authFail(ctx, -4005, `${name} must be 1 to 16 digits`, timeShape(v));
       ctx.utctime = v;
       return undefined;
@@ -107,7 +107,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!isAuthChecked(ctx)) return undefined;
       const name = `x-${ctx.sc.token}-cnonce`;
       const v = ctx.header(name);
-      if (!v) return authFail(ctx, -4006, undefined, headerToken(ctx.req.headers, 'cnonce', ctx.sc.token));
+      if (!v) return authFail(ctx, -4006, undefined, headerToken(ctx.req.headers, ctx.sc.token));
       if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`, nonceShape(v));
       ctx.nonce = v;
       return undefined;
@@ -118,7 +118,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
       const v = ctx.header(`x-${ctx.sc.token}-apiuser`);
-      if (!v) return authFail(ctx, -4008, undefined, headerToken(ctx.req.headers, 'apiuser', ctx.sc.token));
+      if (!v) return authFail(ctx, -4008, undefined, headerToken(ctx.req.headers, ctx.sc.token));
       if (!ID9.test(v)) return authFail(ctx, -4009, 'the API user id must be 9 digits');
       ctx.apiUserId = v;
       return undefined;

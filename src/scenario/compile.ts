@@ -101,7 +101,8 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
   if (shape.length === 0) return compileChecked(value as ScenarioInput);
   // Every problem in one pass: those of shape, and those of meaning in the parts of the scenario that were read whole.
   const { issues, mended } = mend(value, shape);
-  return { issues: mended ? [...issues, ...mended.keep(compileChecked(mended.value, mended.rulesWhole).issues)].slice(0, MAX_ISSUES) : issues };
+  const all = mended ? [...issues, ...mended.keep(compileChecked(mended.value, mended.rulesWhole).issues)] : issues;
+  return { issues: all.slice(0, MAX_ISSUES) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ScenarioIssue } from './errors.js';
 import type { ScenarioInput } from './schema.js';
-import { checkShape, MAX_ISSUES, type ShapeProblem } from './validate.js';
+import { checkShape, type ShapeProblem } from './validate.js';
 
 /**
  * A scenario whose shape is wrong, mended far enough for the checks of meaning (compile.ts) to read the rest of it,
@@ -13,8 +13,11 @@ import { checkShape, MAX_ISSUES, type ShapeProblem } from './validate.js';
 
 type Path = (string | number)[];
 
-/** Rounds of mending: a value read as another key may show problems of its own, mended in the next round. */
-const ROUNDS = 3;
+/**
+ * Rounds of mending: a value read as another key may show problems of its own, mended in the next round; the schema
+ * nests a few levels deep (apiUsers[].ipRules.block[]), so this many rounds mend any scenario. A bound all the same.
+ */
+const ROUNDS = 6;
 
 export interface Mended {
   /** Every problem of shape, at the key paths the scenario was written with. */
@@ -29,29 +32,17 @@ export interface Mended {
 
 /** Mends `value`, whose shape has the problems `first`. */
 export function mend(value: unknown, first: ShapeProblem[]): Mended {
+  // Not a mapping: there is nothing else to read.
+  if (!isRecord(value)) return { issues: first.map(({ path, message }) => ({ path, message })) };
   const issues: ScenarioIssue[] = [];
-  const seen = new Set<string>();
-  const report = (path: Path, message: string) => {
-    const key = JSON.stringify([path, message]);
-    if (!seen.has(key) && issues.length < MAX_ISSUES) issues.push({ path, message });
-    seen.add(key);
-  };
-  if (!isRecord(value)) {
-    for (const p of first) report(p.path, p.message);
-    return { issues };
-  }
   const doc = new Document(value);
   let found = first;
   for (let round = 0; found.length > 0; round++) {
-    if (found.some((p) => p.path.length === 0)) {
-      for (const p of found) report(doc.written(p.path), p.message);
-      return { issues };
-    }
     // Renames first: a key reported missing may be the one an unknown key meant, and is then not missing.
     for (const p of found) if (p.kind === 'unknown-key') doc.readAs(p.path, p.near);
     for (const p of found) {
       if (p.kind === 'missing' && !doc.absent(p.path)) continue;
-      report(doc.written(p.path), p.message);
+      issues.push({ path: doc.written(p.path), message: p.message });
       if (p.kind !== 'unknown-key') doc.setAside(p.path, placeholder(p.schema));
     }
     if (round === ROUNDS) return { issues };
@@ -88,13 +79,15 @@ class Document {
     this.copied.add(this.root);
   }
 
-  /** An unknown key read as the known one it is near, unless that one is given too; otherwise set aside. */
+  /**
+   * An unknown key read as the known one it is near, unless that one is given too; otherwise set aside. (The path of
+   * a problem the shape check found in this value runs through its containers, here and below.)
+   */
   readAs(path: Path, near: string | undefined): void {
-    const parent = this.container(path.slice(0, -1));
+    const parent = this.container(path.slice(0, -1)) as Record<string, unknown>;
     const key = String(path[path.length - 1]);
-    if (!parent || !Object.hasOwn(parent, key)) return;
-    const value = (parent as Record<string, unknown>)[key];
-    delete (parent as Record<string, unknown>)[key];
+    const value = parent[key];
+    delete parent[key];
     if (near !== undefined && !Object.hasOwn(parent, near)) {
       define(parent, near, value);
       this.renames.push({ from: path, to: [...path.slice(0, -1), near] });
@@ -104,14 +97,11 @@ class Document {
   }
 
   absent(path: Path): boolean {
-    const parent = this.container(path.slice(0, -1));
-    return !parent || !Object.hasOwn(parent, String(path[path.length - 1]));
+    return !Object.hasOwn(this.container(path.slice(0, -1)), String(path[path.length - 1]));
   }
 
   setAside(path: Path, value: unknown): void {
-    const parent = this.container(path.slice(0, -1));
-    if (!parent) return;
-    define(parent, path[path.length - 1], value);
+    define(this.container(path.slice(0, -1)), path[path.length - 1], value);
     this.untrusted.push(path);
   }
 
@@ -136,12 +126,10 @@ class Document {
   }
 
   /** The container at `path`, copied (and put in its parent's place) the first time it is changed. */
-  private container(path: Path): Record<string, unknown> | unknown[] | undefined {
+  private container(path: Path): Record<string, unknown> | unknown[] {
     let node: Record<string, unknown> | unknown[] = this.root;
     for (const seg of path) {
-      const child: unknown = Array.isArray(node) ? node[seg as number] : Object.hasOwn(node, seg) ? node[seg as string] : undefined;
-      if (typeof child !== 'object' || child === null) return undefined;
-      let own = child as Record<string, unknown> | unknown[];
+      let own = (node as Record<string | number, unknown>)[seg] as Record<string, unknown> | unknown[];
       if (!this.copied.has(own)) {
         own = Array.isArray(own) ? own.slice() : copyOf(own as Record<string, unknown>);
         this.copied.add(own);
@@ -193,9 +181,8 @@ function placeholder(schema: TSchema): unknown {
     case 'integer':
     case 'number':
       return s.minimum ?? 0;
-    case 'boolean':
-      return false;
     default:
-      return null;
+      // A boolean: the scenario schema has no other kind of value.
+      return false;
   }
 }

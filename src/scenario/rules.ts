@@ -49,8 +49,7 @@ export function pickRule(run: Running, subject: RuleSubject): CompiledRule | und
     decided ||= rule.decides;
     (applied ??= []).push(rule);
   }
-  if (applied === undefined) return undefined;
-  return applied.length === 1 ? applied[0] : composed(applied);
+  return applied && composed(applied);
 }
 
 /** Whether a rule that matched for the `n`th time applies to this request (`after`, `times`, `every`). */
@@ -61,8 +60,8 @@ function appliesNow(rule: CompiledRule, n: number): boolean {
 }
 
 /**
- * Rules that apply together, as one rule: the code and the fault that keeps the request from the service of the one
- * that decides; the delays added up (to the longest a delay may be); of the faults that garble an answer, the first.
+ * The rules that apply, as one rule: the code and the fault that keeps the request from the service of the one that
+ * decides; the delays added up (to the longest a delay may be); of the faults that garble an answer, the first.
  */
 function composed(rules: CompiledRule[]): CompiledRule {
   const decider = rules.find((r) => r.decides);
