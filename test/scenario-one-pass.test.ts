@@ -178,8 +178,34 @@ describe('every problem of a scenario in one pass', () => {
     expect(rule).toEqual({ afer: 1, respond: { code: -5000, mesage: 'x' } });
   });
 
+  it("a rule's own problems of meaning still count when another rule is set aside", () => {
+    const text = 'name: x\napiUsers:\n  - id: "123456789"\n    secret: s\nrules:\n  - fault: hangs\n  - when: { apiUser: "987654321" }\n    respond: { code: -5000 }\n';
+    expect(problems(text)).toEqual([
+      expect.stringMatching(/^s\.yaml:6: rules\[0\]\.fault: must be one of: /),
+      "s.yaml:7: rules[1].when.apiUser: impossible: API user 987654321 is not in this scenario's apiUsers",
+    ]);
+  });
+
+  it('a value set aside outside the rules leaves which rule beats which to be told', () => {
+    expect(problems('name: x\nstrict: maybe\nrules:\n  - respond: { code: -5000 }\n  - respond: { code: -5000 }\n')).toEqual([
+      's.yaml:2: strict: must be true or false',
+      expect.stringMatching(/^s\.yaml:5: rules\[1\]: impossible: rules\[0\] before it decides/),
+    ]);
+  });
+
+  it('a number, a duration or a count of the wrong kind stands aside as one of the right kind: the rest is read', () => {
+    const text = 'name: x\nclock:\n  offset: [1]\n  frozenAt: someday\nrules:\n  - times: two\n    respond: { code: -5000 }\n  - after: -1\n    respond: { code: -5000 }\ndefaultAccountState: lockd\n';
+    expect(problems(text)).toEqual([
+      expect.stringMatching(/^s\.yaml:3: clock\.offset: must be a duration/),
+      expect.stringMatching(/^s\.yaml:4: clock\.frozenAt: /),
+      's.yaml:6: rules[0].times: must be a whole number',
+      's.yaml:8: rules[1].after: must be at least 0',
+      expect.stringMatching(/^s\.yaml:10: defaultAccountState: unknown account state `lockd`/),
+    ]);
+  });
+
   it('a value that is no scenario at all, or too broken to mend, gets its problems of shape alone', () => {
-    expect(issues(['name', 'x']).map((i) => i.message)).toEqual(['must be a mapping (key: value)']);
+    for (const value of [null, 'name: x', 5, ['name', 'x']]) expect(issues(value).map((i) => `${i.path.join('.')}: ${i.message}`), String(value)).toEqual([': must be a mapping (key: value)']);
     expect(issues({ name: 5, accounts: { 'a@example.com': 'lockd' } }).map((i) => i.path.join('.'))).toEqual(['name', 'accounts.a@example.com']);
   });
 });

@@ -141,12 +141,9 @@ class Document {
   }
 }
 
-/**
- * The part of the scenario a path belongs to: one rule, one API user or one account, else the top-level key (a clock
- * setting is read with the others: a frozen instant is checked with the offset added).
- */
+/** The part of the scenario a path belongs to: one rule, API user or account, one setting, or a top-level key. */
 function partOf(path: Path): Path {
-  return (path[0] === 'rules' || path[0] === 'apiUsers' || path[0] === 'accounts') && path.length >= 2 ? path.slice(0, 2) : path.slice(0, 1);
+  return path.slice(0, 2);
 }
 
 function startsWith(path: Path, prefix: Path): boolean {
@@ -165,7 +162,7 @@ function define(target: Record<string, unknown> | unknown[], key: string | numbe
 
 /** A value of the schema's shape, for a value set aside: the least that passes (its meaning is never reported). */
 function placeholder(schema: TSchema): unknown {
-  const s = schema as { type?: string; anyOf?: TSchema[]; const?: unknown; properties?: Record<string, TSchema>; required?: string[]; minLength?: number; minimum?: number };
+  const s = schema as { type?: string; anyOf?: TSchema[]; const?: unknown; properties?: Record<string, TSchema>; required?: string[]; minimum?: number };
   if (s.const !== undefined) return s.const;
   if (s.anyOf?.length) return placeholder(s.anyOf[0]);
   switch (s.type) {
@@ -177,7 +174,8 @@ function placeholder(schema: TSchema): unknown {
     case 'array':
       return [];
     case 'string':
-      return 'x'.repeat(Math.max(1, s.minLength ?? 0));
+      // No string of the scenario schema must be longer than one character, and none may be empty.
+      return 'x';
     case 'integer':
     case 'number':
       return s.minimum ?? 0;
