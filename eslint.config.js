@@ -23,8 +23,13 @@ export default defineConfig(
   { ignores: BROWSER, languageOptions: { globals: globals.node } },
   { files: BROWSER, languageOptions: { globals: globals.browser } },
   {
-    // Browser scripts, and the browser tests whose callbacks run in the page, are type-checked with the DOM's types.
-    files: [...BROWSER, 'test/browser/**/*.ts'],
+    // The pages' scripts are type-checked with the DOM's types alone (src/browser/tsconfig.json); the browser tests,
+    // whose callbacks run in the page, with the DOM's and Node's (tsconfig.browser.json).
+    files: BROWSER,
+    languageOptions: { parserOptions: { projectService: false, project: './src/browser/tsconfig.json', tsconfigRootDir: import.meta.dirname } },
+  },
+  {
+    files: ['test/browser/**/*.ts'],
     languageOptions: { parserOptions: { projectService: false, project: './tsconfig.browser.json', tsconfigRootDir: import.meta.dirname } },
   },
   {

@@ -1,8 +1,9 @@
 /**
  * Writes the reference parts of the documentation from the code, never by hand: the code table, the client findings,
- * the shipped scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints)
- * and the in-process API (TypeDoc, into docs/api/, which is not kept in the repository: packing runs this script, so
- * the package carries it). `npm run docs` rewrites them; tests fail when a block is stale and when an export has no doc
+ * the shipped scenarios, the scenario keys (from the one schema), the request bodies (bodies.ts), the command line's
+ * help (the text `--help` prints) and the in-process API (TypeDoc, into docs/api/, which is not kept in the repository:
+ * packing runs this script, so the package carries it). `npm run docs` rewrites them; tests fail when a block is stale
+ * and when an export has no doc
  * comment.
  */
 import { execFileSync } from 'node:child_process';
@@ -18,6 +19,7 @@ import { ScenarioSchema } from '../src/scenario/schema.js';
 import { START_KEYS } from '../src/command-line.js';
 import { FLAGS, flagUsage } from '../src/flags.js';
 import { RunOptionsSchema } from '../src/run-options.js';
+import { bodiesPage } from './bodies.js';
 
 export const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
@@ -137,6 +139,7 @@ export const BLOCKS: Record<string, Record<string, () => string>> = {
   'docs/scenarios.md': { scenarios: scenarioList, 'scenario-keys': scenarioKeys },
   'docs/command-line.md': { 'cli-help': cliHelp, flags: flagTable },
   'docs/in-process-api.md': { 'run-options': runOptionTable },
+  'docs/requests.md': { bodies: bodiesPage },
 };
 
 /** A page with its generated blocks filled in. */

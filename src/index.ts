@@ -27,4 +27,5 @@ export type { ObserverFailure } from './observers/failures.js';
 export type { Verdict } from './doctor/verdict.js';
 export type { Finding, HintSeen, Scope, Severity } from './doctor/findings.js';
 export type { CoverageReport } from './observers/coverage.js';
-export type { Challenge, ChallengeState } from './world/challenges.js';
+export type { Challenge } from './world/challenges.js';
+export type { Actor, ChallengeState, Step } from './world/steps.js';

@@ -76,3 +76,27 @@ describe('requests from the published client libraries, replayed unchanged', () 
     });
   }
 });
+
+describe("the published client libraries' table (docs/client-doctor.md) says what the client doctor names", () => {
+  const page = readFileSync(join(__dirname, '..', 'docs', 'client-doctor.md'), 'utf8');
+  const named = (library: string) => {
+    const row = new RegExp(`^\\| ${library} \\| [^|]+ \\| (.+) \\|$`, 'm').exec(page);
+    expect(row, library).not.toBeNull();
+    return new Set([...row![1].matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]));
+  };
+
+  for (const [library, client] of [['PHP', 'php'], ['Python', 'python'], ['Java', 'java']] as const) {
+    it(`${library}: its captured requests, replayed in order, give exactly the findings and hints its row names`, async () => {
+      const fixtures = files.filter((f) => f.startsWith(`${client}-`)).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Fixture);
+      const sim = await startSimulator({ token: 'gridy', apiUser: '123456789', secret: fixtures[0].simulator.secret, responseStyle: 'sdk', clock: { frozenAt: fixtures[0].simulator.clockFrozenAtMs } });
+      try {
+        for (const fx of fixtures) await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
+        // A challenge left open is what replaying single requests does (their status polls name another challenge), not the client.
+        const found = new Set([...sim.findings(true).map((f) => f.id).filter((id) => id !== 'challenge-abandoned'), ...sim.hints().map((h) => h.id)]);
+        expect([...found].sort()).toEqual([...named(library)].sort());
+      } finally {
+        await sim.close();
+      }
+    });
+  }
+});

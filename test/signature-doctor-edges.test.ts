@@ -103,7 +103,7 @@ describe('the signature doctor at its edges', async () => {
 
   it('the right HMAC in Base64 is named for its encoding alone', async () => {
     const r = await hintFor((s) => hmac('sha512', MAIN.secret, s, 'base64'));
-    expect(r).toMatchObject({ code: -4027, id: 'base64', text: 'the digest is written in Base64: write its bytes as lower-case hexadecimal, 128 characters' });
+    expect(r).toMatchObject({ code: -4027, id: 'base64', text: 'the digest is written in Base64: write its bytes as hexadecimal, 128 characters' });
   });
 
   it('a digest with something before or after it is not read as that digest', async () => {

@@ -71,7 +71,7 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
           type: 'apiKey',
           in: 'header',
           name: 'Authorization',
-          description: `\`${authorizationValue('<id>', '<hex>', o.token)}\`, sent with the ${h.utctime}, ${h.nonce} and ${h.apiUser} headers: the signature is HMAC-SHA512, keyed with the API user's secret, of \`${stringToSign('<utctime>', '<nonce>', o.token).replace('\n', '\\n')}\`, as 128 lower-case hex characters.`,
+          description: `\`${authorizationValue('<id>', '<hex>', o.token)}\`, sent with the ${h.utctime}, ${h.nonce} and ${h.apiUser} headers: the signature is HMAC-SHA512, keyed with the API user's secret, of \`${stringToSign('<utctime>', '<nonce>', o.token).replace('\n', '\\n')}\`, as 128 hexadecimal characters (either case).`,
         },
       },
     },

@@ -58,12 +58,16 @@ export function endpointMethods(endpoint: Endpoint): readonly string[] {
  * The path prefix of every endpoint. The path is the same whatever the identifier token (the clients send `/v1/svc/`
  * with their own token).
  */
-const API_PREFIX = '/v1/svc/';
+export const API_PREFIX = '/v1/svc/';
 
-/** The endpoint a path names, or undefined. A trailing slash and a query string are ignored. */
-export function endpointOf(path: string): Endpoint | undefined {
-  if (!path.startsWith(API_PREFIX)) return undefined;
-  let rest = path.slice(API_PREFIX.length);
+/**
+ * The endpoint a path names, or undefined: under `/v1/svc/`, or under `/v1/<token>/` (a client set up for a deployment
+ * that puts its own name in the path as well). A trailing slash and a query string are ignored.
+ */
+export function endpointOf(path: string, token: string): Endpoint | undefined {
+  const prefix = path.startsWith(API_PREFIX) ? API_PREFIX.length : path.startsWith(`/v1/${token}/`) ? token.length + 5 : -1;
+  if (prefix < 0) return undefined;
+  let rest = path.slice(prefix);
   const q = rest.indexOf('?');
   if (q >= 0) rest = rest.slice(0, q);
   if (rest.endsWith('/')) rest = rest.slice(0, -1);

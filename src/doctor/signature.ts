@@ -134,7 +134,7 @@ export function signatureMistake(r: SignedRequest, sent: string): Hint | undefin
     if (!found) continue;
     const parts: Hint[] = [];
     if (algorithm !== 'sha512') parts.push({ id: algorithm, text: `signed with ${ALGORITHM_NAME[algorithm]}: sign with HMAC-SHA512` });
-    if (base64) parts.push({ id: 'base64', text: 'the digest is written in Base64: write its bytes as lower-case hexadecimal, 128 characters' });
+    if (base64) parts.push({ id: 'base64', text: 'the digest is written in Base64: write its bytes as hexadecimal, 128 characters' });
     if (found.id) parts.push(found);
     // The right HMAC in the right encoding is never refused; this would be a bug of the simulator's.
     if (parts.length === 0) return undefined;
@@ -148,7 +148,7 @@ export function expectedSigning(r: SignedRequest): Hint {
   const right = stringToSign(r.utctime, r.nonce, r.token);
   return {
     id: 'no-known-mistake',
-    text: `no common mistake matches; sign exactly ${shownExactly(right)} (${Buffer.byteLength(right)} bytes of UTF-8: one \\n between the lines, nothing after) with HMAC-SHA512 keyed with the API user's secret, as 128 lower-case hexadecimal characters`,
+    text: `no common mistake matches; sign exactly ${shownExactly(right)} (${Buffer.byteLength(right)} bytes of UTF-8: one \\n between the lines, nothing after) with HMAC-SHA512 keyed with the API user's secret, as 128 hexadecimal characters`,
   };
 }
 

@@ -2,6 +2,7 @@ import { renderReport } from '../doctor/report.js';
 import { ControlError } from '../errors.js';
 import { eventStream } from '../observers/event-stream.js';
 import type { Simulator } from '../simulator.js';
+import type { Challenge } from '../world/challenges.js';
 import { Type } from '../typebox.js';
 import {
   Coverage,
@@ -18,7 +19,7 @@ import {
   Verdict,
   type ControlRoute,
 } from './control-schemas.js';
-import { queryOf, reportQuery, scopeOf } from './control.js';
+import { challengeView, queryOf, redacted, reportQuery, scopeOf } from './control.js';
 import { dashboardHandlers } from './dashboard.js';
 import { EXPLORE_KINDS } from './explore.js';
 
@@ -131,10 +132,11 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     method: 'GET',
     path: '/__sim/events',
     operationId: 'streamEvents',
-    summary: 'Each new journal entry as a server-sent event `request`',
+    summary: 'Each new journal entry as a server-sent event `request`, and each step of a challenge as `challenge`',
     answers: { 200: text('an event stream', 'text/event-stream') },
     errors: [503],
-    handler: (sim) => eventStream(sim.journal, (e) => e),
+    handler: (sim) =>
+      eventStream<Challenge>(sim.journal, (e) => e, { watch: (w) => sim.world.challenges.watch(w), view: (c) => redacted(sim, challengeView(c)) }),
   },
   {
     method: 'GET',

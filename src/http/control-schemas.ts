@@ -5,7 +5,8 @@ import { SEVERITIES } from '../doctor/findings.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import { Type } from '../typebox.js';
 import type { Simulator } from '../simulator.js';
-import { CHALLENGE_STATES, ENDED_BY } from '../world/challenges.js';
+import { ENDED_BY } from '../world/challenges.js';
+import { ACTOR_NAMES, CHALLENGE_STATES } from '../world/steps.js';
 import type { Operation } from './routes.js';
 
 /**
@@ -64,6 +65,13 @@ export const Challenge = Type.Object(
     autoVerifyAt: Type.Optional(Iso),
     endedAt: Type.Optional(Iso),
     endedBy: Type.Optional(Type.Union(ENDED_BY.map((s) => Type.Literal(s)))),
+    trail: Type.Array(
+      Type.Object(
+        { state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))), at: Iso, by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))) },
+        { additionalProperties: false },
+      ),
+      { description: 'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify' },
+    ),
     authCode: Type.Optional(Type.String({ description: 'the code the user was shown' })),
     ipAddress: Type.Optional(Type.String()),
   },

@@ -26,6 +26,7 @@ export function challengeView(c: Challenge) {
     autoVerifyAt: c.autoVerifyAt === undefined ? undefined : isoTime(c.autoVerifyAt),
     endedAt: c.endedAt === undefined ? undefined : isoTime(c.endedAt),
     endedBy: c.endedBy,
+    trail: c.trail.map((step) => ({ state: step.state, at: isoTime(step.at), by: step.by })),
     authCode: c.authCode,
     ipAddress: c.ipAddress,
   };
@@ -33,6 +34,14 @@ export function challengeView(c: Challenge) {
 
 /** A challenge as the control API shows it. */
 export type ChallengeView = ReturnType<typeof challengeView>;
+
+/**
+ * A view as the control API's JSON shows it: no string holds a secret the simulator knows (for what is not sent
+ * through Express's JSON replacer, such as the event stream).
+ */
+export function redacted<T>(sim: Simulator, view: T): T {
+  return JSON.parse(JSON.stringify(view, (_key, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value))) as T;
+}
 
 /** The simulator's clock as the control API shows it. */
 export function clockView(sim: Simulator) {

@@ -3,6 +3,7 @@ import { ControlError } from '../errors.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { qrPng } from '../world/qr.js';
+import { browserScript } from './browser-scripts.js';
 import { duration, esc, page, stateClass } from './html.js';
 import type { Route } from './routes.js';
 
@@ -60,12 +61,9 @@ ${
 </div>
 <p class="muted">This page is the user's phone in mfa-sim: it is what <code>challengeQRcodeUrl</code> opens. Challenge <code>${esc(c.id)}</code>.</p>
 </div>${PHONE_STYLE}`;
-  return page('Sign-in request', body, { nav: false, script: waiting ? COUNTDOWN : undefined });
+  // The countdown of the time left (src/browser/phone.ts).
+  return page('Sign-in request', body, { nav: false, script: waiting ? browserScript('phone') : undefined });
 }
-
-// Counts the time left down (when the simulator's clock runs) and reloads when it is up, to show the expiry.
-const COUNTDOWN = `(()=>{const el=document.getElementById('left');if(!el||el.dataset.frozen==='true')return;const end=Date.now()+Number(el.dataset.ms);
-const tick=()=>{const ms=Math.max(0,end-Date.now());const s=Math.ceil(ms/1000);el.textContent=(s>=60?Math.floor(s/60)+' min ':'')+(s%60)+' s';if(ms<=0)location.reload();else setTimeout(tick,1000-(ms%1000||1000)+5)};tick()})();`;
 
 function missing(sim: Simulator, res: Response, id: string): void {
   res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${esc(sim.echo(id, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`, { nav: false }));
@@ -87,8 +85,9 @@ export function phoneRoutes(sim: Simulator): Route[] {
   const answer = (action: 'approve' | 'deny') => (req: Request, res: Response) => {
     const id = String(req.params.id);
     try {
-      if (action === 'approve') sim.approve(id);
-      else sim.deny(id);
+      // The user's own answer, on the phone page (a control call answers through the facade).
+      if (action === 'approve') sim.world.challenges.approve(id, sim.now(), undefined, 'phone');
+      else sim.world.challenges.deny(id, sim.now(), 'phone');
     } catch (e) {
       if (!(e instanceof ControlError)) throw e;
       const c = find(id);

@@ -9,6 +9,7 @@ import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../c
 import { nonceReuseHint, timeReuseHint } from '../doctor/first-uses.js';
 import type { Hint } from '../doctor/hint.js';
 import { authorizationShape, driftHint, nonceShape, timeShape } from '../doctor/shapes.js';
+import { algorithmToken, bodyUserToken, headerToken, pathToken, signedHeadersToken } from '../doctor/other-token.js';
 import type { SignedRequest } from '../doctor/signature.js';
 import type { RequestContext } from './context.js';
 import { operate } from './operation.js';
@@ -71,8 +72,11 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
   [
     'route',
     (ctx) => {
-      const endpoint = endpointOf(ctx.req.url);
-      if (!endpoint) return answer(-404, `no endpoint at ${ctx.req.url.split('?')[0]}`);
+      const endpoint = endpointOf(ctx.req.url, ctx.sc.token);
+      if (!endpoint) {
+        ctx.hint = pathToken(ctx.req.url, ctx.sc.token);
+        return answer(-404, `no endpoint at ${ctx.req.url.split('?')[0]}`);
+      }
       if (!endpointMethods(endpoint).includes(ctx.req.method)) return answer(-405, `${ctx.req.method} is not allowed on /v1/svc/${endpoint}`);
       ctx.endpoint = endpoint;
       return undefined;
@@ -95,7 +99,7 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!isAuthChecked(ctx)) return undefined;
       const name = ctx.sc.names.utctime;
       const v = ctx.header(name);
-      if (!v) return authFail(ctx, -4004);
+      if (!v) return authFail(ctx, -4004, undefined, headerToken(ctx.req.headers, ctx.sc.token));
       if (!UTCTIME.test(v)) return authFail(ctx, -4005, `${name} must be 1 to 16 digits`, timeShape(v));
       ctx.utctime = v;
       return undefined;
@@ -107,7 +111,7 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!isAuthChecked(ctx)) return undefined;
       const name = ctx.sc.names.nonce;
       const v = ctx.header(name);
-      if (!v) return authFail(ctx, -4006);
+      if (!v) return authFail(ctx, -4006, undefined, headerToken(ctx.req.headers, ctx.sc.token));
       if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`, nonceShape(v));
       ctx.nonce = v;
       return undefined;
@@ -118,7 +122,7 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
       const v = ctx.header(ctx.sc.names.apiUser);
-      if (!v) return authFail(ctx, -4008);
+      if (!v) return authFail(ctx, -4008, undefined, headerToken(ctx.req.headers, ctx.sc.token));
       if (!API_USER_ID.test(v)) return authFail(ctx, -4009, 'the API user id must be 9 digits');
       ctx.apiUserId = v;
       return undefined;
@@ -155,7 +159,7 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.algorithm;
       if (!v) return authFail(ctx, -4030);
-      return v.toLowerCase() === ctx.sc.names.algorithm ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.names.algorithm}`);
+      return v.toLowerCase() === ctx.sc.names.algorithm ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.names.algorithm}`, algorithmToken(v, ctx.sc.token));
     },
   ],
   [
@@ -165,7 +169,7 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const v = ctx.parts.signedheaders;
       if (!v) return authFail(ctx, -4032);
       const want = ctx.sc.names.signedHeaders;
-      return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`);
+      return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`, signedHeadersToken(v, ctx.sc.token));
     },
   ],
   [
@@ -257,7 +261,10 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       if (!ctx.env) return undefined;
       const judged = judgeBody(ctx.env.op, ctx.env.body, ctx.sc, ctx.env.op === 'challenge' && ctx.apiUser!.ipRules !== undefined);
-      if ('code' in judged) return judged as Answer;
+      if ('code' in judged) {
+        if (judged.code === -5077) ctx.hint = bodyUserToken(ctx.env.body, ctx.sc.token);
+        return judged as Answer;
+      }
       ctx.body = judged;
       return undefined;
     },

@@ -128,7 +128,7 @@ export class RequestContext implements RuleSubject {
 
   /** The endpoint the path names, whatever the method. */
   get endpointByPath(): Endpoint | undefined {
-    if (this.routed === undefined) this.routed = endpointOf(this.req.url) ?? null;
+    if (this.routed === undefined) this.routed = endpointOf(this.req.url, this.sc.token) ?? null;
     return this.routed ?? undefined;
   }
 

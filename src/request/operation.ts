@@ -29,12 +29,14 @@ export function operate(ctx: RequestContext): Answer {
 function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
   const challenges = ctx.world.challenges;
   const apiUser = ctx.apiUser!.id;
+  // Who takes a step in a challenge's life, for the dashboard: a client, or the explorer's own request.
+  const by = ctx.doctor.sendsAny && ctx.doctor.sentItself(ctx.nonce) ? 'explorer' : 'client';
   switch (op) {
     case 'time':
       return { code: 15000, message: json({ 'utc-time': String(Math.floor(ctx.now / 1000)) }) };
     case 'challenge': {
       const body = ctx.body as ChallengeBody;
-      const c = challenges.create(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay);
+      const c = challenges.create(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay, by);
       ctx.challenge = c;
       const url = ctx.links.challenge(c.id, ctx.req.headers.host);
       const message: Record<string, string> = { challengeId: c.id, challengeQRcodeUrl: url };
@@ -42,13 +44,13 @@ function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
       return { code: 2025, message: json(message) };
     }
     case 'cancel': {
-      const { challenge, ...outcome } = challenges.cancel(apiUser, ctx.body as CancelBody, ctx.now, forced);
+      const { challenge, ...outcome } = challenges.cancel(apiUser, ctx.body as CancelBody, ctx.now, forced, by);
       ctx.challenge = challenge;
       return outcome;
     }
     case 'status':
     case 'verify': {
-      const { challenge, ...outcome } = challenges.lookUp(op, apiUser, ctx.body as LookupBody, ctx.now, forced);
+      const { challenge, ...outcome } = challenges.lookUp(op, apiUser, ctx.body as LookupBody, ctx.now, forced, by);
       ctx.challenge = challenge;
       return outcome;
     }

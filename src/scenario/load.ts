@@ -81,10 +81,9 @@ export function loadScenarioFile(file: string): CompiledScenario {
 export function compileOrThrow(value: unknown, source: string, line?: (path: (string | number)[]) => number | undefined): CompiledScenario {
   const { scenario, issues } = compileScenario(value);
   if (scenario) return scenario;
-  throw new ScenarioError(
-    source,
-    issues.map((i): ScenarioIssue => ({ ...i, line: i.line ?? line?.(i.path) })),
-  );
+  // In the order of the file: the problems of shape and of meaning are found apart.
+  const placed = issues.map((i): ScenarioIssue => ({ ...i, line: i.line ?? line?.(i.path) }));
+  throw new ScenarioError(source, placed.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
 }
 
 /**

@@ -20,9 +20,11 @@ const Duration = (description: string) =>
   });
 
 export const PERMISSIONS = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked', 'autoVerify'] as const;
-const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
-const AUTH_MODES = ['verify', 'log', 'off'] as const;
-const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
+export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
+/** The faults that break an answer the service gave; the others keep the request from the service. */
+export const ANSWERING_FAULTS: ReadonlySet<Fault> = new Set(['truncate', 'garbage']);
+export const AUTH_MODES = ['verify', 'log', 'off'] as const;
+export const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
 
 const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, description });
@@ -85,7 +87,7 @@ const RuleSchema = strictObject(
     fault: Type.Optional(oneOf(FAULTS, 'break the wire instead of answering normally')),
     hangFor: Type.Optional(Duration('fault hang: how long the connection is held before it is closed (default 60s, at most 10m)')),
   },
-  'a forced outcome: the first rule that matches a request decides',
+  'a forced outcome: the first rule that matches a request and forces a code or a fault decides; rules that only delay or garble the answer add to it',
 );
 
 /**
