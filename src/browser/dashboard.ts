@@ -209,10 +209,20 @@ function add(e: JournalEntry): void {
 }
 
 const TONE: Record<Finding['severity'], string> = { error: 'err', warning: 'warn', info: 'info' };
+/**
+ * Which requests the findings and the coverage cover: the whole run (what a CI job is judged on, across every scenario
+ * loaded) or the current scenario (since it was loaded or reset).
+ */
+function scope(): 'run' | 'scenario' {
+  return document.querySelector<HTMLInputElement>('input[name="scope"]:checked')?.value === 'scenario' ? 'scenario' : 'run';
+}
 async function refreshFindings(): Promise<void> {
-  const r = await fetch('/__sim/findings');
-  if (!r.ok) return;
+  const [r, c] = await Promise.all([fetch(`/__sim/findings?scope=${scope()}`), fetch(`/__sim/coverage?scope=${scope()}`)]);
+  if (!r.ok || !c.ok) return;
   const { findings } = (await r.json()) as { findings: Finding[] };
+  const coverage = (await c.json()) as { met: number[]; missing: number[] };
+  const codes = coverage.met.length + coverage.missing.length;
+  $('#coverage').textContent = `Codes answered ${scope() === 'run' ? 'in the whole run' : 'in the current scenario'}: ${coverage.met.length} of ${codes}${coverage.met.length ? ` (${coverage.met.join(', ')})` : ''}.`;
   const box = $('#findings');
   if (!findings.length) return void box.replaceChildren(el('p', { class: 'muted', text: 'Nothing found yet.' }));
   const rows = findings.map((f) =>
@@ -226,6 +236,7 @@ async function refreshFindings(): Promise<void> {
   );
   box.replaceChildren(el('table', {}, el('thead', {}, el('tr', {}, el('th', { text: 'Severity' }), el('th', { text: 'Finding' }), el('th', { text: 'What it means and the fix' }))), el('tbody', {}, ...rows)));
 }
+for (const input of document.querySelectorAll<HTMLInputElement>('input[name="scope"]')) input.addEventListener('change', () => void refreshFindings());
 let findingsTimer: ReturnType<typeof setTimeout> | undefined;
 function refreshFindingsSoon(): void {
   findingsTimer ??= setTimeout(() => {

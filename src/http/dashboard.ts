@@ -106,6 +106,8 @@ function dashboardPage(sim: Simulator, host?: string): string {
 <section class="card" aria-labelledby="h-challenges"><h2 id="h-challenges"><span class="step">2</span> Challenges <span class="muted small">(approve, deny or expire as the user would)</span></h2>
 <div id="challenges">${challengesFragment(sim)}</div></section>
 <section class="card" aria-labelledby="h-findings"><h2 id="h-findings">Client findings <span class="muted small">(what the client does that the service would refuse or only tolerate)</span></h2>
+<p class="small" role="radiogroup" aria-label="Which requests">Show <label><input type="radio" name="scope" value="run" checked> the whole run</label> <label><input type="radio" name="scope" value="scenario"> the current scenario</label></p>
+<p class="small" id="coverage"></p>
 <div id="findings"><p class="muted">Nothing found yet.</p></div></section>
 </div>
 <div class="col-log">

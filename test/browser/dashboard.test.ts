@@ -156,6 +156,24 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await page.close();
   });
 
+  it('shows the whole run by default, and the current scenario on demand: codes and findings', async () => {
+    sim.newRun();
+    const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
+    for (let i = 0; i < 2; i++) await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, {}, { id: 'one-id-for-all' }) });
+    sim.loadScenario('default');
+    await sendApi(sim, '/v1/svc/time', { method: 'GET', as });
+    const page = await open('/__sim/ui');
+    const codes = sim.coverage().met.length + sim.coverage().missing.length;
+    await expect.poll(() => page.textContent('#coverage')).toBe(`Codes answered in the whole run: 2 of ${codes} (2025, 15000).`);
+    expect(await page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(1);
+    await page.check('input[name="scope"][value="scenario"]');
+    await expect.poll(() => page.textContent('#coverage')).toMatch(/^Codes answered in the current scenario: 1 of \d+ \(15000\)\.$/);
+    await expect.poll(() => page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(0);
+    await page.check('input[name="scope"][value="run"]');
+    await expect.poll(() => page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(1);
+    await page.close();
+  });
+
   it('switches the scenario from the picker', async () => {
     const page = await open('/__sim/ui');
     await page.selectOption('#scenario-pick', 'locked-account');
