@@ -11,8 +11,8 @@ const noExternal = ['@sinclair/typebox', 'ms'];
 const yamlPackage = JSON.parse(readFileSync('node_modules/yaml/package.json', 'utf8')) as { version: string; license: string; author: string };
 
 /**
- * The shipped scenarios, parsed and checked once here by the same code that loads any scenario file, so that the
- * built package loads them without YAML (src/scenario/catalog.ts reads dist/scenarios.json). A broken one fails the build.
+ * The shipped scenarios, parsed and checked once here by the same code that loads any scenario file, so that the built
+ * package loads them without YAML (src/scenario/catalog.ts reads dist/scenarios.json). A broken one fails the build.
  */
 function shippedScenarioValues(): Record<string, unknown> {
   const values: Record<string, unknown> = {};
@@ -39,9 +39,10 @@ export default defineConfig([
     // The JSON Schema of a scenario, for editors, is made from the one schema of the code at each build (the package
     // ships it as mfa-sim/scenario.schema.json; the shipped scenarios name it in their first line); and the shipped
     // scenarios, parsed.
-    onSuccess: async () => {
+    onSuccess: () => {
       writeFileSync('scenario.schema.json', `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
       writeFileSync('dist/scenarios.json', JSON.stringify(shippedScenarioValues()));
+      return Promise.resolve();
     },
   },
   {
@@ -58,6 +59,21 @@ export default defineConfig([
     // The command line bundles every dependency it loads at start: one file to read instead of modules to resolve.
     // Modules loaded only when first needed (express, qrcode, yaml, json5, pino, faker, ipaddr.js) stay outside.
     banner: { js: '#!/usr/bin/env node' },
+    noExternal: [/.*/],
+  },
+  {
+    // The pages' browser scripts (src/browser/, type-checked with the DOM's types by src/browser/tsconfig.json), each
+    // one file a page carries inline; read from dist/browser/ when a page is first asked for (world/lazy.ts), so
+    // importing the package never parses them.
+    entry: { dashboard: 'src/browser/dashboard.ts', phone: 'src/browser/phone.ts' },
+    outDir: 'dist/browser',
+    format: ['iife'],
+    outExtension: () => ({ js: '.js' }),
+    target: 'es2020',
+    platform: 'browser',
+    sourcemap: false,
+    splitting: false,
+    minify: true,
     noExternal: [/.*/],
   },
   {

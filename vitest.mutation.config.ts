@@ -2,8 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
- * checks, src/doctor/, the redactor (`--mutate src/observers/redactor.ts`) and proxy mode (`--mutate 'src/proxy/*.ts'`):
- * every suite that drives authentication, the order of checks and the hiding of secrets in-process, through the real HTTP server.
+ * checks, src/doctor/, the redactor (`--mutate src/observers/redactor.ts`), the scenario's checks and rules
+ * (`--mutate 'src/scenario/*.ts'`) and proxy mode (`--mutate 'src/proxy/*.ts'`): every suite that drives
+ * authentication, the order of checks, the hiding of secrets, scenario problems and rules, and proxy mode in-process,
+ * through the real HTTP server.
  * Left out: suites that start the built CLI (a mutant of src/ never reaches dist/), the browser and the long fuzzers.
  */
 export default defineConfig({
@@ -57,6 +59,13 @@ export default defineConfig({
       'test/recorder.test.ts',
       'test/probe.test.ts',
       'test/robustness/upstream.test.ts',
+      'test/other-token.test.ts',
+      'test/hex-case.test.ts',
+      'test/scenario-one-pass.test.ts',
+      'test/scenario-files.test.ts',
+      'test/rule-composition.test.ts',
+      'test/challenge-steps.test.ts',
+      'test/request-bodies.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -16,7 +16,10 @@ import { LOAD_CASES, measure, type Load, type LoadPlan } from './measure.js';
 export const WORK_US = [10, 20, 40];
 
 export interface BudgetResult {
-  /** Microseconds of spin; 'hmac': the request's signature checked, and nothing else; 'checks': bench/checks-baseline.ts. */
+  /**
+   * Microseconds of spin; 'hmac': the request's signature checked, and nothing else; 'checks':
+   * bench/checks-baseline.ts.
+   */
   work: number | 'hmac' | 'checks';
   loads: Load[];
 }

@@ -13,15 +13,19 @@ import type { AddressInfo } from 'node:net';
 import { parseAuthorization } from '../src/auth/authorization.js';
 import { HmacKey } from '../src/auth/hmac-key.js';
 import { signatureMatches, stringToSign } from '../src/auth/signature.js';
-import { HEX128, ID9, NONCE, UTCTIME } from '../src/request/checks.js';
+import { API_USER_ID } from '../src/contract/api-user.js';
+import { HEX128, NONCE, UTCTIME } from '../src/request/checks.js';
 import { API_USERS } from './lib.js';
 
 const MAX_DRIFT_MS = 300_000;
 
-/** The benchmark's API users: each one's HMAC key, and the nonces and times it sent (a baseline lives for seconds: never forgotten). */
+/**
+ * The benchmark's API users: each one's HMAC key, and the nonces and times it sent (a baseline lives for seconds: never
+ * forgotten).
+ */
 const users = new Map(API_USERS.map((u) => [u.id, { key: new HmacKey(Buffer.from(u.secret)), nonces: new Set<string>(), times: new Set<number>() }]));
 
-const journal: object[] = new Array(1000);
+const journal = new Array<object>(1000);
 let seq = 0;
 let port = 0;
 let pendingLog: string[] = [];
@@ -47,7 +51,7 @@ function checked(req: IncomingMessage, now: number): [number, number, string] {
   const apiUser = h['x-svc-apiuser'] as string | undefined;
   if (!utctime || !UTCTIME.test(utctime)) return [401, -4005, 'x-svc-utctime malformed'];
   if (!nonce || !NONCE.test(nonce)) return [401, -4007, 'x-svc-cnonce malformed'];
-  if (!apiUser || !ID9.test(apiUser)) return [401, -4009, 'x-svc-apiuser malformed'];
+  if (!apiUser || !API_USER_ID.test(apiUser)) return [401, -4009, 'x-svc-apiuser malformed'];
   if (!parts.signature || !HEX128.test(parts.signature)) return [401, -4027, 'signature malformed'];
   if (parts.apiuser !== apiUser) return [401, -4029, 'apiuser differs'];
   if (parts.algorithm?.toLowerCase() !== 'svc-hmac512') return [401, -4031, 'algorithm'];
@@ -74,7 +78,7 @@ const server = createServer((req, res) => {
     const at = new Date(now).toISOString();
     const body = `{"id":"sim-${seq}","utctime":"${at}","status":${status},"code":${code},"message":${JSON.stringify(message)},"moreInfo":"http://127.0.0.1:${port}/status?code=${code}"}`;
     journal[seq % journal.length] = { seq, at, method: req.method, path: req.url, apiUser: req.headers['x-svc-apiuser'], status, code, message, headers: req.headers };
-    pendingLog.push(`${at.slice(11, 23)} ${req.method} ${req.url} ${req.headers['x-svc-apiuser'] ?? ''} -> ${status} ${code} ${message}\n`);
+    pendingLog.push(`${at.slice(11, 23)} ${req.method} ${req.url} ${(req.headers['x-svc-apiuser'] as string | undefined) ?? ''} -> ${status} ${code} ${message}\n`);
     if (!flushScheduled) {
       flushScheduled = true;
       setImmediate(flushLog);

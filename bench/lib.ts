@@ -15,7 +15,9 @@ export function benchUsers(n: number): { id: string; secret: string }[] {
   return Array.from({ length: n }, (_, i) => (i < API_USERS.length ? API_USERS[i] : { id: String(800_000_000 + i), secret: `bench-secret-${i}` }));
 }
 
-/** A scenario file listing the benchmark's API users (written to a temporary file at run time), and more keys as YAML. */
+/**
+ * A scenario file listing the benchmark's API users (written to a temporary file at run time), and more keys as YAML.
+ */
 export function writeScenario(file: string, users: readonly { id: string; secret: string }[] = API_USERS, more = ''): void {
   const list = users.map((u) => `  - id: "${u.id}"\n    secret: ${u.secret}\n`).join('');
   writeFileSync(file, `name: bench\ndescription: The benchmark's API users, one per connection.\napiUsers:\n${list}${more}`);
@@ -29,7 +31,7 @@ export function writeScenario(file: string, users: readonly { id: string; secret
  */
 export function writeRequests(file: string, count: number, badSignature = false, notBefore = 0, users: readonly { id: string; secret: string }[] = API_USERS): number {
   const start = Math.max(Date.now(), notBefore);
-  const lines: string[] = new Array(count);
+  const lines = new Array<string>(count);
   for (let i = 0; i < count; i++) {
     const u = users[i % users.length];
     const t = String(start + Math.floor(i / users.length));
@@ -63,15 +65,15 @@ export function startServer(args: string[], env: NodeJS.ProcessEnv = {}): Promis
       reject(new Error(`${args.join(' ')}: ${why}\n${err}`));
     };
     const timer = setTimeout(() => fail('did not start within 20 s'), 20_000);
-    proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
     proc.on('exit', (code) => fail(`exited with ${code}`));
-    proc.stdout!.on('data', function onData(c: Buffer) {
+    proc.stdout.on('data', function onData(c: Buffer) {
       out += c.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (!m) return;
       clearTimeout(timer);
-      proc.stdout!.off('data', onData);
-      proc.stdout!.resume();
+      proc.stdout.off('data', onData);
+      proc.stdout.resume();
       proc.removeAllListeners('exit');
       resolve({
         proc,

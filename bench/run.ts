@@ -88,7 +88,10 @@ async function loadTable(): Promise<Row[]> {
   return rows;
 }
 
-/** Spawn to first answer (a signed time request for mfa-sim, started as a user starts it; the same POST for a baseline), ms. */
+/**
+ * Spawn to first answer (a signed time request for mfa-sim, started as a user starts it; the same POST for a baseline),
+ * ms.
+ */
 async function firstAnswer(kind: 'node' | 'sim'): Promise<number> {
   const t0 = performance.now();
   const user = { id: '123456789', secret: 'bench-start-secret' };

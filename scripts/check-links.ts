@@ -36,7 +36,7 @@ export function pages(root: string): string[] {
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function anchorOf(heading: string): string {
+function anchorOf(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
@@ -45,7 +45,8 @@ export function anchorOf(heading: string): string {
     .replace(/\s/g, '-');
 }
 
-function anchors(file: string): Set<string> {
+/** The anchors a Markdown page has: one per heading (a repeated heading numbered), and each `<a name>` or `<a id>`. */
+export function anchors(file: string): Set<string> {
   const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
   const seen = new Map<string, number>();
   const out = new Set<string>();
@@ -76,7 +77,9 @@ export function brokenLinks(root: string, file: string): string[] {
   return out;
 }
 
-/** What of the repository a page may name: its tracked files, their folders, and the npm scripts of its package.json. */
+/**
+ * What of the repository a page may name: its tracked files, their folders, and the npm scripts of its package.json.
+ */
 export interface Repository {
   paths: Set<string>;
   scripts: Set<string>;

@@ -7,7 +7,10 @@ export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '-
 
 export const INSTALL_HINT = 'install Chromium (Debian/Ubuntu: `sudo apt-get install chromium`) or set CHROMIUM_PATH to a Chromium or Chrome executable';
 
-/** The system's Chromium: `CHROMIUM_PATH`, else `chromium` or `chromium-browser` on the PATH. Undefined when there is none. */
+/**
+ * The system's Chromium: `CHROMIUM_PATH`, else `chromium` or `chromium-browser` on the PATH. Undefined when there is
+ * none.
+ */
 export function findChromium(): string | undefined {
   const given = process.env.CHROMIUM_PATH;
   const candidates = given ? [given] : (process.env.PATH ?? '').split(delimiter).flatMap((dir) => ['chromium', 'chromium-browser'].map((n) => join(dir, n)));

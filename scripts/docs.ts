@@ -1,10 +1,9 @@
 /**
- * Writes the reference parts of the documentation from the code, never by hand: the code table, the client
- * findings, the shipped scenarios, the scenario keys (from the one schema), the command line's help (the text `--help` prints), the
- * probe's steps and help, and the
- * in-process API (TypeDoc, into docs/api/, which is not kept in the repository: packing runs this script, so the
- * package carries it). `npm run docs` rewrites them; tests fail when a block is stale and when an export has no doc
- * comment.
+ * Writes the reference parts of the documentation from the code, never by hand: the code table, the client findings,
+ * the shipped scenarios, the scenario keys (from the one schema), the request bodies (bodies.ts), the command line's
+ * help (the text `--help` prints), the probe's steps and help, and the in-process API (TypeDoc, into docs/api/,
+ * which is not kept in the repository: packing runs this script, so the package carries it). `npm run docs` rewrites
+ * them; tests fail when a block is stale and when an export has no doc comment.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +16,10 @@ import { STEPS } from '../src/proxy/probe.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
+import { START_KEYS } from '../src/command-line.js';
+import { FLAGS, flagUsage } from '../src/flags.js';
+import { RunOptionsSchema } from '../src/run-options.js';
+import { bodiesPage } from './bodies.js';
 
 export const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
@@ -84,7 +87,7 @@ export function scenarioKeys(): string {
       if (child.type === 'array' && child.items?.properties) walk(child.items, `${at}[]`);
     }
   };
-  walk(ScenarioSchema as unknown as Schema, '');
+  walk(ScenarioSchema, '');
   return rows.join('\n');
 }
 
@@ -95,7 +98,35 @@ export function cliHelp(): string {
   return ['```', text.trimEnd(), '```'].join('\n');
 }
 
-/** Every client finding the doctor records: its id, severity, and the explanation it gives (proxy mode's `service-` kinds: docs/proxy.md). */
+/** Every flag of the command line, with its variable, the option it sets in process, and its default. */
+export function flagTable(): string {
+  const starts = new Set<string>(START_KEYS);
+  const rows = FLAGS.map((f) => {
+    const what = `${f.description}${f.choices ? ` (${f.choices.join(', ')})` : ''}${f.listSeparator ? ` (repeatable, or several separated by \`${f.listSeparator}\`)` : ''}`;
+    const env = f.env ? `\`${f.env}${f.negated ? '=off' : ''}\`` : '';
+    return `| \`${cell(flagUsage(f))}\` | ${env} | ${starts.has(f.key) ? `\`${f.key}\`` : ''} | ${f.default ?? ''} | ${cell(what)} |`;
+  });
+  return ['| Flag | Environment variable | In process | Default | What it sets |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** Every run option of `startSimulator` (the scenario keys aside), with its type, bounds and default. */
+export function runOptionTable(): string {
+  const typeOf = (s: Schema & { maximum?: number }): string => {
+    if (s.type === 'integer') return `whole number, ${s.minimum} to ${s.maximum}`;
+    if (s.type === 'array') return `list of ${typeOf(s.items!)}s`;
+    return s.type ?? 'any';
+  };
+  const rows = Object.entries(RunOptionsSchema.properties).map(([key, s]) => {
+    const schema = s as unknown as Schema & { default?: string | number };
+    return `| \`${key}\` | ${typeOf(schema)} | ${schema.default === undefined ? '' : `\`${String(schema.default)}\``} | ${cell(schema.description ?? '')} |`;
+  });
+  return ['| Option | Type | Default | What it sets |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * Every client finding the doctor records: its id, severity, and the explanation it gives (proxy mode's `service-`
+ * kinds, `service`: docs/proxy.md).
+ */
 export function findingTable(service = false): string {
   return [
     '| Id | Severity | What it means, and the fix |',
@@ -126,7 +157,9 @@ export const BLOCKS: Record<string, Record<string, () => string>> = {
   'docs/client-doctor.md': { findings: () => findingTable() },
   'docs/status-codes.md': { codes: codeTable },
   'docs/scenarios.md': { scenarios: scenarioList, 'scenario-keys': scenarioKeys },
-  'docs/command-line.md': { 'cli-help': cliHelp },
+  'docs/command-line.md': { 'cli-help': cliHelp, flags: flagTable },
+  'docs/in-process-api.md': { 'run-options': runOptionTable },
+  'docs/requests.md': { bodies: bodiesPage },
   'docs/proxy.md': { 'service-findings': () => findingTable(true), 'probe-steps': probeSteps, 'probe-help': probeHelp },
 };
 

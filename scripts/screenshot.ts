@@ -43,7 +43,7 @@ try {
   await page.click('button[data-kind="drift"]');
   await page.locator('#result .answer .pill', { hasText: '-4036' }).waitFor();
   await page.locator('#log li').nth(7).waitFor();
-  await page.locator('#challenges tr', { hasText: 'verified' }).waitFor();
+  await page.locator('#challenges tbody', { hasText: 'verified' }).waitFor();
   await page.locator('#log details[data-code="-4037"]').evaluate((d) => ((d as unknown as { open: boolean }).open = true));
   mkdirSync(out, { recursive: true });
   await page.screenshot({ path: join(out, 'dashboard.png') });

@@ -1,19 +1,19 @@
 import { version } from '../package.json';
-import { CODES, codeInfo } from './codes.js';
-import { isLoopback, startSimulator, type StartOptions } from './http/server.js';
+import { CODES } from './codes.js';
+import { isLoopback, startSimulator } from './http/server.js';
 import { accessSync, closeSync, constants, existsSync, openSync, statSync, watchFile, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Severity } from './doctor/findings.js';
 import { junitReport, markdownReport } from './doctor/report.js';
 import { VERDICT_STATUS, verdictOf } from './doctor/verdict.js';
-import { FlagError, helpText, parseFlags } from './flags.js';
+import { FlagError, OptionsError, ScenarioError } from './errors.js';
+import { startOptions, type CommandLine } from './command-line.js';
+import { helpText, parseFlags } from './flags.js';
+import { probeCommand } from './proxy/probe.js';
 import { formatLine, jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
-import { ScenarioError } from './scenario/errors.js';
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { StandardOutput } from './standard-output.js';
-import { probeCommand } from './proxy/probe.js';
 import { setFlagsFromString } from 'node:v8';
 
 /**
@@ -42,12 +42,13 @@ const AFTER =
 async function main(args: string[]): Promise<void> {
   // `mfa-sim probe ...`: compares the real service with mfa-sim and exits (docs/proxy.md).
   if (args[0] === 'probe') {
-    process.exitCode = await probeCommand(args.slice(1), process.env, { out: (text) => stdout.write(text), err: (text) => stderr.write(text) });
+    const io = { out: (text: string) => stdout.write(text), err: (text: string) => stderr.write(text) };
+    process.exitCode = await probeCommand(args.slice(1), process.env, io);
     return;
   }
-  let o: Flags;
+  let o: CommandLine;
   try {
-    o = parseFlags(args, process.env) as unknown as Flags;
+    o = parseFlags(args, process.env);
   } catch (e) {
     if (e instanceof FlagError) usage(e.message);
     throw e;
@@ -73,22 +74,7 @@ async function main(args: string[]): Promise<void> {
     return;
   }
 
-  const options: StartOptions = { port: o.port, host: o.host };
-  if (o.scenario !== undefined) options.scenario = o.scenario;
-  if (o.token !== undefined) options.token = o.token;
-  if (o.strict !== undefined) options.strict = o.strict;
-  if (o.responseStyle !== undefined) options.responseStyle = o.responseStyle;
-  if (o.hints !== undefined) options.hints = o.hints;
-  if (o.apiUser !== undefined) options.apiUser = o.apiUser;
-  if (o.secret !== undefined) options.secret = o.secret;
-  if (o.seed !== undefined) options.seed = o.seed;
-  if (o.controlToken !== undefined) options.controlToken = o.controlToken;
-  if (o.scenarioDir !== undefined) options.scenarioDirs = o.scenarioDir;
-  if (o.allowedHosts !== undefined) options.allowedHosts = o.allowedHosts;
-  if (o.upstream !== undefined) options.upstream = o.upstream;
-  if (o.upstreamCa !== undefined) options.upstreamCa = o.upstreamCa;
-  if (o.upstreamTimeout !== undefined) options.upstreamTimeout = o.upstreamTimeout;
-  if (o.record !== undefined) options.record = o.record;
+  const options = startOptions(o);
   // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
   for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) {
     const problem = file === undefined ? undefined : unwritable(file);
@@ -99,8 +85,8 @@ async function main(args: string[]): Promise<void> {
   try {
     running = await startSimulator(options);
   } catch (e) {
-    if (e instanceof ScenarioError) {
-      stderr.write(`mfa-sim: the ${e.source === 'options' ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`);
+    if (e instanceof ScenarioError || e instanceof OptionsError) {
+      stderr.write(`mfa-sim: the ${e instanceof OptionsError ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`);
       process.exit(EXIT.usage);
     }
     const err = e as NodeJS.ErrnoException;
@@ -124,7 +110,7 @@ async function main(args: string[]): Promise<void> {
   const stop = () => {
     if (stopping) exit(EXIT.ok);
     stopping = true;
-    running.close().then(() => exit(finish(sim, o)));
+    void running.close().then(() => exit(finish(sim, o)));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -144,7 +130,8 @@ async function main(args: string[]): Promise<void> {
   }
   out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);
   if (options.upstream !== undefined) {
-    out.write(`  proxy mode: API requests go to ${options.upstream}; each answer is judged against the contract${sim.world.secretGiven ? " and compared with mfa-sim's" : ' (give --secret to compare it with mfa-sim\'s too)'}\n`);
+    const compared = sim.world.secretGiven ? " and compared with mfa-sim's" : " (give --secret to compare it with mfa-sim's too)";
+    out.write(`  proxy mode: API requests go to ${options.upstream}; each answer is judged against the contract${compared}\n`);
     if (options.record !== undefined) out.write(`  recording the answers to ${options.record}\n`);
   }
   if (running.controlToken !== undefined) {
@@ -181,55 +168,16 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
       const sc = sim.loadScenario(file);
       sink.push(`mfa-sim: reloaded scenario ${sc.name} from ${file} (the world was reset)\n`);
     } catch (e) {
-      const why = e instanceof ScenarioError ? e.message : (e as Error).message;
-      stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${why}\n`);
+      stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${(e as Error).message}\n`);
     }
   });
-}
-
-/** The options the flags give (flags.ts): keys in camel case. */
-interface Flags extends AtExit {
-  help?: boolean;
-  version?: boolean;
-  listScenarios?: boolean;
-  codes?: boolean;
-  schema?: boolean;
-  port: number;
-  host: string;
-  scenario?: string;
-  token?: string;
-  strict?: boolean;
-  hints?: boolean;
-  responseStyle?: 'document' | 'sdk';
-  apiUser?: string;
-  secret?: string;
-  seed?: number;
-  controlToken?: string;
-  scenarioDir?: string[];
-  allowedHosts?: string[];
-  upstream?: string;
-  upstreamCa?: string;
-  upstreamTimeout?: number;
-  record?: string;
-  watch?: boolean;
-  quiet?: boolean;
-  log: 'text' | 'json';
-}
-
-/** What the command line does at exit, from its flags. */
-interface AtExit {
-  coverageOut?: string;
-  requireCoverage?: number[];
-  report?: string;
-  junit?: string;
-  failOnFindings?: Severity;
 }
 
 /**
  * At exit: writes the coverage file and the reports of the whole run, then gives the run's verdict (simulator.verdict,
  * the same as in-process): the exit status and why.
  */
-function finish(sim: Simulator, o: AtExit): number {
+function finish(sim: Simulator, o: CommandLine): number {
   const required = o.requireCoverage;
   const summary = sim.runSummary({ final: true, required, failOn: o.failOnFindings });
   const verdict = verdictOf(summary);

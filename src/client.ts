@@ -9,6 +9,10 @@
  * @module mfa-sim/client
  */
 import { DEFAULT_TOKEN, signedHeaders } from './auth/signature.js';
+import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
+import { ClientError, OptionsError } from './errors.js';
+
+export { ClientError, isMfaSimError, OptionsError, type MfaSimErrorCode } from './errors.js';
 
 /** The challenge types a new challenge may ask for. */
 export type ChallengeType = 'UserKeyAndPattern' | 'UserKeyPatternAndPin' | 'UserKeyAndUserPin' | 'UserKeyAndUserFace' | 'UserKeyAndUserVoice';
@@ -149,26 +153,15 @@ export interface MfaClient {
   clockOffset: number;
 }
 
-/** An answer the client cannot read as an envelope: not JSON, not an envelope, or a success whose message is not JSON. */
-export class ClientError extends Error {
-  constructor(
-    message: string,
-    /** The HTTP status of the response. */
-    readonly httpStatus: number,
-    /** The response body as received. */
-    readonly body: string,
-  ) {
-    super(message);
-    this.name = 'ClientError';
-  }
-}
+/** A field of an answer as text: a string as it is, anything else as JSON (never `[object Object]`), absent as ''. */
+const asText = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
 
 const DRIFT = -4036;
 
 /** A client of the simulated service (or of the real one: it sends what the interface document shows). */
 export function createClient(options: ClientOptions): MfaClient {
-  if (!/^\d{9}$/.test(options.apiUser)) throw new TypeError('apiUser must be exactly 9 digits');
-  if (typeof options.secret !== 'string' || options.secret === '') throw new TypeError('secret must be a non-empty string');
+  if (!API_USER_ID.test(options.apiUser)) throw new OptionsError([{ path: ['apiUser'], message: API_USER_ID_RULE }]);
+  if (typeof options.secret !== 'string' || options.secret === '') throw new OptionsError([{ path: ['secret'], message: 'must be a non-empty string' }]);
   const base = new URL(options.baseUrl).toString().replace(/\/+$/, '');
   const token = options.token ?? DEFAULT_TOKEN;
   const now = options.now ?? Date.now;
@@ -236,7 +229,7 @@ export function createClient(options: ClientOptions): MfaClient {
     if (typeof code !== 'number' || typeof message !== 'string' || typeof utctime !== 'string' || typeof status !== 'number') {
       throw new ClientError(`HTTP ${httpStatus}: the answer is not an envelope with code, message, ${timeKey.join(' or ')} and status`, httpStatus, text);
     }
-    const fields: EnvelopeFields = { id: String(id ?? ''), utctime, status, code, text: message, moreInfo: String(moreInfo ?? ''), retried };
+    const fields: EnvelopeFields = { id: asText(id), utctime, status, code, text: message, moreInfo: asText(moreInfo), retried };
     if (code < 0) return { ...fields, ok: false, message };
     try {
       return { ...fields, ok: true, message: JSON.parse(message) as T };

@@ -3,6 +3,7 @@
  * document, scenario validation and the coverage report are all generated from these rows:
  * adding a code is one row here (plus the check that produces it).
  */
+import { InternalError } from './errors.js';
 
 /** An operation of the service: what a request asks for, chosen by endpoint and envelope `type`. */
 export type Operation = 'challenge' | 'cancel' | 'time' | 'status' | 'verify' | 'blocked';
@@ -11,9 +12,9 @@ export type Operation = 'challenge' | 'cancel' | 'time' | 'status' | 'verify' | 
 export const OPERATIONS: readonly Operation[] = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'];
 
 /**
- * The named checks of the request path, in the order they run (decisions §4). A code belongs to the
- * check that produces it; a scenario rule that forces a code answers at that check, exactly where the
- * real failure would.
+ * The named checks of the request path, in the order they run (docs/behaviour.md#order-of-checks). A code belongs to
+ * the check that produces it; a scenario rule that forces a code answers at that check, exactly where the real failure
+ * would.
  */
 export const CHECKS = [
   'transport', // what the HTTP layer answers before the service is reached: parse errors, size limits
@@ -43,7 +44,10 @@ export const CHECKS = [
 ] as const;
 export type CheckName = (typeof CHECKS)[number];
 
-/** Where a code comes from: the interface document, the vendor's material (decisions §8), or the simulator's own transport answers. */
+/**
+ * Where a code comes from: the interface document, the vendor's material
+ * (docs/behaviour.md#beyond-the-document-status-verify-blocked), or the simulator's own transport answers.
+ */
 export type CodeSource = 'contract' | 'vendor' | 'simulator';
 
 /** One row of the code table. */
@@ -58,7 +62,7 @@ export interface CodeInfo {
   /** Operations on which the real service can answer this code; undefined = every request. */
   scope?: readonly Operation[];
   source: CodeSource;
-  /** For account codes (-2xxx): the account state name that produces it (decisions §7). */
+  /** For account codes (-2xxx): the account state name that produces it (docs/behaviour.md#accounts-and-api-users). */
   accountState?: string;
 }
 
@@ -86,6 +90,8 @@ const header = (code: number, check: CheckName, title: string, explain: string):
 });
 
 /** The table. Order is the README's order: successes, then errors in the order of the contract's table. */
+// One code per line: the table is read row by row, and a row spread over ten lines would hide its neighbours.
+// prettier-ignore
 export const CODES: readonly CodeInfo[] = [
   // Successes.
   { code: 2025, http: 202, title: 'New challenge accepted', explain: 'The challenge was sent to the user. `message` is the JSON text of `{challengeId, challengeQRcodeUrl, challengeQRcode}` (the image only when `enableQRcode` is true).', check: 'operation', scope: ['challenge'], source: 'contract' },
@@ -154,7 +160,7 @@ export const CODES: readonly CodeInfo[] = [
   // IP rules.
   { code: -6021, http: 400, title: 'Request blocked: IP address location blocked', explain: "The body's `ipAddress` is blocked by the API user's `ipRules` (in a block list and no allow list, or outside a given allow list).", check: 'ip-rules', scope: ['challenge', 'blocked'], source: 'contract' },
 
-  // Lifecycle (decisions §8).
+  // Lifecycle (docs/behaviour.md#beyond-the-document-status-verify-blocked).
   { code: -3087, http: 400, title: 'Auth-code verification error', explain: 'Verify: the auth code does not match the one the user was shown. Status or verify: the challenge is unknown to this API user and user.', check: 'operation', scope: ['status', 'verify'], source: 'vendor' },
   { code: -3091, http: 400, title: 'Verification still waiting', explain: 'The user has not answered the challenge yet: poll again later.', check: 'operation', scope: ['status', 'verify'], source: 'vendor' },
   { code: -3092, http: 400, title: 'Rejected', explain: 'The challenge ended without approval: the user denied it, it expired, or it was cancelled (`message` says which).', check: 'operation', scope: ['status', 'verify'], source: 'vendor' },
@@ -181,7 +187,7 @@ export function codeInfo(code: number): CodeInfo | undefined {
 /** The row for a code that must exist (a bug otherwise). */
 export function mustCode(code: number): CodeInfo {
   const info = byCode.get(code);
-  if (!info) throw new Error(`code ${code} is not in the code table`);
+  if (!info) throw new InternalError(`code ${code} is not in the code table`);
   return info;
 }
 

@@ -9,6 +9,7 @@
  * @packageDocumentation
  * @module mfa-sim/control
  */
+import { ControlError, type ScenarioIssue } from './errors.js';
 import { CONTROL_HEADER } from './http/control-access.js';
 import type { ChallengeView, ClockView } from './http/control.js';
 import { isScenarioText } from './scenario/scenario-text.js';
@@ -20,6 +21,7 @@ import type { Verdict } from './doctor/verdict.js';
 import type { ScenarioInput } from './scenario/schema.js';
 
 export type { ChallengeView, ClockView, CoverageReport, Finding, HintSeen, JournalEntry, ObserverFailure, Scope, Severity, Verdict };
+export { ControlError, isMfaSimError, type MfaSimErrorCode, type ScenarioIssue } from './errors.js';
 
 /**
  * A scenario as the control API takes it: a shipped scenario's name (or `<name>.yaml` in a scenario directory),
@@ -36,20 +38,6 @@ export interface ControlOptions {
   fetch?: typeof fetch;
 }
 
-/** A refusal of the control API: its HTTP status and its reason (a refused scenario lists each problem). */
-export class ControlClientError extends Error {
-  constructor(
-    /** The HTTP status the control API answered. */
-    readonly status: number,
-    message: string,
-    /** A refused scenario's problems: the key (as a path), the message, and the line. */
-    readonly issues: { path: (string | number)[]; message: string; line?: number }[] = [],
-  ) {
-    super(message);
-    this.name = 'ControlClientError';
-  }
-}
-
 /** Journal filters: some codes, and at most `limit` entries (newest first). */
 export interface JournalQuery {
   code?: number | number[];
@@ -62,7 +50,10 @@ export interface Gates {
   failOn?: Severity;
 }
 
-/** An API user of one test worker's own (`claimApiUser`): sign its requests with `apiUser` and `secret`, send them to `url`. */
+/**
+ * An API user of one test worker's own (`claimApiUser`): sign its requests with `apiUser` and `secret`, send them to
+ * `url`.
+ */
 export interface ClaimedApiUser {
   apiUser: string;
   secret: string;
@@ -145,15 +136,15 @@ export function connect(url: string, options: ControlOptions = {}): Control {
     const text = await res.text();
     if (!res.ok) {
       let error = `HTTP ${res.status}`;
-      let issues: ControlClientError['issues'] = [];
+      let issues: ScenarioIssue[] = [];
       try {
-        const parsed = JSON.parse(text) as { error?: string; issues?: ControlClientError['issues'] };
+        const parsed = JSON.parse(text) as { error?: string; issues?: ScenarioIssue[] };
         error = parsed.error ?? error;
         issues = parsed.issues ?? [];
       } catch {
         // Not the control API's JSON (a proxy in between?): the status says it all.
       }
-      throw new ControlClientError(res.status, `${method} /__sim/${path}: ${error}`, issues);
+      throw new ControlError(res.status, `${method} /__sim/${path}: ${error}`, issues);
     }
     return (expect === 'text' ? text : JSON.parse(text)) as T;
   }

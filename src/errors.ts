@@ -1,16 +1,170 @@
 /**
- * The errors the simulator throws to its callers (in-process methods) and turns into answers (the control API).
- * Each says what cannot be done and carries what a caller needs to react: a ControlError its HTTP status.
- * Errors of a scenario (ScenarioError, with the file, line and key of each problem) live in scenario/errors.ts.
+ * Every error mfa-sim throws to its callers: one class per kind, each with a stable `code` a caller can switch on
+ * (the message is for people and may be reworded).
+ *
+ * A test suite can load two copies of mfa-sim (the ES module build and the CommonJS build, or two versions in
+ * node_modules): each copy has its own classes, and a prototype check against one copy fails for an error thrown
+ * by the other. So every error carries a brand registered with `Symbol.for`, which is the same symbol in every copy
+ * of the package; `isMfaSimError(e, code?)` reads it, and so does `instanceof` (as undici's errors do).
  */
 
-/** A control operation that cannot be done: an HTTP status for the control API, and why. */
-export class ControlError extends Error {
+/** The stable codes of mfa-sim's errors, one per kind. */
+export type MfaSimErrorCode = 'MFA_SIM_SCENARIO' | 'MFA_SIM_OPTIONS' | 'MFA_SIM_CONTROL' | 'MFA_SIM_FLAG' | 'MFA_SIM_CLIENT' | 'MFA_SIM_INTERNAL';
+
+/** The brand: the same symbol in every copy of the package, holding the error's code. */
+const BRAND = Symbol.for('mfa-sim.error.code');
+
+/** The base of every error mfa-sim throws; `code` says which kind it is. */
+export abstract class MfaSimError extends Error {
+  /** The kind's code; the base class has none and stands for every kind. */
+  static readonly code: MfaSimErrorCode | undefined = undefined;
+  /** Which kind of error this is: stable from release to release. */
+  abstract readonly code: MfaSimErrorCode;
+
+  get [BRAND](): MfaSimErrorCode {
+    return this.code;
+  }
+
+  /** `e instanceof ScenarioError` holds for a scenario error thrown by any copy of mfa-sim, not only this one. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isMfaSimError(value, this.code);
+  }
+}
+
+/** One problem found in a scenario or in options: where (a key path, and a line when it came from a file) and what. */
+export interface ScenarioIssue {
+  path: (string | number)[];
+  message: string;
+  line?: number;
+}
+
+/** A key path as a reader writes it: `rules[0].when.svcUser`, `accounts["*@example.com"]`. */
+function formatPath(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(seg)) out += out ? `.${seg}` : seg;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out;
+}
+
+/** One line per problem: `scenarios/x.yaml:12: rules[0].tims: unknown key (did you mean "times"?)`. */
+function issueLines(source: string, issues: readonly ScenarioIssue[]): string {
+  return issues.map((i) => `${source}${i.line ? `:${i.line}` : ''}: ${i.path.length ? `${formatPath(i.path)}: ` : ''}${i.message}`).join('\n');
+}
+
+/**
+ * `MFA_SIM_SCENARIO`: a scenario that cannot be used. Its message names the file, the line and the key of each
+ * problem, one per line; `issues` holds them as data, as the control API answers them.
+ */
+export class ScenarioError extends MfaSimError {
+  static override readonly code = 'MFA_SIM_SCENARIO';
+  readonly code = ScenarioError.code;
+
   constructor(
+    /** The file, scenario name or body the scenario came from. */
+    readonly source: string,
+    readonly issues: ScenarioIssue[],
+  ) {
+    super(issueLines(source, issues));
+    this.name = 'ScenarioError';
+  }
+}
+
+/**
+ * `MFA_SIM_OPTIONS`: options given in process that cannot be used (to `startSimulator`, `createApp`, `new Simulator`
+ * or `createClient`): `options: journalSize: must be at most 100000`, one line per problem, and `issues` as data.
+ */
+export class OptionsError extends MfaSimError {
+  static override readonly code = 'MFA_SIM_OPTIONS';
+  readonly code = OptionsError.code;
+
+  constructor(readonly issues: ScenarioIssue[]) {
+    super(issueLines('options', issues));
+    this.name = 'OptionsError';
+  }
+}
+
+/**
+ * `MFA_SIM_CONTROL`: a control operation that cannot be done, in process or through the control API
+ * (`mfa-sim/control`), with the HTTP status the control API answers; through the control API, a refused scenario's
+ * `issues` too.
+ */
+export class ControlError extends MfaSimError {
+  static override readonly code = 'MFA_SIM_CONTROL';
+  readonly code = ControlError.code;
+
+  constructor(
+    /** 400 a bad value, 404 nothing of that name, 409 the state does not allow it. */
     readonly status: number,
     message: string,
+    /** A scenario the control API refused: each problem (in process, a ScenarioError carries them). */
+    readonly issues: ScenarioIssue[] = [],
   ) {
     super(message);
     this.name = 'ControlError';
   }
+}
+
+/** `MFA_SIM_FLAG`: a command-line flag, or its environment variable, that cannot be used; the message names it. */
+export class FlagError extends MfaSimError {
+  static override readonly code = 'MFA_SIM_FLAG';
+  readonly code = FlagError.code;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'FlagError';
+  }
+}
+
+/**
+ * `MFA_SIM_CLIENT`: an answer `mfa-sim/client` cannot read as an envelope: not JSON, not an envelope, or a success
+ * whose message is not JSON.
+ */
+export class ClientError extends MfaSimError {
+  static override readonly code = 'MFA_SIM_CLIENT';
+  readonly code = ClientError.code;
+
+  constructor(
+    message: string,
+    /** The HTTP status of the response. */
+    readonly httpStatus: number,
+    /** The response body as received. */
+    readonly body: string,
+  ) {
+    super(message);
+    this.name = 'ClientError';
+  }
+}
+
+/** `MFA_SIM_INTERNAL`: a bug in mfa-sim, or a broken installation of it; the message says what was found wrong. */
+export class InternalError extends MfaSimError {
+  static override readonly code = 'MFA_SIM_INTERNAL';
+  readonly code = InternalError.code;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'InternalError';
+  }
+}
+
+/** The class of each code, for `isMfaSimError`'s narrowing. */
+interface ErrorOfCode {
+  MFA_SIM_SCENARIO: ScenarioError;
+  MFA_SIM_OPTIONS: OptionsError;
+  MFA_SIM_CONTROL: ControlError;
+  MFA_SIM_FLAG: FlagError;
+  MFA_SIM_CLIENT: ClientError;
+  MFA_SIM_INTERNAL: InternalError;
+}
+
+/**
+ * Whether a value is an error thrown by mfa-sim (any copy of it: the ES module and CommonJS builds, another version),
+ * and of the kind `code` names when given. Use it rather than `instanceof` where a suite may load mfa-sim twice.
+ */
+export function isMfaSimError<C extends MfaSimErrorCode = MfaSimErrorCode>(value: unknown, code?: C): value is ErrorOfCode[C] {
+  if (typeof value !== 'object' || value === null) return false;
+  const brand = (value as { [BRAND]?: unknown })[BRAND];
+  return typeof brand === 'string' && brand.startsWith('MFA_SIM_') && (code === undefined || brand === code);
 }

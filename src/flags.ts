@@ -1,36 +1,86 @@
-import { delimiter } from 'node:path';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { closest } from './closest.js';
-import { parseRequiredCodes } from './observers/coverage.js';
-import { directoryProblem } from './scenario/directories.js';
+import { CommandLineSchema, spellingOf, type CommandLine } from './command-line.js';
+import { FlagError } from './errors.js';
 
 /**
- * The command line's flags: one table (name, value, description, environment variable, default, check), read from
- * the arguments and the environment, and the help text made from the same table. Written here rather than with a
- * flag library: loading one cost a tenth of the command line's start-up.
+ * The command line's flags, read from the arguments and the environment, and the help text: both made from the one
+ * schema of what the command line takes (command-line.ts), each flag's value read by its option's type (a whole
+ * number within its bounds, one of its choices, a text held to its pattern, a list, a switch). Written here rather
+ * than with a flag library: loading one cost a tenth of the command line's start-up.
  */
 
-/** A flag, or its environment variable, that cannot be used; the message names it. */
-export class FlagError extends Error {}
-
+/** A flag as the schema gives it. */
 export interface Flag {
-  /** The long name without dashes, e.g. `port` (the option key is its camel case: `port`, `scenarioDir`). */
+  /** The option it sets, e.g. `scenarioDirs`. */
+  key: string;
+  /** The long name without dashes, e.g. `scenario-dir`. */
   name: string;
   short?: string;
   /** The value's placeholder, e.g. `<port>`; absent for a switch. */
   value?: string;
   description: string;
-  /** Read from this variable when the flag is not given. */
+  /** Read from this variable when the flag is not given: `MFA_SIM_` and the name in capitals (none for an action). */
   env?: string;
   default?: string;
   choices?: readonly string[];
   /** Turns the text into the option's value; throws FlagError (its message follows the flag's name). */
-  parse?: (text: string) => unknown;
+  parse: (text: string) => unknown;
   /** Given again (or in its variable), the values add up, each split at this separator. */
   listSeparator?: string;
   /** `--no-<name>`: the switch sets false (its variable says on or off). */
   negated?: boolean;
   /** Prints something and exits: --help, --version, --codes... */
   action?: boolean;
+}
+
+const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The flag of an option of the command line's schema. */
+function flagOf(key: string, schema: TSchema): Flag {
+  const spelling = spellingOf(schema);
+  const name = spelling.name ?? kebab(key);
+  const isSwitch = schema.type === 'boolean';
+  const isList = schema.type === 'array' && spelling.list !== undefined;
+  const items = isList ? (schema.items as TSchema) : schema;
+  const choices = (items.anyOf as TSchema[] | undefined)?.every((a) => typeof a.const === 'string') ? (items.anyOf as TSchema[]).map((a) => a.const as string) : undefined;
+  const fallback = spelling.default ?? (schema.default === undefined ? undefined : String(schema.default));
+  return {
+    key,
+    name,
+    short: spelling.short,
+    value: isSwitch ? undefined : (spelling.value ?? '<value>'),
+    description: schema.description ?? '',
+    env: spelling.action ? undefined : `MFA_SIM_${name.toUpperCase().replace(/-/g, '_')}`,
+    default: fallback,
+    choices,
+    parse: spelling.parse ?? readerOf(items, choices, isList),
+    listSeparator: spelling.list,
+    negated: spelling.negated,
+    action: spelling.action,
+  };
+}
+
+/**
+ * How a value of this type is read from its text. The items of a list are held to their pattern with the other
+ * options at start, where the message names the item by its place (`allowedHosts[1]: ...`).
+ */
+function readerOf(schema: TSchema, choices: readonly string[] | undefined, isList: boolean): (text: string) => unknown {
+  if (choices) {
+    return (text) => {
+      if (!choices.includes(text)) throw new FlagError(`must be one of ${choices.join(', ')} (not ${JSON.stringify(text.slice(0, 40))})`);
+      return text;
+    };
+  }
+  if (schema.type === 'integer') return wholeNumber(schema.minimum as number, schema.maximum as number);
+  if (typeof schema.pattern === 'string' && !isList) {
+    const pattern = new RegExp(schema.pattern);
+    return (text) => {
+      if (!pattern.test(text)) throw new FlagError(String(schema.errorMessage ?? `must match ${schema.pattern}`));
+      return text;
+    };
+  }
+  return (text) => text;
 }
 
 function wholeNumber(min: number, max: number) {
@@ -40,90 +90,14 @@ function wholeNumber(min: number, max: number) {
   };
 }
 
-function requiredCodes(text: string): number[] {
-  try {
-    return parseRequiredCodes(text);
-  } catch (e) {
-    throw new FlagError((e as Error).message);
-  }
+/** The flags of a command's schema (the command line's, or `mfa-sim probe`'s), in the order its help lists them. */
+export function flagsOf(schema: TObject): Flag[] {
+  return Object.entries(schema.properties).map(([key, s]) => flagOf(key, s));
 }
 
 /** The flags, in the order the help lists them. */
-export const FLAGS: readonly Flag[] = [
-  { name: 'version', short: 'V', description: 'print the version and exit', action: true },
-  { name: 'port', short: 'p', value: '<port>', description: 'port to listen on; 0 picks a free one', env: 'MFA_SIM_PORT', default: '8080', parse: wholeNumber(0, 65_535) },
-  { name: 'host', short: 'H', value: '<address>', description: 'address to listen on', env: 'MFA_SIM_HOST', default: '127.0.0.1' },
-  { name: 'scenario', short: 's', value: '<name|file>', description: 'a shipped scenario by name, or a scenario file', env: 'MFA_SIM_SCENARIO' },
-  { name: 'token', short: 't', value: '<token>', description: 'identifier token in header names, scheme, algorithm and user field (default svc)', env: 'MFA_SIM_TOKEN' },
-  { name: 'strict', description: 'reject everything the interface document does not show', env: 'MFA_SIM_STRICT' },
-  { name: 'hints', negated: true, description: "end no refusal's message with the client doctor's hint: the code's bare meaning only", env: 'MFA_SIM_HINTS' },
-  { name: 'response-style', value: '<style>', description: 'document (utctime) or sdk (utcTime, for the published clients)', env: 'MFA_SIM_RESPONSE_STYLE', choices: ['document', 'sdk'] },
-  { name: 'api-user', value: '<id>', description: 'the default API user id (9 digits)', env: 'MFA_SIM_API_USER', parse: nineDigits },
-  { name: 'secret', value: '<secret>', description: "the default API user's secret (default: a random one, printed at start)", env: 'MFA_SIM_SECRET' },
-  { name: 'seed', value: '<n>', description: 'make challenge ids and generated values the same from run to run', env: 'MFA_SIM_SEED', parse: wholeNumber(0, 2 ** 32 - 1) },
-  {
-    name: 'scenario-dir',
-    value: '<dir>',
-    description: `a directory the control API may load scenario files from (repeatable, or several separated by "${delimiter}"; default: the folder of --scenario)`,
-    env: 'MFA_SIM_SCENARIO_DIR',
-    listSeparator: delimiter,
-    parse: existingDirectory,
-  },
-  {
-    name: 'allowed-hosts',
-    value: '<names>',
-    description: 'host names the control API and dashboard answer besides localhost and IP addresses (comma-separated; .example.com allows its subdomains)',
-    env: 'MFA_SIM_ALLOWED_HOSTS',
-    listSeparator: ',',
-  },
-  { name: 'control-token', value: '<token>', description: 'token the control API requires (default: none on loopback, a random one elsewhere)', env: 'MFA_SIM_CONTROL_TOKEN' },
-  { name: 'watch', short: 'w', description: 'reload the scenario file when it changes (a broken edit keeps the last good one)', env: 'MFA_SIM_WATCH' },
-  { name: 'quiet', short: 'q', description: 'no log line per request', env: 'MFA_SIM_QUIET' },
-  { name: 'log', value: '<format>', description: 'text (one line per request) or json (one JSON object per line, by pino)', env: 'MFA_SIM_LOG', default: 'text', choices: ['text', 'json'] },
-  { name: 'coverage-out', value: '<file>', description: 'at exit, write the status coverage (codes met and never met) to this JSON file', env: 'MFA_SIM_COVERAGE_OUT' },
-  {
-    name: 'require-coverage',
-    value: '<codes|all>',
-    description: 'at exit, fail (exit 3) unless these codes (comma-separated, or all) were each answered at least once',
-    env: 'MFA_SIM_REQUIRE_COVERAGE',
-    parse: requiredCodes,
-  },
-  { name: 'report', value: '<file.md>', description: 'at exit, append a Markdown report (coverage, client findings, hints) to this file, e.g. "$GITHUB_STEP_SUMMARY"', env: 'MFA_SIM_REPORT' },
-  { name: 'junit', value: '<file.xml>', description: 'at exit, write JUnit XML: a test case per code of the contract and per client finding', env: 'MFA_SIM_JUNIT' },
-  {
-    name: 'fail-on-findings',
-    value: '<severity>',
-    description: 'at exit, fail (exit 4) if the client doctor found anything this severe or worse',
-    env: 'MFA_SIM_FAIL_ON_FINDINGS',
-    choices: ['info', 'warning', 'error'],
-  },
-  {
-    name: 'upstream',
-    value: '<url>',
-    description: 'proxy mode: forward API requests to this base URL unchanged, judge its answers against the contract and, with --secret, against mfa-sim (docs/proxy.md)',
-    env: 'MFA_SIM_UPSTREAM',
-  },
-  { name: 'upstream-ca', value: '<file.pem>', description: "proxy mode: trust this private CA for the upstream's TLS certificate, besides the system's", env: 'MFA_SIM_UPSTREAM_CA' },
-  { name: 'upstream-timeout', value: '<ms>', description: 'proxy mode: ms the upstream has to answer a request whole, else the client gets -5000 (default 10000)', env: 'MFA_SIM_UPSTREAM_TIMEOUT', parse: wholeNumber(1, 600_000) },
-  { name: 'record', value: '<dir>', description: "proxy mode: write the upstream's answers to this folder as a replayable scenario and the raw exchanges, secrets removed", env: 'MFA_SIM_RECORD' },
-  { name: 'list-scenarios', description: 'list the shipped scenarios and exit', action: true },
-  { name: 'codes', description: 'print the code table and exit', action: true },
-  { name: 'schema', description: 'print the JSON Schema of scenario files and exit', action: true },
-  { name: 'help', short: 'h', description: 'show this help', action: true },
-];
+export const FLAGS: readonly Flag[] = flagsOf(CommandLineSchema);
 
-function existingDirectory(text: string): string {
-  const problem = directoryProblem(text);
-  if (problem) throw new FlagError(`${text.slice(0, 200)}: ${problem}`);
-  return text;
-}
-
-function nineDigits(text: string): string {
-  if (!/^\d{9}$/.test(text)) throw new FlagError('must be exactly 9 digits');
-  return text;
-}
-
-const camel = (name: string) => name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 const shown = (f: Flag) => `--${f.negated ? 'no-' : ''}${f.name}`;
 
 /** A switch's variable: on or off, in the words people write. */
@@ -136,8 +110,7 @@ function onOff(text: string): boolean {
 /** A flag's value as the option holds it, checked; `where` names the flag or variable in a message. */
 function valueOf(f: Flag, text: string, where: string): unknown {
   try {
-    if (f.choices && !f.choices.includes(text)) throw new FlagError(`must be one of ${f.choices.join(', ')} (not ${JSON.stringify(text.slice(0, 40))})`);
-    return f.parse ? f.parse(text) : text;
+    return f.parse(text);
   } catch (e) {
     if (e instanceof FlagError) throw new FlagError(`${where} ${e.message}.`);
     throw e;
@@ -160,10 +133,14 @@ function nearest(name: string, table: readonly Flag[]): string | undefined {
 }
 
 /**
- * The options the arguments and the environment give: keys in camel case (`scenarioDir`, `coverageOut`), defaults
- * filled in, each value checked. A flag wins over its variable. Throws FlagError for anything it cannot use.
+ * The options the arguments and the environment give, by their keys in the schema, defaults filled in, each value
+ * checked. A flag wins over its variable. Throws FlagError for anything it cannot use.
  */
-export function parseFlags(args: readonly string[], env: Record<string, string | undefined>, table: readonly Flag[] = FLAGS): Record<string, unknown> {
+export function parseFlags(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  table: readonly Flag[] = FLAGS,
+): CommandLine {
   const given = new Map<Flag, string[]>();
   const byLong = new Map(table.map((f) => [shown(f).slice(2), f]));
   const byShort = new Map(table.filter((f) => f.short).map((f) => [f.short!, f]));
@@ -210,20 +187,20 @@ export function parseFlags(args: readonly string[], env: Record<string, string |
 
   const out: Record<string, unknown> = {};
   for (const f of table) {
-    const key = camel(f.name);
     const values = given.get(f);
     if (f.value === undefined) {
-      if (values) out[key] = !f.negated;
-      else if (f.env && env[f.env] !== undefined && env[f.env]!.trim() !== '') out[key] = valueOfSwitch(f, env[f.env]!);
+      if (values) out[f.key] = !f.negated;
+      else if (f.env && env[f.env] !== undefined && env[f.env]!.trim() !== '') out[f.key] = valueOfSwitch(f, env[f.env]!);
       continue;
     }
     const fromEnv = f.env ? env[f.env] : undefined;
     const texts = values ?? (fromEnv !== undefined && fromEnv !== '' ? [fromEnv] : f.default !== undefined ? [f.default] : undefined);
     if (!texts) continue;
     const where = values ? shown(f) : fromEnv !== undefined && fromEnv !== '' ? f.env! : shown(f);
-    if (f.listSeparator) out[key] = texts.flatMap((t) => splitList(t, f.listSeparator!)).map((t) => valueOf(f, t, where));
-    else out[key] = valueOf(f, texts[texts.length - 1], where);
+    if (f.listSeparator) out[f.key] = texts.flatMap((t) => splitList(t, f.listSeparator!)).map((t) => valueOf(f, t, where));
+    else out[f.key] = valueOf(f, texts[texts.length - 1], where);
   }
+  // Each value was read by its option's type in the schema: the object is what the schema describes.
   return out;
 }
 
@@ -250,18 +227,28 @@ function wrap(text: string, width: number, indent: number): string {
   return lines.join(`\n${' '.repeat(indent)}`);
 }
 
+/** What the help says of a flag beside its description: its list separator, choices, default and variable. */
+function flagNotes(f: Flag): string[] {
+  return [
+    f.listSeparator ? `repeatable, or several separated by "${f.listSeparator}"` : '',
+    f.choices ? `choices: ${f.choices.join(', ')}` : '',
+    f.default !== undefined ? `default: ${f.default}` : '',
+    f.env ? `env: ${f.env}${f.negated ? '=off' : ''}` : '',
+  ].filter(Boolean);
+}
+
+/** How the flag is written, with its short form and value: `-p, --port <port>`. */
+export function flagUsage(f: Flag): string {
+  return `${f.short ? `-${f.short}, ` : ''}${shown(f)}${f.value ? ` ${f.value}` : ''}`;
+}
+
 /** The help text, at one width whatever the terminal: the same text everywhere, docs/command-line.md included. */
 export function helpText(description: string, after: string, width = 100, table: readonly Flag[] = FLAGS, usage = 'mfa-sim [options]'): string {
-  const left = (f: Flag) => `${f.short ? `-${f.short}, ` : ''}${shown(f)}${f.value ? ` ${f.value}` : ''}`;
-  const column = Math.max(...table.map((f) => left(f).length)) + 4;
+  const column = Math.max(...table.map((f) => flagUsage(f).length)) + 4;
   const rows = table.map((f) => {
-    const notes = [
-      f.choices ? `choices: ${f.choices.join(', ')}` : '',
-      f.default !== undefined ? `default: ${f.default}` : '',
-      f.env ? `env: ${f.env}${f.negated ? '=off' : ''}` : '',
-    ].filter(Boolean);
+    const notes = flagNotes(f);
     const text = `${f.description}${notes.length ? ` (${notes.join(', ')})` : ''}`;
-    return `  ${left(f).padEnd(column - 2)}${wrap(text, width, column)}`;
+    return `  ${flagUsage(f).padEnd(column - 2)}${wrap(text, width, column)}`;
   });
   return [`Usage: ${usage}`, '', wrap(description, width, 0), '', 'Options:', ...rows, '', after, ''].join('\n');
 }

@@ -1,7 +1,13 @@
+import type { Static } from '@sinclair/typebox';
+import { DEFAULT_REPLAY_CAP } from './auth/replay.js';
 import { Type } from './typebox.js';
+import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
 import type { ScenarioInput } from './scenario/schema.js';
-import { ScenarioError } from './scenario/errors.js';
+import { OptionsError, type ScenarioIssue } from './errors.js';
+import { DEFAULT_JOURNAL_SIZE } from './observers/journal.js';
 import { shapeChecker } from './scenario/validate.js';
+import { DEFAULT_MAX_CHALLENGES } from './world/challenges.js';
+import { DEFAULT_API_USER } from './world/world.js';
 
 /**
  * One name `/__sim/` may be addressed by (allowed-hosts.ts): a host name or IP address, a leading dot for a domain and
@@ -9,100 +15,121 @@ import { shapeChecker } from './scenario/validate.js';
  */
 const ALLOWED_HOST = '^\\s*(\\.?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?|\\[?[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\\]?)\\s*$';
 
+/** The address a simulator listens on unless told another. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** Request bodies larger than this many bytes get -413 unless `bodyLimit` says otherwise. */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+/** Headers and body must arrive within this many ms (slow clients are cut off). */
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Proxy mode: how long the upstream has to answer a forwarded request whole, connecting included. */
+export const UPSTREAM_TIMEOUT_MS = 10_000;
+
 /**
- * How a simulator runs (beside the scenario keys it also takes): the in-process options and, through them, the
- * command line's flags and environment variables. One schema bounds them all where they enter, so a flag such as
- * `--journal-size` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError
- * from deep inside Node or an array a billion entries long.
+ * How a simulator runs, beside the scenario keys it also takes: the in-process options and, through them, the
+ * command line's flags and environment variables (command-line.ts), the help, and the tables of
+ * docs/in-process-api.md and docs/command-line.md. One schema bounds them all where they enter, so a flag such as
+ * `--seed` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError from
+ * deep inside Node or an array a billion entries long.
  */
+const SimulatorRunSchema = Type.Object({
+  scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
+  apiUser: Type.Optional(
+    Type.String({ pattern: API_USER_ID.source, errorMessage: API_USER_ID_RULE, description: `the default API user's id, 9 digits (default ${DEFAULT_API_USER})` }),
+  ),
+  secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret (default: a random one, printed at start)" })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'make challenge ids and generated values the same from run to run' })),
+  publicUrl: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$',
+      errorMessage: 'must be an http:// or https:// URL',
+      description: 'the base URL of `moreInfo` and `challengeQRcodeUrl` (default: the URL listened on)',
+    }),
+  ),
+  bodyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024, default: DEFAULT_BODY_LIMIT, description: 'request bodies larger than this many bytes get -413' })),
+  journalSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: DEFAULT_JOURNAL_SIZE, description: 'entries the request journal keeps' })),
+  maxChallenges: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: DEFAULT_MAX_CHALLENGES, description: 'challenges kept before the oldest is forgotten' })),
+  replayCap: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100_000_000, default: DEFAULT_REPLAY_CAP, description: 'replay entries kept per API user before the oldest are forgotten early' }),
+  ),
+  controlToken: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 4096, description: 'token the control API requires (default: none on loopback, a random one elsewhere)' }),
+  ),
+  scenarioDirs: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+      maxItems: 100,
+      description: 'directories the control API may load scenario files from (default: the folder of the scenario, when that is a file)',
+    }),
+  ),
+  allowedHosts: Type.Optional(
+    Type.Array(
+      Type.String({
+        maxLength: 253,
+        pattern: ALLOWED_HOST,
+        errorMessage: 'must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`',
+      }),
+      { maxItems: 100, description: 'host names the control API and dashboard answer besides localhost and IP addresses (.example.com allows its subdomains)' },
+    ),
+  ),
+});
+
+/** Where and how a simulator started with `startSimulator` listens. */
+const ListenSchema = Type.Object({
+  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, default: 0, description: 'port to listen on; 0 picks a free one' })),
+  host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, default: DEFAULT_HOST, description: 'address to listen on' })),
+  headersTimeout: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 3_600_000, default: HEADERS_TIMEOUT_MS, description: 'ms for the header block to arrive, else -408 and the connection is closed' }),
+  ),
+  requestTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, default: REQUEST_TIMEOUT_MS, description: 'ms for the whole request to arrive, else -408' })),
+});
+
+/** Proxy mode (docs/proxy.md, src/proxy/): the operator's upstream, how it is reached, the recording of its answers. */
+const ProxySchema = Type.Object({
+  upstream: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$',
+      errorMessage: 'must be an http:// or https:// base URL, without user name, password, query or fragment',
+      description: 'proxy mode: forward API requests to this base URL unchanged, judge its answers against the contract and, with the secret, against mfa-sim',
+    }),
+  ),
+  upstreamCa: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: trust this private CA (a PEM file) for the upstream's TLS certificate, besides the system's" })),
+  // No default in the schema: the command line would hand it to every simulator, proxy or not.
+  upstreamTimeout: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 600_000, description: `proxy mode: ms the upstream has to answer a request whole, else the client gets -5000 (default ${UPSTREAM_TIMEOUT_MS})` }),
+  ),
+  record: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: write the upstream's answers to this folder as a replayable scenario and the raw exchanges, secrets removed" }),
+  ),
+});
+
+/** Every run option: the simulator's, how it listens, and proxy mode's. */
 export const RunOptionsSchema = Type.Object(
-  {
-    scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
-    apiUser: Type.Optional(Type.String({ pattern: '^\\d{9}$', errorMessage: 'must be exactly 9 digits', description: "the default API user's id" })),
-    secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret" })),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes every random value the same from run to run' })),
-    publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$', errorMessage: 'must be an http:// or https:// URL', description: 'the base URL answers link to' })),
-    bodyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024, description: 'request bodies larger than this many bytes get -413' })),
-    journalSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'entries the request journal keeps' })),
-    maxChallenges: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'challenges kept before the oldest is forgotten' })),
-    replayCap: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'replay entries kept per API user' })),
-    controlToken: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a token the control API then requires' })),
-    scenarioDirs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'directories the control API may read scenario files from' })),
-    allowedHosts: Type.Optional(Type.Array(Type.String({ maxLength: 253, pattern: ALLOWED_HOST, errorMessage: 'must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`' }), { maxItems: 100, description: 'host names /__sim/ answers besides localhost and IP addresses' })),
-    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, description: 'port to listen on; 0 picks a free one' })),
-    host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'address to listen on' })),
-    headersTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the header block to arrive' })),
-    requestTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'ms for the whole request to arrive' })),
-    upstream: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$', errorMessage: 'must be an http:// or https:// base URL, without user name, password, query or fragment', description: 'proxy mode: forward API requests to this base URL and judge its answers' })),
-    upstreamCa: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: a PEM file of a private CA to trust for the upstream's TLS certificate, besides the system's" })),
-    upstreamTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'proxy mode: ms the upstream has to answer a request whole' })),
-    record: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: write the upstream's answers to this folder as a replayable scenario and raw exchanges" })),
-  },
+  { ...SimulatorRunSchema.properties, ...ListenSchema.properties, ...ProxySchema.properties },
   { description: 'how a simulator runs' },
 );
 
-/** Options of a simulator: any scenario key (decisions §9), plus how to run it. */
-export interface SimulatorOptions extends Partial<ScenarioInput> {
-  /** A shipped scenario's name or a scenario file, loaded first; the scenario keys given here override its own. */
-  scenario?: string;
-  /** The default API user's id (when the scenario lists none, or in addition to those it lists). Default 123456789. */
-  apiUser?: string;
-  /** The default API user's secret. Default: a fresh random one (see `simulator.apiUser.secret`). */
-  secret?: string;
-  /** Makes challenge ids, generated secrets and every other random value the same from run to run. */
-  seed?: number;
-  /** The base URL that `moreInfo` and `challengeQRcodeUrl` use; default: the URL the simulator listens on. */
-  publicUrl?: string;
-  /** Request bodies larger than this many bytes get -413. Default 65536. */
-  bodyLimit?: number;
-  /** Size of the request journal ring. Default 1000. */
-  journalSize?: number;
-  /** Challenges kept before the oldest is forgotten. Default 10000. */
-  maxChallenges?: number;
-  /** Replay entries kept per API user before the oldest are forgotten early. Default 2,000,000. */
-  replayCap?: number;
-  /** A token the control API (`/__sim/`) then requires. Default: none on loopback; a random one (printed) elsewhere. */
-  controlToken?: string;
-  /**
-   * Directories the control API may read scenario files from (`{ "file": ... }`, or `{ "name": ... }` for
-   * `<name>.yaml` there). Default: the folder of `scenario` when that is a file; else none.
-   */
-  scenarioDirs?: string[];
-  /**
-   * Host names the control API, the dashboard and its event stream answer besides localhost, `*.localhost`, IP
-   * addresses and the address listened on (DNS rebinding protection). A name starting with a dot allows its subdomains.
-   */
-  allowedHosts?: string[];
-  /**
-   * Proxy mode (docs/proxy.md): API requests are forwarded unchanged to this base URL (`https://sandbox.example.com`)
-   * and its answers go back unchanged, judged against the contract and, when the API user's secret is given, compared
-   * with what mfa-sim would have answered. Only `startSimulator` and the command line forward.
-   */
-  upstream?: string;
-  /** Proxy mode: a PEM file of a private CA the upstream's certificate may chain to, besides the system's. */
-  upstreamCa?: string;
-  /** Proxy mode: milliseconds the upstream has to answer a request whole, else the client gets -5000. Default 10000. */
-  upstreamTimeout?: number;
-  /** Proxy mode: a folder to record the upstream's answers in, as a replayable scenario and the raw exchanges. */
-  record?: string;
-}
+/**
+ * Options of a simulator: any scenario key (they override the scenario's own), plus how it runs (`RunOptionsSchema`).
+ */
+export type SimulatorOptions = Partial<ScenarioInput> & Static<typeof SimulatorRunSchema>;
 
-/** Request bodies larger than this many bytes get -413 unless `bodyLimit` says otherwise. */
-export const DEFAULT_BODY_LIMIT = 64 * 1024;
+/** Options of `startSimulator`: a simulator's, plus where and how it listens, and proxy mode's. */
+export type StartOptions = SimulatorOptions & Static<typeof ListenSchema> & Static<typeof ProxySchema>;
 
 /** Keys of the options that are not scenario keys. */
 export const RUN_KEYS: readonly string[] = Object.keys(RunOptionsSchema.properties);
 
-let check: ((value: unknown) => import('./scenario/errors.js').ScenarioIssue[]) | undefined;
+let check: ((value: unknown) => ScenarioIssue[]) | undefined;
 
 /**
  * The options of a simulator, given as an object or as a scenario's name or file, with their run options checked
- * (scenario keys are checked by the scenario's compilation); anything wrong throws a ScenarioError naming it.
+ * (scenario keys are checked by the scenario's compilation); anything wrong throws an OptionsError naming it.
  */
 export function runOptions(options: SimulatorOptions | string): SimulatorOptions {
   const opts = typeof options === 'string' ? { scenario: options } : options;
-  if (typeof opts !== 'object' || opts === null) throw new ScenarioError('options', [{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
-  checkRunOptions(opts as Record<string, unknown>);
+  if (typeof opts !== 'object' || opts === null) throw new OptionsError([{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
+  checkRunOptions(opts);
   return opts;
 }
 
@@ -111,8 +138,8 @@ function checkRunOptions(options: Record<string, unknown>): void {
   for (const k of RUN_KEYS) if (Object.hasOwn(options, k) && options[k] !== undefined) run[k] = options[k];
   check ??= shapeChecker(RunOptionsSchema);
   const issues = check(run);
-  if (issues.length) throw new ScenarioError('options', issues);
-  // Proxy mode's other options mean nothing without its upstream.
-  const stray = run.upstream === undefined ? (['upstreamCa', 'upstreamTimeout', 'record'] as const).find((k) => run[k] !== undefined) : undefined;
-  if (stray) throw new ScenarioError('options', [{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
+  if (issues.length) throw new OptionsError(issues);
+  // A CA or a recording folder means nothing without an upstream: given alone, it is a mistake to point out.
+  const stray = run.upstream === undefined ? (['upstreamCa', 'record'] as const).find((k) => run[k] !== undefined) : undefined;
+  if (stray) throw new OptionsError([{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
 }

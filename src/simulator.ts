@@ -51,7 +51,9 @@ export class Simulator {
   /** Status coverage of the whole run (what the CI gate judges), and of the current scenario (one test's view). */
   private readonly coverage = new Coverage();
   private readonly scenarioCoverage = new Coverage();
-  /** The first request (seq) of the current scenario: seq numbers the whole run, so a scenario's requests start here. */
+  /**
+   * The first request (seq) of the current scenario: seq numbers the whole run, so a scenario's requests start here.
+   */
   private scenarioFrom = 1;
   /** Scenario loads and resets in this run. */
   private scenarioStarts = 0;
@@ -67,7 +69,7 @@ export class Simulator {
     this.controlToken = opts.controlToken;
     this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? defaultScenarioDirs(opts.scenario));
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
-    this.registry = new ScenarioRegistry(scenarioFromOptions(opts as Record<string, unknown>), pinnedKeys(opts));
+    this.registry = new ScenarioRegistry(scenarioFromOptions(opts), pinnedKeys(opts));
     this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e, to, from) => sealRecord(this.secrets.redactor, e, to, from), this.failures);
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
     this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets()], () => this.links.forget());
@@ -102,8 +104,6 @@ export class Simulator {
 
   /** Answers one request to the simulated API (request/path.ts); synchronous unless a rule delays it. */
   handle = (req: ApiRequest, startedAt?: number): ApiResult | Promise<ApiResult> => this.path.handle(req, startedAt);
-  /** Proxy mode: a request the upstream answered, told to the journal, coverage and the client doctor under the next number (src/proxy/). */
-  answeredElsewhere = (record: (seq: number) => AnsweredRequest): number => this.path.answeredElsewhere(record);
   /**
    * Lets go of the requests a rule still delays (their timers run up to 10 minutes): the server calls it once closed
    * and its connections gone, so that a closed simulator holds no test runner's process.
@@ -111,6 +111,11 @@ export class Simulator {
   dropDelayed = (): void => this.path.dropDelayed();
   /** The answer when handling a request failed outside the checks (a bug): -5000, built so that it cannot fail. */
   lastResort = (req: ApiRequest, err: unknown): ApiResult => this.path.lastResort(req, err);
+  /**
+   * Proxy mode: a request the upstream answered, told to the journal, coverage and the client doctor under the next
+   * number (src/proxy/).
+   */
+  answeredElsewhere = (record: (seq: number) => AnsweredRequest): number => this.path.answeredElsewhere(record);
 
   // ---- The in-process methods: the control API's operations, one per route.
 
@@ -163,7 +168,10 @@ export class Simulator {
     }
   }
 
-  /** Ends a claim: the API user is no longer known; its binding, challenges and replay memory go. Says whether it was claimed. */
+  /**
+   * Ends a claim: the API user is no longer known; its binding, challenges and replay memory go. Says whether it was
+   * claimed.
+   */
   releaseApiUser(apiUser: string): boolean {
     if (typeof apiUser !== 'string' || !this.world.isClaimed(apiUser)) return false;
     this.registry.unbind(apiUser);
@@ -234,7 +242,10 @@ export class Simulator {
   journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(filter);
   /** Forgets the journal. */
   clearJournal = (): void => this.journal.clear();
-  /** How often each code of the service was answered, and which were never met: in the whole run (default) or the current scenario. */
+  /**
+   * How often each code of the service was answered, and which were never met: in the whole run (default) or the
+   * current scenario.
+   */
   coverageReport = (scope: Scope = 'run'): CoverageReport => (checkScope(scope) === 'run' ? this.coverage : this.scenarioCoverage).report();
 
   /**
@@ -242,18 +253,25 @@ export class Simulator {
    * whole run (default) or the current scenario. `final`: the run is over, so a challenge still waiting was left open.
    */
   findings = (final = false, scope: Scope = 'run'): Finding[] =>
-    this.clientFindings.findings(final, this.challengeState, checkScope(scope)).map((f) => (f.detail === undefined ? f : { ...f, detail: this.redact(f.detail) }));
+    this.clientFindings
+      .findings(final, this.challengeState, checkScope(scope))
+      .map((f) => (f.detail === undefined ? f : { ...f, detail: this.redact(f.detail) }));
   /**
    * The state of a challenge a client created, which tells the client doctor whether it is still waiting: this world's
    * own, or in proxy mode the copy mfa-sim keeps of the upstream's (src/proxy/shadow.ts). @internal
    */
   challengeState = (id: string): string | undefined => this.world.challenges.get(id, this.now())?.state;
-  /** The doctor's hints given (signature mistakes and the rest), most frequent first, in the whole run (default) or the current scenario. */
+  /**
+   * The doctor's hints given (signature mistakes and the rest), most frequent first, in the whole run (default) or the
+   * current scenario.
+   */
   hints = (scope: Scope = 'run'): HintSeen[] => this.clientFindings.hintsSeen(checkScope(scope)).map((h) => ({ ...h, text: this.redact(h.text) }));
   /** The observers of traffic that failed in this run (each makes the verdict untrustworthy). */
   observerFailures = (): ObserverFailure[] => this.failures.list().map((f) => ({ ...f, message: this.redact(f.message) }));
 
-  /** The run (default) or the current scenario as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it. */
+  /**
+   * The run (default) or the current scenario as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it.
+   */
   runSummary = ({ final = false, required, failOn, scope = 'run' }: { final?: boolean; required?: readonly number[]; failOn?: Severity; scope?: Scope } = {}): RunSummary => {
     checkReportGates(required, failOn);
     checkScope(scope);
@@ -274,7 +292,8 @@ export class Simulator {
 
   /**
    * The run's verdict, as the command line's exit status gives it: 0, 3 (a required code never answered), 4 (findings
-   * at or above `failOn`) or 5 (an observer of traffic failed, so coverage and findings may be wrong), with the reasons.
+   * at or above `failOn`) or 5 (an observer of traffic failed, so coverage and findings may be wrong), with the
+   * reasons.
    */
   verdict = ({ required, failOn }: { required?: readonly number[]; failOn?: Severity } = {}): Verdict => verdictOf(this.runSummary({ final: true, required, failOn }));
 
@@ -291,7 +310,10 @@ export class Simulator {
    * @internal
    */
   sendsItself = (nonce: string): void => this.doctor.sendsItself(nonce);
-  /** Whether a request signed with this nonce is one the simulator sent itself (proxy mode marks it as the path does). @internal */
+  /**
+   * Whether a request signed with this nonce is one the simulator sent itself (proxy mode marks it as the path does).
+   * @internal
+   */
   sentItself = (nonce: string | undefined): boolean => this.doctor.sendsAny && this.doctor.sentItself(nonce);
 
   /** A client's distance to the simulator's clock is measured again from the clock's new place. */

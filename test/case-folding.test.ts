@@ -73,7 +73,8 @@ describe('case-insensitive scenario values', async () => {
     expectEnvelope(await time({ 'x-word': utf8('größe-xx') }), 200, 15000);
     // A byte-order mark the client sent is part of the value: not dropped for it to match.
     expectEnvelope(await time({ 'x-word': utf8('\ufeffgröße-x') }), 200, 15000);
-    // Bytes that are UTF-8 too (C2 A9, ©) keep their Latin-1 reading (Â©); bytes that are not are read as Latin-1 alone.
+    // Bytes that are UTF-8 too (C2 A9, ©) keep their Latin-1 reading (Â©); bytes that are not are read as Latin-1
+    // alone.
     expectEnvelope(await time({ 'x-pair': 'Â©' }), 400, -4034);
     expectEnvelope(await time({ 'x-word': `${utf8('größe-')}\xff` }), 200, 15000);
     // Node's client writes headers in UTF-8 when the request has a body: the rule meets them all the same.
@@ -117,7 +118,8 @@ describe('the folding itself', () => {
     }
     expect(notOne).toBe(0);
     expect(tooLoose).toBe(0);
-    // ... nor too narrowly: a character and its one-character upper and lower cases fold together when the regular expression joins them.
+    // ... nor too narrowly: a character and its one-character upper and lower cases fold together when the regular
+    // expression joins them.
     let tooStrict = 0;
     for (let cp = 0; cp <= 0x10ffff; cp++) {
       if (cp >= 0xd800 && cp <= 0xdfff) continue;

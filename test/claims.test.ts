@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connect, ControlClientError } from '../src/control.js';
+import { connect, ControlError } from '../src/control.js';
 import { MAX_BINDINGS } from '../src/scenario/registry.js';
 import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
 
@@ -59,9 +59,10 @@ describe('a claimed API user', async () => {
   it('refuses a scenario it cannot use with its problems, and leaves no API user behind', async () => {
     const before = sim.simulator.sizes().bindings;
     const refused = await control.claimApiUser({ scenario: { name: 'bad', rules: [{ when: { endpoint: 'nowhere' } }] } as never }).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(ControlClientError);
-    expect((refused as ControlClientError).status).toBe(400);
-    expect((refused as ControlClientError).issues.length).toBeGreaterThan(0);
+    expect(refused).toBeInstanceOf(ControlError);
+    expect(refused).toMatchObject({ code: 'MFA_SIM_CONTROL' });
+    expect((refused as ControlError).status).toBe(400);
+    expect((refused as ControlError).issues.length).toBeGreaterThan(0);
     expect(sim.simulator.sizes().bindings).toBe(before);
     const unknown = await control.claimApiUser({ scenario: 'no-such-scenario' }).catch((e: unknown) => e);
     expect(unknown).toMatchObject({ status: 400 });

@@ -9,7 +9,10 @@ import { run, start } from './cli-helpers.js';
 const dir = () => mkdtempSync(join(tmpdir(), 'mfa-sim-cli-'));
 const user = 'user@example.com';
 
-/** Sends one request of an operation through the typed client: a valid request, so that a forced code answers at its own check. */
+/**
+ * Sends one request of an operation through the typed client: a valid request, so that a forced code answers at its own
+ * check.
+ */
 function callOperation(client: MfaClient, op: Operation): Promise<{ code: number }> {
   switch (op) {
     case 'time':

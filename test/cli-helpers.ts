@@ -20,8 +20,8 @@ export function start(args: string[], env: Record<string, string> = {}): Promise
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line; stdout: ${out} stderr: ${err}`)), 10_000);
-    child.stderr!.on('data', (d) => (err += d));
-    child.stdout!.on('data', (d) => {
+    child.stderr.on('data', (d) => (err += d));
+    child.stdout.on('data', (d) => {
       out += d;
       // The banner ends with the scenario line; with --log json it is one JSON line.
       const m = /^mfa-sim listening on (http:\/\/\S+)$/m.exec(out) ?? /^\{.*"url":"(http:\/\/[^"]+)".*"msg":"mfa-sim listening"\}$/m.exec(out);

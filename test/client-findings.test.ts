@@ -7,9 +7,10 @@ import { startSimulator, type RunningSimulator } from '../src/index.js';
 import { challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, raw, send, simulator } from './helpers.js';
 
 /**
- * Client findings: what a client does that the service would refuse or only tolerate, watched per API user, each
- * with its id, severity, explanation, first and last request and count; through the front door (real signed
- * requests), in-process and at GET /__sim/findings; a new run per test starts them afresh. Then the published clients' own requests.
+ * Client findings: what a client does that the service would refuse or only tolerate, watched per API user, each with
+ * its id, severity, explanation, first and last request and count; through the front door (real signed requests),
+ * in-process and at GET /__sim/findings; a new run per test starts them afresh. Then the published clients' own
+ * requests.
  */
 const MAIN = { apiUser: '123456789', secret: 'findings-secret' };
 

@@ -55,21 +55,45 @@ describe('requests from the published client libraries, replayed unchanged', () 
       });
       try {
         const r = await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
-        expectEnvelope(r, want!.http, want!.code, 'sdk');
-        if (want!.code === 2025) {
+        expectEnvelope(r, want.http, want.code, 'sdk');
+        if (want.code === 2025) {
           const message = JSON.parse(r.json.message) as Record<string, string>;
           expect(message.challengeId).toMatch(/^[0-9a-f-]{36}$/);
           expect(message.challengeQRcodeUrl).toBe(`${sim.url}/phone/${message.challengeId}`);
           expect(message.challengeQRcode).toMatch(/^data:image\/png;base64,/);
         }
-        if (want!.code === 15000) {
+        if (want.code === 15000) {
           expect(JSON.parse(r.json.message)).toEqual({ 'utc-time': String(Math.floor(fx.simulator.clockFrozenAtMs / 1000)) });
         }
         // The same bytes again are a replay whenever the request got past the signature: its nonce was remembered.
-        if (CHECKS.indexOf(codeInfo(want!.code)!.check) > CHECKS.indexOf('timestamp-reuse')) {
+        if (CHECKS.indexOf(codeInfo(want.code)!.check) > CHECKS.indexOf('timestamp-reuse')) {
           const again = await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
           expectEnvelope(again, 400, -4034, 'sdk');
         }
+      } finally {
+        await sim.close();
+      }
+    });
+  }
+});
+
+describe("the published client libraries' table (docs/client-doctor.md) says what the client doctor names", () => {
+  const page = readFileSync(join(__dirname, '..', 'docs', 'client-doctor.md'), 'utf8');
+  const named = (library: string) => {
+    const row = new RegExp(`^\\| ${library} \\| [^|]+ \\| (.+) \\|$`, 'm').exec(page);
+    expect(row, library).not.toBeNull();
+    return new Set([...row![1].matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]));
+  };
+
+  for (const [library, client] of [['PHP', 'php'], ['Python', 'python'], ['Java', 'java']] as const) {
+    it(`${library}: its captured requests, replayed in order, give exactly the findings and hints its row names`, async () => {
+      const fixtures = files.filter((f) => f.startsWith(`${client}-`)).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Fixture);
+      const sim = await startSimulator({ token: 'gridy', apiUser: '123456789', secret: fixtures[0].simulator.secret, responseStyle: 'sdk', clock: { frozenAt: fixtures[0].simulator.clockFrozenAtMs } });
+      try {
+        for (const fx of fixtures) await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
+        // A challenge left open is what replaying single requests does (their status polls name another challenge), not the client.
+        const found = new Set([...sim.findings(true).map((f) => f.id).filter((id) => id !== 'challenge-abandoned'), ...sim.hints().map((h) => h.id)]);
+        expect([...found].sort()).toEqual([...named(library)].sort());
       } finally {
         await sim.close();
       }

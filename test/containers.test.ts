@@ -17,7 +17,7 @@ describe('the container recipes', () => {
   for (const [name, text] of [['Dockerfile', repository], ['docs/containers.md', documented]] as const) {
     it(`${name}: lints clean, runs as node on 0.0.0.0:8080 with a health check`, () => {
       expect(text, `${name} has no Dockerfile`).toBeDefined();
-      expect(validate(text!).map((d) => `${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
+      expect(validate(text!).map((d) => `${d.range.start.line + 1}: ${typeof d.message === 'string' ? d.message : d.message.value}`)).toEqual([]);
       // The stage that runs: from the last FROM on.
       const last = text!.slice(Math.max(...[...text!.matchAll(/^FROM /gm)].map((m) => m.index)));
       expect(last).toMatch(/^FROM node:20-alpine$/m);

@@ -70,7 +70,7 @@ describe('the shapes of misshapen headers', async () => {
       [HEX(64), { id: 'digest-length', text: '64 hexadecimal characters, the length of an HMAC-SHA256: sign with HMAC-SHA512, which is 128' }],
       [HEX(50), { id: 'digest-length', text: '50 hexadecimal characters: an HMAC-SHA512 is 128' }],
       [`${HEX(4)}g${HEX(123)}`, { id: 'not-hex', text: '128 characters, but `g` at position 5 is not hexadecimal' }],
-      [base64, { id: 'base64', text: `Base64 of ${Buffer.from(base64, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 lower-case hexadecimal characters` }],
+      [base64, { id: 'base64', text: `Base64 of ${Buffer.from(base64, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 hexadecimal characters` }],
       [`!${base64.slice(1)}`, { not: 'base64' }],
       [`${base64.slice(1)}!`, { not: 'base64' }],
     ];
@@ -87,8 +87,8 @@ describe('the shapes of misshapen headers', async () => {
       [bare, { id: 'bare-signature', text: `the header holds only a signature: send ${EXPECTED_AUTHORIZATION}` }],
       [`x${bare}`, { not: 'bare-signature' }],
       [`${bare}x`, { not: 'bare-signature' }],
-      ['acme-hmac: apiuser=123456789', { id: 'other-token', text: "the scheme is acme-hmac:, but this simulator runs with the token svc: send svc-hmac: (start it with --token acme if your client's token is right)" }],
-      ['ACME-HMAC: apiuser=123456789', { id: 'other-token', text: "the scheme is ACME-HMAC:, but this simulator runs with the token svc: send svc-hmac: (start it with --token acme if your client's token is right)" }],
+      ['acme-hmac: apiuser=123456789', { id: 'other-token', text: 'the Authorization scheme uses the token acme, but this simulator runs with the token svc: start it with --token acme (scenario key `token`) for a client configured for acme' }],
+      ['ACME-HMAC: apiuser=123456789', { id: 'other-token', text: 'the Authorization scheme uses the token acme, but this simulator runs with the token svc: start it with --token acme (scenario key `token`) for a client configured for acme' }],
       // Its own token, in capitals: not another token.
       ['SVC-HMAC: nonsense', { not: 'other-token' }],
       ['1acme-hmac: apiuser=123456789', { not: 'other-token' }],

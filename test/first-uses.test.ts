@@ -4,8 +4,8 @@ import { failedInTransit, FIRST_USES_KEPT, FirstUses, nonceReuseHint, timeReuseH
 import type { Answered } from '../src/observers/answered.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
-// The memory behind "this nonce was used before, by request n": the client-findings and signature-doctor suites
-// show its stories through HTTP; here, its bound (a ring of the last accepted requests) on its own, with a small ring, the
+// The memory behind "this nonce was used before, by request n": the client-findings and signature-doctor suites show
+// its stories through HTTP; here, its bound (a ring of the last accepted requests) on its own, with a small ring, the
 // hints it gives word for word, and, through HTTP, a time reused on both sides of a second.
 const use = (seq: number) => ({ seq, at: 1_000 * seq, arrived: seq });
 const answered = (seq: number, http: number, code: number) => ({ record: { seq, http, code } }) as unknown as Answered;
@@ -120,7 +120,8 @@ describe('the hints of a replay, from the first use', () => {
   });
 });
 
-// At its edge: reused a second or more after its first use (a replay, with how long ago) or less than a second after it.
+// At its edge: reused a second or more after its first use (a replay, with how long ago) or less than a second after
+// it.
 const EDGE = { apiUser: '123456789', secret: 'first-use-secret' };
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,7 +2,11 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FLAGS, FlagError, helpText, parseFlags } from '../src/flags.js';
+import { FlagError } from '../src/errors.js';
+import { CommandLineSchema, START_KEYS, startOptions } from '../src/command-line.js';
+import { FLAGS, helpText, parseFlags } from '../src/flags.js';
+import { RunOptionsSchema } from '../src/run-options.js';
+import { ScenarioSchema } from '../src/scenario/schema.js';
 
 // The command line's flags as the table reads them. The CLI tests (cli.test.ts, cli-ecosystem.test.ts) run the built
 // command with some of these; here every rule of the reading is shown on its own, several instances each.
@@ -43,14 +47,14 @@ describe('the command line flags', () => {
   it('takes the last of a repeated flag, and adds up a list flag and its separators', () => {
     expect(read(['--port', '1', '--port', '2'])).toMatchObject({ port: 2 });
     expect(read(['--allowed-hosts', 'a.test, b.test', '--allowed-hosts', '.c.test'])).toMatchObject({ allowedHosts: ['a.test', 'b.test', '.c.test'] });
-    expect(read(['--scenario-dir', `${one}${delimiter}${two}`, '--scenario-dir', three])).toMatchObject({ scenarioDir: [one, two, three] });
+    expect(read(['--scenario-dir', `${one}${delimiter}${two}`, '--scenario-dir', three])).toMatchObject({ scenarioDirs: [one, two, three] });
   });
 
   it('reads the environment when a flag is not given, and a flag wins over its variable', () => {
     expect(read([], { MFA_SIM_PORT: '7000', MFA_SIM_LOG: 'json' })).toMatchObject({ port: 7000, log: 'json' });
     expect(read(['--port', '7001'], { MFA_SIM_PORT: '7000' })).toMatchObject({ port: 7001 });
     expect(read([], { MFA_SIM_PORT: '' })).toMatchObject({ port: 8080 });
-    for (const [text, on] of [['1', true], ['TRUE', true], ['yes', true], [' on ', true], ['0', false], ['False', false], ['no', false], ['off', false]] as const) {
+    for (const [text, on] of [['1', true], ['TRUE', true], ['yes', true], [' on ', true], ['0', false], ['False', false], ['no', false], ['off', false], [' off\t', false]] as const) {
       expect(read([], { MFA_SIM_QUIET: text }).quiet, text).toBe(on);
       expect(read([], { MFA_SIM_HINTS: text }).hints, text).toBe(on);
     }
@@ -94,6 +98,9 @@ describe('the command line flags', () => {
     expect(refusal(['--scenario-dir', join(aFile, 'below')])).toBe(`--scenario-dir ${join(aFile, 'below')}: there is no such directory.`);
     expect(refusal(['--scenario-dir', one, '--scenario-dir', missing])).toBe(`--scenario-dir ${missing}: there is no such directory.`);
     expect(refusal([], { MFA_SIM_SCENARIO_DIR: `${one}${delimiter}${missing}` })).toBe(`MFA_SIM_SCENARIO_DIR ${missing}: there is no such directory.`);
+    // A name too long to quote whole is quoted by its start.
+    const long = join(dirs, ...Array<string>(30).fill('abcdefgh'));
+    expect(refusal(['--scenario-dir', long])).toBe(`--scenario-dir ${long.slice(0, 200)}: there is no such directory.`);
   });
 
   it('refuses a missing value, a value given to a switch, and a stray argument', () => {
@@ -118,7 +125,7 @@ describe('the command line flags', () => {
       expect(refusal([`--${name}=1`])).toMatch(new RegExp(`^unknown flag --${name}[ .]`));
     }
     expect(refusal(['-_'])).toBe('unexpected argument "-_": mfa-sim takes only flags.');
-    const options = read([], { __proto__: 'x', constructor: 'y' } as Record<string, string>);
+    const options = read([], { __proto__: 'x', constructor: 'y' });
     expect(Object.getPrototypeOf(options)).toBe(Object.prototype);
   });
 
@@ -127,6 +134,27 @@ describe('the command line flags', () => {
     expect(refusal([huge])).toBe(`unknown flag --${'x'.repeat(40)}.`);
     expect(refusal(['y'.repeat(1_000_000)])).toBe(`unexpected argument "${'y'.repeat(40)}": mfa-sim takes only flags.`);
     expect(refusal(['--log', 'y'.repeat(1_000_000)])).toBe(`--log must be one of text, json (not "${'y'.repeat(40)}").`);
+  });
+
+  it('each flag is its option as the schemas declare it: description, bounds, choices, default; its variable by rule', () => {
+    expect(FLAGS.map((f) => f.key)).toEqual(Object.keys(CommandLineSchema.properties));
+    for (const f of FLAGS) {
+      expect(f.env, f.name).toBe(f.action ? undefined : `MFA_SIM_${f.name.toUpperCase().replaceAll('-', '_')}`);
+      const declared = { ...ScenarioSchema.properties, ...RunOptionsSchema.properties }[f.key as 'port'];
+      if (START_KEYS.includes(f.key as 'port')) expect(f.description, f.name).toBe(declared.description);
+    }
+    const run = RunOptionsSchema.properties;
+    expect(refusal(['--seed', '-1'])).toBe(`--seed must be a whole number from ${run.seed.minimum} to ${run.seed.maximum}.`);
+    expect(refusal(['--response-style', 'x'])).toBe('--response-style must be one of document, sdk (not "x").');
+    expect(FLAGS.find((f) => f.key === 'host')?.default).toBe(run.host.default);
+    // The command line's own default port; in process, 0 picks a free one.
+    expect([FLAGS.find((f) => f.key === 'port')?.default, run.port.default]).toEqual(['8080', 0]);
+  });
+
+  it('hands startSimulator the options of its flags by their names, and nothing of its own', () => {
+    const o = read(['--scenario-dir', one, '--token', 'acme', '--no-hints', '--watch', '--log', 'json', '--report', 'r.md', '--api-user', '000000001']);
+    expect(startOptions(o)).toStrictEqual({ port: 8080, host: '127.0.0.1', scenarioDirs: [one], token: 'acme', hints: false, apiUser: '000000001' });
+    expect(startOptions(read(['--help', '-q']))).toStrictEqual({ port: 8080, host: '127.0.0.1' });
   });
 
   it('lists every flag in the help, with its variable, default and choices, within 100 columns', () => {

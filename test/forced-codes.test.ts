@@ -4,9 +4,9 @@ import { CHECKS, codeInfo } from '../src/codes.js';
 import { cancelEnvelope, challengeEnvelope, clientTime, expectEnvelope, send, simulator, type SendOptions } from './helpers.js';
 
 /**
- * A code a scenario rule forces answers at its own check (decisions §9), after every earlier check passed and before
- * any later one: for every check of the request path, its code is forced on a request that a later check would
- * refuse, and the forced code must be the answer.
+ * A code a scenario rule forces answers at its own check (docs/behaviour.md#scenarios-and-forced-codes), after every
+ * earlier check passed and before any later one: for every check of the request path, its code is forced on a request
+ * that a later check would refuse, and the forced code must be the answer.
  */
 const MAIN = { apiUser: '123456789', secret: 'main-secret' };
 const SUSPENDED = { apiUser: '200000003', secret: 'suspended-secret' };

@@ -84,7 +84,10 @@ export async function send(sim: RunningSimulator, path: string, opts: SendOption
   return raw(sim.url, opts.method ?? 'POST', path, Object.entries(headers), body);
 }
 
-/** Sends exactly these headers (in this order; a repeated name is sent as several lines) and body; a new connection unless an agent is given. */
+/**
+ * Sends exactly these headers (in this order; a repeated name is sent as several lines) and body; a new connection
+ * unless an agent is given.
+ */
 export function raw(base: string, method: string, path: string, headers: [string, string | string[]][], body?: string | Buffer, agent: Agent | false = false): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);
@@ -146,7 +149,7 @@ export function expectEnvelope(r: Sent, http: number, code: number, style: 'docu
   const t = (e as unknown as Record<string, string>)[timeKey];
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t)) throw new Error(`${timeKey} is not ISO 8601 with ms and Z: ${t}`);
   if (!new RegExp(`^http://[^/]+/status\\?code=${code}$`).test(e.moreInfo)) throw new Error(`moreInfo is ${e.moreInfo}`);
-  if (!String(r.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${r.headers['content-type']}`);
+  if (!String(r.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${String(r.headers['content-type'])}`);
   return e;
 }
 

@@ -40,7 +40,8 @@ describe('in-process use', () => {
     expect(await outcome('[::1]')).toEqual(bare);
     // Where the machine has IPv6 loopback (this one does), both listen there, as loopback: no control token.
     if (!('error' in bare)) expect(bare).toEqual({ url: 'http://[::1]:<port>', host: '::1', controlToken: undefined, time: 200 });
-    // Brackets around anything but an IPv6 address are no address: `[]` must not become the empty host (every interface).
+    // Brackets around anything but an IPv6 address are no address: `[]` must not become the empty host (every
+    // interface).
     for (const host of ['[]', '[ ]', '[localhost]', '[[::1]]']) expect(await outcome(host), host).toEqual({ error: 'ENOTFOUND' });
   });
 

@@ -16,9 +16,13 @@ function agreesWithSet(keys: fc.Arbitrary<number>, small: boolean) {
       const ours = new IntegerSet(capacity, small);
       const model = new Set<number>();
       for (const o of ops) {
-        if ('add' in o) (ours.add(o.add), model.add(o.add));
-        else if ('del' in o) (ours.delete(o.del), model.delete(o.del));
-        else expect(ours.has(o.has)).toBe(model.has(o.has));
+        if ('add' in o) {
+          ours.add(o.add);
+          model.add(o.add);
+        } else if ('del' in o) {
+          ours.delete(o.del);
+          model.delete(o.del);
+        } else expect(ours.has(o.has)).toBe(model.has(o.has));
         expect(ours.size).toBe(model.size);
       }
       for (const k of model) expect(ours.has(k)).toBe(true);
@@ -85,7 +89,10 @@ describe('IntegerSet', () => {
     expect(set.has(123_456)).toBe(false);
     // A few keys kept while others churn stay found.
     for (const k of [3, 5, 7]) set.add(k * 1_000_003);
-    for (let k = 1; k <= 5_000; k++) (set.add(k), set.delete(k));
+    for (let k = 1; k <= 5_000; k++) {
+      set.add(k);
+      set.delete(k);
+    }
     expect([3, 5, 7].map((k) => set.has(k * 1_000_003))).toEqual([true, true, true]);
     expect(set.size).toBe(3);
     expect(set.bytes).toBe(16 * 8);

@@ -8,7 +8,10 @@ import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js
 const root = join(__dirname, '..');
 
 describe('isolation between tests that share one simulator', () => {
-  /** Runs test/parallel-files (four worker files, one simulator from the global set-up) with the codes the run must meet. */
+  /**
+   * Runs test/parallel-files (four worker files, one simulator from the global set-up) with the codes the run must
+   * meet.
+   */
   async function parallelSuite(required: number[]) {
     const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
     const verdictFile = join(mkdtempSync(join(tmpdir(), 'mfa-sim-parallel-')), 'verdict.json');

@@ -78,3 +78,16 @@ describe('the shipped scenarios the build parsed', () => {
     }
   });
 });
+
+describe("the pages' browser scripts (src/browser/)", () => {
+  it('are files of their own in dist/browser/, which importing the package never parses: a page reads its script when it is asked for', () => {
+    const script = (name: string) => readFileSync(join(DIST, 'browser', `${name}.js`), 'utf8');
+    expect(script('dashboard')).toContain('new EventSource("/__sim/events")');
+    expect(script('phone')).toContain('location.reload()');
+    for (const bundle of ['index.js', 'index.cjs', 'cli.cjs']) {
+      const text = readFileSync(join(DIST, bundle), 'utf8');
+      expect(text, bundle).not.toContain('EventSource');
+      expect(text, bundle).not.toContain('location.reload');
+    }
+  });
+});

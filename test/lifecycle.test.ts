@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { challengeEnvelope, expectEnvelope, lookupEnvelope, send, simulator, cancelEnvelope } from './helpers.js';
 
 /** The whole life of a challenge, as a client's code meets it: send, poll, the user answers, verify. */
-describe('life of a challenge (decisions §8)', async () => {
+describe('life of a challenge (docs/behaviour.md#challenges)', async () => {
   const sim = await simulator({ clock: { frozenAt: '2026-07-01T08:00:00Z' }, autoVerify: { delay: '10s' } });
   const who = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
   const control = (path: string, body?: unknown) =>

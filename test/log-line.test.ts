@@ -69,14 +69,14 @@ describe('what a log line tells a client author', async () => {
     expect(line).toMatch(/ POST \/v1\/svc\/time 123456789 -> 400 -4037 Signature error \(\d+(\.\d+)? ms\); hint: the string signed ends with a line break/);
     // The answer's message carries the hint; the line shows it once, after the outcome.
     expect(line.split('line break').length).toBe(2);
-    expect(line).toContain(`; expected HMAC-SHA512 over "x-svc-utctime: ${time}\\nx-svc-cnonce: ${nonce}" with API user 123456789's secret, as lower-case hex`);
+    expect(line).toContain(`; expected HMAC-SHA512 over "x-svc-utctime: ${time}\\nx-svc-cnonce: ${nonce}" with API user 123456789's secret, as 128 hexadecimal characters`);
     expect(line).not.toContain(who.secret);
   });
 
   it('a bad signature with no known mistake: the string to sign once, without a hint that only repeats it', async () => {
     expectEnvelope(await send(verify, '/v1/svc/time', { as: { apiUser: who.apiUser, secret: 'not-the-secret' } }), 400, -4037);
     const line = last(verify);
-    expect(line).toMatch(/ -> 400 -4037 Signature error \(\d+(\.\d+)? ms\); expected HMAC-SHA512 over "x-svc-utctime: \d+\\nx-svc-cnonce: [0-9a-f-]{36}" with API user 123456789's secret, as lower-case hex$/);
+    expect(line).toMatch(/ -> 400 -4037 Signature error \(\d+(\.\d+)? ms\); expected HMAC-SHA512 over "x-svc-utctime: \d+\\nx-svc-cnonce: [0-9a-f-]{36}" with API user 123456789's secret, as 128 hexadecimal characters$/);
   });
 
   it('a rule that decided is named in brackets', async () => {
@@ -88,7 +88,7 @@ describe('what a log line tells a client author', async () => {
   it('auth: log names each check that would have failed, with its hint', async () => {
     expectEnvelope(await send(logged, '/v1/svc/time', { as: { apiUser: who.apiUser, secret: 'not-the-secret' } }), 200, 15000);
     const line = last(logged);
-    expect(line).toMatch(/ -> 200 15000 \{"utc-time":"\d+"\} \(\d+(\.\d+)? ms\); expected HMAC-SHA512 over "[^"]+" with API user 123456789's secret, as lower-case hex; auth: log, would fail: -4037 \(Signature error; hint: no common mistake matches; sign exactly .+\)$/);
+    expect(line).toMatch(/ -> 200 15000 \{"utc-time":"\d+"\} \(\d+(\.\d+)? ms\); expected HMAC-SHA512 over "[^"]+" with API user 123456789's secret, as 128 hexadecimal characters; auth: log, would fail: -4037 \(Signature error; hint: no common mistake matches; sign exactly .+\)$/);
   });
 
   it('a fault instead of an answer, and an internal error, each say so', () => {

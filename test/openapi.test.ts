@@ -100,7 +100,12 @@ describe('the OpenAPI document at /openapi.json', () => {
     const sim = await simulator({ token: 'acme', responseStyle: 'sdk' });
     const doc = await fetchDoc(sim.url);
     const post = doc.paths['/v1/svc/challenge'].post;
-    expect(post.parameters.map((p) => p.name)).toEqual(['Authorization', 'x-acme-utctime', 'x-acme-cnonce', 'x-acme-apiuser']);
+    // The signed headers: Authorization is the document's security scheme (OpenAPI ignores a parameter of that name).
+    expect(post.parameters.map((p) => p.name)).toEqual(['x-acme-utctime', 'x-acme-cnonce', 'x-acme-apiuser']);
+    const scheme = (doc as unknown as { components: { securitySchemes: Record<string, { in: string; name: string; description: string }> } }).components.securitySchemes.signature;
+    expect(scheme).toMatchObject({ in: 'header', name: 'Authorization' });
+    expect(scheme.description).toContain('acme-hmac: apiuser=<id>,signedheaders=x-acme-utctime;x-acme-cnonce,algorithm=acme-hmac512,signature=<hex>');
+    expect(scheme.description).toContain('`x-acme-utctime: <utctime>\\nx-acme-cnonce: <nonce>`');
     const schema = post.requestBody!.content['application/json'].schema as { oneOf: { properties: { body: { properties: object } } }[] };
     expect(Object.keys(schema.oneOf[0].properties.body.properties)).toContain('acmeUser');
     const ok = post.responses['202'].content['application/json'].schema as { properties: object };

@@ -2,8 +2,8 @@ import { describe, it } from 'vitest';
 import { challengeEnvelope, cancelEnvelope, expectEnvelope, send, simulator, type SendOptions } from './helpers.js';
 
 /**
- * When a request has several faults, the first failing check of decisions §4 decides. Each case below has
- * two (or more) faults; the code must be the earlier one's.
+ * When a request has several faults, the first failing check of docs/behaviour.md#order-of-checks decides. Each case
+ * below has two (or more) faults; the code must be the earlier one's.
  */
 const MAIN = { apiUser: '123456789', secret: 'main-secret' };
 const DISABLED = { apiUser: '200000003', secret: 'disabled-secret' };
@@ -11,7 +11,7 @@ const RESTRICTED = { apiUser: '200000001', secret: 'restricted-secret' };
 const IP_USER = { apiUser: '200000004', secret: 'ip-secret' };
 const NO_AUTO = { apiUser: '200000002', secret: 'no-auto-secret' };
 
-describe('order of checks (decisions §4)', async () => {
+describe('order of checks (docs/behaviour.md#order-of-checks)', async () => {
   const sim = await simulator({
     name: 'order',
     apiUsers: [

@@ -6,7 +6,7 @@ const who = { apiUser: '123456789', secret: 'parse-secret' };
 /** A request body as text, exactly as given. */
 const text = (s: string) => s;
 
-describe('lenient parsing (the default, decisions §5)', async () => {
+describe('lenient parsing (the default, docs/behaviour.md#leniency-and-body-checks)', async () => {
   const sim = await simulator({ apiUser: who.apiUser, secret: who.secret });
   const post = (body: unknown, path = '/v1/svc/challenge') => send(sim, path, { as: who, body });
 

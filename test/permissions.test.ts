@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { cancelEnvelope, challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
 
 /**
- * What an API user may do (decisions §7): each operation its permissions list, auto-verify apart, and IPv4 rules
- * on the operations that carry an address (a new challenge, the blocked check).
+ * What an API user may do (docs/behaviour.md#accounts-and-api-users): each operation its permissions list, auto-verify
+ * apart, and IPv4 rules on the operations that carry an address (a new challenge, the blocked check).
  */
 const MAIN = { apiUser: '123456789', secret: 'main-secret' };
 const CHALLENGE_ONLY = { apiUser: '200000002', secret: 'challenge-only-secret' };

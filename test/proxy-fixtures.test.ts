@@ -16,19 +16,36 @@ interface Fixture {
 
 const dir = join(__dirname, 'fixtures', 'client-requests');
 const fixture = (name: string) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Fixture;
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 /** Each file's request sent in turn to `target`, with the clocks of `clocks` stopped where the file was signed. */
-async function replay(names: readonly string[], viaProxy: boolean): Promise<{ target: RunningSimulator; all: RunningSimulator[] }> {
-  const first = fixture(names[0]!).simulator;
-  const options = { token: first.token, apiUser: first.apiUser, secret: first.secret, responseStyle: 'sdk' as const, clock: { frozenAt: first.clockFrozenAtMs } };
+async function replay(
+  names: readonly string[],
+  viaProxy: boolean,
+): Promise<{ target: RunningSimulator; all: RunningSimulator[] }> {
+  const first = fixture(names[0]).simulator;
+  const options = {
+    token: first.token,
+    apiUser: first.apiUser,
+    secret: first.secret,
+    responseStyle: 'sdk' as const,
+    clock: { frozenAt: first.clockFrozenAtMs },
+  };
   const direct = await startSimulator(options);
   const target = viaProxy ? await startSimulator({ ...options, upstream: direct.url }) : direct;
   const all = viaProxy ? [target, direct] : [direct];
   for (const name of names) {
     const fx = fixture(name);
     for (const sim of all) sim.freeze(fx.simulator.clockFrozenAtMs);
-    await raw(target.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
+    await raw(
+      target.url,
+      fx.request.method,
+      fx.request.path,
+      fx.request.headers,
+      fx.request.body === '' ? undefined : fx.request.body,
+    );
   }
   return { target, all };
 }
@@ -52,14 +69,20 @@ describe("the published clients' requests through the proxy", () => {
       const proxied = await replay(names, true);
       try {
         // A success's message names a challenge of each simulator's own: its keys are compared, an error's words.
-        const said = (m: string | undefined, code: number | undefined) => (code !== undefined && code > 0 && m?.startsWith('{') ? Object.keys(JSON.parse(m) as object) : m);
-        const strip = (sim: RunningSimulator) => sim.journal().map((e) => ({ code: e.code, http: e.http, hint: e.hint?.id, message: said(e.message, e.code) }));
+        const said = (m: string | undefined, code: number | undefined) =>
+          code !== undefined && code > 0 && m?.startsWith('{') ? Object.keys(JSON.parse(m) as object) : m;
+        const strip = (sim: RunningSimulator) =>
+          sim
+            .journal()
+            .map((e) => ({ code: e.code, http: e.http, hint: e.hint?.id, message: said(e.message, e.code) }));
         expect(strip(proxied.target)).toEqual(strip(itself.target));
-        const findings = (sim: RunningSimulator) => sim.findings().map(({ id, severity, count, detail }) => ({ id, severity, count, detail }));
+        const findings = (sim: RunningSimulator) =>
+          sim.findings().map(({ id, severity, count, detail }) => ({ id, severity, count, detail }));
         expect(findings(proxied.target)).toEqual(findings(itself.target));
         expect(proxied.target.hints()).toEqual(itself.target.hints());
         // The upstream is mfa-sim with the same settings: every answer agrees with the shadow's.
-        for (const e of proxied.target.journal()) expect(e.upstream).toMatchObject({ deviations: [], mfaSim: { code: e.code } });
+        for (const e of proxied.target.journal())
+          expect(e.upstream).toMatchObject({ deviations: [], mfaSim: { code: e.code } });
       } finally {
         for (const sim of [...itself.all, ...proxied.all]) await sim.close();
       }
@@ -67,14 +90,23 @@ describe("the published clients' requests through the proxy", () => {
   }
 
   it('the known findings, named', async () => {
-    const python = await replay(GROUPS[0]!, true);
-    const java = await replay(GROUPS[2]!, true);
-    const poll = await replay(GROUPS[1]!, true);
+    const python = await replay(GROUPS[0], true);
+    const java = await replay(GROUPS[2], true);
+    const poll = await replay(GROUPS[1], true);
     try {
       expect(python.target.hints()).toEqual([expect.objectContaining({ code: -4027, id: 'object-text', count: 2 })]);
       expect(python.target.findings().map((f) => f.id)).toContain('base64-user');
-      expect(java.target.findings().map((f) => f.id)).toEqual(expect.arrayContaining(['body-relaxed-json', 'string-booleans', 'blocked-on-challenge-endpoint', 'challngeid-typo']));
-      expect(poll.target.findings().map((f) => f.id)).toEqual(expect.arrayContaining(['stale-envelope', 'envelope-id-reused']));
+      expect(java.target.findings().map((f) => f.id)).toEqual(
+        expect.arrayContaining([
+          'body-relaxed-json',
+          'string-booleans',
+          'blocked-on-challenge-endpoint',
+          'challngeid-typo',
+        ]),
+      );
+      expect(poll.target.findings().map((f) => f.id)).toEqual(
+        expect.arrayContaining(['stale-envelope', 'envelope-id-reused']),
+      );
     } finally {
       for (const sim of [...python.all, ...java.all, ...poll.all]) await sim.close();
     }

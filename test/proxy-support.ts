@@ -10,7 +10,9 @@ import type { Finding } from '../src/doctor/findings.js';
  */
 
 /** A server on 127.0.0.1 answering every request with `handle`; closed after the file's tests. */
-export async function server(handle: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): Promise<{ url: string; server: Server; hits: () => number }> {
+export async function server(
+  handle: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void,
+): Promise<{ url: string; server: Server; hits: () => number }> {
   let hits = 0;
   const s = createServer((req, res) => {
     hits++;
@@ -33,14 +35,22 @@ export async function server(handle: (req: IncomingMessage, res: ServerResponse,
  * An upstream that is a real simulator whose answers are changed on the way back: `change` gets the envelope (parsed)
  * and returns the one to send. Everything else (status, headers) is the simulator's.
  */
-export function changedUpstream(real: RunningSimulator, change: (envelope: Record<string, unknown>) => Record<string, unknown>) {
+export function changedUpstream(
+  real: RunningSimulator,
+  change: (envelope: Record<string, unknown>) => Record<string, unknown>,
+) {
   return server((req, res, body) => {
     const out = request(`${real.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
       const chunks: Buffer[] = [];
       answer.on('data', (c: Buffer) => chunks.push(c));
       answer.on('end', () => {
-        const text = JSON.stringify(change(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>));
-        res.writeHead(answer.statusCode ?? 500, { 'content-type': answer.headers['content-type'] ?? '', 'content-length': Buffer.byteLength(text) });
+        const text = JSON.stringify(
+          change(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>),
+        );
+        res.writeHead(answer.statusCode ?? 500, {
+          'content-type': answer.headers['content-type'] ?? '',
+          'content-length': Buffer.byteLength(text),
+        });
         res.end(text);
       });
     });
@@ -48,7 +58,10 @@ export function changedUpstream(real: RunningSimulator, change: (envelope: Recor
   });
 }
 
-/** The findings as `GET /__sim/findings` answers them: of the whole run, or of the current scenario (since the last load or reset). */
+/**
+ * The findings as `GET /__sim/findings` answers them: of the whole run, or of the current scenario (since the last load
+ * or reset).
+ */
 export async function findingsOver(sim: RunningSimulator, scope: 'run' | 'scenario' = 'run'): Promise<Finding[]> {
   const r = await fetch(`${sim.url}/__sim/findings?scope=${scope}`);
   return ((await r.json()) as { findings: Finding[] }).findings;

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createApp, signedHeaders, type JournalEntry, type RunningSimulator } from '../src/index.js';
-import { cancelEnvelope, challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, raw, send, simulator } from './helpers.js';
+import {
+  cancelEnvelope,
+  challengeEnvelope,
+  clientTime,
+  expectEnvelope,
+  lookupEnvelope,
+  raw,
+  send,
+  simulator,
+} from './helpers.js';
 import { changedUpstream, finding, findingsOver } from './proxy-support.js';
 
 /**
@@ -16,14 +25,18 @@ const WORLD = { accounts: { 'locked@example.com': 'locked' } };
 const ME = { apiUser: '123456789', secret: SECRET };
 
 /** An upstream simulator with `world`, and a proxy to it running the same scenario (unless told otherwise). */
-async function pair(world: Record<string, unknown> = WORLD, proxyWorld: Record<string, unknown> = world, proxy: Record<string, unknown> = {}) {
+async function pair(
+  world: Record<string, unknown> = WORLD,
+  proxyWorld: Record<string, unknown> = world,
+  proxy: Record<string, unknown> = {},
+) {
   const upstream = await simulator({ secret: SECRET, ...world });
   const px = await simulator({ secret: SECRET, ...proxyWorld, upstream: upstream.url, ...proxy });
   return { upstream, px };
 }
 
 const serviceFindings = (list: { id: string }[]) => list.filter((f) => f.id.startsWith('service-'));
-const last = (sim: RunningSimulator): JournalEntry => sim.journal({ limit: 1 })[0]!;
+const last = (sim: RunningSimulator): JournalEntry => sim.journal({ limit: 1 })[0];
 
 describe('proxy mode: forwarded and returned unchanged', async () => {
   const { upstream, px } = await pair();
@@ -32,7 +45,11 @@ describe('proxy mode: forwarded and returned unchanged', async () => {
     const time = clientTime(px);
     const body = JSON.stringify({ id: 'fwd-1', utctime: String(time), apiUser: ME.apiUser, type: 990, body: {} });
     const headers = Object.entries(signedHeaders({ ...ME, time })) as [string, string | string[]][];
-    headers.push(['Content-Type', 'application/json; charset=utf-8'], ['X-Trace', ['first', 'second']], ['Host', 'attacker.example:1234']);
+    headers.push(
+      ['Content-Type', 'application/json; charset=utf-8'],
+      ['X-Trace', ['first', 'second']],
+      ['Host', 'attacker.example:1234'],
+    );
     const r = await raw(px.url, 'POST', '/v1/svc/time?trace=1', headers, body);
     const seen = last(upstream);
     expect(seen.path).toBe('/v1/svc/time?trace=1');
@@ -49,11 +66,18 @@ describe('proxy mode: forwarded and returned unchanged', async () => {
     expect(JSON.parse(r.text).moreInfo).toBe(`${upstream.url}/status?code=15000`);
   });
 
-  it('keeps a journal entry of the upstream answer, numbered as the simulator numbers its own, with mfa-sim\'s answer beside it', async () => {
+  it("keeps a journal entry of the upstream answer, numbered as the simulator numbers its own, with mfa-sim's answer beside it", async () => {
     px.clearJournal();
     const r = await send(px, '/v1/svc/time', { method: 'GET', as: ME });
     const entry = last(px);
-    expect(entry).toMatchObject({ method: 'GET', path: '/v1/svc/time', endpoint: 'time', apiUser: ME.apiUser, http: 200, code: 15000 });
+    expect(entry).toMatchObject({
+      method: 'GET',
+      path: '/v1/svc/time',
+      endpoint: 'time',
+      apiUser: ME.apiUser,
+      http: 200,
+      code: 15000,
+    });
     // What the request shows of itself, as a simulator's own journal shows it.
     const theirs = last(upstream);
     expect([entry.operation, entry.type, entry.user]).toEqual([theirs.operation, theirs.type, theirs.user]);
@@ -68,7 +92,9 @@ describe('proxy mode: forwarded and returned unchanged', async () => {
   });
 
   it('runs with startSimulator and the command line: createApp, which answers the API itself, refuses upstream', () => {
-    expect(() => createApp({ upstream: upstream.url })).toThrow('options: upstream: proxy mode runs with startSimulator or the command line: createApp answers the API itself');
+    expect(() => createApp({ upstream: upstream.url } as Parameters<typeof createApp>[0])).toThrow(
+      'options: upstream: proxy mode runs with startSimulator or the command line: createApp answers the API itself',
+    );
   });
 
   it('answers a body over the limit -413 itself, and forwards nothing', async () => {
@@ -82,13 +108,16 @@ describe('proxy mode: forwarded and returned unchanged', async () => {
 
 describe('proxy mode with the same scenario on both sides: nothing found', async () => {
   const { upstream, px } = await pair();
-  const post = (path: string, body: unknown, extra: Parameters<typeof send>[2] = {}) => send(px, path, { as: ME, body, ...extra });
+  const post = (path: string, body: unknown, extra: Parameters<typeof send>[2] = {}) =>
+    send(px, path, { as: ME, body, ...extra });
 
   it('a run of every kind of request: the same answers, no deviation, and the coverage of the codes the upstream answered', async () => {
     const codes: number[] = [];
     const sent = async (p: Promise<{ json: { code: number } }>) => codes.push((await p).json.code);
     await sent(send(px, '/v1/svc/time', { method: 'GET', as: ME }));
-    await sent(post('/v1/svc/time', { id: 't-1', utctime: String(Date.now()), apiUser: ME.apiUser, type: 990, body: {} }));
+    await sent(
+      post('/v1/svc/time', { id: 't-1', utctime: String(Date.now()), apiUser: ME.apiUser, type: 990, body: {} }),
+    );
     const created = await post('/v1/svc/challenge', challengeEnvelope(ME.apiUser, {}, { id: 'c-1' }));
     const id = JSON.parse(expectEnvelope(created, 202, 2025).message).challengeId as string;
     codes.push(2025);
@@ -97,7 +126,15 @@ describe('proxy mode with the same scenario on both sides: nothing found', async
     await sent(post('/v1/svc/challenge', cancelEnvelope(ME.apiUser, id)));
     await sent(post('/v1/svc/challenge', cancelEnvelope(ME.apiUser, id)));
     await sent(post('/v1/svc/status', lookupEnvelope(ME.apiUser, 171, id)));
-    await sent(post('/v1/svc/blocked', { id: 'b-1', utctime: String(Date.now()), apiUser: ME.apiUser, type: 950, body: { svcUser: 'user@example.com', ipAddress: '198.51.100.7' } }));
+    await sent(
+      post('/v1/svc/blocked', {
+        id: 'b-1',
+        utctime: String(Date.now()),
+        apiUser: ME.apiUser,
+        type: 950,
+        body: { svcUser: 'user@example.com', ipAddress: '198.51.100.7' },
+      }),
+    );
     await sent(post('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: 'locked@example.com' })));
     await sent(post('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: 'not-an-address' })));
     await sent(send(px, '/v1/svc/time', { method: 'GET', as: { ...ME, secret: 'wrong' } }));
@@ -107,7 +144,10 @@ describe('proxy mode with the same scenario on both sides: nothing found', async
     await sent(send(px, '/v1/svc/time', { method: 'GET', as: ME, time: Date.now() - 600_000 }));
     await sent(send(px, '/v1/svc/time', { method: 'GET', as: ME, mutate: (h) => (h['x-svc-utctime'] = 'yesterday') }));
     await sent(send(px, '/v1/svc/time', { method: 'GET', as: { apiUser: '987654321', secret: 'x' } }));
-    expect(codes).toEqual([15000, 15000, 2025, -3091, -3091, 2028, -2035, -3092, 6020, -2006, -5079, -4037, 15000, -4034, -4036, -4005, -1001]);
+    expect(codes).toEqual([
+      15000, 15000, 2025, -3091, -3091, 2028, -2035, -3092, 6020, -2006, -5079, -4037, 15000, -4034, -4036, -4005,
+      -1001,
+    ]);
 
     const entries = px.journal();
     expect(entries).toHaveLength(codes.length);
@@ -122,7 +162,11 @@ describe('proxy mode with the same scenario on both sides: nothing found', async
 
   it("gives the client doctor's hints and findings for what the client did, never in the answer", async () => {
     px.reset();
-    const r = await send(px, '/v1/svc/time', { method: 'GET', as: ME, mutate: (h) => (h['x-svc-utctime'] = '2026-11-25T10:00:00Z') });
+    const r = await send(px, '/v1/svc/time', {
+      method: 'GET',
+      as: ME,
+      mutate: (h) => (h['x-svc-utctime'] = '2026-11-25T10:00:00Z'),
+    });
     expect(last(px).hint).toMatchObject({ id: expect.any(String), text: expect.stringMatching(/ISO 8601/) });
     // The answer is the upstream's own, whatever the proxy found.
     expect(r.text).toBe(last(upstream).response!.body);
@@ -135,7 +179,18 @@ describe('proxy mode with the same scenario on both sides: nothing found', async
 
   it('parallel clients on one proxy: each answer judged against its own request', async () => {
     px.reset();
-    const users = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: i % 3 ? `u${i}@example.com` : 'locked@example.com' }, { id: `p-${i}` }))));
+    const users = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        post(
+          '/v1/svc/challenge',
+          challengeEnvelope(
+            ME.apiUser,
+            { svcUser: i % 3 ? `u${i}@example.com` : 'locked@example.com' },
+            { id: `p-${i}` },
+          ),
+        ),
+      ),
+    );
     expect(users.map((r) => r.json.code).sort()).toEqual([...Array(10).fill(-2006), ...Array(20).fill(2025)].sort());
     const entries = px.journal();
     expect(new Set(entries.map((e) => e.seq)).size).toBe(30);
@@ -144,11 +199,17 @@ describe('proxy mode with the same scenario on both sides: nothing found', async
   });
 
   it("follows the scenario loaded on the proxy: mfa-sim's answers are those of the scenario in force", async () => {
-    await fetch(`${px.url}/__sim/scenario`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'all-locked', accounts: { '*@example.com': 'locked' } }) });
+    await fetch(`${px.url}/__sim/scenario`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'all-locked', accounts: { '*@example.com': 'locked' } }),
+    });
     const r = await post('/v1/svc/challenge', challengeEnvelope(ME.apiUser));
     expectEnvelope(r, 202, 2025);
     const f = finding(await findingsOver(px), 'service-differs-status');
-    expect(f.detail).toMatch(/^HTTP 202 2025 where mfa-sim answers HTTP 400 -2006\. The service answered HTTP 202 2025 "\{\\"challengeId.*; mfa-sim would have answered HTTP 400 -2006 "Account locked/);
+    expect(f.detail).toMatch(
+      /^HTTP 202 2025 where mfa-sim answers HTTP 400 -2006\. The service answered HTTP 202 2025 "\{\\"challengeId.*; mfa-sim would have answered HTTP 400 -2006 "Account locked/,
+    );
     upstream.loadScenario({ name: 'all-locked', accounts: { '*@example.com': 'locked' } });
     px.reset();
     expectEnvelope(await post('/v1/svc/challenge', challengeEnvelope(ME.apiUser)), 400, -2006);
@@ -172,12 +233,23 @@ describe('proxy mode with the same scenario on both sides: nothing found', async
 
 describe('proxy mode: an upstream that deviates, each deviation reported with both answers', async () => {
   it('another message for the same code', async () => {
-    const { px } = await pair({ ...WORLD, rules: [{ when: { svcUser: 'locked@example.com' }, respond: { code: -2006, message: 'Computer says no' } }] }, WORLD);
-    const r = await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser, { svcUser: 'locked@example.com' }) });
+    const { px } = await pair(
+      {
+        ...WORLD,
+        rules: [{ when: { svcUser: 'locked@example.com' }, respond: { code: -2006, message: 'Computer says no' } }],
+      },
+      WORLD,
+    );
+    const r = await send(px, '/v1/svc/challenge', {
+      as: ME,
+      body: challengeEnvelope(ME.apiUser, { svcUser: 'locked@example.com' }),
+    });
     expect(r.json.message).toBe('Computer says no');
     const f = finding(await findingsOver(px), 'service-differs-message');
     expect(f).toMatchObject({ severity: 'warning', apiUser: ME.apiUser, count: 1 });
-    expect(f.detail).toBe(`the message differs from mfa-sim's. The service answered HTTP 400 -2006 "Computer says no"; mfa-sim would have answered HTTP 400 -2006 "Account locked: the account locked@example.com is not usable"`);
+    expect(f.detail).toBe(
+      `the message differs from mfa-sim's. The service answered HTTP 400 -2006 "Computer says no"; mfa-sim would have answered HTTP 400 -2006 "Account locked: the account locked@example.com is not usable"`,
+    );
     expect(serviceFindings(await findingsOver(px)).map((x) => x.id)).toEqual(['service-differs-message']);
   });
 
@@ -188,14 +260,18 @@ describe('proxy mode: an upstream that deviates, each deviation reported with bo
     const r = await send(px, '/v1/svc/time', { method: 'GET', as: ME });
     expect(JSON.parse(r.text).debug).toBe('trace-7');
     const found = await findingsOver(px);
-    expect(finding(found, 'service-envelope-keys').detail).toMatch(/^extra "debug"\. The service answered HTTP 200 15000 "\{\\"utc-time\\":\\"\d+\\"\}"; mfa-sim would have answered HTTP 200 15000 "\{\\"utc-time\\":\\"\d+\\"\}"$/);
+    expect(finding(found, 'service-envelope-keys').detail).toMatch(
+      /^extra "debug"\. The service answered HTTP 200 15000 "\{\\"utc-time\\":\\"\d+\\"\}"; mfa-sim would have answered HTTP 200 15000 "\{\\"utc-time\\":\\"\d+\\"\}"$/,
+    );
     expect(finding(found, 'service-differs-envelope').detail).toMatch(/^extra "debug"\. The service answered/);
 
     const missing = await changedUpstream(real, ({ moreInfo: _gone, ...e }) => e);
     const px2 = await simulator({ secret: SECRET, upstream: missing.url });
     await send(px2, '/v1/svc/time', { method: 'GET', as: ME });
     const found2 = await findingsOver(px2);
-    expect(finding(found2, 'service-envelope-keys').detail).toMatch(/^missing moreInfo\. The service answered HTTP 200 15000 .*; mfa-sim would have answered HTTP 200 15000/);
+    expect(finding(found2, 'service-envelope-keys').detail).toMatch(
+      /^missing moreInfo\. The service answered HTTP 200 15000 .*; mfa-sim would have answered HTTP 200 15000/,
+    );
     expect(finding(found2, 'service-differs-envelope').detail).toMatch(/^missing moreInfo\./);
   });
 
@@ -205,8 +281,12 @@ describe('proxy mode: an upstream that deviates, each deviation reported with bo
     const px = await simulator({ secret: SECRET, upstream: odd.url });
     expect((await send(px, '/v1/svc/time', { method: 'GET', as: ME })).json.code).toBe(15001);
     const found = await findingsOver(px);
-    expect(finding(found, 'service-code-unknown').detail).toMatch(/^code 15001 is not in the code table\. The service answered HTTP 200 15001 .*; mfa-sim would have answered HTTP 200 15000 /);
-    expect(finding(found, 'service-differs-status').detail).toMatch(/^HTTP 200 15001 where mfa-sim answers HTTP 200 15000\./);
+    expect(finding(found, 'service-code-unknown').detail).toMatch(
+      /^code 15001 is not in the code table\. The service answered HTTP 200 15001 .*; mfa-sim would have answered HTTP 200 15000 /,
+    );
+    expect(finding(found, 'service-differs-status').detail).toMatch(
+      /^HTTP 200 15001 where mfa-sim answers HTTP 200 15000\./,
+    );
     // Not a code of the service: the coverage has it counted, and no code of the table met.
     expect(px.coverage()).toMatchObject({ counts: { 15001: 1 }, met: [] });
   });
@@ -218,8 +298,12 @@ describe('proxy mode: an upstream that deviates, each deviation reported with bo
     expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(r.text).toMatch(/^<html>/);
     const found = await findingsOver(px);
-    expect(finding(found, 'service-not-json').detail).toMatch(/^the body is not a JSON object\. The service answered HTTP 502 text\/html; charset=utf-8 "<html>.*; mfa-sim would have answered HTTP 200 15000 /);
-    expect(finding(found, 'service-differs-status').detail).toMatch(/^HTTP 502 \(no code\) where mfa-sim answers HTTP 200 15000\./);
+    expect(finding(found, 'service-not-json').detail).toMatch(
+      /^the body is not a JSON object\. The service answered HTTP 502 text\/html; charset=utf-8 "<html>.*; mfa-sim would have answered HTTP 200 15000 /,
+    );
+    expect(finding(found, 'service-differs-status').detail).toMatch(
+      /^HTTP 502 \(no code\) where mfa-sim answers HTTP 200 15000\./,
+    );
     const entry = last(px);
     expect(entry).toMatchObject({ http: 502, code: undefined });
     expect(entry.upstream!.deviations.map((d) => d.kind)).toEqual(['service-not-json', 'service-differs-status']);
@@ -235,8 +319,15 @@ describe('proxy mode: an upstream that deviates, each deviation reported with bo
     const e = expectEnvelope(r, 500, -5000);
     expect(e.message).toBe('Internal error: the upstream did not answer within 300 ms');
     const f = finding(await findingsOver(px), 'service-no-answer');
-    expect(f.detail).toMatch(/^the upstream did not answer within 300 ms\. The service answered nothing; mfa-sim would have answered HTTP 200 15000 /);
-    expect(last(px)).toMatchObject({ http: 500, code: undefined, fault: 'upstream', message: 'the upstream did not answer within 300 ms' });
+    expect(f.detail).toMatch(
+      /^the upstream did not answer within 300 ms\. The service answered nothing; mfa-sim would have answered HTTP 200 15000 /,
+    );
+    expect(last(px)).toMatchObject({
+      http: 500,
+      code: undefined,
+      fault: 'upstream',
+      message: 'the upstream did not answer within 300 ms',
+    });
     expect(px.coverage().met).toEqual([]);
   });
 
@@ -249,9 +340,18 @@ describe('proxy mode: an upstream that deviates, each deviation reported with bo
 
   it('a code the service answered and mfa-sim would not: counted in the coverage as the service answered it', async () => {
     const { px } = await pair({ rules: [{ when: { svcUser: 'lockdown@example.com' }, respond: { code: -2038 } }] }, {});
-    expectEnvelope(await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser, { svcUser: 'lockdown@example.com' }) }), 400, -2038);
+    expectEnvelope(
+      await send(px, '/v1/svc/challenge', {
+        as: ME,
+        body: challengeEnvelope(ME.apiUser, { svcUser: 'lockdown@example.com' }),
+      }),
+      400,
+      -2038,
+    );
     expect(px.coverage().counts).toEqual({ '-2038': 1 });
-    expect(finding(await findingsOver(px), 'service-differs-status').detail).toMatch(/^HTTP 400 -2038 where mfa-sim answers HTTP 202 2025\./);
+    expect(finding(await findingsOver(px), 'service-differs-status').detail).toMatch(
+      /^HTTP 400 -2038 where mfa-sim answers HTTP 202 2025\./,
+    );
   });
 });
 
@@ -259,11 +359,14 @@ describe('proxy mode: what the journal entry of a forwarded request holds', asyn
   it("the doctor's hint only for the code the service answered, and without the secret only one that needs none", async () => {
     const real = await simulator({ secret: SECRET });
     // The service calls a malformed nonce "missing": mfa-sim's hint is for another refusal, so it is not given.
-    const renamed = await changedUpstream(real, (e) => (e.code === -4007 ? { ...e, code: -4006, moreInfo: String(e.moreInfo).replace('-4007', '-4006') } : e));
+    const renamed = await changedUpstream(real, (e) =>
+      e.code === -4007 ? { ...e, code: -4006, moreInfo: String(e.moreInfo).replace('-4007', '-4006') } : e,
+    );
     const px = await simulator({ secret: SECRET, upstream: renamed.url });
     await send(px, '/v1/svc/time', { method: 'GET', as: ME, mutate: (h) => (h['x-svc-cnonce'] = `{${randomUUID()}}`) });
     expect(last(px)).toMatchObject({ code: -4006, hint: undefined, upstream: { mfaSim: { code: -4007 } } });
-    // A clock off: with the secret the doctor says how far; without it, the drift check (the API user known) is not its to judge.
+    // A clock off: with the secret the doctor says how far; without it, the drift check (the API user known) is not its
+    // to judge.
     const withSecret = await simulator({ secret: SECRET, upstream: real.url });
     await send(withSecret, '/v1/svc/time', { method: 'GET', as: ME, time: Date.now() - 900_000 });
     expect(last(withSecret)).toMatchObject({ code: -4036, hint: { text: expect.stringMatching(/900 s behind/) } });
@@ -286,19 +389,52 @@ describe('proxy mode: what the journal entry of a forwarded request holds', asyn
   });
 
   it("an error's message cut as the simulator cuts its own; a success's kept whole", async () => {
-    const real = await simulator({ secret: SECRET, rules: [{ when: { svcUser: 'long@example.com' }, respond: { code: 2025, message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }) } }] });
-    const long = await changedUpstream(real, (e) => (e.code === -2006 ? { ...e, message: `Locked. ${'y'.repeat(2000)}` } : e));
+    const real = await simulator({
+      secret: SECRET,
+      rules: [
+        {
+          when: { svcUser: 'long@example.com' },
+          respond: { code: 2025, message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }) },
+        },
+      ],
+    });
+    const long = await changedUpstream(real, (e) =>
+      e.code === -2006 ? { ...e, message: `Locked. ${'y'.repeat(2000)}` } : e,
+    );
     const px = await simulator({ secret: SECRET, upstream: long.url, accounts: { 'locked@example.com': 'locked' } });
-    real.loadScenario({ name: 'long', accounts: { 'locked@example.com': 'locked' }, rules: [{ when: { svcUser: 'long@example.com' }, respond: { code: 2025, message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }) } }] });
-    await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser, { svcUser: 'locked@example.com' }) });
+    real.loadScenario({
+      name: 'long',
+      accounts: { 'locked@example.com': 'locked' },
+      rules: [
+        {
+          when: { svcUser: 'long@example.com' },
+          respond: { code: 2025, message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }) },
+        },
+      ],
+    });
+    await send(px, '/v1/svc/challenge', {
+      as: ME,
+      body: challengeEnvelope(ME.apiUser, { svcUser: 'locked@example.com' }),
+    });
     expect(last(px).message).toBe(`Locked. ${'y'.repeat(504)}…`);
-    await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser, { svcUser: 'long@example.com' }) });
-    expect(last(px)).toMatchObject({ code: 2025, challengeId: 'c-1', message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }) });
+    await send(px, '/v1/svc/challenge', {
+      as: ME,
+      body: challengeEnvelope(ME.apiUser, { svcUser: 'long@example.com' }),
+    });
+    expect(last(px)).toMatchObject({
+      code: 2025,
+      challengeId: 'c-1',
+      message: JSON.stringify({ challengeId: 'c-1', note: 'x'.repeat(3000) }),
+    });
   });
 
   it("the dashboard's explorer sends through the proxy too: its requests are marked, and no client finding of them", async () => {
     const { px } = await pair();
-    const r = await fetch(`${px.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'replay' }) });
+    const r = await fetch(`${px.url}/__sim/explore`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'replay' }),
+    });
     expect(r.status).toBe(200);
     const entries = px.journal();
     expect(entries.map((e) => [e.code, e.by])).toEqual([
@@ -328,20 +464,34 @@ describe('proxy mode: what the journal entry of a forwarded request holds', asyn
     const created = await send(px, '/v1/svc/challenge', { as: ME, body: challengeEnvelope(ME.apiUser) });
     const id = JSON.parse(expectEnvelope(created, 202, 2025).message).challengeId as string;
     const body = `{ 'challngeId': '${id}', 'svcUser': 'user@example.com', 'status': 'CANCEL', }`;
-    expectEnvelope(await send(px, '/v1/svc/challenge', { as: ME, body: { id: 'c-2', utctime: String(Date.now()), apiUser: ME.apiUser, type: 151, body } }), 202, 2028);
+    expectEnvelope(
+      await send(px, '/v1/svc/challenge', {
+        as: ME,
+        body: { id: 'c-2', utctime: String(Date.now()), apiUser: ME.apiUser, type: 151, body },
+      }),
+      202,
+      2028,
+    );
     expect(last(px).upstream).toMatchObject({ deviations: [], mfaSim: { code: 2028 } });
   });
 
   it('a code the code table gives to other operations: found, whatever the request shows of itself', async () => {
     const real = await simulator({ secret: SECRET });
-    const odd = await changedUpstream(real, (e) => ({ ...e, status: 400, code: -2035, moreInfo: String(e.moreInfo).replace('15000', '-2035') }));
+    const odd = await changedUpstream(real, (e) => ({
+      ...e,
+      status: 400,
+      code: -2035,
+      moreInfo: String(e.moreInfo).replace('15000', '-2035'),
+    }));
     const px = await simulator({ upstream: odd.url });
     await send(px, '/v1/svc/time', { method: 'GET', as: ME });
-    expect(finding(await findingsOver(px), 'service-code-scope').detail).toMatch(/^code -2035 is not an answer to time in the code table\./);
+    expect(finding(await findingsOver(px), 'service-code-scope').detail).toMatch(
+      /^code -2035 is not an answer to time in the code table\./,
+    );
   });
 });
 
-describe('proxy mode without the API user\'s secret: judged against the contract, not compared', async () => {
+describe("proxy mode without the API user's secret: judged against the contract, not compared", async () => {
   const upstream = await simulator({ secret: SECRET });
   const px = await simulator({ upstream: upstream.url });
 

@@ -48,14 +48,14 @@ const recipes = blocks.filter((b) => b.marker?.startsWith('recipe: '));
 describe("the docs' recipes", () => {
   it('there are recipes for every runner the docs show a scenario per test with', () => {
     const files = new Set(recipes.map((b) => b.marker!.slice('recipe: '.length)));
-    for (const f of ['examples/jest/mfa-login.test.js', 'examples/vitest/mfa.test.ts', 'examples/vitest/global-setup.ts', 'examples/python/test_mfa.py', 'examples/python/parallel/conftest.py', 'examples/java/junit/LockedAccountTest.java']) {
+    for (const f of ['examples/jest/mfa-login.test.js', 'examples/vitest/mfa.test.ts', 'examples/vitest/global-setup.ts', 'examples/python/test_mfa.py', 'examples/python/parallel/conftest.py', 'examples/java/junit/LockedAccountTest.java', 'examples/php/MfaSimTest.php']) {
       expect(files, f).toContain(f);
     }
   });
 
   it.each(recipes.map((b) => [`${b.page}:${b.line} (${b.marker})`, b]))('%s is an excerpt of its example, word for word', (_, b) => {
-    const file = readFileSync(join(root, (b as Block).marker!.slice('recipe: '.length)), 'utf8');
-    const parts = pieces((b as Block).code);
+    const file = readFileSync(join(root, (b).marker!.slice('recipe: '.length)), 'utf8');
+    const parts = pieces((b).code);
     expect(parts.length).toBeGreaterThan(0);
     let from = 0;
     for (const part of parts) {
@@ -67,7 +67,7 @@ describe("the docs' recipes", () => {
 
   it('a block that loads a scenario per test is a recipe, or says it is not run', () => {
     const perTest = blocks.filter(
-      (b) => ['js', 'ts', 'python', 'java'].includes(b.lang) && /beforeEach|@BeforeEach|def setUp\(|autouse/.test(b.code) && /loadScenario\(|load_scenario\(|\/__sim\/scenario|"scenario"/.test(b.code),
+      (b) => ['js', 'ts', 'python', 'java', 'php'].includes(b.lang) && /beforeEach|@BeforeEach|def setUp\(|function setUp\(|autouse/.test(b.code) && /loadScenario\(|load_scenario\(|\/__sim\/scenario|"scenario"/.test(b.code),
     );
     expect(perTest.length).toBeGreaterThan(3);
     const unmarked = perTest.filter((b) => b.marker === undefined).map((b) => `${b.page}:${b.line}`);

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ReplayMemory } from '../src/auth/replay.js';
 
 /**
- * The replay memory of one API user (decisions §3): a nonce or a time is remembered until its time leaves the drift
- * window, then forgotten a generation at a time; a forced error can take back what one request stored; past its cap
- * the generation that expires first goes early.
+ * The replay memory of one API user (docs/behaviour.md#time-drift-and-replay): a nonce or a time is remembered until
+ * its time leaves the drift window, then forgotten a generation at a time; a forced error can take back what one
+ * request stored; past its cap the generation that expires first goes early.
  */
 describe('ReplayMemory', () => {
   it('remembers a request until its time plus the window, rounded up to a slice, and not one millisecond more', () => {

@@ -6,7 +6,7 @@ import { challengeEnvelope, clientTime, expectEnvelope, raw, send, simulator } f
 const A = { apiUser: '123456789', secret: 'secret-a' };
 const B = { apiUser: '987654321', secret: 'secret-b' };
 
-describe('drift and replay (decisions §3)', async () => {
+describe('drift and replay (docs/behaviour.md#time-drift-and-replay)', async () => {
   const sim = await simulator({ name: 'replay', apiUsers: [{ id: A.apiUser, secret: A.secret }, { id: B.apiUser, secret: B.secret }], clock: { maxDrift: '5m' } });
   const time = (opts: Parameters<typeof send>[2] = {}) => send(sim, '/v1/svc/time', { method: 'GET', as: A, ...opts });
 

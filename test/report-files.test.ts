@@ -47,9 +47,9 @@ describe('the command line at exit: --report, --junit, --fail-on-findings', () =
 
   it('refuses a bad severity, and a bad MFA_SIM_HINTS; MFA_SIM_HINTS=off answers bare meanings', async () => {
     const bad = await start(['--port', '0', '--fail-on-findings', 'fatal']).catch((e: Error) => e.message);
-    expect(String(bad)).toContain('mfa-sim: --fail-on-findings must be one of info, warning, error (not "fatal").');
+    expect(bad).toContain('mfa-sim: --fail-on-findings must be one of info, warning, error (not "fatal").');
     const badEnv = await start(['--port', '0'], { MFA_SIM_HINTS: 'maybe' }).catch((e: Error) => e.message);
-    expect(String(badEnv)).toContain('mfa-sim: MFA_SIM_HINTS must be on or off (true/false, yes/no, 1/0).');
+    expect(badEnv).toContain('mfa-sim: MFA_SIM_HINTS must be on or off (true/false, yes/no, 1/0).');
     const { status } = await runWith([], async (url) => {
       const r = await send(remote(url, MAIN.apiUser, MAIN.secret), '/v1/svc/time', { method: 'GET', time: Date.now() - 600_000 });
       expect(expectEnvelope(r, 400, -4036).message).toBe('utctime clock drift error');

@@ -127,7 +127,7 @@ describe('the reports, word for word', async () => {
     expect(at(-4034)).toBe(`    <testcase classname="mfa-sim.coverage" name="-4034 ${title(-4034)}" time="0"><skipped/></testcase>`);
     const rest = lines.slice(3 + n);
     expect(rest[0]).toBe('  </testsuite>');
-    expect(rest[1]).toMatch(/^  <testsuite name="mfa-sim client findings" tests="2" failures="1" errors="0" skipped="1" time="0" timestamp="[^"]+">$/);
+    expect(rest[1]).toMatch(/^ {2}<testsuite name="mfa-sim client findings" tests="2" failures="1" errors="0" skipped="1" time="0" timestamp="[^"]+">$/);
     const reused = FINDING_KINDS['envelope-id-reused'].explanation.replace(/'/g, '&apos;');
     expect(rest[2]).toBe(`    <testcase classname="mfa-sim.findings" name="envelope-id-reused (API user ${MAIN.apiUser})" time="0"><failure type="warning" message="warning: envelope-id-reused">${reused} (request 3 sent the same id)`);
     expect(rest[3]).toBe('Requests #3 to #4, 2 times.</failure></testcase>');

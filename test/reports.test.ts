@@ -2,7 +2,7 @@ import { marked } from 'marked';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suites, validJunit } from './junit.js';
 import { SERVICE_CODES } from '../src/codes.js';
-import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
+import { challengeEnvelope, send, simulator } from './helpers.js';
 
 /**
  * The reports a CI job shows: Markdown that renders as tables (checked with a Markdown renderer), and JUnit XML that
@@ -14,7 +14,8 @@ const MAIN = { apiUser: '123456789', secret: 'report-secret' };
 describe('reports', async () => {
   // A scenario name with every character XML and Markdown treat specially.
   const sim = await simulator({ name: `a&b<c>"d'|e`, apiUsers: [{ id: MAIN.apiUser, secret: MAIN.secret }] });
-  // In a hook, not while the file is collected: code run at collection counts, for a mutation run, as run by every test.
+  // In a hook, not while the file is collected: code run at collection counts, for a mutation run, as run by every
+  // test.
   beforeAll(async () => {
     await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });
     await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });

@@ -36,7 +36,7 @@ describe('the signature doctor names each known mistake', async () => {
   const cases: [string, number, Edit, string, RegExp][] = [
     ['HMAC-SHA256', -4027, ({ toSign }) => hmac('sha256', SECRET, toSign), 'sha256', /signed with HMAC-SHA256: sign with HMAC-SHA512$/],
     ['HMAC-SHA1', -4027, ({ toSign }) => hmac('sha1', SECRET, toSign), 'sha1', /signed with HMAC-SHA1: sign with HMAC-SHA512$/],
-    ['the digest in Base64', -4027, ({ toSign }) => hmac('sha512', SECRET, toSign, 'base64'), 'base64', /written in Base64: write its bytes as lower-case hexadecimal/],
+    ['the digest in Base64', -4027, ({ toSign }) => hmac('sha512', SECRET, toSign, 'base64'), 'base64', /written in Base64: write its bytes as hexadecimal/],
     ['HMAC-SHA256 in Base64', -4027, ({ toSign }) => hmac('sha256', SECRET, toSign, 'base64'), 'sha256+base64', /HMAC-SHA256: sign with HMAC-SHA512; the digest is written in Base64/],
     ['a trailing newline', -4037, ({ toSign }) => hmac('sha512', SECRET, `${toSign}\n`), 'trailing-newline', /ends with a line break/],
     ['a trailing \\r\\n', -4037, ({ toSign }) => hmac('sha512', SECRET, `${toSign}\r\n`), 'trailing-crlf', /ends with \\r\\n/],
@@ -174,14 +174,14 @@ describe('shapes and clocks', async () => {
     const auth = (v: string) => (h: Record<string, string>) => (h.Authorization = v);
     expect(expectEnvelope(await time({ mutate: auth('ab'.repeat(64)) }), 400, -4001).message).toMatch(/holds only a signature: send svc-hmac: apiuser=<id>/);
     expect(expectEnvelope(await time({ mutate: auth('Bearer abc.def') }), 400, -4001).message).toMatch(/a Bearer header/);
-    expect(expectEnvelope(await time({ mutate: auth('acme-hmac: apiuser=123456789') }), 400, -4001).message).toMatch(/the scheme is acme-hmac:, but this simulator runs with the token svc/);
+    expect(expectEnvelope(await time({ mutate: auth('acme-hmac: apiuser=123456789') }), 400, -4001).message).toMatch(/the Authorization scheme uses the token acme, but this simulator runs with the token svc: start it with --token acme/);
     // Word for word, the edges of each, and headers that get no hint.
     const expected = 'svc-hmac: apiuser=<id>,signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=<hex>';
     const hints: [string, string | undefined][] = [
       ['ab'.repeat(32), `the header holds only a signature: send ${expected}`],
       ['ab'.repeat(64), `the header holds only a signature: send ${expected}`],
       [`${'a'.repeat(63)}`, undefined],
-      ['ACME-hmac : apiuser=1', 'the scheme is ACME-hmac:, but this simulator runs with the token svc: send svc-hmac: (start it with --token acme if your client\'s token is right)'],
+      ['ACME-hmac : apiuser=1', 'the Authorization scheme uses the token acme, but this simulator runs with the token svc: start it with --token acme (scenario key `token`) for a client configured for acme'],
       ['Basic dXNlcjpwYXNz', `a Basic header: this service takes ${expected}`],
       ['signature keyId="x"', `a signature header: this service takes ${expected}`],
       ['Bearerish', undefined],
@@ -219,7 +219,7 @@ describe('shapes and clocks', async () => {
       ['ab'.repeat(48), '96 hexadecimal characters, the length of an HMAC-SHA384: sign with HMAC-SHA512, which is 128'],
       ['abc', '3 hexadecimal characters: an HMAC-SHA512 is 128'],
       [`g${'a'.repeat(127)}`, '128 characters, but `g` at position 1 is not hexadecimal'],
-      [Buffer.alloc(64, 7).toString('base64'), "Base64 of 64 bytes: write the HMAC-SHA512's 64 bytes as 128 lower-case hexadecimal characters"],
+      [Buffer.alloc(64, 7).toString('base64'), "Base64 of 64 bytes: write the HMAC-SHA512's 64 bytes as 128 hexadecimal characters"],
       ['not a digest at all!', undefined],
       ['x'.repeat(127), undefined],
     ];

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { authorizationValue, sign, signedHeaders, stringToSign } from '../src/index.js';
 import { parseAuthorization } from '../src/auth/authorization.js';
-import { signatureMatches } from '../src/auth/signature.js';
+import { signatureMatches, signingLines } from '../src/auth/signature.js';
+import { compileOrThrow } from '../src/scenario/load.js';
 import { HmacKey } from '../src/auth/hmac-key.js';
 import { expectEnvelope, simulator, raw } from './helpers.js';
 
 /**
  * Known vectors, computed outside this code base with OpenSSL:
- *   printf 'x-svc-utctime: 1795000000000\nx-svc-cnonce: 0f8b2c4e-3a51-4d6e-9b7a-2c1d0e9f8a7b' | openssl dgst -sha512 -hmac 'test-secret'
+ *   printf 'x-svc-utctime: 1795000000000\nx-svc-cnonce: 0f8b2c4e-3a51-4d6e-9b7a-2c1d0e9f8a7b' \
+ *     | openssl dgst -sha512 -hmac 'test-secret'
  * The second is the signature the published Java client sent in fixtures/client-requests/java-challenge-new.json.
  */
 const VECTORS = [
@@ -34,7 +36,7 @@ const VECTORS = [
   },
 ];
 
-describe('signing (decisions §2)', () => {
+describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
   it('builds the string-to-sign exactly: two header lines, one space after each colon, no trailing newline', () => {
     expect(stringToSign('1795000000000', 'abc12345', 'svc')).toBe('x-svc-utctime: 1795000000000\nx-svc-cnonce: abc12345');
     expect(stringToSign('1', 'abc12345', 'gridy')).toBe('x-gridy-utctime: 1\nx-gridy-cnonce: abc12345');
@@ -53,6 +55,21 @@ describe('signing (decisions §2)', () => {
     const h = signedHeaders({ apiUser: '123456789', secret: 's', token: 'gridy', time: 5, nonce: 'n0nce-123' });
     expect(Object.keys(h)).toEqual(['Authorization', 'x-gridy-apiuser', 'x-gridy-utctime', 'x-gridy-cnonce']);
     expect(h['x-gridy-utctime']).toBe('5');
+  });
+
+  it('a compiled scenario holds the names its token makes, the same the signing functions use', () => {
+    for (const token of ['svc', 'gridy', 'a1']) {
+      const { names } = compileOrThrow({ name: 'x', token }, 'test');
+      expect(names).toEqual({
+        utctime: `x-${token}-utctime`,
+        nonce: `x-${token}-cnonce`,
+        apiUser: `x-${token}-apiuser`,
+        signedHeaders: `x-${token}-utctime;x-${token}-cnonce`,
+        algorithm: `${token}-hmac512`,
+      });
+      expect(signingLines(names, '5', 'n0nce-123')).toBe(stringToSign('5', 'n0nce-123', token));
+      expect(Object.keys(signedHeaders({ apiUser: '123456789', secret: 's', token }))).toEqual(['Authorization', names.apiUser, names.utctime, names.nonce]);
+    }
   });
 
   it('parses Authorization parts in any order, with spaces, case-insensitive scheme', () => {

@@ -34,7 +34,8 @@ describe('the base URL and the CA file', () => {
       ['https://sandbox.example.com/?env=1', 'must not have a query or fragment'],
       ['https://sandbox.example.com/#top', 'must not have a query or fragment'],
     ];
-    for (const [url, why] of refused) expect(() => new Upstream({ upstream: url }), url).toThrow(`options: upstream: ${why}`);
+    for (const [url, why] of refused)
+      expect(() => new Upstream({ upstream: url }), url).toThrow(`options: upstream: ${why}`);
   });
 
   it('a CA file: refused when missing, a folder, too large, or without a certificate', () => {
@@ -53,10 +54,21 @@ describe('the base URL and the CA file', () => {
 describe('the words for each failure', () => {
   const reason = (code: string, message = 'm') => failureReason(Object.assign(new Error(message), { code }));
   it('a certificate nobody vouches for, and the other failures of TLS, DNS, TCP and HTTP', () => {
-    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED']) {
-      expect(reason(code)).toBe(`the upstream's TLS certificate is not trusted (${code}): give its CA with --upstream-ca`);
+    for (const code of [
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'UNABLE_TO_GET_ISSUER_CERT',
+      'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'CERT_UNTRUSTED',
+    ]) {
+      expect(reason(code)).toBe(
+        `the upstream's TLS certificate is not trusted (${code}): give its CA with --upstream-ca`,
+      );
     }
-    expect(reason('ERR_TLS_CERT_ALTNAME_INVALID')).toBe("the upstream's TLS certificate is for another host name (ERR_TLS_CERT_ALTNAME_INVALID)");
+    expect(reason('ERR_TLS_CERT_ALTNAME_INVALID')).toBe(
+      "the upstream's TLS certificate is for another host name (ERR_TLS_CERT_ALTNAME_INVALID)",
+    );
     expect(reason('CERT_HAS_EXPIRED')).toBe("the upstream's TLS certificate has expired (CERT_HAS_EXPIRED)");
     expect(reason('ECONNREFUSED')).toBe('the upstream refused the connection (ECONNREFUSED)');
     expect(reason('ENOTFOUND')).toBe("the upstream's host name does not resolve (ENOTFOUND)");
@@ -64,7 +76,9 @@ describe('the words for each failure', () => {
     expect(reason('ECONNRESET')).toBe('the upstream closed the connection without an answer (ECONNRESET)');
     expect(reason('EPIPE')).toBe('the upstream closed the connection without an answer (EPIPE)');
     expect(reason('HPE_INVALID_CONSTANT')).toBe("the upstream's answer is not valid HTTP (HPE_INVALID_CONSTANT)");
-    expect(reason('EHOSTUNREACH', 'connect EHOSTUNREACH 10.0.0.1:443')).toBe('the upstream could not be reached: connect EHOSTUNREACH 10.0.0.1:443');
+    expect(reason('EHOSTUNREACH', 'connect EHOSTUNREACH 10.0.0.1:443')).toBe(
+      'the upstream could not be reached: connect EHOSTUNREACH 10.0.0.1:443',
+    );
     expect(failureReason(new Error('no code'))).toBe('the upstream could not be reached: no code');
   });
 });
@@ -86,10 +100,23 @@ describe('the bounds at their edges, the pool, and closing', () => {
     const upstream = new Upstream({ upstream: sized.url });
     afterAll(() => upstream.close());
     for (const how of ['declared', 'chunked']) {
-      const at = await upstream.send({ method: 'GET', target: `/x?${how}&size=${UPSTREAM_ANSWER_LIMIT}`, headers: [], body: Buffer.alloc(0) });
+      const at = await upstream.send({
+        method: 'GET',
+        target: `/x?${how}&size=${UPSTREAM_ANSWER_LIMIT}`,
+        headers: [],
+        body: Buffer.alloc(0),
+      });
       expect(at.kind === 'answer' && at.body.length, how).toBe(UPSTREAM_ANSWER_LIMIT);
-      const past = await upstream.send({ method: 'GET', target: `/x?${how}&size=${UPSTREAM_ANSWER_LIMIT + 1}`, headers: [], body: Buffer.alloc(0) });
-      expect(past, how).toEqual({ kind: 'failure', reason: `the upstream's answer is larger than ${UPSTREAM_ANSWER_LIMIT} bytes` });
+      const past = await upstream.send({
+        method: 'GET',
+        target: `/x?${how}&size=${UPSTREAM_ANSWER_LIMIT + 1}`,
+        headers: [],
+        body: Buffer.alloc(0),
+      });
+      expect(past, how).toEqual({
+        kind: 'failure',
+        reason: `the upstream's answer is larger than ${UPSTREAM_ANSWER_LIMIT} bytes`,
+      });
     }
   });
 
@@ -104,7 +131,11 @@ describe('the bounds at their edges, the pool, and closing', () => {
     expect((await send(px, '/v1/svc/time', { as: ME, body: 'x'.repeat(100) })).status).toBe(200);
     expectEnvelope(await send(px, '/v1/svc/time', { as: ME, body: 'x'.repeat(101) }), 413, -413);
     // Sent in chunks, without a length to read first.
-    expectEnvelope(await send(px, '/v1/svc/time', { as: ME, body: 'x'.repeat(101), headers: { 'Transfer-Encoding': 'chunked' } }), 413, -413);
+    expectEnvelope(
+      await send(px, '/v1/svc/time', { as: ME, body: 'x'.repeat(101), headers: { 'Transfer-Encoding': 'chunked' } }),
+      413,
+      -413,
+    );
     expect(bodies).toEqual([100]);
   });
 
@@ -117,7 +148,10 @@ describe('the bounds at their edges, the pool, and closing', () => {
     counting.on('connection', () => connections++);
     await new Promise<void>((resolve) => counting.listen(0, '127.0.0.1', resolve));
     afterAll(() => new Promise<void>((resolve) => (counting.closeAllConnections(), counting.close(() => resolve()))));
-    const px = await simulator({ secret: SECRET, upstream: `http://127.0.0.1:${(counting.address() as AddressInfo).port}` });
+    const px = await simulator({
+      secret: SECRET,
+      upstream: `http://127.0.0.1:${(counting.address() as AddressInfo).port}`,
+    });
     for (let i = 0; i < 3; i++) await send(px, '/v1/svc/time', { method: 'GET', as: ME });
     expect(connections).toBe(1);
   });
@@ -128,6 +162,8 @@ describe('the bounds at their edges, the pool, and closing', () => {
     const waiting = send(px, '/v1/svc/time', { method: 'GET', as: ME });
     await expect.poll(() => silent.hits()).toBe(1);
     await px.close(30_000);
-    expect(expectEnvelope(await waiting, 500, -5000).message).toBe('Internal error: the upstream could not be reached: mfa-sim is closing');
+    expect(expectEnvelope(await waiting, 500, -5000).message).toBe(
+      'Internal error: the upstream could not be reached: mfa-sim is closing',
+    );
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Parsing the Authorization header (decisions §2) into its parts, in linear time, without judging them (the checks do).
+ * Parsing the Authorization header (docs/behaviour.md#signing-and-header-formats) into its parts, in linear time,
+ * without judging them (the checks do).
  */
 
 /** The parts of an Authorization value, as sent; a part absent from the header is undefined. */
@@ -16,9 +17,9 @@ const PART_NAMES = new Set(['apiuser', 'signedheaders', 'algorithm', 'signature'
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /**
- * Parses `<token>-hmac: key=value,...` (decisions §2): the scheme is case-insensitive, parts come in any
- * order with spaces around them allowed. Returns undefined for anything else (-4001): another scheme, a
- * part that is not `key=value`, an unknown or repeated key.
+ * Parses `<token>-hmac: key=value,...` (docs/behaviour.md#signing-and-header-formats): the scheme is case-insensitive,
+ * parts come in any order with spaces around them allowed. Returns undefined for anything else (-4001): another scheme,
+ * a part that is not `key=value`, an unknown or repeated key.
  */
 export function parseAuthorization(value: string, token: string): AuthorizationParts | undefined {
   const scheme = `${token}-hmac:`;

@@ -10,11 +10,11 @@ const scratch = Buffer.allocUnsafe(4096);
 /**
  * An HMAC-SHA512 key whose two padded blocks are made once, when the key is made, instead of on every request.
  *
- * `createHmac` starts from the key each time it is called: a new object, OpenSSL's digest looked up, the pads made
- * and hashed again (up to a fifth of a signed request's CPU in profiles under load).
- * HMAC(K, m) = H((K' ^ opad) || H((K' ^ ipad) || m)) (RFC 2104): with the pads kept, a digest is two one-shot hashes (`crypto.hash`) and no object. The bytes are those
- * `createHmac('sha512', key)` gives (test/hmac-key.test.ts compares them, keys past the block size included). Signing
- * (`sign`, for clients and tests) and verifying (the server) both go through it, so the two cannot drift apart.
+ * `createHmac` starts from the key each time it is called: a new object, OpenSSL's digest looked up, the pads made and
+ * hashed again (up to a fifth of a signed request's CPU in profiles under load). HMAC(K, m) = H((K' ^ opad) || H((K' ^
+ * ipad) || m)) (RFC 2104): with the pads kept, a digest is two one-shot hashes (`crypto.hash`) and no object. The bytes
+ * are those `createHmac('sha512', key)` gives (test/hmac-key.test.ts compares them, keys past the block size included).
+ * Signing (`sign`, for clients and tests) and verifying (the server) both go through it, so the two cannot drift apart.
  */
 export class HmacKey {
   private readonly innerPad = Buffer.allocUnsafe(BLOCK);
@@ -26,18 +26,23 @@ export class HmacKey {
     // A key longer than a block is replaced by its hash; a shorter one is padded with zeros.
     (key.length > BLOCK ? createHash('sha512').update(key).digest() : key).copy(block);
     for (let i = 0; i < BLOCK; i++) {
-      this.innerPad[i] = block[i]! ^ 0x36;
-      this.outerInput[i] = block[i]! ^ 0x5c;
+      this.innerPad[i] = block[i] ^ 0x36;
+      this.outerInput[i] = block[i] ^ 0x5c;
     }
   }
 
-  /** HMAC-SHA512 of `message` (UTF-8) under this key, as 128 lower-case hexadecimal characters (as signatures are sent). */
+  /**
+   * HMAC-SHA512 of `message` (UTF-8) under this key, as 128 lower-case hexadecimal characters (as signatures are sent).
+   */
   hexDigest(message: string): string {
     hash('sha512', this.innerInput(message), 'buffer').copy(this.outerInput, BLOCK);
     return hash('sha512', this.outerInput, 'hex');
   }
 
-  /** The inner pad followed by the message: in the scratch buffer when it surely fits (UTF-8 takes at most 3 bytes per UTF-16 unit). */
+  /**
+   * The inner pad followed by the message: in the scratch buffer when it surely fits (UTF-8 takes at most 3 bytes per
+   * UTF-16 unit).
+   */
   private innerInput(message: string): Buffer {
     if (message.length * 3 > scratch.length - BLOCK) return Buffer.concat([this.innerPad, Buffer.from(message, 'utf8')]);
     this.innerPad.copy(scratch, 0);

@@ -1,8 +1,8 @@
 import { IntegerSet, hash53 } from './integer-set.js';
 
 /**
- * Replay memory (decisions §3): the nonces and timestamps one API user sent inside the drift window, bounded, forgotten
- * by generation as they leave the window.
+ * Replay memory (docs/behaviour.md#time-drift-and-replay): the nonces and timestamps one API user sent inside the drift
+ * window, bounded, forgotten by generation as they leave the window.
  */
 
 /** Default hard cap of remembered requests per API user, whatever the drift window (issue: memory stays bounded). */
@@ -92,7 +92,10 @@ export class ReplayMemory {
     for (const [index, g] of this.generations) if (g.until <= now) this.generations.delete(index);
   }
 
-  /** Past the cap, the generation that expires first is forgotten early: replay protection weakens for the oldest requests only. */
+  /**
+   * Past the cap, the generation that expires first is forgotten early: replay protection weakens for the oldest
+   * requests only.
+   */
   private dropOldest(): void {
     let oldest: number | undefined;
     for (const index of this.generations.keys()) if (oldest === undefined || index < oldest) oldest = index;

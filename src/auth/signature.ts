@@ -2,25 +2,52 @@ import { randomUUID } from 'node:crypto';
 import { HmacKey } from './hmac-key.js';
 
 /**
- * The one signing function (decisions §2): the string-to-sign, HMAC-SHA512 to sign for clients and to verify for the
- * server, and the headers of a signed request. A test that signs with it and a server that verifies with it cannot drift.
+ * The one signing function (docs/behaviour.md#signing-and-header-formats): the string-to-sign, HMAC-SHA512 to sign for
+ * clients and to verify for the server, and the headers of a signed request. A test that signs with it and a server
+ * that verifies with it cannot drift.
  */
 
-/** The default identifier token (decisions §1). */
+/** The default identifier token (docs/behaviour.md#the-identifier-token). */
 export const DEFAULT_TOKEN = 'svc';
 
-/** Header names for a token: `x-<token>-utctime`, `x-<token>-cnonce`, `x-<token>-apiuser`. */
-export function headerNames(token: string = DEFAULT_TOKEN) {
-  return {
-    utctime: `x-${token}-utctime`,
-    nonce: `x-${token}-cnonce`,
-    apiUser: `x-${token}-apiuser`,
-  } as const;
+/** The header names a token makes: `x-<token>-utctime`, `x-<token>-cnonce`, `x-<token>-apiuser`. */
+export interface HeaderNames {
+  readonly utctime: string;
+  readonly nonce: string;
+  readonly apiUser: string;
 }
 
-/** The exact string the client signs (decisions §2): two header lines, one space after each colon, no trailing newline. */
+/** Every name a token makes: the header names, the `signedheaders=` value and the `algorithm=` value. */
+export interface TokenNames extends HeaderNames {
+  readonly signedHeaders: string;
+  readonly algorithm: string;
+}
+
+/** Header names for a token: `x-<token>-utctime`, `x-<token>-cnonce`, `x-<token>-apiuser`. */
+export function headerNames(token: string = DEFAULT_TOKEN): HeaderNames {
+  return { utctime: `x-${token}-utctime`, nonce: `x-${token}-cnonce`, apiUser: `x-${token}-apiuser` };
+}
+
+/** Every name a token makes; a compiled scenario holds its token's (`names`), made once, for every request. */
+export function tokenNames(token: string): TokenNames {
+  const h = headerNames(token);
+  return { ...h, signedHeaders: `${h.utctime};${h.nonce}`, algorithm: `${token}-hmac512` };
+}
+
+/** The default token's header names, made once: most clients sign with it. */
+const DEFAULT_NAMES = headerNames(DEFAULT_TOKEN);
+
+/**
+ * The exact string the client signs (docs/behaviour.md#signing-and-header-formats): two header lines, one space after
+ * each colon, no trailing newline.
+ */
 export function stringToSign(utctime: string, nonce: string, token: string = DEFAULT_TOKEN): string {
-  return `x-${token}-utctime: ${utctime}\nx-${token}-cnonce: ${nonce}`;
+  return signingLines(token === DEFAULT_TOKEN ? DEFAULT_NAMES : headerNames(token), utctime, nonce);
+}
+
+/** The string to sign with the header names already made (a compiled scenario's, on every request). */
+export function signingLines(names: HeaderNames, utctime: string, nonce: string): string {
+  return `${names.utctime}: ${utctime}\n${names.nonce}: ${nonce}`;
 }
 
 /** HMAC-SHA512 of the string-to-sign, keyed with the secret (both UTF-8), as 128 lower-case hex characters. */
@@ -30,7 +57,8 @@ export function sign(secret: string, utctime: string, nonce: string, token: stri
 
 /** The Authorization value the published clients send. */
 export function authorizationValue(apiUser: string, signature: string, token: string = DEFAULT_TOKEN): string {
-  return `${token}-hmac: apiuser=${apiUser},signedheaders=x-${token}-utctime;x-${token}-cnonce,algorithm=${token}-hmac512,signature=${signature}`;
+  const names = tokenNames(token);
+  return `${token}-hmac: apiuser=${apiUser},signedheaders=${names.signedHeaders},algorithm=${names.algorithm},signature=${signature}`;
 }
 
 /** What `signedHeaders` signs: as which API user, with which secret, token, time and nonce. */

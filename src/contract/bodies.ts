@@ -4,18 +4,22 @@ import { decodeUser, lenientInteger, parseJson } from './envelope.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, LENIENT_EXPIRY_MS, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
 
 /**
- * The envelope and body checks of decisions §4 step 7 (-5070 to -5079, and the envelope's -1003), lenient or strict
- * as decisions §5 says: what each operation's body must hold, and the normalised body the operation receives.
+ * The envelope and body checks of step 7 of docs/behaviour.md#order-of-checks (-5070 to -5079, and the envelope's
+ * -1003), lenient or strict as docs/behaviour.md#leniency-and-body-checks says: what each operation's body must hold,
+ * and the normalised body the operation receives.
  */
 
-/** How a request is read: decisions §5. */
+/** How a request is read: docs/behaviour.md#leniency-and-body-checks. */
 export interface ReadMode {
   strict: boolean;
   /** The identifier token: the user field is `<token>User`. */
   token: string;
 }
 
-/** A value the caller sent, as a message names it: a scalar as JSON, an object or array by its kind (never serialized: it may be nested too deeply to). */
+/**
+ * A value the caller sent, as a message names it: a scalar as JSON, an object or array by its kind (never serialized:
+ * it may be nested too deeply to).
+ */
 function shown(v: unknown): string {
   if (v === undefined || v === null) return 'null';
   if (typeof v === 'object') return Array.isArray(v) ? 'an array' : 'an object';
@@ -33,8 +37,8 @@ export interface JudgedEnvelope {
 const STRICT_ENVELOPE_KEYS = new Set(['id', 'utctime', 'apiUser', 'apiuser', 'type', 'body']);
 
 /**
- * The envelope checks of decisions §4 step 7, in order: no JSON or a null body (-5070), a body that is not
- * an object (-5071), `apiUser` absent or not the authenticated one (-1003), a `type` this endpoint does not
+ * The envelope checks of step 7 of docs/behaviour.md#order-of-checks, in order: no JSON or a null body (-5070), a body
+ * that is not an object (-5071), `apiUser` absent or not the authenticated one (-1003), a `type` this endpoint does not
  * serve (-5072), then the envelope's own fields (-5075).
  */
 export function judgeEnvelope(text: string, endpoint: Endpoint, apiUser: string, mode: ReadMode): Answer | JudgedEnvelope {
@@ -170,7 +174,7 @@ class Fields {
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** Whether a string is a dotted-quad IPv4 address. */
-export function isIPv4(s: string): boolean {
+function isIPv4(s: string): boolean {
   return IPV4.test(s);
 }
 
@@ -232,7 +236,8 @@ export function judgeBody(op: Operation, raw: Record<string, unknown>, mode: Rea
   }
   f.rejectUnknown();
   if (f.problem) return answer(-5075, f.problem);
-  // challengeType is a string or absent here (another type failed above); never String() a caller's object: its toString may be anything.
+  // challengeType is a string or absent here (another type failed above); never String() a caller's object: its
+  // toString may be anything.
   if (op === 'challenge' && typeof challengeType === 'string' && challengeType !== '' && !(CHALLENGE_TYPES as readonly string[]).includes(challengeType)) {
     return answer(-5076, `\`${challengeType}\` is not one of ${CHALLENGE_TYPES.join(', ')}`);
   }

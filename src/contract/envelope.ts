@@ -55,7 +55,9 @@ function strictJson(text: string): ParsedJson {
   return parsed;
 }
 
-/** The fields a rule or the permission check may look at before the envelope is judged: read leniently, never failing. */
+/**
+ * The fields a rule or the permission check may look at before the envelope is judged: read leniently, never failing.
+ */
 export interface Peek {
   id?: string;
   type?: number;
@@ -70,7 +72,7 @@ export interface Peek {
  * Before authentication only this much of a body written as a string is read as relaxed JSON: the published client
  * that sends one sends a few hundred bytes, and an unauthenticated caller must not buy the relaxed parser's work.
  */
-export const PRE_AUTH_RELAXED_CHARS = 4096;
+const PRE_AUTH_RELAXED_CHARS = 4096;
 
 /**
  * Reads what it can of a request body, for rule matching, the answer's `id` and the permission check. Before

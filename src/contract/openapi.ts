@@ -1,6 +1,7 @@
 import { version } from '../../package.json';
 import { CODES, type CodeInfo, type Operation } from '../codes.js';
-import { headerNames } from '../auth/signature.js';
+import { authorizationValue, headerNames, stringToSign } from '../auth/signature.js';
+import { API_USER_ID } from './api-user.js';
 import { endpointMethods, ENDPOINTS, OPERATION_TYPE, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
 import { bodySchemas, requestEnvelopeSchema, responseEnvelopeSchema } from './schemas.js';
 
@@ -23,11 +24,11 @@ export interface OpenApiOptions {
 export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
   const h = headerNames(o.token);
   const bodies = bodySchemas(o.token);
+  // The Authorization header is the security scheme below: OpenAPI ignores a header parameter of that name.
   const headerParams = [
-    { name: 'Authorization', in: 'header', required: true, description: `\`${o.token}-hmac: apiuser=<id>,signedheaders=${h.utctime};${h.nonce},algorithm=${o.token}-hmac512,signature=<hex>\`: the signature is HMAC-SHA512, keyed with the API user's secret, of \`${h.utctime}: <utctime>\\n${h.nonce}: <nonce>\`, as 128 lower-case hex characters.`, schema: { type: 'string' } },
     { name: h.utctime, in: 'header', required: true, description: 'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock', schema: { type: 'string', pattern: '^\\d{1,16}$' } },
     { name: h.nonce, in: 'header', required: true, description: 'fresh for every request, retries included (a UUID)', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,128}$' } },
-    { name: h.apiUser, in: 'header', required: true, description: 'the API user id', schema: { type: 'string', pattern: '^\\d{9}$' } },
+    { name: h.apiUser, in: 'header', required: true, description: 'the API user id', schema: { type: 'string', pattern: API_USER_ID.source } },
   ];
 
   const paths: Record<string, unknown> = {};
@@ -59,9 +60,21 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
       title: 'mfa-sim: the simulated multi-factor challenge and time service',
       version,
       description: 'Every operation of the service as mfa-sim simulates it, with every status code it can answer. The request schemas are the strict reading of the interface document (the lenient default accepts more: see the README). Each answer is the envelope {id, utctime, status, code, message, moreInfo}; `/status?code=N` explains a code.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: o.serverUrl }],
+    security: [{ signature: [] }],
     paths,
+    components: {
+      securitySchemes: {
+        signature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: `\`${authorizationValue('<id>', '<hex>', o.token)}\`, sent with the ${h.utctime}, ${h.nonce} and ${h.apiUser} headers: the signature is HMAC-SHA512, keyed with the API user's secret, of \`${stringToSign('<utctime>', '<nonce>', o.token).replace('\n', '\\n')}\`, as 128 hexadecimal characters (either case).`,
+        },
+      },
+    },
   };
 }
 

@@ -8,7 +8,10 @@ import type { Operation } from '../codes.js';
 export type Endpoint = 'challenge' | 'time' | 'status' | 'verify' | 'blocked';
 export const ENDPOINTS: readonly Endpoint[] = ['challenge', 'time', 'status', 'verify', 'blocked'];
 
-/** Envelope `type` values and the operation each selects (decisions §5, §8). */
+/**
+ * Envelope `type` values and the operation each selects (docs/behaviour.md#leniency-and-body-checks,
+ * #beyond-the-document-status-verify-blocked).
+ */
 export const TYPE_OPERATION: ReadonlyMap<number, Operation> = new Map([
   [150, 'challenge'],
   [151, 'cancel'],
@@ -27,7 +30,10 @@ export const OPERATION_TYPE: Readonly<Record<Operation, number>> = {
   blocked: 950,
 };
 
-/** The `type` values each endpoint serves. Type 950 on the challenge endpoint is accepted when lenient (decisions §5). */
+/**
+ * The `type` values each endpoint serves. Type 950 on the challenge endpoint is accepted when lenient
+ * (docs/behaviour.md#leniency-and-body-checks).
+ */
 export function endpointTypes(endpoint: Endpoint, strict: boolean): readonly number[] {
   switch (endpoint) {
     case 'challenge':
@@ -48,13 +54,20 @@ export function endpointMethods(endpoint: Endpoint): readonly string[] {
   return endpoint === 'time' ? ['POST', 'GET'] : ['POST'];
 }
 
-/** The path prefix of every endpoint. The path is the same whatever the identifier token (the clients send `/v1/svc/` with their own token). */
+/**
+ * The path prefix of every endpoint. The path is the same whatever the identifier token (the clients send `/v1/svc/`
+ * with their own token).
+ */
 export const API_PREFIX = '/v1/svc/';
 
-/** The endpoint a path names, or undefined. A trailing slash and a query string are ignored. */
-export function endpointOf(path: string): Endpoint | undefined {
-  if (!path.startsWith(API_PREFIX)) return undefined;
-  let rest = path.slice(API_PREFIX.length);
+/**
+ * The endpoint a path names, or undefined: under `/v1/svc/`, or under `/v1/<token>/` (a client set up for a deployment
+ * that puts its own name in the path as well). A trailing slash and a query string are ignored.
+ */
+export function endpointOf(path: string, token: string): Endpoint | undefined {
+  const prefix = path.startsWith(API_PREFIX) ? API_PREFIX.length : path.startsWith(`/v1/${token}/`) ? token.length + 5 : -1;
+  if (prefix < 0) return undefined;
+  let rest = path.slice(prefix);
   const q = rest.indexOf('?');
   if (q >= 0) rest = rest.slice(0, q);
   if (rest.endsWith('/')) rest = rest.slice(0, -1);
@@ -69,7 +82,9 @@ export const CHALLENGE_TYPES = [
   'UserKeyAndUserVoice',
 ] as const;
 
-/** challengeExpiry values and their length; TenMins and SixtyMins are sent by real clients and accepted when lenient. */
+/**
+ * challengeExpiry values and their length; TenMins and SixtyMins are sent by real clients and accepted when lenient.
+ */
 export const EXPIRY_MS: Readonly<Record<string, number>> = {
   ThreeMins: 3 * 60_000,
   FiveMins: 5 * 60_000,

@@ -2,15 +2,20 @@ import { mustCode } from '../codes.js';
 import { clampInstant } from '../world/time-limits.js';
 
 /**
- * The response envelope (decisions §6) as JSON text, the ISO time in it, and the last-resort -5000 envelope.
+ * The response envelope (docs/behaviour.md#responses) as JSON text, the ISO time in it, and the last-resort -5000
+ * envelope.
  */
 
-/** `document`: the envelope as the interface document spells it (`utctime`); `sdk`: as the published clients parse it (`utcTime`). */
+/**
+ * `document`: the envelope as the interface document spells it (`utctime`); `sdk`: as the published clients parse it
+ * (`utcTime`).
+ */
 export type ResponseStyle = 'document' | 'sdk';
 
 /**
- * The response envelope, as JSON text: exactly `{id, utctime, status, code, message, moreInfo}` (decisions §6),
- * `status` equal to the HTTP status, `message` always a string, `moreInfo` the simulator's page for the code.
+ * The response envelope, as JSON text: exactly `{id, utctime, status, code, message, moreInfo}`
+ * (docs/behaviour.md#responses), `status` equal to the HTTP status, `message` always a string, `moreInfo` the
+ * simulator's page for the code.
  */
 export function envelopeJson(style: ResponseStyle, id: string, now: number, code: number, message: string, baseUrl: string): string {
   const status = mustCode(code).http;

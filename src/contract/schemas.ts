@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Type } from '../typebox.js';
 import type { Operation } from '../codes.js';
+import { API_USER_ID } from './api-user.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, OPERATION_TYPE } from './operations.js';
 
 /**
@@ -48,7 +49,7 @@ export function requestEnvelopeSchema(op: Exclude<Operation, 'time'>, body: TSch
     {
       id: Type.Optional(Type.String({ maxLength: 25, description: 'your reference, echoed in the answer' })),
       utctime: Type.String({ pattern: '^\\d{1,16}$', description: 'milliseconds since the epoch, as text' }),
-      apiUser: Type.String({ pattern: '^\\d{9}$', description: 'the authenticated API user' }),
+      apiUser: Type.String({ pattern: API_USER_ID.source, description: 'the authenticated API user' }),
       type: Type.Literal(OPERATION_TYPE[op]),
       body,
     },
@@ -56,7 +57,10 @@ export function requestEnvelopeSchema(op: Exclude<Operation, 'time'>, body: TSch
   );
 }
 
-/** The response envelope (decisions §6), spelled as the response style says, with the codes an answer may carry. */
+/**
+ * The response envelope (docs/behaviour.md#responses), spelled as the response style says, with the codes an answer may
+ * carry.
+ */
 export function responseEnvelopeSchema(style: 'document' | 'sdk', codes: readonly number[]): TSchema {
   return Type.Object(
     {

@@ -59,7 +59,9 @@ export class Doctor {
     this.firstUses.clear();
   }
 
-  /** Whether a full diagnosis fits in this second's budget: a flood of forgeries costs a few HMACs a second, no more. */
+  /**
+   * Whether a full diagnosis fits in this second's budget: a flood of forgeries costs a few HMACs a second, no more.
+   */
   private afford(): boolean {
     const second = Math.floor(monotonicMs() / 1000);
     if (second !== this.second) {

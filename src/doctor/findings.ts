@@ -1,4 +1,5 @@
 import { isObject, own } from '../contract/answer.js';
+import { API_USER_ID } from '../contract/api-user.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
 import type { Answered, AnsweredRequest } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
@@ -123,27 +124,33 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
   },
   'service-envelope-types': {
     severity: 'error',
-    explanation: 'The service answered an envelope with a value of the wrong kind: id, utctime, message and moreInfo are strings, status and code integers.',
+    explanation:
+      'The service answered an envelope with a value of the wrong kind: id, utctime, message and moreInfo are strings, status and code integers.',
   },
   'service-utctime-format': {
     severity: 'error',
-    explanation: "The service answered a utctime that is not ISO 8601 UTC with fractional seconds and a Z suffix. Clients read the server's time from it to correct their clocks.",
+    explanation:
+      "The service answered a utctime that is not ISO 8601 UTC with fractional seconds and a Z suffix. Clients read the server's time from it to correct their clocks.",
   },
   'service-code-unknown': {
     severity: 'error',
-    explanation: 'The service answered a code that is not in the code table (mfa-sim --codes). A client that maps codes to outcomes has no case for it; mfa-sim cannot answer it.',
+    explanation:
+      'The service answered a code that is not in the code table (mfa-sim --codes). A client that maps codes to outcomes has no case for it; mfa-sim cannot answer it.',
   },
   'service-status-mismatch': {
     severity: 'error',
-    explanation: "The service answered a code with another HTTP status than the code table gives it (-40xx with 400, 2025 with 202, -5000 with 500...), or an envelope whose status differs from the HTTP status.",
+    explanation:
+      'The service answered a code with another HTTP status than the code table gives it (-40xx with 400, 2025 with 202, -5000 with 500...), or an envelope whose status differs from the HTTP status.',
   },
   'service-code-scope': {
     severity: 'warning',
-    explanation: 'The service answered a code that the code table does not give to this operation (a new challenge answered 15000, a time request answered -2006).',
+    explanation:
+      'The service answered a code that the code table does not give to this operation (a new challenge answered 15000, a time request answered -2006).',
   },
   'service-more-info': {
     severity: 'warning',
-    explanation: 'The service answered a moreInfo that is not an http(s) URL of a status page taking the code as its code parameter.',
+    explanation:
+      'The service answered a moreInfo that is not an http(s) URL of a status page taking the code as its code parameter.',
   },
   'service-no-answer': {
     severity: 'error',
@@ -152,11 +159,13 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
   },
   'service-differs-status': {
     severity: 'error',
-    explanation: 'The service answered this request with another HTTP status or code than mfa-sim would have (the shadow comparison): the service has changed, or mfa-sim plays it wrong. Both answers are in the detail and in the journal entry.',
+    explanation:
+      'The service answered this request with another HTTP status or code than mfa-sim would have (the shadow comparison): the service has changed, or mfa-sim plays it wrong. Both answers are in the detail and in the journal entry.',
   },
   'service-differs-envelope': {
     severity: 'error',
-    explanation: "The service's envelope has other keys, or values of other kinds, than mfa-sim's answer to the same request (the shadow comparison). Both answers are in the detail and in the journal entry.",
+    explanation:
+      "The service's envelope has other keys, or values of other kinds, than mfa-sim's answer to the same request (the shadow comparison). Both answers are in the detail and in the journal entry.",
   },
   'service-differs-message': {
     severity: 'warning',
@@ -167,7 +176,9 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
 
 /** A client's clock is called drifting when its distance to the server's spreads by more than this. */
 const DRIFT_SPREAD_MS = 30_000;
-/** Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding. */
+/**
+ * Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding.
+ */
 const FAST_POLL_MS = 500;
 const FAST_POLLS = 3;
 /** An envelope utctime this far from the header time is stale. */
@@ -256,8 +267,10 @@ export class ClientFindings {
     for (const [id, c] of this.created) {
       if (c.followed || c.seq < from || (!final && state(id) === 'waiting')) continue;
       const f = abandoned.get(c.apiUser);
-      if (f) (f.count++, (f.lastSeq = c.seq));
-      else abandoned.set(c.apiUser, this.make('challenge-abandoned', c.apiUser, c.seq));
+      if (f) {
+        f.count++;
+        f.lastSeq = c.seq;
+      } else abandoned.set(c.apiUser, this.make('challenge-abandoned', c.apiUser, c.seq));
     }
     out.push(...abandoned.values());
     if (final) {
@@ -276,9 +289,12 @@ export class ClientFindings {
     return [...(scope === 'run' ? this.hints : this.hintsHere).values()].map((h) => ({ ...h })).sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
   }
 
-  /** Proxy mode: each deviation of the service's answer, under the request's API user when it names one the doctor watches. */
+  /**
+   * Proxy mode: each deviation of the service's answer, under the request's API user when it names one the doctor
+   * watches.
+   */
   private seeService(r: AnsweredRequest): void {
-    const apiUser = r.apiUser !== undefined && /^\d{9}$/.test(r.apiUser) && this.client(r.apiUser) ? r.apiUser : '-';
+    const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) && this.client(r.apiUser) ? r.apiUser : '-';
     for (const d of r.upstream!.deviations) this.note(d.kind, apiUser, r.seq, d.detail);
   }
 
@@ -286,7 +302,7 @@ export class ClientFindings {
     if (r.hint && r.code !== undefined) this.tallyHint(r.code, r.hint, r);
     for (const w of r.wouldFail ?? []) if (w.hint) this.tallyHint(w.code, w.hint, r);
     const apiUser = r.apiUser;
-    if (apiUser === undefined || !/^\d{9}$/.test(apiUser)) return;
+    if (apiUser === undefined || !API_USER_ID.test(apiUser)) return;
     const client = this.client(apiUser);
     if (!client) return;
     const { time, nonce } = signingHeaders(r.request.headers);
@@ -408,7 +424,7 @@ export class ClientFindings {
 
   private tallyHint(code: number, hint: Hint, r: AnsweredRequest): void {
     // Only an API user id the request was judged to name: an unchecked header could hold anything.
-    const apiUser = r.apiUser !== undefined && /^\d{9}$/.test(r.apiUser) ? r.apiUser : undefined;
+    const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) ? r.apiUser : undefined;
     const key = `${code}\0${hint.id}\0${apiUser ?? ''}`;
     for (const hints of [this.hints, this.hintsHere]) {
       const seen = hints.get(key);

@@ -22,7 +22,9 @@ export interface FirstUse {
 
 export const FIRST_USES_KEPT = 10_000;
 
-/** Nonces are kept by a 53-bit hash, as the replay memory keeps them (the replay memory's own hashes are seeded apart). */
+/**
+ * Nonces are kept by a 53-bit hash, as the replay memory keeps them (the replay memory's own hashes are seeded apart).
+ */
 const NONCE_SEED = 0x6e6f6e;
 
 /**
@@ -140,7 +142,10 @@ export function nonceReuseHint(first: FirstUse | undefined): Hint {
   return { id: 'nonce-reused', text: `request ${first.seq} used this nonce first (at ${clockOf(first.at)}, ${answered}): make a new nonce for every request` };
 }
 
-/** -4035: the request that used the time first; whether the two were sent together (the same millisecond) or this is a replay. */
+/**
+ * -4035: the request that used the time first; whether the two were sent together (the same millisecond) or this is a
+ * replay.
+ */
 export function timeReuseHint(first: FirstUse | undefined, arrived: number): Hint {
   if (!first) return { id: 'time-reused', text: 'an earlier accepted request was signed with this time: sign every request with the time it is sent' };
   const apart = arrived - first.arrived;

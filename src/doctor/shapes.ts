@@ -1,4 +1,6 @@
+import { authorizationValue } from '../auth/signature.js';
 import type { Hint } from './hint.js';
+import { schemeToken } from './other-token.js';
 
 /**
  * Shapes seen in the field where a header or a part has the wrong format: a language's text of an object where a
@@ -41,7 +43,7 @@ export function signatureShape(value: string): Hint | undefined {
     return { id: 'not-hex', text: `128 characters, but ${quote(v[at])} at position ${at + 1} is not hexadecimal` };
   }
   if (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && v.length % 4 === 0) {
-    return { id: 'base64', text: `Base64 of ${Buffer.from(v, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 lower-case hexadecimal characters` };
+    return { id: 'base64', text: `Base64 of ${Buffer.from(v, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 hexadecimal characters` };
   }
   return undefined;
 }
@@ -49,13 +51,10 @@ export function signatureShape(value: string): Hint | undefined {
 /** The Authorization header does not parse (-4001): what it holds instead. */
 export function authorizationShape(value: string, token: string): Hint | undefined {
   const v = value.trim();
-  const expected = `${token}-hmac: apiuser=<id>,signedheaders=x-${token}-utctime;x-${token}-cnonce,algorithm=${token}-hmac512,signature=<hex>`;
+  const expected = authorizationValue('<id>', '<hex>', token);
   if (/^[0-9a-f]{64,128}$/i.test(v)) return { id: 'bare-signature', text: `the header holds only a signature: send ${expected}` };
-  // The scheme quoted as the client wrote it (ACME-HMAC:), the token it implies in lower case.
-  const scheme = /^(([A-Za-z][\w-]*)-hmac)\s*:/i.exec(v);
-  if (scheme && scheme[2].toLowerCase() !== token) {
-    return { id: 'other-token', text: `the scheme is ${scheme[1]}:, but this simulator runs with the token ${token}: send ${token}-hmac: (start it with --token ${scheme[2].toLowerCase()} if your client's token is right)` };
-  }
+  const otherToken = schemeToken(v, token);
+  if (otherToken) return otherToken;
   const other = /^(Bearer|Basic|Digest|HMAC|Signature)\b/i.exec(v);
   if (other) return { id: 'other-scheme', text: `a ${other[1]} header: this service takes ${expected}` };
   return undefined;

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { DEFAULT_TOKEN, stringToSign } from '../auth/signature.js';
+import { DEFAULT_TOKEN, headerNames, stringToSign } from '../auth/signature.js';
 import { shownExactly, type Hint } from './hint.js';
 
 /**
@@ -45,15 +45,16 @@ interface Mistake {
 function messageMistakes(r: SignedRequest): Mistake[] {
   const { token: t, utctime: time, nonce } = r;
   const right = stringToSign(time, nonce, t);
+  const { utctime: timeName, nonce: nonceName } = headerNames(t);
   const title = (s: string) => s.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
   const out: Mistake[] = [
     { id: 'trailing-newline', text: 'the string signed ends with a line break: nothing may follow the nonce', message: `${right}\n` },
     { id: 'trailing-crlf', text: 'the string signed ends with \\r\\n: nothing may follow the nonce', message: `${right}\r\n` },
-    { id: 'crlf', text: 'the two lines are joined with \\r\\n: join them with \\n alone', message: `x-${t}-utctime: ${time}\r\nx-${t}-cnonce: ${nonce}` },
-    { id: 'swapped-lines', text: `the two lines are swapped: the x-${t}-utctime line comes first, then x-${t}-cnonce`, message: `x-${t}-cnonce: ${nonce}\nx-${t}-utctime: ${time}` },
-    { id: 'header-case', text: `the header names were signed as ${title(`x-${t}-utctime`)}: sign them in lower case, x-${t}-utctime`, message: `${title(`x-${t}-utctime`)}: ${time}\n${title(`x-${t}-cnonce`)}: ${nonce}` },
-    { id: 'header-case', text: `the header names were signed in capitals: sign them in lower case, x-${t}-utctime`, message: right.replace(/x-[^:]+/g, (name) => name.toUpperCase()) },
-    { id: 'no-space', text: 'no space after the colons: write one space after each', message: `x-${t}-utctime:${time}\nx-${t}-cnonce:${nonce}` },
+    { id: 'crlf', text: 'the two lines are joined with \\r\\n: join them with \\n alone', message: `${timeName}: ${time}\r\n${nonceName}: ${nonce}` },
+    { id: 'swapped-lines', text: `the two lines are swapped: the ${timeName} line comes first, then ${nonceName}`, message: `${nonceName}: ${nonce}\n${timeName}: ${time}` },
+    { id: 'header-case', text: `the header names were signed as ${title(timeName)}: sign them in lower case, ${timeName}`, message: `${title(timeName)}: ${time}\n${title(nonceName)}: ${nonce}` },
+    { id: 'header-case', text: `the header names were signed in capitals: sign them in lower case, ${timeName}`, message: right.replace(/x-[^:]+/g, (name) => name.toUpperCase()) },
+    { id: 'no-space', text: 'no space after the colons: write one space after each', message: `${timeName}:${time}\n${nonceName}:${nonce}` },
     { id: 'values-only', text: 'only the values were signed: sign the whole lines, header names included', message: `${time}\n${nonce}` },
   ];
   if (time.length > 3) {
@@ -61,7 +62,7 @@ function messageMistakes(r: SignedRequest): Mistake[] {
     out.push({ id: 'seconds', text: `the time signed is in seconds (${seconds}) while the header says milliseconds: sign the header's value exactly`, message: stringToSign(seconds, nonce, t) });
   }
   for (const other of otherTokens(r)) {
-    out.push({ id: 'other-token', text: `signed with the token ${other} (x-${other}-utctime), but this simulator runs with ${t}: sign x-${t}-utctime and x-${t}-cnonce`, message: stringToSign(time, nonce, other) });
+    out.push({ id: 'other-token', text: `signed with the token ${other} (${headerNames(other).utctime}), but this simulator runs with ${t}: sign ${timeName} and ${nonceName}`, message: stringToSign(time, nonce, other) });
   }
   const path = r.path;
   out.push(
@@ -133,7 +134,7 @@ export function signatureMistake(r: SignedRequest, sent: string): Hint | undefin
     if (!found) continue;
     const parts: Hint[] = [];
     if (algorithm !== 'sha512') parts.push({ id: algorithm, text: `signed with ${ALGORITHM_NAME[algorithm]}: sign with HMAC-SHA512` });
-    if (base64) parts.push({ id: 'base64', text: 'the digest is written in Base64: write its bytes as lower-case hexadecimal, 128 characters' });
+    if (base64) parts.push({ id: 'base64', text: 'the digest is written in Base64: write its bytes as hexadecimal, 128 characters' });
     if (found.id) parts.push(found);
     // The right HMAC in the right encoding is never refused; this would be a bug of the simulator's.
     if (parts.length === 0) return undefined;
@@ -147,7 +148,7 @@ export function expectedSigning(r: SignedRequest): Hint {
   const right = stringToSign(r.utctime, r.nonce, r.token);
   return {
     id: 'no-known-mistake',
-    text: `no common mistake matches; sign exactly ${shownExactly(right)} (${Buffer.byteLength(right)} bytes of UTF-8: one \\n between the lines, nothing after) with HMAC-SHA512 keyed with the API user's secret, as 128 lower-case hexadecimal characters`,
+    text: `no common mistake matches; sign exactly ${shownExactly(right)} (${Buffer.byteLength(right)} bytes of UTF-8: one \\n between the lines, nothing after) with HMAC-SHA512 keyed with the API user's secret, as 128 hexadecimal characters`,
   };
 }
 

@@ -55,7 +55,9 @@ export function hostnameOf(hostHeader: string): string | undefined {
   return plain ? plain[1] : undefined;
 }
 
-/** Middleware for `/__sim/`: a request addressed to another name gets 403 with a JSON error saying which flag allows it. */
+/**
+ * Middleware for `/__sim/`: a request addressed to another name gets 403 with a JSON error saying which flag allows it.
+ */
 export function requireAllowedHost(allowed: AllowedHosts) {
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;

@@ -1,15 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import { OptionsError } from '../errors.js';
+import type { StartOptions } from '../run-options.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { openApiDocument } from '../contract/openapi.js';
-import { ScenarioError } from '../scenario/errors.js';
 import { requireAllowedHost } from './allowed-hosts.js';
-import { controlRouter } from './control.js';
-import { controlRouteMissing, type RoutingLayer } from './control-missing.js';
-import { answerOptions } from './options.js';
-import { dashboardRouter } from './dashboard.js';
+import { controlRouter, controlRoutes } from './control-routes.js';
 import { expressLib } from './express.js';
-import { pagesRouter } from './pages.js';
+import { pageRoutes } from './pages.js';
+import { answerOptions, controlRouteMissing, routerOf, type Route } from './routes.js';
 import { answerInternalError, serveApi } from './serve-api.js';
 
 /**
@@ -31,8 +30,8 @@ export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (
  */
 export function createApp(options: SimulatorOptions | string | Simulator = {}): SimulatorApp {
   // Proxy mode forwards over HTTP and must be closed: startSimulator and the command line run it.
-  if (typeof options === 'object' && !(options instanceof Simulator) && options?.upstream !== undefined) {
-    throw new ScenarioError('options', [{ path: ['upstream'], message: 'proxy mode runs with startSimulator or the command line: createApp answers the API itself' }]);
+  if (typeof options === 'object' && !(options instanceof Simulator) && (options as StartOptions | null)?.upstream !== undefined) {
+    throw new OptionsError([{ path: ['upstream'], message: 'proxy mode runs with startSimulator or the command line: createApp answers the API itself' }]);
   }
   const sim = options instanceof Simulator ? options : new Simulator(options);
   const app = expressLib()();
@@ -46,15 +45,18 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
     if (!req.url.startsWith('/v1/')) return next();
     serveApi(sim, req, res);
   });
+  const control = controlRoutes(sim);
+  const pages: Route[] = [
+    // Built from the code table alone (no caller input), so it skips the replacer's work.
+    { method: 'GET', path: '/openapi.json', handlers: [(req, res) => void res.type('json').send(JSON.stringify(apiDocument(sim, req)))] },
+    ...pageRoutes(sim),
+  ];
   app.use('/__sim', requireAllowedHost(sim.allowedHosts));
-  app.use(answerOptions(() => app.router.stack as unknown as RoutingLayer[]));
-  app.use(controlRouter(sim));
-  app.use(dashboardRouter(sim));
-  // Built from the code table alone (no caller input), so it skips the replacer's work.
-  app.get('/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.links.base(req.headers.host) }))));
-  app.use(pagesRouter(sim));
+  app.use(answerOptions([...control, ...pages]));
+  app.use(controlRouter(control));
+  app.use(routerOf(pages));
   // A control URL no route has: a JSON 404 or 405, not an envelope of the API it controls.
-  app.use('/__sim', controlRouteMissing(() => app.router.stack as unknown as RoutingLayer[]));
+  app.use('/__sim', controlRouteMissing(control));
   // Anything else: the request path's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -69,7 +71,15 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   return app as unknown as SimulatorApp;
 }
 
-/** A control API route failed (a bug of the simulator's): HTTP 500 with a JSON error, as every control error is. Never throws. */
+/** The simulated API's OpenAPI document, for the token and response style in force and the address asked. */
+function apiDocument(sim: Simulator, req: Request): Record<string, unknown> {
+  return openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.links.base(req.headers.host) });
+}
+
+/**
+ * A control API route failed (a bug of the simulator's): HTTP 500 with a JSON error, as every control error is. Never
+ * throws.
+ */
 function answerControlFailure(res: ServerResponse): void {
   try {
     if (res.headersSent) return void res.destroy();

@@ -1,22 +1,15 @@
-import type { Router, NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { isoTime } from '../contract/response.js';
-import { ControlError } from '../errors.js';
-import { eventStream } from '../observers/event-stream.js';
-import { controlSource } from '../scenario/control-source.js';
-import { controlOpenApiDocument } from './control-openapi.js';
-import { FileRefused } from '../scenario/directories.js';
-import { ScenarioError } from '../scenario/errors.js';
+import type { Scope, Severity } from '../doctor/findings.js';
+import { reportFormat, type ReportFormat } from '../doctor/report.js';
+import { ControlError, ScenarioError } from '../errors.js';
+import { parseRequiredCodes } from '../observers/coverage.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
-import { requireControl } from './control-access.js';
-import type { Scope, Severity } from '../doctor/findings.js';
-import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
-import { parseRequiredCodes } from '../observers/coverage.js';
-import { expressLib } from './express.js';
 
 /**
- * The control API under `/__sim/`: one route per operation of the simulator facade, the views it answers with
- * (challenges, journal entries, the clock), and control errors as JSON.
+ * What the control API's routes (control-routes.ts) share: the views they answer with (challenges, the clock), how
+ * they read a query, and control errors as JSON.
  */
 
 /** A challenge as the control API shows it. */
@@ -33,6 +26,7 @@ export function challengeView(c: Challenge) {
     autoVerifyAt: c.autoVerifyAt === undefined ? undefined : isoTime(c.autoVerifyAt),
     endedAt: c.endedAt === undefined ? undefined : isoTime(c.endedAt),
     endedBy: c.endedBy,
+    trail: c.trail.map((step) => ({ state: step.state, at: isoTime(step.at), by: step.by })),
     authCode: c.authCode,
     ipAddress: c.ipAddress,
   };
@@ -41,7 +35,16 @@ export function challengeView(c: Challenge) {
 /** A challenge as the control API shows it. */
 export type ChallengeView = ReturnType<typeof challengeView>;
 
-function clockView(sim: Simulator) {
+/**
+ * A view as the control API's JSON shows it: no string holds a secret the simulator knows (for what is not sent
+ * through Express's JSON replacer, such as the event stream).
+ */
+export function redacted<T>(sim: Simulator, view: T): T {
+  return JSON.parse(JSON.stringify(view, (_key, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value))) as T;
+}
+
+/** The simulator's clock as the control API shows it. */
+export function clockView(sim: Simulator) {
   const now = sim.now();
   return { now, iso: isoTime(now), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };
 }
@@ -50,116 +53,10 @@ function clockView(sim: Simulator) {
 export type ClockView = ReturnType<typeof clockView>;
 
 /**
- * The control API under `/__sim/`: scenarios, bindings, the world, challenges, the clock, the journal and
- * coverage, as JSON. Each route is one method of the Simulator.
- */
-export function controlRouter(sim: Simulator): Router {
-  const r = expressLib().Router();
-  const guard = requireControl(() => sim.controlToken);
-  const source = (req: Request) => controlSource(req.body, sim.scenarioDirectories, (v, max) => sim.echo(v, max));
-  const body = [expressLib().json({ limit: '1mb', strict: false }), expressLib().text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' })];
-
-  // The description of these routes needs no token, as the simulated API's own at /openapi.json.
-  r.get('/__sim/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(controlOpenApiDocument(sim.links.base(req.headers.host)))));
-  r.get('/__sim/scenarios', guard, (_req, res) => void res.json(sim.scenarios()));
-  r.post('/__sim/scenario', guard, ...body, async (req, res) => {
-    const sc = sim.loadScenario(await source(req));
-    res.json({ active: sc.name, description: sc.description });
-  });
-  r.put('/__sim/bindings/:apiUser', guard, ...body, async (req, res) => {
-    const sc = sim.bindScenario(String(req.params.apiUser), await source(req));
-    res.json({ apiUser: req.params.apiUser, scenario: sc.name });
-  });
-  r.delete('/__sim/bindings/:apiUser', guard, (req, res) => {
-    res.json({ apiUser: req.params.apiUser, removed: sim.unbindScenario(String(req.params.apiUser)) });
-  });
-  r.post('/__sim/reset', guard, (_req, res) => {
-    sim.reset();
-    res.json({ reset: true, scenario: sim.scenario.name, clock: clockView(sim) });
-  });
-  r.post('/__sim/run', guard, (_req, res) => {
-    sim.newRun();
-    res.json({ newRun: true, scenario: sim.scenario.name, clock: clockView(sim) });
-  });
-  // A body is optional: none (or {}) runs the active scenario as it is now.
-  r.post('/__sim/api-users', guard, ...body, async (req, res) => {
-    const given = req.body !== undefined && !(typeof req.body === 'object' && req.body !== null && Object.keys(req.body as object).length === 0) && req.body !== '';
-    const { apiUser, secret, scenario } = sim.claimApiUser(given ? await source(req) : undefined);
-    // The one answer that shows a secret, on purpose: the caller asked for it, as the banner shows a generated one.
-    // The app's JSON replacer would hide it, so the rest is hidden here.
-    const answer = { apiUser, secret, scenario: sim.redact(scenario), url: sim.redact(sim.links.base(req.headers.host)), token: sim.token };
-    res.status(201).type('json').send(JSON.stringify(answer));
-  });
-  r.delete('/__sim/api-users/:apiUser', guard, (req, res) => {
-    res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) });
-  });
-
-  r.get('/__sim/challenges', guard, (_req, res) => void res.json(sim.listChallenges().map(challengeView)));
-  r.post('/__sim/challenges/:id/approve', guard, expressLib().json({ limit: '16kb' }), (req, res) => {
-    const authCode = (req.body as { authCode?: unknown } | undefined)?.authCode;
-    res.json(challengeView(sim.approve(String(req.params.id), authCode as string | undefined)));
-  });
-  r.post('/__sim/challenges/:id/deny', guard, (req, res) => void res.json(challengeView(sim.deny(String(req.params.id)))));
-  r.post('/__sim/challenges/:id/expire', guard, (req, res) => void res.json(challengeView(sim.expire(String(req.params.id)))));
-
-  r.get('/__sim/clock', guard, (_req, res) => void res.json(clockView(sim)));
-  r.post('/__sim/clock/freeze', guard, expressLib().json({ limit: '16kb' }), (req, res) => {
-    sim.freeze((req.body as { at?: number | string } | undefined)?.at);
-    res.json(clockView(sim));
-  });
-  r.post('/__sim/clock/unfreeze', guard, (_req, res) => {
-    sim.unfreeze();
-    res.json(clockView(sim));
-  });
-  r.post('/__sim/clock/advance', guard, expressLib().json({ limit: '16kb' }), (req, res) => {
-    const by = (req.body as { by?: number | string } | undefined)?.by;
-    if (by === undefined) throw new ControlError(400, 'send { "by": "5m" } (a duration, or milliseconds)');
-    sim.advance(by);
-    res.json(clockView(sim));
-  });
-
-  r.get('/__sim/journal', guard, (req, res) => {
-    const q = queryOf(req);
-    const code = q('code');
-    const codes = code !== undefined && code !== '' ? code.split(',').map(Number) : undefined;
-    if (codes?.some((c) => !Number.isInteger(c))) throw new ControlError(400, 'code must be a code or a comma-separated list of codes');
-    // Read as the command line reads its numbers: digits only (Number() would take ' 5', '0x10' and '1e3'); empty is
-    // not given, as for code.
-    const limitText = q('limit') || undefined;
-    if (limitText !== undefined && !/^\d+$/.test(limitText)) throw new ControlError(400, 'limit must be a whole number');
-    const limit = limitText === undefined ? undefined : Number(limitText);
-    const entries = sim.journalEntries({ code: codes, apiUser: q('apiUser'), limit });
-    // Entries come sealed (every secret hidden), and every string of a JSON answer passes the app's replacer too.
-    res.json(entries);
-  });
-  r.delete('/__sim/journal', guard, (_req, res) => {
-    sim.clearJournal();
-    res.json({ cleared: true });
-  });
-
-  r.get('/__sim/coverage', guard, (req, res) => void res.json(sim.coverageReport(scopeOf(queryOf(req)))));
-  r.get('/__sim/findings', guard, (req, res) => {
-    const scope = scopeOf(queryOf(req));
-    res.json({ findings: sim.findings(false, scope), hints: sim.hints(scope), observerFailures: sim.observerFailures() });
-  });
-  r.get('/__sim/report', guard, (req, res) => {
-    const q = queryOf(req);
-    const { format, options } = reportQuery(q);
-    res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(sim.runSummary({ ...options, scope: scopeOf(q) }), format));
-  });
-  r.get('/__sim/verdict', guard, (req, res) => void res.json(sim.verdict(reportQuery(queryOf(req)).options)));
-
-  r.get('/__sim/events', guard, eventStream(sim.journal, (e) => e));
-
-  r.use('/__sim', controlErrors);
-  return r;
-}
-
-/**
  * A query's parameters, each read as one text. A parameter given twice (`?apiUser=1&apiUser=2`) is refused: read as
  * a list it would match no filter and silently answer everything.
  */
-function queryOf(req: Request): (name: string) => string | undefined {
+export function queryOf(req: Request): (name: string) => string | undefined {
   const query = req.query as Record<string, unknown>;
   return (name) => {
     if (!Object.hasOwn(query, name)) return undefined;
@@ -170,12 +67,12 @@ function queryOf(req: Request): (name: string) => string | undefined {
 }
 
 /** The `scope` a view was asked for: the whole run (default) or the current scenario; checked by the simulator. */
-function scopeOf(q: (name: string) => string | undefined): Scope {
+export function scopeOf(q: (name: string) => string | undefined): Scope {
   return (q('scope') ?? 'run') as Scope;
 }
 
 /** `GET /__sim/report`'s query: `format` (markdown or junit), `require` (codes or all) and `failOn` (a severity). */
-function reportQuery(q: (name: string) => string | undefined): { format: ReportFormat; options: { required?: number[]; failOn?: Severity } } {
+export function reportQuery(q: (name: string) => string | undefined): { format: ReportFormat; options: { required?: number[]; failOn?: Severity } } {
   const format = reportFormat(q('format') ?? 'markdown');
   // failOn is checked with the other gates by runSummary.
   const failOn = q('failOn');
@@ -191,15 +88,17 @@ function reportQuery(q: (name: string) => string | undefined): { format: ReportF
   return { format, options: { required, failOn: failOn as Severity | undefined } };
 }
 
-/** Control errors as JSON with their status; a refused scenario with its issues; a body that is not JSON or too large. */
+/**
+ * Control errors as JSON with their status; a refused scenario with its issues; a body that is not JSON or too large.
+ */
 export function controlErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (err instanceof ControlError) return void res.status(err.status).json({ error: err.message });
   if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
-  if (err instanceof FileRefused) return void res.status(400).json({ error: err.message });
   const e = err as { status?: number; type?: string; message?: string; limit?: number; body?: unknown };
   if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: bodyParseError(e) });
   if (e.type === 'entity.too.large') return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });
-  // Any other refusal of the request itself (an unsupported charset or encoding, a path that does not decode): its status and reason.
+  // Any other refusal of the request itself (an unsupported charset or encoding, a path that does not decode): its
+  // status and reason.
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return void res.status(e.status).json({ error: e.message ?? 'bad request' });
   next(err);
 }

@@ -62,7 +62,7 @@ export function exploreInput(body: unknown): ExploreInput {
   const b = body as Record<string, unknown>;
   if (typeof b.kind !== 'string' || !Object.hasOwn(EXPLORE_KINDS, b.kind)) throw new ControlError(400, `kind must be one of ${Object.keys(EXPLORE_KINDS).join(', ')}`);
   for (const k of STRING_FIELDS) {
-    if (b[k] !== undefined && (typeof b[k] !== 'string' || (b[k] as string).length > 500)) throw new ControlError(400, `${k} must be a string of at most 500 characters`);
+    if (b[k] !== undefined && (typeof b[k] !== 'string' || (b[k]).length > 500)) throw new ControlError(400, `${k} must be a string of at most 500 characters`);
   }
   for (const k of ['enableQRcode', 'enableAutoVerify'] as const) if (b[k] !== undefined && typeof b[k] !== 'boolean') throw new ControlError(400, `${k} must be true or false`);
   if (b.clock !== undefined && b.clock !== 'simulator' && b.clock !== 'machine') throw new ControlError(400, 'clock must be "simulator" or "machine"');
@@ -164,7 +164,7 @@ export class Explorer {
 }
 
 /** How long the explorer waits for an answer (a scenario rule may hold the connection on purpose). */
-export const EXPLORE_TIMEOUT_MS = 5000;
+const EXPLORE_TIMEOUT_MS = 5000;
 const MAX_ANSWER_BYTES = 256 * 1024;
 
 function send(target: { host: string; port: number; hostHeader?: string }, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Exchange> {

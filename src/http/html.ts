@@ -1,5 +1,6 @@
 /**
  * What every page of the simulator shares: escaping, the layout and style, colours of codes and states, durations.
+ * Nothing here needs Node: the browser scripts (src/browser/) use it too.
  */
 
 /** Escapes text for HTML element content and attribute values. */
@@ -55,3 +56,4 @@ export function stateClass(state: string): string {
   if (state === 'waiting') return 'info';
   return state === 'approved' || state === 'verified' ? 'ok' : 'err';
 }
+

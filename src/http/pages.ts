@@ -1,9 +1,9 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { CHECKS, CODES, codeInfo, isTransportCode, type CodeInfo } from '../codes.js';
 import type { Simulator } from '../simulator.js';
 import { codeClass, esc, FAVICON, page } from './html.js';
-import { phoneRouter } from './phone.js';
-import { expressLib } from './express.js';
+import { phoneRoutes } from './phone.js';
+import type { Route } from './routes.js';
 
 /**
  * The pages outside the API and the control plane: the status code pages, the landing page, health, the favicon.
@@ -11,12 +11,12 @@ import { expressLib } from './express.js';
 
 const SOURCE: Record<CodeInfo['source'], string> = {
   contract: 'the interface document',
-  vendor: "the vendor's material (decisions §8)",
+  vendor: "the vendor's material",
   simulator: "the simulator's own (the document shows none)",
 };
 
 /** A code's row as JSON (the status page for clients that ask for JSON). */
-export function codeJson(c: CodeInfo) {
+function codeJson(c: CodeInfo) {
   return { code: c.code, http: c.http, title: c.title, explain: c.explain, check: c.check, operations: c.scope ?? 'all', source: c.source };
 }
 
@@ -58,10 +58,11 @@ function wantsJson(req: Request): boolean {
   return req.query.format === 'json' || req.accepts(['html', 'json']) === 'json';
 }
 
-/** The pages outside the API: status codes, the user's phone, the landing page, health. */
-export function pagesRouter(sim: Simulator): Router {
-  const r = expressLib().Router();
-  r.get('/status', (req: Request, res: Response) => {
+/** The pages outside the API and the control API: status codes, the user's phone, the landing page, the icon. */
+export function pageRoutes(sim: Simulator): Route[] {
+  const get = (path: string, handler: (req: Request, res: Response) => void): Route => ({ method: 'GET', path, handlers: [handler] });
+  const favicon = (_req: Request, res: Response) => void res.type('image/svg+xml').send(FAVICON);
+  const status = (req: Request, res: Response) => {
     const raw = req.query.code;
     if (raw === undefined) {
       if (wantsJson(req)) return void res.json(CODES.map(codeJson));
@@ -69,7 +70,7 @@ export function pagesRouter(sim: Simulator): Router {
     }
     const c = typeof raw === 'string' && /^-?\d{1,6}$/.test(raw) ? codeInfo(Number(raw)) : undefined;
     if (!c) {
-      const shown = sim.echo(String(raw), 50);
+      const shown = sim.echo(typeof raw === 'string' ? raw : JSON.stringify(raw), 50);
       if (wantsJson(req)) return void res.status(404).json({ error: `${shown} is not a status code of this service`, codes: '/status' });
       return void res
         .status(404)
@@ -78,12 +79,8 @@ export function pagesRouter(sim: Simulator): Router {
     }
     if (wantsJson(req)) return void res.json(codeJson(c));
     res.type('html').send(statusPage(c));
-  });
-  r.use(phoneRouter(sim));
-  r.get('/__sim/health', (_req: Request, res: Response) => void res.json({ ok: true, scenario: sim.scenario.name }));
-  r.get('/favicon.svg', (_req: Request, res: Response) => void res.type('image/svg+xml').send(FAVICON));
-  r.get('/favicon.ico', (_req: Request, res: Response) => void res.type('image/svg+xml').send(FAVICON));
-  r.get('/', (_req: Request, res: Response) => {
+  };
+  const landing = (_req: Request, res: Response) => {
     res.type('html').send(
       page(
         'mfa-sim',
@@ -92,6 +89,6 @@ export function pagesRouter(sim: Simulator): Router {
 <p>Scenario: <b>${esc(sim.scenario.name)}</b>. See <a href="/status">the status codes</a>.</p></div>`,
       ),
     );
-  });
-  return r;
+  };
+  return [get('/status', status), ...phoneRoutes(sim), get('/favicon.svg', favicon), get('/favicon.ico', favicon), get('/', landing)];
 }

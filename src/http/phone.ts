@@ -1,10 +1,11 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import { ControlError } from '../errors.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { qrPng } from '../world/qr.js';
+import { browserScript } from './browser-scripts.js';
 import { duration, esc, page, stateClass } from './html.js';
-import { expressLib } from './express.js';
+import type { Route } from './routes.js';
 
 /**
  * The user's phone (`/phone/<challengeId>`, what a challenge's QR code opens): approve or deny, and the QR image.
@@ -60,12 +61,9 @@ ${
 </div>
 <p class="muted">This page is the user's phone in mfa-sim: it is what <code>challengeQRcodeUrl</code> opens. Challenge <code>${esc(c.id)}</code>.</p>
 </div>${PHONE_STYLE}`;
-  return page('Sign-in request', body, { nav: false, script: waiting ? COUNTDOWN : undefined });
+  // The countdown of the time left (src/browser/phone.ts).
+  return page('Sign-in request', body, { nav: false, script: waiting ? browserScript('phone') : undefined });
 }
-
-// Counts the time left down (when the simulator's clock runs) and reloads when it is up, to show the expiry.
-const COUNTDOWN = `(()=>{const el=document.getElementById('left');if(!el||el.dataset.frozen==='true')return;const end=Date.now()+Number(el.dataset.ms);
-const tick=()=>{const ms=Math.max(0,end-Date.now());const s=Math.ceil(ms/1000);el.textContent=(s>=60?Math.floor(s/60)+' min ':'')+(s%60)+' s';if(ms<=0)location.reload();else setTimeout(tick,1000-(ms%1000||1000)+5)};tick()})();`;
 
 function missing(sim: Simulator, res: Response, id: string): void {
   res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${esc(sim.echo(id, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`, { nav: false }));
@@ -76,35 +74,38 @@ function missing(sim: Simulator, res: Response, id: string): void {
  * deny it. Whoever holds the challenge id may do so (the id is the capability, as a QR code on a screen is);
  * no control token is needed. Plain forms: it works without script.
  */
-export function phoneRouter(sim: Simulator): Router {
-  const r = expressLib().Router();
+export function phoneRoutes(sim: Simulator): Route[] {
   const find = (id: string) => sim.findChallenge(id);
-  r.get('/phone/:id', (req: Request, res: Response) => {
+  const show = (req: Request, res: Response) => {
     const c = find(String(req.params.id));
     if (!c) return missing(sim, res, String(req.params.id));
     res.setHeader('cache-control', 'no-store');
     res.type('html').send(phonePage(sim, c));
-  });
-  for (const action of ['approve', 'deny'] as const) {
-    r.post(`/phone/:id/${action}`, (req: Request, res: Response) => {
-      const id = String(req.params.id);
-      try {
-        if (action === 'approve') sim.approve(id);
-        else sim.deny(id);
-      } catch (e) {
-        if (!(e instanceof ControlError)) throw e;
-        const c = find(id);
-        if (!c) return missing(sim, res, id);
-        // A finished challenge cannot be answered again: say so, and show where it stands.
-        return void res.status(409).type('html').send(phonePage(sim, c, `Nothing changed: this request is already ${c.state}.`));
-      }
-      res.redirect(303, `/phone/${encodeURIComponent(id)}`);
-    });
-  }
-  r.get('/phone/:id/qr.png', (req: Request, res: Response) => {
+  };
+  const answer = (action: 'approve' | 'deny') => (req: Request, res: Response) => {
+    const id = String(req.params.id);
+    try {
+      // The user's own answer, on the phone page (a control call answers through the facade).
+      if (action === 'approve') sim.world.challenges.approve(id, sim.now(), undefined, 'phone');
+      else sim.world.challenges.deny(id, sim.now(), 'phone');
+    } catch (e) {
+      if (!(e instanceof ControlError)) throw e;
+      const c = find(id);
+      if (!c) return missing(sim, res, id);
+      // A finished challenge cannot be answered again: say so, and show where it stands.
+      return void res.status(409).type('html').send(phonePage(sim, c, `Nothing changed: this request is already ${c.state}.`));
+    }
+    res.redirect(303, `/phone/${encodeURIComponent(id)}`);
+  };
+  const qr = (req: Request, res: Response) => {
     const c = find(String(req.params.id));
     if (!c) return void res.status(404).json({ error: `no challenge ${sim.echo(String(req.params.id), 64)}` });
     res.type('image/png').send(qrPng(sim.links.challenge(c.id, req.headers.host)));
-  });
-  return r;
+  };
+  return [
+    { method: 'GET', path: '/phone/:id', handlers: [show] },
+    { method: 'POST', path: '/phone/:id/approve', handlers: [answer('approve')] },
+    { method: 'POST', path: '/phone/:id/deny', handlers: [answer('deny')] },
+    { method: 'GET', path: '/phone/:id/qr.png', handlers: [qr] },
+  ];
 }

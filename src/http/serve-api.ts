@@ -62,7 +62,10 @@ function internalErrorOf(sim: Simulator, req: IncomingMessage, err: unknown): Ap
   return sim.lastResort({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: '' }, err);
 }
 
-/** Answers -5000 for an exception outside the request path's checks; a connection already answering is closed instead. Never throws. */
+/**
+ * Answers -5000 for an exception outside the request path's checks; a connection already answering is closed instead.
+ * Never throws.
+ */
 export function answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, err: unknown): void {
   try {
     if (res.headersSent) return void res.destroy();
@@ -73,7 +76,7 @@ export function answerInternalError(sim: Simulator, req: IncomingMessage, res: S
 }
 
 /** Writes a result of the request path to the wire, including the faults a rule can inject. */
-export function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, r: ApiResult): void {
+function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, r: ApiResult): void {
   const socket = req.socket;
   if (res.writableEnded || socket.destroyed) return;
   switch (r.fault) {

@@ -4,26 +4,17 @@ import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
-import { Simulator, type ScenarioSource, type SimulatorOptions } from '../simulator.js';
+import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../run-options.js';
+import { Simulator, type ScenarioSource } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
 import { ProxyMode } from '../proxy/proxy.js';
 import { answerInternalError, serveApi } from './serve-api.js';
 
 /**
  * Starting a simulator on HTTP: the node:http server (the API straight to the request path, the rest to Express), its
- * timeouts, the answers to what Node's parser refuses, graceful close, and the in-process handle `startSimulator` returns.
+ * timeouts, the answers to what Node's parser refuses, graceful close, and the in-process handle `startSimulator`
+ * returns.
  */
-
-export interface StartOptions extends SimulatorOptions {
-  /** Port to listen on; 0 (the default in-process) picks a free one. */
-  port?: number;
-  /** Address to listen on. Default 127.0.0.1. */
-  host?: string;
-  /** The header block must arrive within this many ms (default 20000), else -408 and the connection is closed. */
-  headersTimeout?: number;
-  /** The whole request must arrive within this many ms (default 30000), else -408. */
-  requestTimeout?: number;
-}
 
 /** A running simulator, as `startSimulator` resolves it: its address, and the control operations as methods. */
 export interface RunningSimulator extends SimulatorControl {
@@ -39,13 +30,11 @@ export interface RunningSimulator extends SimulatorControl {
   simulator: Simulator;
   /** The control API's token, when it needs one (listening beyond loopback). */
   controlToken?: string;
-  /** Stops listening; in-flight requests get up to `graceMs` (default 2000) to finish, then every connection is closed. */
+  /**
+   * Stops listening; in-flight requests get up to `graceMs` (default 2000) to finish, then every connection is closed.
+   */
   close(graceMs?: number): Promise<void>;
 }
-
-/** Headers and body must arrive within this many ms (slow clients are cut off). */
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const HEADERS_TIMEOUT_MS = 20_000;
 
 const TRANSPORT_ERRORS: Record<string, number> = {
   HPE_HEADER_OVERFLOW: -431,
@@ -84,7 +73,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   server.on('checkExpectation', serve);
   // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address. Only an address:
   // `[]` left bare would be the empty host, which Node takes for every interface.
-  const host = (opts.host ?? '127.0.0.1').replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
+  const host = (opts.host ?? DEFAULT_HOST).replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
   if (!isLoopback(host)) sim.controlToken ??= sim.world.random.token(32);
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
@@ -150,7 +139,10 @@ export function isLoopback(host: string): boolean {
 
 /** The control operations of a simulator, as methods: the same as the `/__sim/` control API, one per route. */
 export interface SimulatorControl {
-  /** Makes a scenario the active one and starts the scenario's scope afresh: a shipped name, a file, YAML text, or an object. */
+  /**
+   * Makes a scenario the active one and starts the scenario's scope afresh: a shipped name, a file, YAML text, or an
+   * object.
+   */
   loadScenario: Simulator['loadScenario'];
   /** Runs a scenario for one API user's requests only, beside the active one; that API user's scope starts afresh. */
   bindScenario: Simulator['bindScenario'];
@@ -180,21 +172,37 @@ export interface SimulatorControl {
   freeze: Simulator['freeze'];
   /** Lets the clock run again from where it stands; returns the time. */
   unfreeze: Simulator['unfreeze'];
-  /** Journal entries (what your client sent and what it got), newest first, optionally filtered by code and API user. */
+  /**
+   * Journal entries (what your client sent and what it got), newest first, optionally filtered by code and API user.
+   */
   journal: Simulator['journalEntries'];
   /** Forgets the journal. */
   clearJournal: Simulator['clearJournal'];
-  /** How often each code of the service was answered, and which were never met: the whole run (default) or `'scenario'`. */
+  /**
+   * How often each code of the service was answered, and which were never met: the whole run (default) or `'scenario'`.
+   */
   coverage: Simulator['coverageReport'];
-  /** What the client did that the service would punish or only tolerate, worst first (the client doctor): the run (default) or `'scenario'`. */
+  /**
+   * What the client did that the service would punish or only tolerate, worst first (the client doctor): the run
+   * (default) or `'scenario'`.
+   */
   findings: Simulator['findings'];
-  /** The doctor's hints given (the signature mistakes seen, and the rest), most frequent first: the run (default) or `'scenario'`. */
+  /**
+   * The doctor's hints given (the signature mistakes seen, and the rest), most frequent first: the run (default) or
+   * `'scenario'`.
+   */
   hints: Simulator['hints'];
   /** The observers of traffic that failed in this run (none, unless mfa-sim has a bug). */
   observerFailures: Simulator['observerFailures'];
-  /** The report a CI job shows: Markdown (default) or JUnit XML, with the coverage, the findings and the hints of the run (or `scope: 'scenario'`). */
+  /**
+   * The report a CI job shows: Markdown (default) or JUnit XML, with the coverage, the findings and the hints of the
+   * run (or `scope: 'scenario'`).
+   */
   report(format?: ReportFormat, options?: Parameters<Simulator['runSummary']>[0]): string;
-  /** The run's verdict, as the command line's exit status: 0, 3 (a required code never met), 4 (findings), 5 (an observer failed), with why. */
+  /**
+   * The run's verdict, as the command line's exit status: 0, 3 (a required code never met), 4 (findings), 5 (an
+   * observer failed), with why.
+   */
   verdict: Simulator['verdict'];
 }
 
@@ -235,7 +243,7 @@ function controlMethods(sim: Simulator, url: string): SimulatorControl {
  * parser rejects them before any route runs. They are answered with a JSON envelope too, and the
  * connection is closed.
  */
-export function answerTransportErrors(server: Server, sim: Simulator): void {
+function answerTransportErrors(server: Server, sim: Simulator): void {
   const endWith = (socket: Duplex, code: number) => {
     const info = mustCode(code);
     const body = envelopeJson(sim.scenario.responseStyle, 'sim-transport', sim.now(), code, info.title, sim.links.base());

@@ -8,9 +8,15 @@ import type { ObserverFailures } from './failures.js';
  * path emits it once per request; observers subscribe, so a new observer is one new file and no change to the path.
  */
 
-/** One request as the simulator saw and answered it. Stored as it came; sealed (every secret hidden) before anyone is shown it. */
+/**
+ * One request as the simulator saw and answered it. Stored as it came; sealed (every secret hidden) before anyone is
+ * shown it.
+ */
 export interface AnsweredRequest {
-  /** 1, 2, 3, ... through the whole run (scenario loads do not start it again); also the `id` of answers to callers that sent none (`sim-<seq>`). */
+  /**
+   * 1, 2, 3, ... through the whole run (scenario loads do not start it again); also the `id` of answers to callers that
+   * sent none (`sim-<seq>`).
+   */
   seq: number;
   /** Simulator (virtual) time of the request, ISO 8601. */
   at: string;
@@ -53,7 +59,10 @@ export type JournalEntry = AnsweredRequest;
 /** What observers receive. */
 export interface Answered {
   record: AnsweredRequest;
-  /** Whether the answer counts as one the service gave (a mistake of the test set-up, such as an unknown x-sim-scenario, does not). */
+  /**
+   * Whether the answer counts as one the service gave (a mistake of the test set-up, such as an unknown x-sim-scenario,
+   * does not).
+   */
   counts: boolean;
 }
 

@@ -18,9 +18,9 @@ export interface JournalFilter {
 
 /** How far an entry is sealed (its secrets hidden): not yet, its summary (what a log line shows), or all of it. */
 export type Sealed = 0 | 1 | 2;
-export const NOT_SEALED: Sealed = 0;
-export const SUMMARY: Sealed = 1;
-export const WHOLE: Sealed = 2;
+const NOT_SEALED: Sealed = 0;
+const SUMMARY: Sealed = 1;
+const WHOLE: Sealed = 2;
 
 /** Bodies are kept in the journal up to this many characters. */
 export const JOURNAL_BODY_CHARS = 8192;
@@ -59,7 +59,7 @@ export class Journal {
     /** Where a listener's failure is recorded (it never fails the request it reports). */
     private readonly failures?: ObserverFailures,
   ) {
-    this.ring = new Array(Math.max(1, size));
+    this.ring = new Array<JournalEntry | undefined>(Math.max(1, size));
     this.sealed = new Uint8Array(this.ring.length);
   }
 
@@ -130,7 +130,10 @@ export class Journal {
     this.fromSeq.clear();
   }
 
-  /** One API user's journal starts afresh at request `seq` (its own scenario was loaded): asked for by API user, it shows from there. */
+  /**
+   * One API user's journal starts afresh at request `seq` (its own scenario was loaded): asked for by API user, it
+   * shows from there.
+   */
   startAfresh(apiUser: string, seq: number): void {
     this.fromSeq.set(apiUser, seq);
   }
@@ -168,7 +171,9 @@ export class Journal {
   }
 }
 
-/** A string cut to the journal's limit, saying how much was cut (of `length` characters in all, when it was cut before). */
+/**
+ * A string cut to the journal's limit, saying how much was cut (of `length` characters in all, when it was cut before).
+ */
 export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): string {
   return s.length <= max && length <= max ? s : `${s.slice(0, max)}… (${length - Math.min(max, s.length)} more characters)`;
 }

@@ -2,7 +2,8 @@ import type { JournalEntry } from './journal.js';
 import { lazy } from '../world/lazy.js';
 
 /**
- * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed records.
+ * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed
+ * records.
  */
 
 /** A value in a log line is at most this long; a longer one is cut, with its size. */
@@ -44,7 +45,7 @@ export function formatLine(e: JournalEntry): string {
   // The string to sign is shown below whole; a hint that only repeats it is left out.
   if (e.hint && e.hint.id !== 'no-known-mistake') line += `; hint: ${loggable(e.hint.text, MAX_LOGGED_HINT)}`;
   if (e.expectedStringToSign !== undefined) {
-    line += `; expected HMAC-SHA512 over ${JSON.stringify(e.expectedStringToSign)} with API user ${e.apiUser}'s secret, as lower-case hex`;
+    line += `; expected HMAC-SHA512 over ${JSON.stringify(e.expectedStringToSign)} with API user ${e.apiUser}'s secret, as 128 hexadecimal characters`;
   }
   if (e.wouldFail?.length) line += `; auth: log, would fail: ${e.wouldFail.map((w) => `${w.code} (${w.reason}${w.hint ? `; hint: ${loggable(w.hint.text, MAX_LOGGED_HINT)}` : ''})`).join(', ')}`;
   if (e.internalError) line += `; internal error: ${loggable(e.internalError)}`;

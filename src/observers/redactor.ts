@@ -5,11 +5,14 @@ import type { AnsweredRequest } from './answered.js';
  */
 
 /** Secrets shorter than this are not searched for: they would hide ordinary words. */
-export const MIN_SECRET_LENGTH = 4;
+const MIN_SECRET_LENGTH = 4;
 /** What a hidden secret is replaced with. */
 export const HIDDEN = '[secret]';
 
-/** Up to this many secrets, each is searched for by the engine's own substring search; past it, by one pass over the text. */
+/**
+ * Up to this many secrets, each is searched for by the engine's own substring search; past it, by one pass over the
+ * text.
+ */
 const FEW = 16;
 
 /**
@@ -65,10 +68,11 @@ export class Redactor {
     this.shifts = new Uint8Array(1 << 16).fill(MIN_SECRET_LENGTH - 1);
     for (const s of list) {
       this.starts[pairOf(s, 0)] = 1;
-      // The pair at j, j + 1 of a secret's start is the window's last pair when the secret starts MIN - 2 - j places on.
+      // The pair at j, j + 1 of a secret's start is the window's last pair when the secret starts MIN - 2 - j places
+      // on.
       for (let j = 0; j + 1 < MIN_SECRET_LENGTH; j++) {
         const pair = pairOf(s, j);
-        this.shifts[pair] = Math.min(this.shifts[pair]!, MIN_SECRET_LENGTH - 2 - j);
+        this.shifts[pair] = Math.min(this.shifts[pair], MIN_SECRET_LENGTH - 2 - j);
       }
       const k = prefixKey(s, 0);
       const bucket = this.byPrefix.get(k);
@@ -119,7 +123,7 @@ export class Redactor {
     }
     const { starts, shifts } = this;
     for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; ) {
-      const shift = shifts[pairOf(text, i + MIN_SECRET_LENGTH - 2)]!;
+      const shift = shifts[pairOf(text, i + MIN_SECRET_LENGTH - 2)];
       if (shift > 0) {
         i += shift;
         continue;
@@ -264,7 +268,10 @@ export function unescapeWithOrigins(text: string, origins = true): { text: strin
   return { text: out, from, to };
 }
 
-/** The escape that starts at `j` (just past its backslashes): its characters and where it ends; undefined at the end of the text. */
+/**
+ * The escape that starts at `j` (just past its backslashes): its characters and where it ends; undefined at the end of
+ * the text.
+ */
 function readEscape(text: string, j: number): { chars: string; end: number } | undefined {
   if (j >= text.length) return undefined;
   const c = text[j];

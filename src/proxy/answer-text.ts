@@ -17,11 +17,12 @@ export function answerText(a: SeenAnswer, max = QUOTED_CHARS): string {
     return `HTTP ${a.status} ${code}${typeof message === 'string' ? ` ${quote(message, max)}` : ''}`;
   }
   // A header value may hold any byte but a line break: only printable ASCII of it is shown.
-  const type = a.contentType === undefined ? '(no Content-Type)' : a.contentType.slice(0, 60).replace(/[^\x20-\x7e]/g, '?');
+  const type =
+    a.contentType === undefined ? '(no Content-Type)' : a.contentType.slice(0, 60).replace(/[^\x20-\x7e]/g, '?');
   return `HTTP ${a.status} ${type} ${a.body === '' ? '(empty)' : quote(a.body, max)}`;
 }
 
 /** Text as JSON quotes it, cut to `max` characters. */
-export function quote(text: string, max = QUOTED_CHARS): string {
+function quote(text: string, max = QUOTED_CHARS): string {
   return JSON.stringify(text.length <= max ? text : `${text.slice(0, max)}…`);
 }

@@ -25,13 +25,27 @@ export function compareAnswers(theirs: SeenAnswer, mine: SeenAnswer): Difference
   const codeA = a?.code;
   const codeB = b?.code;
   if (theirs.status !== mine.status || codeA !== codeB) {
-    return [{ kind: 'service-differs-status', what: `HTTP ${theirs.status} ${shownCode(codeA)} where mfa-sim answers HTTP ${mine.status} ${shownCode(codeB)}` }];
+    return [
+      {
+        kind: 'service-differs-status',
+        what: `HTTP ${theirs.status} ${shownCode(codeA)} where mfa-sim answers HTTP ${mine.status} ${shownCode(codeB)}`,
+      },
+    ];
   }
-  if (!a || !b) return a === b ? [] : [{ kind: 'service-differs-envelope', what: a ? 'mfa-sim answers no JSON envelope' : 'the body is not a JSON envelope' }];
+  if (!a || !b)
+    return a === b
+      ? []
+      : [
+          {
+            kind: 'service-differs-envelope',
+            what: a ? 'mfa-sim answers no JSON envelope' : 'the body is not a JSON envelope',
+          },
+        ];
   const out: Difference[] = [];
   const shape = shapeDifference(a, b);
   if (shape) out.push({ kind: 'service-differs-envelope', what: shape });
-  if (!sameMessage(a.message, b.message, codeA)) out.push({ kind: 'service-differs-message', what: `the message differs from mfa-sim's` });
+  if (!sameMessage(a.message, b.message, codeA))
+    out.push({ kind: 'service-differs-message', what: `the message differs from mfa-sim's` });
   return out;
 }
 
@@ -41,7 +55,8 @@ function shownCode(code: unknown): string {
 
 /** How two envelopes' shapes differ (keys present, the kind of each value), or undefined when they are the same. */
 function shapeDifference(a: Record<string, unknown>, b: Record<string, unknown>): string | undefined {
-  const only = (x: Record<string, unknown>, y: Record<string, unknown>) => Object.keys(x).filter((k) => !Object.hasOwn(y, k));
+  const only = (x: Record<string, unknown>, y: Record<string, unknown>) =>
+    Object.keys(x).filter((k) => !Object.hasOwn(y, k));
   const extra = only(a, b);
   const missing = only(b, a);
   const kinds = Object.keys(b).filter((k) => Object.hasOwn(a, k) && typeName(a[k]) !== typeName(b[k]));

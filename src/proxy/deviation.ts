@@ -31,7 +31,9 @@ export interface AnswerShown {
   body: string;
 }
 
-/** What a journal entry of a forwarded request adds: where it went, what mfa-sim would have answered, what was found. */
+/**
+ * What a journal entry of a forwarded request adds: where it went, what mfa-sim would have answered, what was found.
+ */
 export interface Forwarding {
   /** The upstream's base URL. */
   url: string;

@@ -6,7 +6,17 @@
  */
 
 /** Headers of one connection, never forwarded either way. */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
+const CONNECTION_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
 /** Set by the proxy itself towards the upstream. */
 const SET_TOWARDS_UPSTREAM = new Set(['host', 'content-length', 'accept-encoding', 'expect']);
 /** Set by the proxy itself towards the client. */
@@ -24,7 +34,7 @@ export function towardsClient(raw: readonly string[]): string[] {
 
 /** The value of a header in raw pairs (the first, case-insensitive). */
 export function rawHeader(raw: readonly string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) return raw[i + 1];
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i].toLowerCase() === name) return raw[i + 1];
   return undefined;
 }
 
@@ -33,9 +43,9 @@ function crossing(raw: readonly string[], ownHeaders: ReadonlySet<string>): stri
   const named = new Set((rawHeader(raw, 'connection') ?? '').split(',').map((n) => n.trim().toLowerCase()));
   const out: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
+    const name = raw[i].toLowerCase();
     if (CONNECTION_HEADERS.has(name) || ownHeaders.has(name) || named.has(name)) continue;
-    out.push(raw[i]!, raw[i + 1]!);
+    out.push(raw[i], raw[i + 1]);
   }
   return out;
 }

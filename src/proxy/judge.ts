@@ -27,7 +27,7 @@ export interface Judged {
 }
 
 /** The keys of the envelope, in the order mfa-sim writes them. */
-export function envelopeKeys(style: ResponseStyle): string[] {
+function envelopeKeys(style: ResponseStyle): string[] {
   return ['id', style === 'sdk' ? 'utcTime' : 'utctime', 'status', 'code', 'message', 'moreInfo'];
 }
 
@@ -55,33 +55,72 @@ export function judgeAnswer(answer: SeenAnswer, style: ResponseStyle, operation?
   if (!envelope) return { problems: [{ kind: 'service-not-json', what: 'the body is not a JSON object' }] };
   const problems: Judged['problems'] = [];
   const add = (kind: ContractKind, what: string) => problems.push({ kind, what });
-  if (!/^application\/json\b/i.test(answer.contentType ?? '')) add('service-not-json', `the body is JSON but its Content-Type is ${JSON.stringify(answer.contentType ?? '(none)')}`);
+  if (!/^application\/json\b/i.test(answer.contentType ?? ''))
+    add(
+      'service-not-json',
+      `the body is JSON but its Content-Type is ${JSON.stringify(answer.contentType ?? '(none)')}`,
+    );
 
   const expected = envelopeKeys(style);
   const missing = expected.filter((k) => !Object.hasOwn(envelope, k));
   const extra = Object.keys(envelope).filter((k) => !expected.includes(k));
-  if (missing.length || extra.length) add('service-envelope-keys', [missing.length ? `missing ${missing.join(', ')}` : '', extra.length ? `extra ${extra.map((k) => JSON.stringify(k)).join(', ')}` : ''].filter(Boolean).join('; '));
+  if (missing.length || extra.length)
+    add(
+      'service-envelope-keys',
+      [
+        missing.length ? `missing ${missing.join(', ')}` : '',
+        extra.length ? `extra ${extra.map((k) => JSON.stringify(k)).join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('; '),
+    );
 
   const wrongTypes = expected.filter((k) => Object.hasOwn(envelope, k) && !hasType(k, envelope[k]));
-  if (wrongTypes.length) add('service-envelope-types', wrongTypes.map((k) => `${k} is ${typeName(envelope[k])}, not ${k === 'status' || k === 'code' ? 'an integer' : 'a string'}`).join('; '));
+  if (wrongTypes.length)
+    add(
+      'service-envelope-types',
+      wrongTypes
+        .map(
+          (k) => `${k} is ${typeName(envelope[k])}, not ${k === 'status' || k === 'code' ? 'an integer' : 'a string'}`,
+        )
+        .join('; '),
+    );
 
-  const time = own(envelope, expected[1]!);
-  if (typeof time === 'string' && !isIsoUtc(time)) add('service-utctime-format', `${expected[1]} is ${JSON.stringify(time.slice(0, 40))}, not ISO 8601 UTC with fractional seconds and Z`);
+  const time = own(envelope, expected[1]);
+  if (typeof time === 'string' && !isIsoUtc(time))
+    add(
+      'service-utctime-format',
+      `${expected[1]} is ${JSON.stringify(time.slice(0, 40))}, not ISO 8601 UTC with fractional seconds and Z`,
+    );
 
-  const code = own(envelope, 'code');
-  if (!Number.isInteger(code)) return { envelope, problems };
-  const info = codeInfo(code as number);
+  const written = own(envelope, 'code');
+  if (!Number.isInteger(written)) return { envelope, problems };
+  const code = written as number;
+  const info = codeInfo(code);
   if (!info) {
     add('service-code-unknown', `code ${code} is not in the code table`);
   } else {
-    if (info.http !== answer.status) add('service-status-mismatch', `code ${code} is HTTP ${info.http} in the code table, and came with HTTP ${answer.status}`);
-    if (operation !== undefined && !codeApplies(info, operation)) add('service-code-scope', `code ${code} is not an answer to ${operation} in the code table`);
+    if (info.http !== answer.status)
+      add(
+        'service-status-mismatch',
+        `code ${code} is HTTP ${info.http} in the code table, and came with HTTP ${answer.status}`,
+      );
+    if (operation !== undefined && !codeApplies(info, operation))
+      add('service-code-scope', `code ${code} is not an answer to ${operation} in the code table`);
   }
   const status = own(envelope, 'status');
-  if (Number.isInteger(status) && status !== answer.status) add('service-status-mismatch', `the envelope's status ${status} differs from the HTTP status ${answer.status}`);
+  if (Number.isInteger(status) && status !== answer.status)
+    add(
+      'service-status-mismatch',
+      `the envelope's status ${status as number} differs from the HTTP status ${answer.status}`,
+    );
   const moreInfo = own(envelope, 'moreInfo');
-  if (typeof moreInfo === 'string' && !linksToCode(moreInfo, code as number)) add('service-more-info', `moreInfo ${JSON.stringify(moreInfo.slice(0, 120))} is not an http(s) URL with code=${code}`);
-  return { envelope, code: code as number, problems };
+  if (typeof moreInfo === 'string' && !linksToCode(moreInfo, code))
+    add(
+      'service-more-info',
+      `moreInfo ${JSON.stringify(moreInfo.slice(0, 120))} is not an http(s) URL with code=${code}`,
+    );
+  return { envelope, code, problems };
 }
 
 function hasType(key: string, value: unknown): boolean {
@@ -93,7 +132,10 @@ export function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'number' && !Number.isInteger(value)) return 'a fraction';
-  return { string: 'a string', number: 'an integer', boolean: 'a boolean', object: 'an object' }[typeof value as string] ?? typeof value;
+  return (
+    { string: 'a string', number: 'an integer', boolean: 'a boolean', object: 'an object' }[typeof value as string] ??
+    typeof value
+  );
 }
 
 /** Whether `moreInfo` is an absolute http(s) URL of a page that takes this code as its `code` parameter. */

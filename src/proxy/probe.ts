@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { version } from '../../package.json';
 import { headerNames, signedHeaders } from '../auth/signature.js';
-import { FLAGS, FlagError, helpText, parseFlags } from '../flags.js';
-import { ScenarioError } from '../scenario/errors.js';
+import { ProbeCommandSchema, type ProbeCommandLine } from '../command-line.js';
+import { FlagError } from '../errors.js';
+import { flagsOf, helpText, parseFlags } from '../flags.js';
+import { OptionsError } from '../errors.js';
 import { Simulator } from '../simulator.js';
 import { answerText } from './answer-text.js';
 import { compareAnswers } from './compare.js';
@@ -48,17 +50,29 @@ function envelope(s: Signing, id: string, type: number, body: Record<string, unk
 }
 
 /** A correctly signed request (its time and nonce as given), then changed by `edit`. */
-function signed(s: Signing, path: string, body: string, opts: { time?: number; nonce?: string; edit?: (h: Record<string, string>) => void } = {}): Sent {
+function signed(
+  s: Signing,
+  path: string,
+  body: string,
+  opts: { time?: number; nonce?: string; edit?: (h: Record<string, string>) => void } = {},
+): Sent {
   const headers: Record<string, string> = {
     'Content-Type': 'application/json; charset=utf-8',
     Accept: 'application/json; charset=utf-8',
-    ...signedHeaders({ apiUser: s.apiUser, secret: s.secret, token: s.token, time: opts.time ?? s.time(), nonce: opts.nonce }),
+    ...signedHeaders({
+      apiUser: s.apiUser,
+      secret: s.secret,
+      token: s.token,
+      time: opts.time ?? s.time(),
+      nonce: opts.nonce,
+    }),
   };
   opts.edit?.(headers);
   return { path, headers, body };
 }
 
-const timeRequest = (s: Signing, opts: Parameters<typeof signed>[3] = {}) => signed(s, '/v1/svc/time', envelope(s, 'mfa-sim-probe', 990, {}), opts);
+const timeRequest = (s: Signing, opts: Parameters<typeof signed>[3] = {}) =>
+  signed(s, '/v1/svc/time', envelope(s, 'mfa-sim-probe', 990, {}), opts);
 
 /** The steps, in the order they are sent. None creates a challenge or changes anything on the service. */
 export const STEPS: readonly ProbeStep[] = [
@@ -76,7 +90,14 @@ export const STEPS: readonly ProbeStep[] = [
     name: 'bad signature',
     sends: "the same time request with its own time and nonce, the signature's first hexadecimal digit changed",
     expect: -4037,
-    request: (s) => timeRequest(s, { edit: (h) => (h.Authorization = h.Authorization!.replace(/signature=([0-9a-f])/, (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`)) }),
+    request: (s) =>
+      timeRequest(s, {
+        edit: (h) =>
+          (h.Authorization = h.Authorization.replace(
+            /signature=([0-9a-f])/,
+            (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`,
+          )),
+      }),
   },
   {
     name: 'replayed nonce',
@@ -110,80 +131,95 @@ export const STEPS: readonly ProbeStep[] = [
   },
   {
     name: 'invalid e-mail address',
-    sends: 'POST /v1/svc/challenge, correctly signed, type 150 for the user `not-an-e-mail-address` (challengeType UserKeyAndPattern, enableQRcode false): refused before anything is sent',
+    sends:
+      'POST /v1/svc/challenge, correctly signed, type 150 for the user `not-an-e-mail-address` (challengeType UserKeyAndPattern, enableQRcode false): refused before anything is sent',
     expect: -5079,
     request: (s) =>
-      signed(s, '/v1/svc/challenge', envelope(s, 'mfa-sim-probe', 150, { [`${s.token}User`]: 'not-an-e-mail-address', challengeType: 'UserKeyAndPattern', enableQRcode: false })),
+      signed(
+        s,
+        '/v1/svc/challenge',
+        envelope(s, 'mfa-sim-probe', 150, {
+          [`${s.token}User`]: 'not-an-e-mail-address',
+          challengeType: 'UserKeyAndPattern',
+          enableQRcode: false,
+        }),
+      ),
   },
   {
     name: 'cancel of an unknown challenge',
-    sends: 'POST /v1/svc/challenge, correctly signed, type 151 cancelling a random challengeId (a new UUID) of the user `probe@example.com`',
+    sends:
+      'POST /v1/svc/challenge, correctly signed, type 151 cancelling a random challengeId (a new UUID) of the user `probe@example.com`',
     expect: -2035,
-    request: (s) => signed(s, '/v1/svc/challenge', envelope(s, 'mfa-sim-probe', 151, { challengeId: randomUUID(), [`${s.token}User`]: 'probe@example.com', status: 'CANCEL' })),
+    request: (s) =>
+      signed(
+        s,
+        '/v1/svc/challenge',
+        envelope(s, 'mfa-sim-probe', 151, {
+          challengeId: randomUUID(),
+          [`${s.token}User`]: 'probe@example.com',
+          status: 'CANCEL',
+        }),
+      ),
   },
 ];
 
-/** The flags the probe takes: the command line's (names, variables, checks), some described for what they mean here. */
-const PROBE_WORDS: Record<string, string | undefined> = {
-  upstream: 'the base URL of the service to probe',
-  'upstream-ca': "trust this private CA for the service's TLS certificate, besides the system's",
-  'upstream-timeout': 'ms the service has to answer each step whole (default 10000)',
-  'api-user': 'the API user to sign as (9 digits)',
-  secret: "that API user's secret",
-  token: undefined,
-  strict: undefined,
-  'response-style': undefined,
-  help: undefined,
-};
-const PROBE_FLAGS = FLAGS.filter((f) => Object.hasOwn(PROBE_WORDS, f.name)).map((f) => ({ ...f, description: PROBE_WORDS[f.name] ?? f.description }));
+/** The flags the probe takes (command-line.ts: the command line's options, described for what they mean to it). */
+const PROBE_FLAGS = flagsOf(ProbeCommandSchema);
 
 /** Exit statuses of the probe. */
-export const PROBE_EXIT = { agree: 0, differ: 1, usage: 2 } as const;
+const PROBE_EXIT = { agree: 0, differ: 1, usage: 2 } as const;
 
 interface Output {
   out(text: string): void;
   err(text: string): void;
 }
 
-interface ProbeFlags {
-  help?: boolean;
-  upstream?: string;
-  upstreamCa?: string;
-  upstreamTimeout?: number;
-  apiUser?: string;
-  secret?: string;
-  token?: string;
-  strict?: boolean;
-  responseStyle?: 'document' | 'sdk';
-}
-
 /** `mfa-sim probe ...`: runs the steps against the upstream and an in-process mfa-sim; resolves to the exit status. */
-export async function probeCommand(args: readonly string[], env: Record<string, string | undefined>, io: Output): Promise<number> {
+export async function probeCommand(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  io: Output,
+): Promise<number> {
   const usage = (message: string) => {
     io.err(`mfa-sim probe: ${message}\nRun 'mfa-sim probe --help' for the options.\n`);
     return PROBE_EXIT.usage;
   };
-  let o: ProbeFlags;
+  let o: ProbeCommandLine;
   try {
-    o = parseFlags(args, env, PROBE_FLAGS) as ProbeFlags;
+    o = parseFlags(args, env, PROBE_FLAGS);
   } catch (e) {
     if (e instanceof FlagError) return usage(e.message);
     throw e;
   }
   if (o.help) {
-    io.out(helpText(DESCRIPTION, AFTER, 100, PROBE_FLAGS, 'mfa-sim probe --upstream <url> --api-user <id> --secret <secret> [options]'));
+    io.out(
+      helpText(
+        DESCRIPTION,
+        AFTER,
+        100,
+        PROBE_FLAGS,
+        'mfa-sim probe --upstream <url> --api-user <id> --secret <secret> [options]',
+      ),
+    );
     return PROBE_EXIT.agree;
   }
   const missing = (['upstream', 'apiUser', 'secret'] as const).filter((k) => o[k] === undefined);
-  if (missing.length) return usage(`give ${missing.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}.`);
+  if (missing.length)
+    return usage(`give ${missing.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}.`);
   let upstream: Upstream;
   let sim: Simulator;
   try {
-    const settings = { token: o.token, strict: o.strict, responseStyle: o.responseStyle, apiUser: o.apiUser, secret: o.secret };
+    const settings = {
+      token: o.token,
+      strict: o.strict,
+      responseStyle: o.responseStyle,
+      apiUser: o.apiUser,
+      secret: o.secret,
+    };
     sim = new Simulator(Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)));
     upstream = new Upstream({ upstream: o.upstream!, upstreamCa: o.upstreamCa, upstreamTimeout: o.upstreamTimeout });
   } catch (e) {
-    if (e instanceof ScenarioError) return usage(e.message.replace(/^options: /, ''));
+    if (e instanceof OptionsError) return usage(e.message.replace(/^options: /, ''));
     throw e;
   }
   try {
@@ -203,10 +239,19 @@ interface Outcome {
   verdict: 'agrees' | 'message differs' | 'differs';
 }
 
-async function probe(upstream: Upstream, sim: Simulator, who: { token: string; apiUser: string; secret: string }, io: Output): Promise<number> {
+async function probe(
+  upstream: Upstream,
+  sim: Simulator,
+  who: { token: string; apiUser: string; secret: string },
+  io: Output,
+): Promise<number> {
   let last = 0;
   const signing: Signing = { ...who, time: () => (last = Math.max(Date.now(), last + 1)) };
-  io.out(terminalText(`mfa-sim probe of ${upstream.url}: API user ${who.apiUser}, token ${who.token}; mfa-sim ${version} in process\n\n`));
+  io.out(
+    terminalText(
+      `mfa-sim probe of ${upstream.url}: API user ${who.apiUser}, token ${who.token}; mfa-sim ${version} in process\n\n`,
+    ),
+  );
   const outcomes: Outcome[] = [];
   for (const step of STEPS) {
     const sent = step.request(signing);
@@ -215,20 +260,40 @@ async function probe(upstream: Upstream, sim: Simulator, who: { token: string; a
     // The service cannot be reached: every other step would wait as long for nothing.
     if (outcome.failure) break;
   }
-  const rows = outcomes.map((o, i) => [String(i + 1), o.step.name, o.theirs ? short(o.theirs) : 'no answer', short(o.mine), o.verdict]);
+  const rows = outcomes.map((o, i) => [
+    String(i + 1),
+    o.step.name,
+    o.theirs ? short(o.theirs) : 'no answer',
+    short(o.mine),
+    o.verdict,
+  ]);
   const head = ['#', 'step', 'the service', 'mfa-sim', ''];
-  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  for (const row of [head, ...rows]) io.out(`${terminalText(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd())}\n`);
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  for (const row of [head, ...rows])
+    io.out(
+      `${terminalText(
+        row
+          .map((cell, c) => cell.padEnd(widths[c]))
+          .join('  ')
+          .trimEnd(),
+      )}\n`,
+    );
   const unlike = outcomes.filter((o) => o.verdict !== 'agrees');
   if (unlike.length) io.out('\nWhere they differ:\n');
   for (const o of unlike) {
     io.out(terminalText(`\n${outcomes.indexOf(o) + 1}. ${o.step.name}: ${o.step.sends}\n`));
     for (const d of o.differences) io.out(terminalText(`   - ${d}\n`));
-    io.out(terminalText(`   the service: ${o.theirs ? answerText(o.theirs, 400) : o.failure}\n   mfa-sim:     ${answerText(o.mine, 400)}\n`));
+    io.out(
+      terminalText(
+        `   the service: ${o.theirs ? answerText(o.theirs, 400) : o.failure}\n   mfa-sim:     ${answerText(o.mine, 400)}\n`,
+      ),
+    );
   }
   const failing = outcomes.filter((o) => o.verdict === 'differs').length;
   const skipped = STEPS.length - outcomes.length;
-  io.out(`\n${outcomes.length - failing} of ${STEPS.length} steps agree${skipped ? ` (${skipped} not sent: the service could not be reached)` : ''}.\n`);
+  io.out(
+    `\n${outcomes.length - failing} of ${STEPS.length} steps agree${skipped ? ` (${skipped} not sent: the service could not be reached)` : ''}.\n`,
+  );
   return failing || skipped ? PROBE_EXIT.differ : PROBE_EXIT.agree;
 }
 
@@ -239,10 +304,20 @@ async function run(step: ProbeStep, sent: Sent, upstream: Upstream, sim: Simulat
   const lower = Object.fromEntries(Object.entries(sent.headers).map(([k, v]) => [k.toLowerCase(), v]));
   const result = await sim.handle({ method: 'POST', url: sent.path, headers: lower, body: sent.body });
   const mine: SeenAnswer = { status: result.status, contentType: result.contentType, body: result.body };
-  if (answer.kind === 'failure') return { step, failure: answer.reason, mine, differences: [answer.reason], verdict: 'differs' };
-  const theirs: SeenAnswer = { status: answer.status, contentType: rawHeader(answer.headers, 'content-type'), body: answer.body.toString('utf8') };
+  if (answer.kind === 'failure')
+    return { step, failure: answer.reason, mine, differences: [answer.reason], verdict: 'differs' };
+  const theirs: SeenAnswer = {
+    status: answer.status,
+    contentType: rawHeader(answer.headers, 'content-type'),
+    body: answer.body.toString('utf8'),
+  };
   const found = [...judgeAnswer(theirs, sim.scenario.responseStyle).problems, ...compareAnswers(theirs, mine)];
-  const verdict = found.length === 0 ? 'agrees' : found.every((f) => f.kind === 'service-differs-message') ? 'message differs' : 'differs';
+  const verdict =
+    found.length === 0
+      ? 'agrees'
+      : found.every((f) => f.kind === 'service-differs-message')
+        ? 'message differs'
+        : 'differs';
   return { step, theirs, mine, differences: found.map((f) => f.what), verdict };
 }
 
@@ -257,10 +332,15 @@ function short(a: SeenAnswer): string {
  * reorder a line (bidirectional overrides) shown as escapes, so that what the service answered cannot move the
  * cursor, recolour, retitle or reorder what the probe prints.
  */
-export function terminalText(text: string): string {
-  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+function terminalText(text: string): string {
+  return text.replace(
+    // eslint-disable-next-line no-control-regex -- the control characters are what it escapes
+    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const DESCRIPTION =
   'Sends a short run of requests that create nothing on the service (the time, a bad signature, a replayed nonce, a time outside the drift window, malformed headers, an invalid e-mail address on a new challenge, a cancel of a challenge that does not exist) to the upstream and to an in-process mfa-sim, and prints where they agree. docs/proxy.md lists exactly what each step sends.';
-const AFTER = 'Exit status: 0 every step agrees (a message worded otherwise is shown, and agrees), 1 a step differs\nor the service could not be reached, 2 bad flags.';
+const AFTER =
+  'Exit status: 0 every step agrees (a message worded otherwise is shown, and agrees), 1 a step differs\nor the service could not be reached, 2 bad flags.';

@@ -6,7 +6,8 @@ import { envelopeJson } from '../contract/response.js';
 import { answerInternalError, serveApi } from '../http/serve-api.js';
 import type { ApiRequest } from '../request/context.js';
 import { bodyAsKept } from '../request/record.js';
-import type { Simulator, SimulatorOptions } from '../simulator.js';
+import type { StartOptions } from '../run-options.js';
+import type { Simulator } from '../simulator.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { answerText } from './answer-text.js';
 import { compareAnswers } from './compare.js';
@@ -40,7 +41,7 @@ export class ProxyMode {
 
   constructor(
     private readonly sim: Simulator,
-    options: SimulatorOptions & { upstream: string },
+    options: StartOptions & { upstream: string },
   ) {
     this.upstream = new Upstream(options);
     this.shadow = new Shadow(sim, options);
@@ -48,7 +49,13 @@ export class ProxyMode {
     sim.challengeState = (id) => this.shadow.stateOf(id);
     const sc = sim.scenario;
     this.recorder =
-      options.record === undefined ? undefined : new Recorder(options.record, { upstream: this.upstream.url, token: sc.token, strict: sc.strict, responseStyle: sc.responseStyle }, (text) => sim.redact(text));
+      options.record === undefined
+        ? undefined
+        : new Recorder(
+            options.record,
+            { upstream: this.upstream.url, token: sc.token, strict: sc.strict, responseStyle: sc.responseStyle },
+            (text) => sim.redact(text),
+          );
   }
 
   /**
@@ -57,7 +64,7 @@ export class ProxyMode {
    */
   serve(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = monotonicMs();
-    if (endpointOf(req.url ?? '') === undefined) return serveApi(this.sim, req, res);
+    if (endpointOf(req.url ?? '', this.sim.token) === undefined) return serveApi(this.sim, req, res);
     readBody(req, this.sim.bodyLimit)
       .then((body) => {
         if (body === 'too-large') return serveApi(this.sim, req, res, true);
@@ -78,11 +85,22 @@ export class ProxyMode {
 
   /** One forwarded request, top to bottom. */
   private async exchange(req: IncomingMessage, res: ServerResponse, body: Buffer, startedAt: number): Promise<void> {
-    const request: ApiRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body.toString('utf8') };
-    // 1. What mfa-sim answers, decided in the shadow's own world while the upstream is asked: it never reaches the upstream.
+    const request: ApiRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      body: body.toString('utf8'),
+    };
+    // 1. What mfa-sim answers, decided in the shadow's own world while the upstream is asked: it never reaches the
+    // upstream.
     const decision = this.decide(request);
     // 2. The request as the client sent it, to the upstream: its whole answer within the bounds, or why there is none.
-    const answer = await this.upstream.send({ method: request.method, target: request.url, headers: towardsUpstream(req.rawHeaders), body });
+    const answer = await this.upstream.send({
+      method: request.method,
+      target: request.url,
+      headers: towardsUpstream(req.rawHeaders),
+      body,
+    });
     // 3. To the client at once: the upstream's answer as it came, or -5000 with the reason there is none.
     const reply = this.reply(request, answer);
     if (!res.writableEnded && !res.destroyed) {
@@ -104,11 +122,19 @@ export class ProxyMode {
       at: new Date().toISOString(),
       request: { method: request.method, url: request.url, headers: req.rawHeaders, body: request.body },
       answer,
-      sent: { http: told.http, body: told.body, code: told.code, message: typeof message === 'string' ? message : undefined },
+      sent: {
+        http: told.http,
+        body: told.body,
+        code: told.code,
+        message: typeof message === 'string' ? message : undefined,
+      },
     });
   }
 
-  /** mfa-sim's decision; a failure of the shadow (a bug of mfa-sim's) leaves the request forwarded all the same, without a comparison. */
+  /**
+   * mfa-sim's decision; a failure of the shadow (a bug of mfa-sim's) leaves the request forwarded all the same, without
+   * a comparison.
+   */
   private async decide(request: ApiRequest): Promise<Decision | undefined> {
     try {
       return await this.shadow.decide(request);
@@ -117,13 +143,23 @@ export class ProxyMode {
     }
   }
 
-  /** What the client is sent: the upstream's answer, or the contract's -5000 with the reason (the caller's id echoed). */
+  /**
+   * What the client is sent: the upstream's answer, or the contract's -5000 with the reason (the caller's id echoed).
+   */
   private reply(req: ApiRequest, answer: UpstreamAnswer): Reply {
-    if (answer.kind === 'answer') return { status: answer.status, headers: towardsClient(answer.headers), body: answer.body };
+    if (answer.kind === 'answer')
+      return { status: answer.status, headers: towardsClient(answer.headers), body: answer.body };
     const sc = this.sim.scenario;
     const looked = peek(req.body, `${sc.token}User`, false);
     const id = looked.id !== undefined && looked.id.length <= 25 ? this.sim.redact(looked.id) : 'sim-upstream';
-    const text = envelopeJson(sc.responseStyle, id, this.sim.now(), -5000, `Internal error: ${answer.reason}`, this.sim.links.base(req.headers.host));
+    const text = envelopeJson(
+      sc.responseStyle,
+      id,
+      this.sim.now(),
+      -5000,
+      `Internal error: ${answer.reason}`,
+      this.sim.links.base(req.headers.host),
+    );
     return { status: 500, headers: ['Content-Type', JSON_TYPE], body: Buffer.from(text) };
   }
 
@@ -131,18 +167,39 @@ export class ProxyMode {
   private judged(req: ApiRequest, answer: UpstreamAnswer, reply: Reply, mine: Decision | undefined): ForwardedAnswer {
     const sc = this.sim.scenario;
     const comparing = this.shadow.comparing && mine !== undefined;
-    const ours: SeenAnswer | undefined = comparing ? { status: mine.result.status, contentType: mine.result.contentType, body: mine.result.body } : undefined;
+    const ours: SeenAnswer | undefined = comparing
+      ? { status: mine.result.status, contentType: mine.result.contentType, body: mine.result.body }
+      : undefined;
     const hide = (text: string) => this.sim.redact(text);
-    const mfaSim: AnswerShown | undefined = ours && { http: ours.status, code: codeOf(envelopeOf(ours.body)), body: bodyAsKept(hide(ours.body), hide) };
-    const both = (theirs: string) => `The service answered ${theirs}${ours ? `; mfa-sim would have answered ${answerText(ours)}` : ''}`;
-    const deviation = (kind: Deviation['kind'], what: string, theirs: string): Deviation => ({ kind, detail: hide(`${what}. ${both(theirs)}`) });
+    const mfaSim: AnswerShown | undefined = ours && {
+      http: ours.status,
+      code: codeOf(envelopeOf(ours.body)),
+      body: bodyAsKept(hide(ours.body), hide),
+    };
+    const both = (theirs: string) =>
+      `The service answered ${theirs}${ours ? `; mfa-sim would have answered ${answerText(ours)}` : ''}`;
+    const deviation = (kind: Deviation['kind'], what: string, theirs: string): Deviation => ({
+      kind,
+      detail: hide(`${what}. ${both(theirs)}`),
+    });
 
     if (answer.kind === 'failure') {
-      const forwarding = { url: this.upstream.url, failure: answer.reason, mfaSim, deviations: [deviation('service-no-answer', answer.reason, 'nothing')] };
+      const forwarding = {
+        url: this.upstream.url,
+        failure: answer.reason,
+        mfaSim,
+        deviations: [deviation('service-no-answer', answer.reason, 'nothing')],
+      };
       return { http: reply.status, body: reply.body.toString('utf8'), forwarding };
     }
-    const seen: SeenAnswer = { status: answer.status, contentType: rawHeader(answer.headers, 'content-type'), body: answer.body.toString('utf8') };
-    const operation = (mine?.entry?.operation as Operation | undefined) ?? operationOf(endpointOf(req.url), peek(req.body, `${sc.token}User`, false).type, sc.strict);
+    const seen: SeenAnswer = {
+      status: answer.status,
+      contentType: rawHeader(answer.headers, 'content-type'),
+      body: answer.body.toString('utf8'),
+    };
+    const operation =
+      (mine?.entry?.operation as Operation | undefined) ??
+      operationOf(endpointOf(req.url, sc.token), peek(req.body, `${sc.token}User`, false).type, sc.strict);
     const judged = judgeAnswer(seen, sc.responseStyle, operation);
     const found = [...judged.problems, ...(ours ? compareAnswers(seen, ours) : [])];
     const theirs = answerText(seen);
@@ -159,10 +216,14 @@ export class ProxyMode {
 }
 
 /** The operation a request asks for, as far as its endpoint and `type` tell before anything is judged. */
-function operationOf(endpoint: ReturnType<typeof endpointOf>, type: number | undefined, strict: boolean): Operation | undefined {
+function operationOf(
+  endpoint: ReturnType<typeof endpointOf>,
+  type: number | undefined,
+  strict: boolean,
+): Operation | undefined {
   if (!endpoint) return undefined;
   const types = endpointTypes(endpoint, strict);
-  if (types.length === 1) return TYPE_OPERATION.get(types[0]!);
+  if (types.length === 1) return TYPE_OPERATION.get(types[0]);
   return type !== undefined && types.includes(type) ? TYPE_OPERATION.get(type) : undefined;
 }
 

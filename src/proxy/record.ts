@@ -33,7 +33,15 @@ export interface ForwardedAnswer {
   forwarding: Forwarding;
 }
 
-export function forwardedRecord(sim: Simulator, seq: number, req: ApiRequest, startedAt: number, answer: ForwardedAnswer, shadow: JournalEntry | undefined, comparing: boolean): AnsweredRequest {
+export function forwardedRecord(
+  sim: Simulator,
+  seq: number,
+  req: ApiRequest,
+  startedAt: number,
+  answer: ForwardedAnswer,
+  shadow: JournalEntry | undefined,
+  comparing: boolean,
+): AnsweredRequest {
   const hide = (text: string) => sim.redact(text);
   const message = answer.envelope === undefined ? undefined : own(answer.envelope, 'message');
   const sameCode = answer.code !== undefined && shadow?.code === answer.code;
@@ -44,7 +52,7 @@ export function forwardedRecord(sim: Simulator, seq: number, req: ApiRequest, st
     at: serverTime(answer.envelope, sim),
     method: req.method,
     path: req.url,
-    endpoint: endpointOf(req.url),
+    endpoint: endpointOf(req.url, sim.token),
     operation: shadow?.operation,
     type: shadow?.type,
     apiUser: shadow?.apiUser,
@@ -58,8 +66,8 @@ export function forwardedRecord(sim: Simulator, seq: number, req: ApiRequest, st
     fault: answer.forwarding.failure === undefined ? undefined : 'upstream',
     // The challenge the service's answer names (a new one's, a status's).
     challengeId: challengeIdOf(message),
-    expectedStringToSign: diagnosed ? shadow!.expectedStringToSign : undefined,
-    hint: diagnosed ? shadow!.hint : undefined,
+    expectedStringToSign: diagnosed ? shadow.expectedStringToSign : undefined,
+    hint: diagnosed ? shadow.hint : undefined,
     by: sim.sentItself(typeof nonce === 'string' ? nonce : undefined) ? 'explorer' : undefined,
     request: { headers: req.headers, body: bodyAsKept(req.body, hide) },
     response: { body: bodyAsKept(answer.body, hide) },
@@ -67,12 +75,18 @@ export function forwardedRecord(sim: Simulator, seq: number, req: ApiRequest, st
   };
 }
 
-/** A message as the journal keeps it: an error's cut as the request path cuts its own, a success's (a new challenge's QR code) as a body. */
+/**
+ * A message as the journal keeps it: an error's cut as the request path cuts its own, a success's (a new challenge's QR
+ * code) as a body.
+ */
 function shownMessage(message: string, code: number | undefined, hide: (text: string) => string): string {
   return code !== undefined && code >= 0 ? bodyAsKept(message, hide) : clipText(hide(message), MAX_MESSAGE_CHARS);
 }
 
-/** The service's time as its answer gives it (the client doctor measures a client's clock against it), else the simulator's. */
+/**
+ * The service's time as its answer gives it (the client doctor measures a client's clock against it), else the
+ * simulator's.
+ */
 function serverTime(envelope: Record<string, unknown> | undefined, sim: Simulator): string {
   const time = envelope === undefined ? undefined : (own(envelope, 'utctime') ?? own(envelope, 'utcTime'));
   return isoTime(typeof time === 'string' && isIsoUtc(time) ? Date.parse(time) : sim.now());

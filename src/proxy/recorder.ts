@@ -6,7 +6,7 @@ import { codeInfo } from '../codes.js';
 import { peek } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, endpointOf, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { compileScenario } from '../scenario/compile.js';
-import { ScenarioError } from '../scenario/errors.js';
+import { OptionsError } from '../errors.js';
 import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
 import type { RuleInput, ScenarioInput } from '../scenario/schema.js';
 import { lazy } from '../world/lazy.js';
@@ -31,10 +31,12 @@ import type { UpstreamAnswer } from './upstream.js';
 
 const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
 
-/** Rules written at most; past them (or past the scenario file's size limit) the scenario stops growing, and says so. */
-export const MAX_RECORDED_RULES = 1000;
+/**
+ * Rules written at most; past them (or past the scenario file's size limit) the scenario stops growing, and says so.
+ */
+const MAX_RECORDED_RULES = 1000;
 /** Raw exchanges written at most, and the bytes of the file; each body is cut to BODY_CHARS. */
-export const MAX_RECORDED_EXCHANGES = 10_000;
+const MAX_RECORDED_EXCHANGES = 10_000;
 const MAX_EXCHANGE_BYTES = 64 * 1024 * 1024;
 const BODY_CHARS = 16 * 1024;
 /** The scenario is written this long after the last change (and at close), not on every request. */
@@ -51,7 +53,9 @@ export interface RecordedExchange {
   sent: { http: number; body: string; code?: number; message?: string };
 }
 
-/** What the scenario's top keys say: the upstream, and the token, strictness and response style it was recorded with. */
+/**
+ * What the scenario's top keys say: the upstream, and the token, strictness and response style it was recorded with.
+ */
 export interface RecordingOf {
   upstream: string;
   token: string;
@@ -87,9 +91,10 @@ export class Recorder {
   ) {
     this.scenarioFile = join(dir, 'scenario.yaml');
     this.exchangesFile = join(dir, 'exchanges.jsonl');
-    const problem = (message: string) => new ScenarioError('options', [{ path: ['record'], message }]);
+    const problem = (message: string) => new OptionsError([{ path: ['record'], message }]);
     for (const file of [this.scenarioFile, this.exchangesFile]) {
-      if (existsSync(file)) throw problem(`${file} exists: a recording is never written over; remove it or choose another folder`);
+      if (existsSync(file))
+        throw problem(`${file} exists: a recording is never written over; remove it or choose another folder`);
     }
     try {
       mkdirSync(dir, { recursive: true });
@@ -118,7 +123,11 @@ export class Recorder {
         this.stopped = `Recording stopped growing at request ${x.seq}: ${this.rules} rules, as much as one scenario file holds. The exchanges after it are in ${this.exchangesFile}.`;
       } else {
         if (!sequence) this.sequences.set(key, (sequence = { when, steps: [] }));
-        sequence.steps.push({ outcome, times: 1, label: `recorded #${x.seq}: ${x.request.method} ${endpointOf(x.request.url)} -> ${describe(outcome, x.sent.code)}` });
+        sequence.steps.push({
+          outcome,
+          times: 1,
+          label: `recorded #${x.seq}: ${x.request.method} ${endpointOf(x.request.url, this.of.token)} -> ${describe(outcome, x.sent.code)}`,
+        });
         this.rules++;
         this.scenarioBytes += size;
       }
@@ -135,10 +144,18 @@ export class Recorder {
 
   /** The scenario recorded so far, as the simulator loads it. */
   scenario(): ScenarioInput {
-    // The most specific kinds of request first: a rule for any user of an endpoint must not answer for one it has a rule of its own for.
-    const sequences = [...this.sequences.values()].sort((a, b) => Object.keys(b.when).length - Object.keys(a.when).length);
+    // The most specific kinds of request first: a rule for any user of an endpoint must not answer for one it has a
+    // rule of its own for.
+    const sequences = [...this.sequences.values()].sort(
+      (a, b) => Object.keys(b.when).length - Object.keys(a.when).length,
+    );
     const rules: RuleInput[] = sequences.flatMap((s) =>
-      s.steps.map((step, i) => ({ name: step.label, when: s.when, ...(i < s.steps.length - 1 ? { times: step.times } : {}), ...step.outcome })),
+      s.steps.map((step, i) => ({
+        name: step.label,
+        when: s.when,
+        ...(i < s.steps.length - 1 ? { times: step.times } : {}),
+        ...step.outcome,
+      })),
     );
     const recorded = `What ${this.of.upstream} answered, recorded by mfa-sim (${this.exchanges} requests). Run it with the API user's id and secret: mfa-sim --scenario ${this.scenarioFile} --api-user <id> --secret <secret>.`;
     return {
@@ -153,10 +170,16 @@ export class Recorder {
 
   /** The outcome as a rule can give it for these requests, or -5000 saying what the service did. */
   private replayable(when: When, outcome: Outcome): Outcome {
-    const fits = (o: Outcome) => compileScenario({ name: 'check', token: this.of.token, rules: [{ when, ...o }] }).issues.length === 0;
+    const fits = (o: Outcome) =>
+      compileScenario({ name: 'check', token: this.of.token, rules: [{ when, ...o }] }).issues.length === 0;
     if (fits(outcome)) return outcome;
     const code = outcome.respond?.code;
-    return { respond: { code: -5000, message: `Internal error: the service answered code ${code}, which the code table does not give to these requests` } };
+    return {
+      respond: {
+        code: -5000,
+        message: `Internal error: the service answered code ${code}, which the code table does not give to these requests`,
+      },
+    };
   }
 
   private later(): void {
@@ -191,7 +214,10 @@ export class Recorder {
   }
 }
 
-/** The exchange as the raw file keeps it, scrubbed, each body cut to BODY_CHARS; credentials and nonces removed from the headers. */
+/**
+ * The exchange as the raw file keeps it, scrubbed, each body cut to BODY_CHARS; credentials and nonces removed from the
+ * headers.
+ */
 function rawExchange(x: RecordedExchange, scrub: (text: string) => string, token: string): Record<string, unknown> {
   const cut = (text: string) => {
     const out = scrub(text);
@@ -199,15 +225,23 @@ function rawExchange(x: RecordedExchange, scrub: (text: string) => string, token
   };
   const headers = (raw: readonly string[]) => {
     const out: [string, string][] = [];
-    for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i]!, removedValue(raw[i]!.toLowerCase(), raw[i + 1]!, token) ?? cut(raw[i + 1]!)]);
+    for (let i = 0; i + 1 < raw.length; i += 2)
+      out.push([raw[i], removedValue(raw[i].toLowerCase(), raw[i + 1], token) ?? cut(raw[i + 1])]);
     return out;
   };
   const a = x.answer;
   return {
     seq: x.seq,
     at: x.at,
-    request: { method: x.request.method, path: cut(x.request.url), headers: headers(x.request.headers), body: cut(x.request.body) },
-    ...(a.kind === 'answer' ? { response: { status: a.status, headers: headers(a.headers), body: cut(a.body.toString('utf8')) } } : { failure: a.reason }),
+    request: {
+      method: x.request.method,
+      path: cut(x.request.url),
+      headers: headers(x.request.headers),
+      body: cut(x.request.body),
+    },
+    ...(a.kind === 'answer'
+      ? { response: { status: a.status, headers: headers(a.headers), body: cut(a.body.toString('utf8')) } }
+      : { failure: a.reason }),
     sent: { http: x.sent.http, code: x.sent.code },
   };
 }
@@ -220,22 +254,39 @@ function removedValue(name: string, value: string, token: string): string | unde
     const kept = Object.entries(parts).map(([k, v]) => `${k}=${k === 'signature' ? REMOVED : v}`);
     return `${token}-hmac: ${kept.join(',')}`;
   }
-  if (name.endsWith('-cnonce') || name.endsWith('-nonce') || name === 'cookie' || name === 'set-cookie' || name === 'x-sim-control-token' || name === 'proxy-authorization') return REMOVED;
+  if (
+    name.endsWith('-cnonce') ||
+    name.endsWith('-nonce') ||
+    name === 'cookie' ||
+    name === 'set-cookie' ||
+    name === 'x-sim-control-token' ||
+    name === 'proxy-authorization'
+  )
+    return REMOVED;
   return undefined;
 }
 
-/** The keys that tell one kind of request from another, as a rule's `when`: undefined for a request no rule can match. */
+/**
+ * The keys that tell one kind of request from another, as a rule's `when`: undefined for a request no rule can match.
+ */
 function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undefined {
-  const endpoint = endpointOf(req.url);
+  const endpoint = endpointOf(req.url, of.token);
   if (!endpoint) return undefined;
-  // Read as a replay reads it when it picks a rule, before authentication: JSON, and a short body string as relaxed JSON.
+  // Read as a replay reads it when it picks a rule, before authentication: JSON, and a short body string as relaxed
+  // JSON.
   const looked = peek(req.body, `${of.token}User`, false);
   const when: When = { endpoint };
   if (looked.type !== undefined && endpointTypes(endpoint, of.strict).includes(looked.type)) when.type = looked.type;
   const apiUser = rawHeader(req.headers, `x-${of.token}-apiuser`);
   if (apiUser !== undefined && /^\d{9}$/.test(apiUser)) when.apiUser = apiUser;
-  if (looked.user !== undefined && carriesUser(endpoint, when.type)) when.svcUser = looked.user.replace(/[\\*?[\]{}]/g, '\\$&');
-  if (looked.challengeType !== undefined && when.type === 150 && (CHALLENGE_TYPES as readonly string[]).includes(looked.challengeType)) when.challengeType = looked.challengeType;
+  if (looked.user !== undefined && carriesUser(endpoint, when.type))
+    when.svcUser = looked.user.replace(/[\\*?[\]{}]/g, '\\$&');
+  if (
+    looked.challengeType !== undefined &&
+    when.type === 150 &&
+    (CHALLENGE_TYPES as readonly string[]).includes(looked.challengeType)
+  )
+    when.challengeType = looked.challengeType;
   return when;
 }
 
@@ -256,8 +307,13 @@ function outcomeOf(x: RecordedExchange, scrub: (text: string) => string): Outcom
     const message = scrub(sent.message);
     return message.includes(REMOVED) ? { delay: 0 } : { respond: { code: sent.code, message } };
   }
-  if (sent.code === undefined && (a.status === 502 || a.status === 503 || a.status === 504)) return { fault: `proxy-${a.status}` as RuleInput['fault'] };
-  const seen = answerText({ status: a.status, contentType: rawHeader(a.headers, 'content-type'), body: a.body.toString('utf8') });
+  if (sent.code === undefined && (a.status === 502 || a.status === 503 || a.status === 504))
+    return { fault: `proxy-${a.status}` as RuleInput['fault'] };
+  const seen = answerText({
+    status: a.status,
+    contentType: rawHeader(a.headers, 'content-type'),
+    body: a.body.toString('utf8'),
+  });
   return { respond: { code: -5000, message: `Internal error: the service answered ${scrub(seen)}` } };
 }
 

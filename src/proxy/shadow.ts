@@ -4,7 +4,8 @@ import type { JournalEntry } from '../observers/answered.js';
 import type { ApiRequest } from '../request/context.js';
 import type { ApiResult } from '../request/path.js';
 import type { CompiledScenario } from '../scenario/compile.js';
-import { Simulator, type SimulatorOptions } from '../simulator.js';
+import type { StartOptions } from '../run-options.js';
+import { Simulator } from '../simulator.js';
 import { RecentMap } from '../world/recent-map.js';
 import { envelopeOf } from './judge.js';
 
@@ -21,7 +22,10 @@ const CHALLENGES_KEPT = 10_000;
 /** The shadow's journal: its entries are read the moment they are written. */
 const SHADOW_JOURNAL = 16;
 
-/** mfa-sim's decision on one request: its answer, and the journal entry (sealed) the decision left, with the client doctor's hint. */
+/**
+ * mfa-sim's decision on one request: its answer, and the journal entry (sealed) the decision left, with the client
+ * doctor's hint.
+ */
 export interface Decision {
   result: ApiResult;
   entry?: JournalEntry;
@@ -35,9 +39,21 @@ export class Shadow {
   /** `options`: those of the simulator it shadows (its own listening and proxying ones are left out). */
   constructor(
     private readonly main: Simulator,
-    options: SimulatorOptions,
+    options: StartOptions,
   ) {
-    const { upstream: _u, upstreamCa: _c, upstreamTimeout: _t, record: _r, publicUrl: _p, controlToken: _k, ...own } = options;
+    const {
+      upstream: _u,
+      upstreamCa: _c,
+      upstreamTimeout: _t,
+      record: _r,
+      publicUrl: _p,
+      controlToken: _k,
+      port: _port,
+      host: _h,
+      headersTimeout: _ht,
+      requestTimeout: _rt,
+      ...own
+    } = options;
     this.sim = new Simulator({ ...own, journalSize: SHADOW_JOURNAL });
   }
 
@@ -63,13 +79,18 @@ export class Shadow {
     this.sim.dropDelayed();
   }
 
-  /** Both created a challenge for the same request: the upstream's id, when a later request names it, names the shadow's. */
+  /**
+   * Both created a challenge for the same request: the upstream's id, when a later request names it, names the
+   * shadow's.
+   */
   learn(theirs: string, mine: ApiResult): void {
     const id = challengeIdOf(envelopeOf(mine.body)?.message);
     if (id !== undefined) this.challengeIds.set(theirs, id);
   }
 
-  /** The state of the shadow's copy of a challenge the upstream created (the client doctor asks whether it still waits). */
+  /**
+   * The state of the shadow's copy of a challenge the upstream created (the client doctor asks whether it still waits).
+   */
   stateOf(theirs: string): string | undefined {
     return this.sim.findChallenge(this.challengeIds.get(theirs) ?? theirs)?.state;
   }

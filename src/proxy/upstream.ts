@@ -1,8 +1,15 @@
 import { readFileSync, statSync } from 'node:fs';
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
 import type * as HttpsModule from 'node:https';
 import type * as TlsModule from 'node:tls';
-import { ScenarioError } from '../scenario/errors.js';
+import { OptionsError } from '../errors.js';
+import { UPSTREAM_TIMEOUT_MS } from '../run-options.js';
 import { lazy } from '../world/lazy.js';
 
 /**
@@ -15,8 +22,6 @@ import { lazy } from '../world/lazy.js';
 const https = lazy<typeof HttpsModule>('node:https');
 const tls = lazy<typeof TlsModule>('node:tls');
 
-/** How long the upstream has to answer a forwarded request whole (connecting included), unless `upstreamTimeout` says otherwise. */
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
 /** An upstream answer larger than this is not read on: the client gets -5000 with the reason. */
 export const UPSTREAM_ANSWER_LIMIT = 1024 * 1024;
 /** Connections kept open to the upstream at most; further requests wait for one (within their time-out). */
@@ -31,7 +36,10 @@ export interface UpstreamSettings {
   upstreamTimeout?: number;
 }
 
-/** A request as it goes to the upstream: the client's method and target, the headers that cross (headers.ts), the body's bytes. */
+/**
+ * A request as it goes to the upstream: the client's method and target, the headers that cross (headers.ts), the body's
+ * bytes.
+ */
 export interface Forwarded {
   method: string;
   /** The path and query the client asked for, under the upstream's base path. */
@@ -42,7 +50,8 @@ export interface Forwarded {
 }
 
 /** What came back: the upstream's whole answer, or why there is none. */
-export type UpstreamAnswer = { kind: 'answer'; status: number; headers: string[]; body: Buffer } | { kind: 'failure'; reason: string };
+export type UpstreamAnswer =
+  { kind: 'answer'; status: number; headers: string[]; body: Buffer } | { kind: 'failure'; reason: string };
 
 /** The operator's upstream: where requests go, over one pool of connections, each exchange within its bounds. */
 export class Upstream {
@@ -56,10 +65,13 @@ export class Upstream {
   constructor(settings: UpstreamSettings) {
     this.base = baseUrl(settings.upstream);
     this.url = this.base.href.replace(/\/$/, '');
-    this.timeoutMs = settings.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+    this.timeoutMs = settings.upstreamTimeout ?? UPSTREAM_TIMEOUT_MS;
     const ca = settings.upstreamCa === undefined ? undefined : [...tls().rootCertificates, caFile(settings.upstreamCa)];
     const pool = { keepAlive: true, maxSockets: MAX_SOCKETS };
-    this.agent = this.base.protocol === 'https:' ? new (https().Agent)({ ...pool, ca, rejectUnauthorized: true }) : new HttpAgent(pool);
+    this.agent =
+      this.base.protocol === 'https:'
+        ? new (https().Agent)({ ...pool, ca, rejectUnauthorized: true })
+        : new HttpAgent(pool);
   }
 
   /** Sends one request and reads the whole answer, within the time-out and the size limit; never rejects. */
@@ -88,9 +100,13 @@ export class Upstream {
       }
       this.inFlight.add(req);
       req.on('response', (res: IncomingMessage) => {
-        readWhole(res, (body) => settle({ kind: 'answer', status: res.statusCode ?? 0, headers: res.rawHeaders, body }), fail);
+        readWhole(
+          res,
+          (body) => settle({ kind: 'answer', status: res.statusCode ?? 0, headers: res.rawHeaders, body }),
+          fail,
+        );
       });
-      req.on('error', (e) => fail(failureReason(e as NodeJS.ErrnoException)));
+      req.on('error', (e) => fail(failureReason(e)));
       req.end(f.body);
     });
   }
@@ -144,17 +160,22 @@ const UNTRUSTED = new Set([
 /** Why a request to the upstream failed, in words a person can act on. */
 export function failureReason(e: NodeJS.ErrnoException): string {
   const code = e.code ?? '';
-  if (UNTRUSTED.has(code)) return `the upstream's TLS certificate is not trusted (${code}): give its CA with --upstream-ca`;
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return "the upstream's TLS certificate is for another host name (ERR_TLS_CERT_ALTNAME_INVALID)";
+  if (UNTRUSTED.has(code))
+    return `the upstream's TLS certificate is not trusted (${code}): give its CA with --upstream-ca`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return "the upstream's TLS certificate is for another host name (ERR_TLS_CERT_ALTNAME_INVALID)";
   if (code === 'CERT_HAS_EXPIRED') return "the upstream's TLS certificate has expired (CERT_HAS_EXPIRED)";
   if (code === 'ECONNREFUSED') return 'the upstream refused the connection (ECONNREFUSED)';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the upstream's host name does not resolve (${code})`;
-  if (code === 'ECONNRESET' || code === 'EPIPE') return `the upstream closed the connection without an answer (${code})`;
+  if (code === 'ECONNRESET' || code === 'EPIPE')
+    return `the upstream closed the connection without an answer (${code})`;
   if (code.startsWith('HPE_')) return `the upstream's answer is not valid HTTP (${code})`;
   return `the upstream could not be reached: ${e.message}`;
 }
 
-/** The operator's base URL, checked: http or https, a host, an optional base path; no credentials, query or fragment. */
+/**
+ * The operator's base URL, checked: http or https, a host, an optional base path; no credentials, query or fragment.
+ */
 function baseUrl(text: string): URL {
   let url: URL;
   try {
@@ -162,27 +183,36 @@ function baseUrl(text: string): URL {
   } catch {
     throw optionError('upstream', 'must be an http:// or https:// base URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw optionError('upstream', 'must be an http:// or https:// base URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw optionError('upstream', 'must be an http:// or https:// base URL');
   // Credentials in a URL end up in logs and reports; a query or fragment has no meaning under a base.
   if (url.username || url.password) throw optionError('upstream', 'must not hold a user name or password');
   if (url.search || url.hash) throw optionError('upstream', 'must not have a query or fragment');
   return url;
 }
 
-/** The text of a private CA's PEM file; a file that is missing, too large or holds no certificate is refused with the reason. */
+/**
+ * The text of a private CA's PEM file; a file that is missing, too large or holds no certificate is refused with the
+ * reason.
+ */
 function caFile(file: string): string {
   let text: string;
   try {
-    if (statSync(file).size > CA_FILE_LIMIT) throw optionError('upstreamCa', `${file} is larger than ${CA_FILE_LIMIT} bytes: not a CA certificate file`);
+    if (statSync(file).size > CA_FILE_LIMIT)
+      throw optionError('upstreamCa', `${file} is larger than ${CA_FILE_LIMIT} bytes: not a CA certificate file`);
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    if (e instanceof ScenarioError) throw e;
-    throw optionError('upstreamCa', `${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    if (e instanceof OptionsError) throw e;
+    throw optionError(
+      'upstreamCa',
+      `${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw optionError('upstreamCa', `${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw optionError('upstreamCa', `${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   return text;
 }
 
-function optionError(key: string, message: string): ScenarioError {
-  return new ScenarioError('options', [{ path: [key], message }]);
+function optionError(key: string, message: string): OptionsError {
+  return new OptionsError([{ path: [key], message }]);
 }

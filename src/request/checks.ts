@@ -1,25 +1,30 @@
 import { parseAuthorization } from '../auth/authorization.js';
-import { signatureMatches, stringToSign } from '../auth/signature.js';
+import { signatureMatches, signingLines } from '../auth/signature.js';
 import { codeInfo, type CheckName } from '../codes.js';
+import { InternalError } from '../errors.js';
 import { answer, type Answer } from '../contract/answer.js';
+import { API_USER_ID } from '../contract/api-user.js';
 import { judgeBody, judgeEnvelope, type BlockedBody, type ChallengeBody } from '../contract/bodies.js';
 import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
 import { nonceReuseHint, timeReuseHint } from '../doctor/first-uses.js';
 import type { Hint } from '../doctor/hint.js';
 import { authorizationShape, driftHint, nonceShape, timeShape } from '../doctor/shapes.js';
+import { algorithmToken, bodyUserToken, headerToken, pathToken, signedHeadersToken } from '../doctor/other-token.js';
 import type { SignedRequest } from '../doctor/signature.js';
 import type { RequestContext } from './context.js';
 import { operate } from './operation.js';
 import { monotonicMs } from '../world/monotonic.js';
 
 /**
- * The checks of a request, in the order of decisions §4, each named after its row in the code table: a small
- * function from what is known so far to "go on" (undefined) or an answer. Rejections are values; an exception is a
- * bug (the request path answers it -5000). A code a scenario rule forces answers at its own check.
+ * The checks of a request, in the order of docs/behaviour.md#order-of-checks, each named after its row in the code
+ * table: a small function from what is known so far to "go on" (undefined) or an answer. Rejections are values; an
+ * exception is a bug (the request path answers it -5000). A code a scenario rule forces answers at its own check.
  */
 
-/** The shapes the checks hold a request's values to (also the benchmark's one-function server, bench/checks-baseline.ts). */
-export const ID9 = /^\d{9}$/;
+/**
+ * The shapes the checks hold a request's values to (also the benchmark's one-function server,
+ * bench/checks-baseline.ts).
+ */
 export const UTCTIME = /^\d{1,16}$/;
 export const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
 export const HEX128 = /^[0-9a-fA-F]{128}$/;
@@ -45,30 +50,33 @@ function authFail(ctx: RequestContext, code: number, reason?: string, hint?: Hin
 function driftFail(ctx: RequestContext, time: number, now: number, maxDrift: number): Answer | undefined {
   const drift = time - now;
   if (Math.abs(drift) <= maxDrift) return undefined;
-  const reason = `x-${ctx.sc.token}-utctime is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(maxDrift / 1000)} s)`;
+  const reason = `${ctx.sc.names.utctime} is ${Math.round(drift / 1000)} s from the server's time (allowed ±${Math.round(maxDrift / 1000)} s)`;
   return authFail(ctx, -4036, reason, driftHint(time, now, maxDrift));
 }
 
 /** What the signature doctor needs: the request's signing headers and the secret of the API user they name. */
 function signedRequest(ctx: RequestContext, apiUserId: string | undefined): SignedRequest | undefined {
-  const user = apiUserId !== undefined && ID9.test(apiUserId) ? ctx.apiUserNamed(apiUserId) : undefined;
+  const user = apiUserId !== undefined && API_USER_ID.test(apiUserId) ? ctx.apiUserNamed(apiUserId) : undefined;
   if (!user || ctx.utctime === undefined || ctx.nonce === undefined) return undefined;
   const { method, url: path, body } = ctx.req;
   return { secret: user.secret, apiUser: user.id, token: ctx.sc.token, utctime: ctx.utctime, nonce: ctx.nonce, method, path, body };
 }
 
 /**
- * The checks, in the order of decisions §4; each name is a check of the code table, so a code forced by a
- * scenario rule answers exactly where the real check would have failed.
+ * The checks, in the order of docs/behaviour.md#order-of-checks; each name is a check of the code table, so a code
+ * forced by a scenario rule answers exactly where the real check would have failed.
  */
-export const CHECKS: readonly (readonly [CheckName, Check])[] = [
+const CHECKS: readonly (readonly [CheckName, Check])[] = [
   ['transport', (ctx) => (ctx.req.tooLarge !== undefined ? answer(-413, `the body is larger than ${ctx.req.tooLarge} bytes`) : undefined)],
   ['internal', () => undefined],
   [
     'route',
     (ctx) => {
-      const endpoint = endpointOf(ctx.req.url);
-      if (!endpoint) return answer(-404, `no endpoint at ${ctx.req.url.split('?')[0]}`);
+      const endpoint = endpointOf(ctx.req.url, ctx.sc.token);
+      if (!endpoint) {
+        ctx.hint = pathToken(ctx.req.url, ctx.sc.token);
+        return answer(-404, `no endpoint at ${ctx.req.url.split('?')[0]}`);
+      }
       if (!endpointMethods(endpoint).includes(ctx.req.method)) return answer(-405, `${ctx.req.method} is not allowed on /v1/svc/${endpoint}`);
       ctx.endpoint = endpoint;
       return undefined;
@@ -89,9 +97,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'utctime-header',
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
-      const name = `x-${ctx.sc.token}-utctime`;
+      const name = ctx.sc.names.utctime;
       const v = ctx.header(name);
-      if (!v) return authFail(ctx, -4004);
+      if (!v) return authFail(ctx, -4004, undefined, headerToken(ctx.req.headers, ctx.sc.token));
       if (!UTCTIME.test(v)) return authFail(ctx, -4005, `${name} must be 1 to 16 digits`, timeShape(v));
       ctx.utctime = v;
       return undefined;
@@ -101,9 +109,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'nonce-header',
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
-      const name = `x-${ctx.sc.token}-cnonce`;
+      const name = ctx.sc.names.nonce;
       const v = ctx.header(name);
-      if (!v) return authFail(ctx, -4006);
+      if (!v) return authFail(ctx, -4006, undefined, headerToken(ctx.req.headers, ctx.sc.token));
       if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`, nonceShape(v));
       ctx.nonce = v;
       return undefined;
@@ -113,9 +121,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'apiuser-header',
     (ctx) => {
       if (!isAuthChecked(ctx)) return undefined;
-      const v = ctx.header(`x-${ctx.sc.token}-apiuser`);
-      if (!v) return authFail(ctx, -4008);
-      if (!ID9.test(v)) return authFail(ctx, -4009, 'the API user id must be 9 digits');
+      const v = ctx.header(ctx.sc.names.apiUser);
+      if (!v) return authFail(ctx, -4008, undefined, headerToken(ctx.req.headers, ctx.sc.token));
+      if (!API_USER_ID.test(v)) return authFail(ctx, -4009, 'the API user id must be 9 digits');
       ctx.apiUserId = v;
       return undefined;
     },
@@ -140,8 +148,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.apiuser;
       if (!v) return authFail(ctx, -4028);
-      if (!ID9.test(v)) return authFail(ctx, -4029, 'apiuser must be 9 digits');
-      if (ctx.apiUserId !== undefined && v !== ctx.apiUserId) return authFail(ctx, -4029, `apiuser differs from the x-${ctx.sc.token}-apiuser header`);
+      if (!API_USER_ID.test(v)) return authFail(ctx, -4029, 'apiuser must be 9 digits');
+      if (ctx.apiUserId !== undefined && v !== ctx.apiUserId) return authFail(ctx, -4029, `apiuser differs from the ${ctx.sc.names.apiUser} header`);
       return undefined;
     },
   ],
@@ -151,7 +159,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.algorithm;
       if (!v) return authFail(ctx, -4030);
-      return v.toLowerCase() === `${ctx.sc.token}-hmac512` ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.token}-hmac512`);
+      return v.toLowerCase() === ctx.sc.names.algorithm ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.names.algorithm}`, algorithmToken(v, ctx.sc.token));
     },
   ],
   [
@@ -160,8 +168,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.signedheaders;
       if (!v) return authFail(ctx, -4032);
-      const want = `x-${ctx.sc.token}-utctime;x-${ctx.sc.token}-cnonce`;
-      return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`);
+      const want = ctx.sc.names.signedHeaders;
+      return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`, signedHeadersToken(v, ctx.sc.token));
     },
   ],
   [
@@ -170,7 +178,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       // Authenticated (auth: verify), the header named the API user already. Otherwise (auth: log or off) it is
       // taken from wherever the request names one (the header is parsed here unless its check ran).
       const parts = ctx.parts === undefined ? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token) : ctx.parts;
-      const id = ctx.apiUserId ?? [ctx.header(`x-${ctx.sc.token}-apiuser`), parts?.apiuser, ctx.peek.apiUser].find((c) => ID9.test(c ?? ''));
+      const id = ctx.apiUserId ?? [ctx.header(ctx.sc.names.apiUser), parts?.apiuser, ctx.peek.apiUser].find((c) => API_USER_ID.test(c ?? ''));
       if (id === undefined) return answer(-1001, 'the request names no API user');
       ctx.apiUserId = id;
       ctx.apiUser = ctx.apiUserNamed(id);
@@ -191,7 +199,7 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       const sig = ctx.signature;
       if (ctx.utctime === undefined || ctx.nonce === undefined || sig === undefined) return undefined;
-      const toSign = stringToSign(ctx.utctime, ctx.nonce, ctx.sc.token);
+      const toSign = signingLines(ctx.sc.names, ctx.utctime, ctx.nonce);
       if (signatureMatches(ctx.apiUser!.key, toSign, sig)) return undefined;
       ctx.expectedStringToSign = toSign;
       return authFail(ctx, -4037, undefined, ctx.doctor.refusedSignature(signedRequest(ctx, ctx.apiUser!.id)!, sig));
@@ -215,8 +223,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
         const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), monotonicMs()));
         if (fail) return fail;
       }
-      // Remembered only now that the signature verified (decisions §3), within the same synchronous step as
-      // the look-ups above: of many identical requests arriving together, exactly one gets here first.
+      // Remembered only now that the signature verified (docs/behaviour.md#time-drift-and-replay), within the same
+      // synchronous step as the look-ups above: of many identical requests arriving together, exactly one gets here
+      // first.
       const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
       memory.remember(nonce, time, ctx.replayWindow, ctx.sc.replayTimestamps);
       ctx.remembered = { memory, nonce, time };
@@ -231,7 +240,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const perms = ctx.apiUser!.permissions;
       const op = ctx.operation;
       if (op !== undefined) return perms.has(op) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call ${op}`);
-      // The operation is not known yet (the envelope is judged next): refused only if none of this endpoint's is allowed.
+      // The operation is not known yet (the envelope is judged next): refused only if none of this endpoint's is
+      // allowed.
       const ops = endpointTypes(ctx.endpoint!, ctx.sc.strict).map((t) => TYPE_OPERATION.get(t)!);
       return ops.some((o) => perms.has(o)) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call /v1/svc/${ctx.endpoint}`);
     },
@@ -251,7 +261,10 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       if (!ctx.env) return undefined;
       const judged = judgeBody(ctx.env.op, ctx.env.body, ctx.sc, ctx.env.op === 'challenge' && ctx.apiUser!.ipRules !== undefined);
-      if ('code' in judged) return judged as Answer;
+      if ('code' in judged) {
+        if (judged.code === -5077) ctx.hint = bodyUserToken(ctx.env.body, ctx.sc.token);
+        return judged as Answer;
+      }
       ctx.body = judged;
       return undefined;
     },
@@ -295,5 +308,5 @@ export function runChecks(ctx: RequestContext): Answer {
     const result = check(ctx);
     if (result) return result;
   }
-  throw new Error('the operation check always answers');
+  throw new InternalError('the operation check always answers');
 }

@@ -70,7 +70,10 @@ export class RequestContext implements RuleSubject {
   private routed?: Endpoint | null;
 
   constructor(
-    /** The world the request acts on, how answers link back to the simulator, and the active scenario (who is known depends on it). */
+    /**
+     * The world the request acts on, how answers link back to the simulator, and the active scenario (who is known
+     * depends on it).
+     */
     readonly world: World,
     readonly links: Links,
     /** The client doctor: hints for refusals, and the first use of each nonce and time. */
@@ -88,7 +91,10 @@ export class RequestContext implements RuleSubject {
     return this.world.apiUser(this.sc, this.active, id);
   }
 
-  /** The request body read leniently, for rules and the permission check; never fails. Before authentication it reads JSON only. */
+  /**
+   * The request body read leniently, for rules and the permission check; never fails. Before authentication it reads
+   * JSON only.
+   */
   get peek(): Peek {
     const relaxed = this.verified || this.sc.auth !== 'verify';
     if (!this.peeked || (relaxed && !this.peekedRelaxed && !this.peeked.complete)) {
@@ -98,7 +104,10 @@ export class RequestContext implements RuleSubject {
     return this.peeked;
   }
 
-  /** A request header by its lower-case name; only the request's own headers (a rule may name `constructor` or `__proto__`). */
+  /**
+   * A request header by its lower-case name; only the request's own headers (a rule may name `constructor` or
+   * `__proto__`).
+   */
   header(name: string): string | undefined {
     const headers = this.req.headers;
     if (!Object.prototype.hasOwnProperty.call(headers, name)) return undefined;
@@ -119,11 +128,13 @@ export class RequestContext implements RuleSubject {
 
   /** The endpoint the path names, whatever the method. */
   get endpointByPath(): Endpoint | undefined {
-    if (this.routed === undefined) this.routed = endpointOf(this.req.url) ?? null;
+    if (this.routed === undefined) this.routed = endpointOf(this.req.url, this.sc.token) ?? null;
     return this.routed ?? undefined;
   }
 
-  /** The instant replay memory judges expiry by: the earlier clock when a guard applies, so nothing is forgotten early. */
+  /**
+   * The instant replay memory judges expiry by: the earlier clock when a guard applies, so nothing is forgotten early.
+   */
   get replayNow(): number {
     return this.guard ? Math.min(this.now, this.guard.now) : this.now;
   }
@@ -133,7 +144,9 @@ export class RequestContext implements RuleSubject {
     return this.guard ? Math.max(this.sc.maxDrift, this.guard.maxDrift) : this.sc.maxDrift;
   }
 
-  /** A forced error leaves no trace: no challenge made, no nonce burned (decisions §9). */
+  /**
+   * A forced error leaves no trace: no challenge made, no nonce burned (docs/behaviour.md#scenarios-and-forced-codes).
+   */
   forcedError(): Answer {
     const r = this.remembered;
     if (r) {

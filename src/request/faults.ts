@@ -1,4 +1,4 @@
-import type { Fault } from '../scenario/schema.js';
+import { ANSWERING_FAULTS, type Fault } from '../scenario/schema.js';
 import type { RandomSource } from '../world/random.js';
 
 /**
@@ -8,7 +8,7 @@ import type { RandomSource } from '../world/random.js';
 
 /** Whether a fault keeps the request from reaching the service (nothing is checked, created or remembered). */
 export function stopsBeforeService(fault: Fault | undefined): fault is 'reset' | 'hang' | 'proxy-502' | 'proxy-503' | 'proxy-504' {
-  return fault === 'reset' || fault === 'hang' || fault === 'proxy-502' || fault === 'proxy-503' || fault === 'proxy-504';
+  return fault !== undefined && !ANSWERING_FAULTS.has(fault);
 }
 
 /** The HTML error page a proxy in front of the service sends. */

@@ -5,8 +5,9 @@ import { qrDataUrl } from '../world/qr.js';
 import type { RequestContext } from './context.js';
 
 /**
- * The last check (decisions §4 step 9): the operation itself, done by the world's verbs (world/challenges.ts owns
- * the challenges' life), or the success a scenario rule forces, with the side effects where they make sense.
+ * The last check (docs/behaviour.md#order-of-checks, step 9): the operation itself, done by the world's verbs
+ * (world/challenges.ts owns the challenges' life), or the success a scenario rule forces, with the side effects where
+ * they make sense.
  */
 
 const json = (o: unknown) => JSON.stringify(o);
@@ -28,12 +29,14 @@ export function operate(ctx: RequestContext): Answer {
 function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
   const challenges = ctx.world.challenges;
   const apiUser = ctx.apiUser!.id;
+  // Who takes a step in a challenge's life, for the dashboard: a client, or the explorer's own request.
+  const by = ctx.doctor.sendsAny && ctx.doctor.sentItself(ctx.nonce) ? 'explorer' : 'client';
   switch (op) {
     case 'time':
       return { code: 15000, message: json({ 'utc-time': String(Math.floor(ctx.now / 1000)) }) };
     case 'challenge': {
       const body = ctx.body as ChallengeBody;
-      const c = challenges.create(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay);
+      const c = challenges.create(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay, by);
       ctx.challenge = c;
       const url = ctx.links.challenge(c.id, ctx.req.headers.host);
       const message: Record<string, string> = { challengeId: c.id, challengeQRcodeUrl: url };
@@ -41,13 +44,13 @@ function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
       return { code: 2025, message: json(message) };
     }
     case 'cancel': {
-      const { challenge, ...outcome } = challenges.cancel(apiUser, ctx.body as CancelBody, ctx.now, forced);
+      const { challenge, ...outcome } = challenges.cancel(apiUser, ctx.body as CancelBody, ctx.now, forced, by);
       ctx.challenge = challenge;
       return outcome;
     }
     case 'status':
     case 'verify': {
-      const { challenge, ...outcome } = challenges.lookUp(op, apiUser, ctx.body as LookupBody, ctx.now, forced);
+      const { challenge, ...outcome } = challenges.lookUp(op, apiUser, ctx.body as LookupBody, ctx.now, forced, by);
       ctx.challenge = challenge;
       return outcome;
     }

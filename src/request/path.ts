@@ -46,7 +46,10 @@ export class RequestPath {
    * request numbers, and the `sim-<n>` id of answers to callers who sent none.
    */
   private seq = 0;
-  /** The timers of requests a rule delays (up to 10 minutes): dropped when the simulator closes, so none holds its process. */
+  /**
+   * The timers of requests a rule delays (up to 10 minutes): dropped when the simulator closes, so none holds its
+   * process.
+   */
   private readonly delayed = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
@@ -122,7 +125,10 @@ export class RequestPath {
     return ctx.hint ? { code: result.code, message: withHint(result.message, ctx.hint) } : result;
   }
 
-  /** An error's message may quote what the caller sent: a secret where it does not belong is never echoed, and it is cut to size after. */
+  /**
+   * An error's message may quote what the caller sent: a secret where it does not belong is never echoed, and it is cut
+   * to size after.
+   */
   private shown(result: Answer): Answer {
     return result.code < 0 ? { code: result.code, message: clipText(this.redactor.hide(result.message), MAX_MESSAGE_CHARS) } : result;
   }
@@ -156,7 +162,10 @@ export class RequestPath {
     return min + (max > min ? (this.world.random.uint32() / 2 ** 32) * (max - min) : 0);
   }
 
-  /** A request whose x-sim-scenario names no scenario: a mistake of the test set-up, answered -5000 with the reason, not counted as coverage. */
+  /**
+   * A request whose x-sim-scenario names no scenario: a mistake of the test set-up, answered -5000 with the reason, not
+   * counted as coverage.
+   */
   private unrouted(req: ApiRequest, error: string, startedAt: number): ApiResult {
     const active = this.scenarios.active;
     const ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, this.world.clock.now());

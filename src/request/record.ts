@@ -19,7 +19,7 @@ export function recordOf(ctx: RequestContext, seq: number, result: Answer | unde
     endpoint: ctx.endpointByPath,
     operation: ctx.env?.op,
     type: ctx.env?.type,
-    apiUser: ctx.apiUser?.id ?? ctx.apiUserId ?? headerAsKept(ctx.header(`x-${ctx.sc.token}-apiuser`), hide),
+    apiUser: ctx.apiUser?.id ?? ctx.apiUserId ?? headerAsKept(ctx.header(ctx.sc.names.apiUser), hide),
     user: (ctx.body as { user?: string } | undefined)?.user,
     http: result ? mustCode(result.code).http : undefined,
     code: result?.code,
@@ -33,7 +33,7 @@ export function recordOf(ctx: RequestContext, seq: number, result: Answer | unde
     hint: result && ctx.hint ? ctx.hint : undefined,
     wouldFail: ctx.wouldFail,
     internalError: ctx.internalError,
-    by: ctx.doctor.sendsAny && ctx.doctor.sentItself(ctx.header(`x-${ctx.sc.token}-cnonce`)) ? 'explorer' : undefined,
+    by: ctx.doctor.sendsAny && ctx.doctor.sentItself(ctx.header(ctx.sc.names.nonce)) ? 'explorer' : undefined,
     request: { headers: ctx.req.headers, body: bodyAsKept(ctx.req.body, hide) },
     response: body === undefined ? undefined : { body: bodyAsKept(body, hide) },
   };

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InternalError } from '../errors.js';
 import { besideBuild } from '../world/lazy.js';
 
 /**
@@ -18,7 +19,7 @@ export function shippedScenarioDir(): string {
     if (existsSync(join(candidate, 'default.yaml'))) return (root = candidate);
     dir = dirname(dir);
   }
-  throw new Error('the shipped scenarios folder was not found beside the mfa-sim package');
+  throw new InternalError('the shipped scenarios folder was not found beside the mfa-sim package');
 }
 
 /** What a scenario name may look like when it names a file (`<name>.yaml`): no path, no dot first. */

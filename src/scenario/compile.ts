@@ -1,18 +1,24 @@
 import { ACCOUNT_STATES, codeInfo, type Operation } from '../codes.js';
+import { closest } from '../closest.js';
 import { isEmail } from '../contract/envelope.js';
+import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { AccountBook, foldedValueMatcher, isGlob, type AccountEntry } from '../world/accounts.js';
 import { GlobError } from '../world/glob.js';
 import { IpRules, parseRange } from '../world/ip.js';
-import type { ScenarioIssue } from './errors.js';
-import { PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
-import { checkShape } from './validate.js';
+import type { ScenarioIssue } from '../errors.js';
+import { ANSWERING_FAULTS, PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
+import { mend } from './mend.js';
+import { shadowedRules } from './shadows.js';
+import { checkShape, MAX_ISSUES } from './validate.js';
 import { HmacKey } from '../auth/hmac-key.js';
+import { tokenNames, type TokenNames } from '../auth/signature.js';
 import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
 
 /**
- * Compiling a scenario (decisions §9): checked against the schema, then every value given its meaning (durations,
- * accounts, API users, rules that could never match), into the typed object the simulator runs.
+ * Compiling a scenario (docs/behaviour.md#scenarios-and-forced-codes): checked against the schema, then every value
+ * given its meaning (durations, accounts, API users, rules that could never match), into the typed object the simulator
+ * runs.
  */
 
 /** An API user as the simulator uses it. */
@@ -47,6 +53,11 @@ export interface CompiledRule {
   delay?: { min: number; max: number };
   fault?: Fault;
   hangMs: number;
+  /**
+   * Whether the rule decides the answer (it forces a code, or a fault that keeps the request from the service). A rule
+   * that only delays or garbles the answer (truncate, garbage) does not: it composes with the one that decides.
+   */
+  decides: boolean;
 }
 
 /** A scenario with defaults applied and every value parsed: what the simulator runs. */
@@ -56,6 +67,8 @@ export interface CompiledScenario {
   /** The scenario as given (for listing and for the dashboard). */
   input: ScenarioInput;
   token: string;
+  /** The header names and Authorization values the token makes, made once here for every request. */
+  names: TokenNames;
   strict: boolean;
   responseStyle: 'document' | 'sdk';
   /** A refusal's message carries the client doctor's hint. */
@@ -73,10 +86,9 @@ export interface CompiledScenario {
   rules: CompiledRule[];
 }
 
-export const DEFAULT_MAX_DRIFT = 300_000;
-export const DEFAULT_AUTO_VERIFY_DELAY = 2_000;
+const DEFAULT_MAX_DRIFT = 300_000;
+const DEFAULT_AUTO_VERIFY_DELAY = 2_000;
 const TOKEN = /^[a-z][a-z0-9]{0,31}$/;
-const API_USER_ID = /^\d{9}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** An API user record from its parts. */
@@ -90,8 +102,18 @@ export function makeApiUser(id: string, secret: string, state = 'active', permis
  */
 export function compileScenario(value: unknown): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
   const shape = checkShape(value);
-  if (shape.length) return { issues: shape };
-  const input = value as ScenarioInput;
+  if (shape.length === 0) return compileChecked(value as ScenarioInput);
+  // Every problem in one pass: those of shape, and those of meaning in the parts of the scenario that were read whole.
+  const { issues, mended } = mend(value, shape);
+  const all = mended ? [...issues, ...mended.keep(compileChecked(mended.value, mended.rulesWhole).issues)] : issues;
+  return { issues: all.slice(0, MAX_ISSUES) };
+}
+
+/**
+ * Gives the values of a scenario of the right shape their meaning. `rulesWhole`: no rule had a value set aside, so
+ * which rule shadows which can be told.
+ */
+function compileChecked(input: ScenarioInput, rulesWhole = true): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
   const issues: ScenarioIssue[] = [];
   const fail = (path: (string | number)[], message: string) => {
     issues.push({ path, message });
@@ -114,7 +136,7 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
   if (input.apiUsers) {
     apiUsers = new Map();
     input.apiUsers.forEach((u, i) => {
-      if (!API_USER_ID.test(u.id)) fail(['apiUsers', i, 'id'], 'must be exactly 9 digits');
+      if (!API_USER_ID.test(u.id)) fail(['apiUsers', i, 'id'], API_USER_ID_RULE);
       else if (apiUsers!.has(u.id)) fail(['apiUsers', i, 'id'], `API user ${u.id} is listed twice`);
       let ipRules: IpRules | undefined;
       if (u.ipRules) {
@@ -140,7 +162,8 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
     const code = ACCOUNT_STATES.get(ref);
     if (code !== undefined) return code;
     if (/^-2\d{3}$/.test(ref) && codeInfo(Number(ref))?.check === 'account') return Number(ref);
-    fail(path, `unknown account state \`${ref}\` (one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`);
+    const near = closest(ref, ['active', ...ACCOUNT_STATES.keys()]);
+    fail(path, `unknown account state \`${ref}\` (${near ? `did you mean "${near}"? ` : ''}one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`);
     return 0;
   };
   const accountEntries: AccountEntry[] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
@@ -155,6 +178,10 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
   const autoVerifyDelay = duration(input.autoVerify?.delay, DEFAULT_AUTO_VERIFY_DELAY, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay, fail);
 
   const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
+  if (rulesWhole) {
+    const broken = new Set(issues.filter((i) => i.path[0] === 'rules').map((i) => i.path[1]));
+    issues.push(...shadowedRules(rules, input.rules ?? [], (i) => broken.has(i)));
+  }
 
   if (issues.length) return { issues };
   return {
@@ -164,6 +191,7 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
       description: input.description,
       input,
       token,
+      names: tokenNames(token),
       strict: input.strict ?? false,
       responseStyle: input.responseStyle ?? 'document',
       hints: input.hints ?? true,
@@ -183,7 +211,9 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
 
 type Fail = (path: (string | number)[], message: string) => void;
 
-/** A duration key: its value in ms within its limit, or the fallback when absent; a problem names the key and the range. */
+/**
+ * A duration key: its value in ms within its limit, or the fallback when absent; a problem names the key and the range.
+ */
 function duration(v: number | string | undefined, fallback: number, path: (string | number)[], bound: DurationLimit, fail: Fail): number {
   if (v === undefined) return fallback;
   const read = boundedDuration(v, bound);
@@ -211,7 +241,8 @@ function matcherOf(pattern: string, path: (string | number)[], fail: Fail): ((fo
 function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser> | undefined, fail: Fail): CompiledRule {
   const at = (...rest: (string | number)[]) => ['rules', index, ...rest];
   const w = r.when ?? {};
-  const rule: CompiledRule = { index, label: r.name ?? `rule ${index + 1}`, after: r.after ?? 0, times: r.times, every: r.every, hangMs: 60_000 };
+  const decides = r.respond !== undefined || (r.fault !== undefined && !ANSWERING_FAULTS.has(r.fault));
+  const rule: CompiledRule = { index, label: r.name ?? `rule ${index + 1}`, after: r.after ?? 0, times: r.times, every: r.every, hangMs: 60_000, decides };
 
   // What the request must be: endpoint, type, and the operations they allow.
   let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
@@ -227,7 +258,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
     rule.type = w.type;
   }
   if (w.apiUser !== undefined) {
-    if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), 'must be exactly 9 digits');
+    if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), API_USER_ID_RULE);
     else if (apiUsers && !apiUsers.has(w.apiUser)) fail(at('when', 'apiUser'), `impossible: API user ${w.apiUser} is not in this scenario's apiUsers`);
     rule.apiUser = w.apiUser;
   }
@@ -277,7 +308,7 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   }
   if (r.fault) {
     rule.fault = r.fault;
-    if (r.respond && r.fault !== 'truncate' && r.fault !== 'garbage') {
+    if (r.respond && !ANSWERING_FAULTS.has(r.fault)) {
       fail(at('respond'), `has no effect: fault ${r.fault} never sends the service's answer`);
     }
   }

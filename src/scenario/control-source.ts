@@ -1,6 +1,5 @@
-import { ControlError } from '../errors.js';
 import type { ScenarioDirectories } from './directories.js';
-import { ScenarioError } from './errors.js';
+import { ControlError, ScenarioError } from '../errors.js';
 import { readScenarioFile } from './files.js';
 import type { ScenarioSource } from './registry.js';
 
@@ -26,6 +25,6 @@ export async function controlSource(body: unknown, dirs: ScenarioDirectories, ec
     const file = await dirs.locate(b.file);
     return { text: await readScenarioFile(file), source: file };
   }
-  if (Object.hasOwn(b, 'scenario') && b.scenario && typeof b.scenario === 'object') return b.scenario as ScenarioSource;
-  return b as ScenarioSource;
+  if (Object.hasOwn(b, 'scenario') && b.scenario && typeof b.scenario === 'object') return b.scenario;
+  return b;
 }

@@ -1,19 +1,11 @@
 import { statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
-import { ScenarioError } from './errors.js';
+import { ControlError, OptionsError } from '../errors.js';
 
 /**
  * The scenario directories the control API may read files from, and the one refusal for any other path.
  */
-
-/** A file the control API may not read: one answer whatever the reason (outside the directories, missing, a link out). */
-export class FileRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FileRefused';
-  }
-}
 
 /**
  * The directories the control API may read scenario files from, as the operator named them at start
@@ -24,23 +16,27 @@ export class FileRefused extends Error {
 export class ScenarioDirectories {
   readonly dirs: readonly string[];
 
-  /** Throws a ScenarioError naming each directory that is not one: a wrong name would leave every file refused, silently. */
+  /**
+   * Throws an OptionsError naming each directory that is not one: a wrong name would leave every file refused,
+   * silently.
+   */
   constructor(dirs: readonly string[] = []) {
     const issues = dirs.flatMap((dir, i) => {
       const problem = directoryProblem(dir);
       return problem ? [{ path: ['scenarioDirs', i], message: `${JSON.stringify(dir.slice(0, 200))}: ${problem}` }] : [];
     });
-    if (issues.length) throw new ScenarioError('options', issues);
+    if (issues.length) throw new OptionsError(issues);
     this.dirs = [...new Set(dirs.map((d) => resolve(d)))];
   }
 
   /**
-   * The real path of `file` (absolute, or relative to a scenario directory) when it is inside one; FileRefused
-   * otherwise, with a message that does not quote the path (the caller knows it, and it may hold anything).
+   * The real path of `file` (absolute, or relative to a scenario directory) when it is inside one. Otherwise a
+   * ControlError (400), the same whatever the reason (outside the directories, missing, a link out), with a message
+   * that does not quote the path (the caller knows it, and it may hold anything).
    */
   async locate(file: string): Promise<string> {
     if (this.dirs.length === 0) {
-      throw new FileRefused('this simulator reads no scenario files through the control API: start it with --scenario-dir <dir> (or the option scenarioDirs) to allow the files of that directory');
+      throw new ControlError(400, 'this simulator reads no scenario files through the control API: start it with --scenario-dir <dir> (or the option scenarioDirs) to allow the files of that directory');
     }
     const candidates = isAbsolute(file) ? this.dirs.map((d) => [d, resolve(file)]) : this.dirs.map((d) => [d, join(d, file)]);
     for (const [dir, candidate] of candidates) {
@@ -49,10 +45,12 @@ export class ScenarioDirectories {
       const [realDir, realFile] = await Promise.all([realpath(dir).catch(() => undefined), realpath(candidate).catch(() => undefined)]);
       if (realDir !== undefined && realFile !== undefined && inside(realDir, realFile)) return realFile;
     }
-    throw new FileRefused(`the file is not in this simulator's scenario directories (${this.dirs.join(', ')})`);
+    throw new ControlError(400, `the file is not in this simulator's scenario directories (${this.dirs.join(', ')})`);
   }
 
-  /** A scenario by name: a shipped one, else `<name>.yaml` or `<name>.yml` in a scenario directory; undefined when none. */
+  /**
+   * A scenario by name: a shipped one, else `<name>.yaml` or `<name>.yml` in a scenario directory; undefined when none.
+   */
   async findByName(name: string): Promise<string | undefined> {
     const shipped = findShippedScenario(name);
     if (shipped || !SCENARIO_NAME.test(name)) return shipped;
@@ -66,7 +64,10 @@ export class ScenarioDirectories {
   }
 }
 
-/** The scenario directories when none are named: the folder of the scenario the simulator starts with, when that is a file. */
+/**
+ * The scenario directories when none are named: the folder of the scenario the simulator starts with, when that is a
+ * file.
+ */
 export function defaultScenarioDirs(scenario: string | undefined): string[] {
   try {
     return scenario !== undefined && statSync(scenario).isFile() ? [dirname(scenario)] : [];

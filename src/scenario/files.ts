@@ -1,14 +1,20 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { ScenarioError } from './errors.js';
+import { ScenarioError } from '../errors.js';
 
 /**
  * Reading a scenario file safely: a regular file only, bounded while read, never waiting on a FIFO or a device.
  */
 
-/** Scenario files larger than this are refused; the limit is counted while reading (a device or a /proc file says its size is 0). */
+/**
+ * Scenario files larger than this are refused; the limit is counted while reading (a device or a /proc file says its
+ * size is 0).
+ */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
 
-/** Opening a FIFO for reading waits for a writer; non-blocking, it returns at once and the regular-file check refuses it. */
+/**
+ * Opening a FIFO for reading waits for a writer; non-blocking, it returns at once and the regular-file check refuses
+ * it.
+ */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 function notRegular(file: string): ScenarioError {

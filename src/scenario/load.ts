@@ -2,7 +2,7 @@ import type * as YAML from 'yaml';
 import { lazy } from '../world/lazy.js';
 import { shippedScenarioValue } from './catalog.js';
 import { compileScenario, type CompiledScenario } from './compile.js';
-import { ScenarioError, type ScenarioIssue } from './errors.js';
+import { ScenarioError, type ScenarioIssue } from '../errors.js';
 import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
 import { quoted } from '../contract/answer.js';
 
@@ -15,8 +15,11 @@ const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
 
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
 const MAX_ALIASES = 100;
-/** Flow collections (`[`, `{`) nested deeper than this are refused before parsing: the parser recurses, slowly, until its stack runs out. */
-export const MAX_FLOW_DEPTH = 256;
+/**
+ * Flow collections (`[`, `{`) nested deeper than this are refused before parsing: the parser recurses, slowly, until
+ * its stack runs out.
+ */
+const MAX_FLOW_DEPTH = 256;
 
 /**
  * Parses scenario text (YAML, of which JSON is a part) and compiles it. Anything wrong (syntax, a duplicate
@@ -34,7 +37,8 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   const lineCounter = new Y.LineCounter();
   let doc: YAML.Document.Parsed;
   try {
-    // Duplicate keys are found below in one pass: the parser's own check compares each key with every other (quadratic).
+    // Duplicate keys are found below in one pass: the parser's own check compares each key with every other
+    // (quadratic).
     doc = Y.parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: false, strict: true, schema: 'core', merge: false });
   } catch (e) {
     throw new ScenarioError(source, [{ path: [], message: e instanceof RangeError ? 'is nested too deeply' : `cannot be read as YAML: ${(e as Error).message}` }]);
@@ -77,10 +81,9 @@ export function loadScenarioFile(file: string): CompiledScenario {
 export function compileOrThrow(value: unknown, source: string, line?: (path: (string | number)[]) => number | undefined): CompiledScenario {
   const { scenario, issues } = compileScenario(value);
   if (scenario) return scenario;
-  throw new ScenarioError(
-    source,
-    issues.map((i): ScenarioIssue => ({ ...i, line: i.line ?? line?.(i.path) })),
-  );
+  // In the order of the file: the problems of shape and of meaning are found apart.
+  const placed = issues.map((i): ScenarioIssue => ({ ...i, line: i.line ?? line?.(i.path) }));
+  throw new ScenarioError(source, placed.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
 }
 
 /**

@@ -1,8 +1,8 @@
-import { ControlError } from '../errors.js';
 import type { ApiRequest } from '../request/context.js';
 import { findShippedScenario, shippedScenarioNames } from './catalog.js';
 import type { CompiledScenario } from './compile.js';
-import { ScenarioError } from './errors.js';
+import { ControlError, ScenarioError } from '../errors.js';
+import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { compileOrThrow, loadScenarioFile } from './load.js';
 import { running, type Running } from './rules.js';
 import type { ScenarioInput } from './schema.js';
@@ -17,7 +17,10 @@ export type { ScenarioSource } from './sources.js';
 
 /** The header that picks a scenario for one request. */
 export const SCENARIO_HEADER = 'x-sim-scenario';
-/** Scenarios given at run time (loaded or bound) are kept by name for x-sim-scenario, at most this many besides the live ones. */
+/**
+ * Scenarios given at run time (loaded or bound) are kept by name for x-sim-scenario, at most this many besides the live
+ * ones.
+ */
 export const MAX_GIVEN_SCENARIOS = 64;
 /** Scenarios bound to API users at once. */
 export const MAX_BINDINGS = 256;
@@ -33,7 +36,9 @@ export class ScenarioRegistry {
   private activeRun: Running;
   private readonly bindings = new Map<string, Running>();
   private readonly given = new Map<string, CompiledScenario>();
-  /** Scenarios picked by header, per scenario they are picked under (a Running replaced on reset takes its picks along). */
+  /**
+   * Scenarios picked by header, per scenario they are picked under (a Running replaced on reset takes its picks along).
+   */
   private readonly picks = new WeakMap<Running, Map<string, Running>>();
 
   /** `pinned`: scenario keys given as options (flags), kept when another scenario is loaded. */
@@ -58,7 +63,7 @@ export class ScenarioRegistry {
   runningFor(req: ApiRequest): Running | { error: string } {
     let base = this.activeRun;
     if (this.bindings.size) {
-      const id = req.headers[`x-${this.token}-apiuser`];
+      const id = req.headers[this.activeRun.sc.names.apiUser];
       const bound = typeof id === 'string' ? this.bindings.get(id) : undefined;
       if (bound) base = bound;
     }
@@ -86,7 +91,7 @@ export class ScenarioRegistry {
    * Without a source, the active scenario as it is now, with rule counts of its own.
    */
   bind(apiUser: string, source?: ScenarioSource): CompiledScenario {
-    if (typeof apiUser !== 'string' || !/^\d{9}$/.test(apiUser)) throw new ControlError(400, 'an API user id is 9 digits');
+    if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser)) throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
     this.checkRoom(apiUser);
     const sc = source === undefined ? this.active : this.overlay(resolveScenario(source));
     this.bindings.set(apiUser, running(sc));
@@ -154,7 +159,7 @@ export class ScenarioRegistry {
     const file = given ? undefined : findShippedScenario(name);
     if (!given && !file) return undefined;
     const r = running(this.pickOverlay(given ?? loadScenarioFile(file!), base.sc), base);
-    if (!picks) this.picks.set(base, (picks = new Map()));
+    if (!picks) this.picks.set(base, (picks = new Map<string, Running>()));
     picks.set(name, r);
     return r;
   }
@@ -186,7 +191,10 @@ export class ScenarioRegistry {
     return sc.token === this.token ? sc : compileOrThrow({ ...sc.input, token: this.token }, sc.name);
   }
 
-  /** Keeps a scenario given at run time by its name; past MAX_GIVEN_SCENARIOS, the oldest neither active nor bound is forgotten. */
+  /**
+   * Keeps a scenario given at run time by its name; past MAX_GIVEN_SCENARIOS, the oldest neither active nor bound is
+   * forgotten.
+   */
   private remember(sc: CompiledScenario): void {
     this.given.delete(sc.name);
     this.given.set(sc.name, sc);

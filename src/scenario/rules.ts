@@ -4,6 +4,8 @@ import type { Endpoint } from '../contract/operations.js';
 import { foldCase } from '../world/fold-case.js';
 import { headerReadings } from './header-readings.js';
 import type { CompiledRule, CompiledScenario } from './compile.js';
+import { ANSWERING_FAULTS } from './schema.js';
+import { LIMITS } from '../world/time-limits.js';
 
 /**
  * Which rule of a scenario decides a request, and the counts that `after`, `times` and `every` read. Rules are
@@ -27,23 +29,54 @@ export interface Running {
 }
 
 export function running(sc: CompiledScenario, under?: Running): Running {
-  return { sc, counts: new Array(sc.rules.length).fill(0), under };
+  return { sc, counts: new Array<number>(sc.rules.length).fill(0), under };
 }
 
-/** The first rule that matches and whose count says it applies now; counts every rule it looks at that matches. */
+/**
+ * The rules that apply to a request, as one: the first rule that matches, whose count says it applies now and that
+ * decides the answer (a code, or a fault that keeps the request from the service), with every rule that only delays
+ * or garbles the answer and applies too, wherever it stands in the list. Counts every rule it looks at that matches;
+ * the rules that decide after the first one that applies are not looked at.
+ */
 export function pickRule(run: Running, subject: RuleSubject): CompiledRule | undefined {
   const endpoint = subject.endpointByPath;
   const folded = new FoldedValues(subject);
+  let decided = false;
+  let applied: CompiledRule[] | undefined;
   for (const rule of run.sc.rules) {
-    if (!ruleMatches(rule, subject, endpoint, run.sc.token, folded)) continue;
-    const n = ++run.counts[rule.index];
-    if (n <= rule.after) continue;
-    const k = n - rule.after;
-    if (rule.times !== undefined && k > rule.times) continue;
-    if (rule.every !== undefined && k % rule.every !== 0) continue;
-    return rule;
+    if (decided && rule.decides) continue;
+    if (!ruleMatches(rule, subject, endpoint, run.sc.names.apiUser, folded) || !appliesNow(rule, ++run.counts[rule.index])) continue;
+    decided ||= rule.decides;
+    (applied ??= []).push(rule);
   }
-  return undefined;
+  return applied && composed(applied);
+}
+
+/** Whether a rule that matched for the `n`th time applies to this request (`after`, `times`, `every`). */
+function appliesNow(rule: CompiledRule, n: number): boolean {
+  if (n <= rule.after) return false;
+  const k = n - rule.after;
+  return (rule.times === undefined || k <= rule.times) && (rule.every === undefined || k % rule.every === 0);
+}
+
+/**
+ * The rules that apply, as one rule: the code and the fault that keeps the request from the service of the one that
+ * decides; the delays added up (to the longest a delay may be); of the faults that garble an answer, the first.
+ */
+function composed(rules: CompiledRule[]): CompiledRule {
+  const decider = rules.find((r) => r.decides);
+  const delays = rules.flatMap((r) => (r.delay ? [r.delay] : []));
+  const most = LIMITS.delay.max;
+  return {
+    ...(decider ?? rules[0]),
+    label: rules.map((r) => r.label).join(' + '),
+    delay: delays.length ? { min: Math.min(most, sum(delays.map((d) => d.min))), max: Math.min(most, sum(delays.map((d) => d.max))) } : undefined,
+    fault: decider?.fault && !ANSWERING_FAULTS.has(decider.fault) ? decider.fault : rules.find((r) => r.fault)?.fault,
+  };
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }
 
 /**
@@ -78,7 +111,7 @@ class FoldedValues {
   }
 }
 
-function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoint | undefined, token: string, folded: FoldedValues): boolean {
+function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoint | undefined, apiUserHeader: string, folded: FoldedValues): boolean {
   if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
   if (rule.headers) {
     for (const [name, match] of rule.headers) {
@@ -86,7 +119,7 @@ function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoin
     }
   }
   if (rule.apiUser !== undefined) {
-    const id = subject.header(`x-${token}-apiuser`) ?? subject.peek.apiUser;
+    const id = subject.header(apiUserHeader) ?? subject.peek.apiUser;
     if (id !== rule.apiUser) return false;
   }
   if (rule.type !== undefined && subject.peek.type !== rule.type) return false;

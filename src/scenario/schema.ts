@@ -2,9 +2,9 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Type } from '../typebox.js';
 
 /**
- * The one schema of a scenario (decisions §9): a YAML file, a JSON body sent to the control API and the
- * options object of `startSimulator` are all checked against it. It is also published as JSON Schema
- * (`mfa-sim --schema`) so that editors can check scenario files as they are typed.
+ * The one schema of a scenario (docs/behaviour.md#scenarios-and-forced-codes): a YAML file, a JSON body sent to the
+ * control API and the options object of `startSimulator` are all checked against it. It is also published as JSON
+ * Schema (`mfa-sim --schema`) so that editors can check scenario files as they are typed.
  */
 
 const oneOf = <T extends string>(values: readonly T[], description?: string) =>
@@ -21,6 +21,8 @@ const Duration = (description: string) =>
 
 export const PERMISSIONS = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked', 'autoVerify'] as const;
 export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
+/** The faults that break an answer the service gave; the others keep the request from the service. */
+export const ANSWERING_FAULTS: ReadonlySet<Fault> = new Set(['truncate', 'garbage']);
 export const AUTH_MODES = ['verify', 'log', 'off'] as const;
 export const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
 
@@ -31,7 +33,7 @@ const AccountState = Type.Union([Type.String(), Type.Integer()], {
   errorMessage: 'must be an account state name (active, invalid, blocked, locked, ...) or a -2xxx code',
 });
 
-export const ApiUserSchema = strictObject(
+const ApiUserSchema = strictObject(
   {
     id: Type.String({ description: '9-digit API user id' }),
     secret: Type.String({ minLength: 1, description: 'shared secret for HMAC-SHA512 signatures' }),
@@ -56,7 +58,7 @@ const Delay = Type.Union(
   { errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }' },
 );
 
-export const RuleSchema = strictObject(
+const RuleSchema = strictObject(
   {
     name: Type.Optional(Type.String({ description: 'shown in the journal and the log' })),
     when: Type.Optional(
@@ -85,10 +87,13 @@ export const RuleSchema = strictObject(
     fault: Type.Optional(oneOf(FAULTS, 'break the wire instead of answering normally')),
     hangFor: Type.Optional(Duration('fault hang: how long the connection is held before it is closed (default 60s, at most 10m)')),
   },
-  'a forced outcome: the first rule that matches a request decides',
+  'a forced outcome: the first rule that matches a request and forces a code or a fault decides; rules that only delay or garble the answer add to it',
 );
 
-/** The one schema of a scenario file (and of the scenario keys of the options), as TypeBox: JSON Schema at run time, TypeScript types at compile time. */
+/**
+ * The one schema of a scenario file (and of the scenario keys of the options), as TypeBox: JSON Schema at run time,
+ * TypeScript types at compile time.
+ */
 export const ScenarioSchema = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
@@ -96,7 +101,9 @@ export const ScenarioSchema = strictObject(
     token: Type.Optional(Type.String({ description: 'identifier token in header names, scheme, algorithm and user field (default svc)' })),
     strict: Type.Optional(Type.Boolean({ description: 'reject everything the interface document does not show (default false)' })),
     responseStyle: Type.Optional(oneOf(['document', 'sdk'] as const, 'document: utctime; sdk: utcTime, as the published clients parse it')),
-    hints: Type.Optional(Type.Boolean({ description: "a refusal's message ends with the client doctor's hint, the likely mistake and its fix (default true); false: the code's bare meaning" })),
+    hints: Type.Optional(
+      Type.Boolean({ description: "whether a refusal's message ends with the client doctor's hint (the likely mistake and its fix) or is the code's bare meaning only (default: with the hint)" }),
+    ),
     auth: Type.Optional(oneOf(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off')),
     clock: Type.Optional(
       strictObject({

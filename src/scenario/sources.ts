@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { RUN_KEYS } from '../run-options.js';
 import { findShippedScenario } from './catalog.js';
 import type { CompiledScenario } from './compile.js';
-import { ScenarioError } from './errors.js';
+import { ScenarioError } from '../errors.js';
 import { compileOrThrow, loadScenarioFile, loadScenarioText } from './load.js';
 import type { ScenarioInput } from './schema.js';
 import { isScenarioText } from './scenario-text.js';
@@ -19,7 +19,7 @@ import { isScenarioText } from './scenario-text.js';
 export type ScenarioSource = string | Partial<ScenarioInput> | { text: string; source?: string };
 
 /** The description of the scenario a simulator starts with when it is given none (the shipped `default`'s). */
-export const DEFAULT_DESCRIPTION = 'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
+const DEFAULT_DESCRIPTION = 'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
 
 
 /** Compiles a scenario from any of the ways it can be given; anything wrong is a ScenarioError naming where. */
@@ -41,11 +41,14 @@ export function resolveScenario(source: ScenarioSource): CompiledScenario {
   return compileOrThrow(source, typeof name === 'string' ? name : 'scenario');
 }
 
-/** The scenario keys given as options (flags) that stay when another scenario is loaded: token, strictness, response style, hints. */
+/**
+ * The scenario keys given as options (flags) that stay when another scenario is loaded: token, strictness, response
+ * style, hints.
+ */
 export function pinnedKeys(opts: Partial<ScenarioInput>): Partial<ScenarioInput> {
   const pinned: Record<string, unknown> = {};
   for (const k of ['token', 'strict', 'responseStyle', 'hints'] as const) if (opts[k] !== undefined) pinned[k] = opts[k];
-  return pinned as Partial<ScenarioInput>;
+  return pinned;
 }
 
 /** The scenario a simulator starts with: a named or file scenario, with the options' scenario keys on top. */

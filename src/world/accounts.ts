@@ -2,13 +2,11 @@ import { foldCase } from './fold-case.js';
 import { compileFoldedGlob, isGlob } from './glob.js';
 
 /**
- * Account states (decisions §7): which -2xxx code each user e-mail of a scenario gets, by exact e-mail or glob.
+ * Account states (docs/behaviour.md#accounts-and-api-users): which -2xxx code each user e-mail of a scenario gets, by
+ * exact e-mail or glob.
  */
 
 export { isGlob };
-
-/** An account state as a scenario writes it: a name of decisions §7, `active`, or a -2xxx code. */
-export type StateRef = string | number;
 
 /** An account as a scenario lists it: a glob comes with its matcher (compiled where the scenario is checked). */
 export interface AccountEntry {

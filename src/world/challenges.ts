@@ -3,6 +3,7 @@ import type { ChallengeBody, LookupBody } from '../contract/bodies.js';
 import { ControlError } from '../errors.js';
 import { foldCase } from './fold-case.js';
 import type { RandomSource } from './random.js';
+import type { Actor, ChallengeState, Step } from './steps.js';
 
 /**
  * The challenges a simulator has issued and their whole life: made by a new-challenge request; then approved or
@@ -10,16 +11,11 @@ import type { RandomSource } from './random.js';
  * expired or auto-verified by the clock. A maintainer who changes how a challenge ends changes this file.
  */
 
-/** Where a challenge stands (decisions §8). `approved`: the user said yes; `verified`: the client then verified it. */
-export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
 /** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */
 export type EndedBy = 'user' | 'client' | 'clock' | 'auto-verify';
 
-// Written as records so that the compiler holds the lists to the types: a value missing or extra does not build.
-const STATES: Record<ChallengeState, true> = { waiting: true, approved: true, verified: true, denied: true, expired: true, cancelled: true };
+// Written as a record so that the compiler holds the list to the type: a value missing or extra does not build.
 const ENDINGS: Record<EndedBy, true> = { user: true, client: true, clock: true, 'auto-verify': true };
-/** Every state a challenge can be in (for the control API's document). */
-export const CHALLENGE_STATES = Object.keys(STATES) as ChallengeState[];
 /** Every way a challenge can end (for the control API's document). */
 export const ENDED_BY = Object.keys(ENDINGS) as EndedBy[];
 
@@ -43,6 +39,8 @@ export interface Challenge {
   endedAt?: number;
   /** How it ended. */
   endedBy?: EndedBy;
+  /** Its life step by step, from its creation: who made it, who answered it, who verified or cancelled it. */
+  trail: Step[];
 }
 
 /** Default number of challenges kept; past it the oldest are forgotten. */
@@ -64,6 +62,7 @@ export class Challenges {
    */
   private order: string[] = [];
   private head = 0;
+  private readonly watchers = new Set<(c: Challenge) => void>();
 
   constructor(
     private readonly random: RandomSource,
@@ -74,8 +73,11 @@ export class Challenges {
 
   // ---- What the client's requests do (the operations of the service).
 
-  /** A new challenge (2025) for `apiUser`, waiting for the user; with auto-verify it completes by itself after `autoVerifyDelay`. */
-  create(apiUser: string, body: ChallengeBody, now: number, autoVerifyDelay: number): Challenge {
+  /**
+   * A new challenge (2025) for `apiUser`, waiting for the user; with auto-verify it completes by itself after
+   * `autoVerifyDelay`.
+   */
+  create(apiUser: string, body: ChallengeBody, now: number, autoVerifyDelay: number, by: Actor = 'client'): Challenge {
     const c: Challenge = {
       id: this.random.uuid(),
       apiUser,
@@ -89,8 +91,10 @@ export class Challenges {
       ipAddress: body.ipAddress,
       qr: body.qr,
       state: 'waiting',
+      trail: [{ state: 'waiting', at: now, by }],
     };
     this.add(c);
+    this.changed(c);
     return c;
   }
 
@@ -98,10 +102,10 @@ export class Challenges {
    * The client cancels a challenge of its own: 2028 when it was waiting, else -2035 (unknown, someone else's, or
    * already ended). `forced` (a scenario rule forcing 2028) cancels a waiting one and answers 2028 whatever it finds.
    */
-  cancel(apiUser: string, body: { user: string; challengeId: string }, now: number, forced: boolean): Answer & { challenge?: Challenge } {
+  cancel(apiUser: string, body: { user: string; challengeId: string }, now: number, forced: boolean, by: Actor = 'client'): Answer & { challenge?: Challenge } {
     const c = this.own(apiUser, body.user, body.challengeId, now);
     if (c?.state === 'waiting') {
-      end(c, 'cancelled', now, 'client');
+      this.end(c, 'cancelled', now, 'client', by);
       return { code: 2028, message: json({ status: 'CANCELLED' }), challenge: c };
     }
     if (forced) return { code: 2028, message: json({ status: 'CANCELLED' }), challenge: c };
@@ -115,14 +119,14 @@ export class Challenges {
    * otherwise, -3087 for an unknown one or a wrong code. `forced` (a rule forcing 3080) answers 3080, and verify then
    * marks the challenge verified.
    */
-  lookUp(op: 'status' | 'verify', apiUser: string, body: LookupBody, now: number, forced: boolean): Answer & { challenge?: Challenge } {
+  lookUp(op: 'status' | 'verify', apiUser: string, body: LookupBody, now: number, forced: boolean, by: Actor = 'client'): Answer & { challenge?: Challenge } {
     const c = this.own(apiUser, body.user, body.challengeId, now);
     const found = c ? { challenge: c } : {};
     if (forced) {
       if (c && op === 'verify' && (c.state === 'waiting' || c.state === 'approved')) {
-        c.state = 'verified';
         c.endedAt ??= now;
         c.endedBy ??= 'client';
+        this.step(c, 'verified', now, by);
       }
       return { code: 3080, message: json({ challengeId: body.challengeId, status: op === 'verify' ? 'VERIFIED' : 'APPROVED' }), ...found };
     }
@@ -142,7 +146,7 @@ export class Challenges {
         if (c.autoVerifyAt === undefined && c.authCode !== undefined && body.authCode !== c.authCode) {
           return { ...answer(-3087, 'the auth code does not match the one the user was shown'), ...found };
         }
-        c.state = 'verified';
+        if (c.state !== 'verified') this.step(c, 'verified', now, by);
         return { code: 3080, message: json({ challengeId: c.id, status: 'VERIFIED' }), ...found };
     }
   }
@@ -150,24 +154,29 @@ export class Challenges {
   // ---- What the user (or a test standing in for the user) does, and the clock.
 
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
-  approve(id: string, now: number, authCode?: string): Challenge {
+  approve(id: string, now: number, authCode?: string, by: Actor = 'control'): Challenge {
     if (authCode !== undefined && (typeof authCode !== 'string' || authCode.length === 0 || authCode.length > 64)) throw new ControlError(400, 'authCode must be a string of 1 to 64 characters');
     const c = this.waiting(id, now);
-    end(c, 'approved', now, 'user');
     c.authCode = authCode ?? this.random.digits(6);
-    return c;
+    return this.end(c, 'approved', now, 'user', by);
   }
 
   /** The user denies a waiting challenge. */
-  deny(id: string, now: number): Challenge {
-    return end(this.waiting(id, now), 'denied', now, 'user');
+  deny(id: string, now: number, by: Actor = 'control'): Challenge {
+    return this.end(this.waiting(id, now), 'denied', now, 'user', by);
   }
 
   /** A waiting challenge expires now, as if its challengeExpiry had passed. */
-  expire(id: string, now: number): Challenge {
-    const c = end(this.waiting(id, now), 'expired', now, 'clock');
+  expire(id: string, now: number, by: Actor = 'control'): Challenge {
+    const c = this.waiting(id, now);
     c.expiresAt = now;
-    return c;
+    return this.end(c, 'expired', now, 'clock', by);
+  }
+
+  /** Calls `watcher` after every step of every challenge (the dashboard's live view); returns how to stop. */
+  watch(watcher: (c: Challenge) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   // ---- The store.
@@ -175,14 +184,14 @@ export class Challenges {
   /** The challenge with its state brought up to `now`, or undefined. */
   get(id: string, now: number): Challenge | undefined {
     const c = this.map.get(id);
-    if (c) settle(c, now);
+    if (c) this.settle(c, now);
     return c;
   }
 
   /** Every challenge, newest first, settled at `now`. */
   list(now: number): Challenge[] {
     const out = [...this.map.values()].reverse();
-    for (const c of out) settle(c, now);
+    for (const c of out) this.settle(c, now);
     return out;
   }
 
@@ -212,6 +221,37 @@ export class Challenges {
     return c && c.apiUser === apiUser && foldCase(c.user) === foldCase(user) ? c : undefined;
   }
 
+  /** A challenge ends (approved, denied, expired or cancelled), and who did it. */
+  private end(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy, by: Actor): Challenge {
+    endAt(c, state, at, endedBy, by);
+    this.changed(c);
+    return c;
+  }
+
+  /** A step that is not an end: an approved challenge verified. */
+  private step(c: Challenge, state: ChallengeState, at: number, by: Actor): void {
+    c.state = state;
+    c.trail.push({ state, at, by });
+    this.changed(c);
+  }
+
+  /** The clock's steps (auto-verify, expiry), taken when a challenge is looked at. */
+  private settle(c: Challenge, now: number): void {
+    const before = c.state;
+    settle(c, now);
+    if (c.state !== before) this.changed(c);
+  }
+
+  private changed(c: Challenge): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(c);
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
+  }
+
   private waiting(id: string, now: number): Challenge {
     if (typeof id !== 'string') throw new ControlError(400, 'a challenge id is a string');
     const c = this.get(id, now);
@@ -236,16 +276,16 @@ export class Challenges {
   }
 }
 
-function end(c: Challenge, state: ChallengeState, at: number, by: Challenge['endedBy']): Challenge {
-  c.state = state;
-  c.endedAt = at;
-  c.endedBy = by;
-  return c;
+/** Applies what the clock has done to a waiting challenge: auto-verify first, then expiry. */
+function settle(c: Challenge, now: number): void {
+  if (c.state !== 'waiting') return;
+  if (c.autoVerifyAt !== undefined && now >= c.autoVerifyAt && c.autoVerifyAt < c.expiresAt) endAt(c, 'approved', c.autoVerifyAt, 'auto-verify', 'auto-verify');
+  else if (now >= c.expiresAt) endAt(c, 'expired', c.expiresAt, 'clock', 'clock');
 }
 
-/** Applies what the clock has done to a waiting challenge: auto-verify first, then expiry. */
-export function settle(c: Challenge, now: number): void {
-  if (c.state !== 'waiting') return;
-  if (c.autoVerifyAt !== undefined && now >= c.autoVerifyAt && c.autoVerifyAt < c.expiresAt) end(c, 'approved', c.autoVerifyAt, 'auto-verify');
-  else if (now >= c.expiresAt) end(c, 'expired', c.expiresAt, 'clock');
+function endAt(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy, by: Actor): void {
+  c.state = state;
+  c.endedAt = at;
+  c.endedBy = endedBy;
+  c.trail.push({ state, at, by });
 }

@@ -1,16 +1,9 @@
+import { ControlError } from '../errors.js';
 import { clampInstant, INSTANT_WORDS, isInstantInRange, LIMITS } from './time-limits.js';
 
 /**
  * The virtual clock: the only reader of the machine's time, within the range time-limits.ts sets.
  */
-
-/** A move of the clock that would take it outside the instants it may show, or further than one move may go. */
-export class ClockRangeError extends RangeError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ClockRangeError';
-  }
-}
 
 /**
  * The simulator's virtual clock: the only place that reads the machine's time. Simulator time is a base (real
@@ -51,7 +44,7 @@ export class VirtualClock {
 
   /** Stops the clock at simulator time `at` when given, else where it stands. */
   freeze(at?: number): void {
-    if (at !== undefined && !isInstantInRange(at)) throw new ClockRangeError(`the clock cannot stop at ${at}: it must stay ${INSTANT_WORDS}`);
+    if (at !== undefined && !isInstantInRange(at)) throw new ControlError(400, `the clock cannot stop at ${at}: it must stay ${INSTANT_WORDS}`);
     this.frozenBase = at === undefined ? this.now() - this.offsetMs : at - this.offsetMs;
   }
 
@@ -64,14 +57,17 @@ export class VirtualClock {
 
   /** Moves the clock by `ms` (negative moves it back), frozen or not. */
   advance(ms: number): void {
-    if (!(ms >= LIMITS.advance.min && ms <= LIMITS.advance.max)) throw new ClockRangeError(`one move of the clock must be ${LIMITS.advance.words}`);
+    if (!(ms >= LIMITS.advance.min && ms <= LIMITS.advance.max)) throw new ControlError(400, `one move of the clock must be ${LIMITS.advance.words}`);
     const to = this.base() + this.offsetMs + ms;
-    if (!isInstantInRange(to)) throw new ClockRangeError(`the clock would leave its range: it must stay ${INSTANT_WORDS}`);
+    if (!isInstantInRange(to)) throw new ControlError(400, `the clock would leave its range: it must stay ${INSTANT_WORDS}`);
     if (this.frozenBase !== undefined) this.frozenBase += ms;
     else this.shift += ms;
   }
 
-  /** Shows the same base time as another clock, running or stopped, each under its own scenario's offset (proxy mode's shadow follows its simulator's). */
+  /**
+   * Shows the same base time as another clock, running or stopped, each under its own scenario's offset (proxy mode's
+   * shadow follows its simulator's).
+   */
   follow(other: VirtualClock): void {
     this.frozenBase = other.frozenBase;
     this.shift = other.shift;

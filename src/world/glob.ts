@@ -102,7 +102,9 @@ function literalEnds(tokens: Token[]): Ends {
   return { prefix, suffix, least };
 }
 
-/** The automaton run: the set of live states, advanced by each character; no state is ever visited twice per character. */
+/**
+ * The automaton run: the set of live states, advanced by each character; no state is ever visited twice per character.
+ */
 function run(tokens: Token[], starts: number[], value: string, counter?: StepCounter): boolean {
   const seen = new Int32Array(tokens.length).fill(-1);
   let current: number[] = [];
@@ -174,7 +176,10 @@ function tokenize(pattern: string): Token[] {
   return out;
 }
 
-/** The set whose first character is at `first` (just past its `[`), and the index just past its `]`; undefined when unclosed. */
+/**
+ * The set whose first character is at `first` (just past its `[`), and the index just past its `]`; undefined when
+ * unclosed.
+ */
 function readSet(pattern: string, first: number): { token: Token; end: number } | undefined {
   let i = first;
   const negated = pattern[i] === '!' || pattern[i] === '^';

@@ -2,8 +2,8 @@ import type ipaddr from 'ipaddr.js';
 import { lazy } from './lazy.js';
 
 /**
- * An API user's IPv4 rules (decisions §7): CIDR blocks to block or allow. ipaddr.js is loaded when a scenario first
- * has rules: most runs never need it.
+ * An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users): CIDR blocks to block or allow. ipaddr.js is
+ * loaded when a scenario first has rules: most runs never need it.
  */
 
 const ip4 = lazy<typeof ipaddr>('ipaddr.js');
@@ -24,8 +24,8 @@ export function parseRange(text: string): Range | undefined {
 }
 
 /**
- * An API user's IPv4 rules (decisions §7). An address is blocked when it is in a block range and in no
- * allow range, or when an allow list is given and it is in none of it.
+ * An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users). An address is blocked when it is in a block
+ * range and in no allow range, or when an allow list is given and it is in none of it.
  */
 export class IpRules {
   constructor(

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const requireHere = createRequire(import.meta.url);
@@ -33,4 +34,25 @@ function requireIfPresent<T>(file: string): T | undefined {
     if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
     return undefined;
   }
+}
+
+const texts = new Map<string, string>();
+
+/**
+ * A text file the build writes into dist/ (the browser scripts, src/browser/), read the first time it is asked for
+ * and kept. Run from the sources (the tests), it is the one the last build wrote (`npm test` builds first).
+ */
+export function builtText(file: string): string {
+  let text = texts.get(file);
+  if (text === undefined) {
+    const fromSources = import.meta.url.endsWith('.ts');
+    const url = new URL(fromSources ? `../../dist/${file}` : `./${file}`, import.meta.url);
+    try {
+      text = readFileSync(url, 'utf8');
+    } catch (e) {
+      throw new Error(`${file} is not built${fromSources ? ': run `npx tsup`' : ''} (${(e as Error).message})`);
+    }
+    texts.set(file, text);
+  }
+  return text;
 }

@@ -9,7 +9,8 @@ const zlib = lazy<typeof zlibModule>('node:zlib');
  * The QR code image of a challenge URL, as a PNG and as a data URL.
  */
 
-// Only the QR matrix (the package's own `create`): its main entry also loads renderers (PNG, SVG, terminal) this never uses.
+// Only the QR matrix (the package's own `create`): its main entry also loads renderers (PNG, SVG, terminal) this never
+// uses.
 const qrcode = lazy<typeof QRCode>('qrcode/lib/core/qrcode');
 
 /** Pixels per QR module, and the quiet zone in modules (the standard asks for 4). */

@@ -55,7 +55,7 @@ export function clampInstant(t: number): number {
 const DURATION_TEXT = /^-?\d+(\.\d+)?\s*(ms|s|m|h|d)?$/;
 
 /** Milliseconds from a number or a string such as 500ms, 90s, 10m, 2h, -1h, 3d; undefined when it is neither. */
-export function parseDuration(v: unknown): number | undefined {
+function parseDuration(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
   if (typeof v !== 'string') return undefined;
   const trimmed = v.trim();
@@ -72,7 +72,9 @@ export function boundedDuration(v: unknown, bound: DurationLimit): { ms: number 
   return { ms: n };
 }
 
-/** An instant from epoch ms or an ISO 8601 text, checked against the clock's range: the ms, or why it cannot be used. */
+/**
+ * An instant from epoch ms or an ISO 8601 text, checked against the clock's range: the ms, or why it cannot be used.
+ */
 export function boundedInstant(v: unknown): { ms: number } | { problem: string } {
   const t = typeof v === 'number' ? v : typeof v === 'string' && ISO_INSTANT.test(v.trim()) ? Date.parse(v.trim()) : NaN;
   if (Number.isNaN(t) && !(typeof v === 'number')) return { problem: `${shownValue(v)} is not an instant (ISO 8601 such as 2026-01-01T00:00:00Z, or epoch milliseconds)` };
@@ -82,8 +84,11 @@ export function boundedInstant(v: unknown): { ms: number } | { problem: string }
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-/** A value a caller sent, as a message quotes it: whole when short (never cut: a secret would show in part), else by its length or kind. */
-export function shownValue(v: unknown): string {
+/**
+ * A value a caller sent, as a message quotes it: whole when short (never cut: a secret would show in part), else by its
+ * length or kind.
+ */
+function shownValue(v: unknown): string {
   if (typeof v === 'number') return `\`${v}\``;
   if (typeof v === 'string') return v.length <= 40 ? `\`${v}\`` : `a text of ${v.length} characters`;
   return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v;

@@ -3,7 +3,7 @@ import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
 import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
 import { ControlError } from '../errors.js';
-import { ClockRangeError, VirtualClock } from './clock.js';
+import { VirtualClock } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from './time-limits.js';
 import { People } from './people.js';
 import { RandomSource } from './random.js';
@@ -35,7 +35,10 @@ export class World {
   /** Realistic sample people for the dashboard and the phone page (faker, loaded on first use). */
   readonly people: People;
   readonly challenges: Challenges;
-  /** The API user to sign with when a scenario lists none, and whether its id or secret was given (a given secret is never printed). */
+  /**
+   * The API user to sign with when a scenario lists none, and whether its id or secret was given (a given secret is
+   * never printed).
+   */
   readonly defaultApiUser: ApiUser;
   readonly defaultGiven: boolean;
   readonly secretGiven: boolean;
@@ -50,7 +53,8 @@ export class World {
     private readonly hide: (text: string) => string = (text) => text,
   ) {
     this.random = new RandomSource(opts.seed);
-    // Seeded: the same people from run to run. Unseeded, drawn from the crypto source (the seeded sequence is untouched).
+    // Seeded: the same people from run to run. Unseeded, drawn from the crypto source (the seeded sequence is
+    // untouched).
     this.people = new People(this.random.seed ?? this.random.uint32());
     this.challenges = new Challenges(this.random, opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES, hide);
     this.replayCap = opts.replayCap ?? DEFAULT_REPLAY_CAP;
@@ -100,7 +104,10 @@ export class World {
     return out;
   }
 
-  /** Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999; returns the time. */
+  /**
+   * Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999;
+   * returns the time.
+   */
   advance(by: unknown): number {
     const read = boundedDuration(by, LIMITS.advance);
     if ('problem' in read) throw new ControlError(400, `by: ${this.hide(read.problem)}`);
@@ -108,7 +115,10 @@ export class World {
     return this.clock.now();
   }
 
-  /** Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or where it stands; returns the time. */
+  /**
+   * Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or where it stands; returns the
+   * time.
+   */
   freeze(at?: unknown): number {
     const read = at === undefined ? undefined : boundedInstant(at);
     if (read && 'problem' in read) throw new ControlError(400, `at: ${this.hide(read.problem)}`);
@@ -136,7 +146,8 @@ export class World {
 
   /**
    * A new API user for one test worker: an id no one else has (not the default, not listed by `active`, not claimed)
-   * and a secret, both from the system's random source, never the seeded one (`--seed` repeats the world, not its keys).
+   * and a secret, both from the system's random source, never the seeded one (`--seed` repeats the world, not its
+   * keys).
    */
   claim(active: CompiledScenario): ApiUser {
     let id: string;
@@ -165,12 +176,12 @@ export class World {
   }
 }
 
-/** Runs a move of the clock; a move it refuses is a 400 of the control API, naming the key that asked for it. */
+/** Runs a move of the clock; a move it refuses (a 400) names the key that asked for it. */
 function onTheClock(key: string, move: () => void): void {
   try {
     move();
   } catch (e) {
-    if (e instanceof ClockRangeError) throw new ControlError(400, `${key}: ${e.message}`);
+    if (e instanceof ControlError) throw new ControlError(e.status, `${key}: ${e.message}`);
     throw e;
   }
 }

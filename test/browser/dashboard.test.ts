@@ -16,6 +16,25 @@ describe('a browser to run the dashboard tests in', () => {
   });
 });
 
+/** The little of the DOM the layout checks read in the page (the tests are type-checked without the DOM's types). */
+interface PageElement {
+  tagName: string;
+  id: string;
+  classList: Iterable<string>;
+  textContent: string | null;
+  scrollWidth: number;
+  clientWidth: number;
+  lastElementChild: PageElement | null;
+  getBoundingClientRect(): { left: number; right: number; bottom: number; width: number };
+  querySelectorAll(selector: string): Iterable<PageElement>;
+  closest(selector: string): PageElement | null;
+}
+interface PageWindow {
+  document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): Iterable<PageElement>; documentElement: PageElement };
+  innerWidth: number;
+  getComputedStyle(e: PageElement): { overflowX: string };
+}
+
 describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_000 }, async () => {
   const sim = await simulator({ secret: 'browser-secret-1c9e' });
   let browser: Browser;
@@ -52,7 +71,7 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     const id = await page.inputValue('input[name="challengeId"]');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(await send(page, 'status')).toBe('-3091');
-    await page.locator(`#challenges tr[data-challenge="${id}"]`, { hasText: 'waiting' }).waitFor();
+    await page.locator(`#challenges [data-challenge="${id}"]`, { hasText: 'waiting' }).waitFor();
 
     // The link to challengeQRcodeUrl opens the user's phone in a new tab.
     const [phone] = await Promise.all([page.context().waitForEvent('page'), page.click('#phone-link')]);
@@ -68,11 +87,11 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await page.bringToFront();
 
     expect(await send(page, 'status')).toBe('3080');
-    await page.locator(`#challenges tr[data-challenge="${id}"]`, { hasText: 'approved' }).waitFor();
+    await page.locator(`#challenges [data-challenge="${id}"]`, { hasText: 'approved' }).waitFor();
     await page.fill('input[name="authCode"]', code);
     expect(await send(page, 'verify')).toBe('3080');
     await expect.poll(() => page.locator('#result').textContent()).toContain('VERIFIED');
-    await page.locator(`#challenges tr[data-challenge="${id}"]`, { hasText: 'verified' }).waitFor();
+    await page.locator(`#challenges [data-challenge="${id}"]`, { hasText: 'verified' }).waitFor();
 
     // The live log, newest first: challenge, status waiting, status approved, verify.
     await expect.poll(() => logCodes(page)).toEqual(['3080', '3080', '-3091', '2025']);
@@ -93,14 +112,14 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await page.locator('#live', { hasText: 'live' }).waitFor();
     expect(await send(page, 'challenge')).toBe('2025');
     const first = await page.inputValue('input[name="challengeId"]');
-    await page.click(`#challenges tr[data-challenge="${first}"] button[data-act="deny"]`);
-    await page.locator(`#challenges tr[data-challenge="${first}"]`, { hasText: 'denied' }).waitFor();
+    await page.click(`#challenges [data-challenge="${first}"] button[data-act="deny"]`);
+    await page.locator(`#challenges [data-challenge="${first}"]`, { hasText: 'denied' }).waitFor();
     expect(await send(page, 'status')).toBe('-3092');
 
     expect(await send(page, 'challenge')).toBe('2025');
     const second = await page.inputValue('input[name="challengeId"]');
-    await page.click(`#challenges tr[data-challenge="${second}"] button[data-act="expire"]`);
-    await page.locator(`#challenges tr[data-challenge="${second}"]`, { hasText: 'expired' }).waitFor();
+    await page.click(`#challenges [data-challenge="${second}"] button[data-act="expire"]`);
+    await page.locator(`#challenges [data-challenge="${second}"]`, { hasText: 'expired' }).waitFor();
     expect(await send(page, 'status')).toBe('-3092');
 
     expect(await send(page, 'bad-signature')).toBe('-4037');
@@ -122,7 +141,7 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     // Two drifts from the explorer: a client doing this would be told drift-not-corrected; the explorer is not one.
     expect(await send(page, 'drift')).toBe('-4036');
     expect(await send(page, 'drift')).toBe('-4036');
-    await expect.poll(() => page.locator('#log details[data-code="-4036"] .what').first().textContent()).toContain(' · explorer · ');
+    await expect.poll(() => page.locator('#log details[data-code="-4036"] .what').first().textContent()).toMatch(/ · \d{9} · explorer$/);
     const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
     for (let i = 0; i < 2; i++) await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, {}, { id: 'same-every-time' }) });
     const row = page.locator('#findings tr[data-finding="envelope-id-reused"]');
@@ -137,6 +156,24 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await page.close();
   });
 
+  it('shows the whole run by default, and the current scenario on demand: codes and findings', async () => {
+    sim.newRun();
+    const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
+    for (let i = 0; i < 2; i++) await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, {}, { id: 'one-id-for-all' }) });
+    sim.loadScenario('default');
+    await sendApi(sim, '/v1/svc/time', { method: 'GET', as });
+    const page = await open('/__sim/ui');
+    const codes = sim.coverage().met.length + sim.coverage().missing.length;
+    await expect.poll(() => page.textContent('#coverage')).toBe(`Codes answered in the whole run: 2 of ${codes} (2025, 15000).`);
+    expect(await page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(1);
+    await page.check('input[name="scope"][value="scenario"]');
+    await expect.poll(() => page.textContent('#coverage')).toMatch(/^Codes answered in the current scenario: 1 of \d+ \(15000\)\.$/);
+    await expect.poll(() => page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(0);
+    await page.check('input[name="scope"][value="run"]');
+    await expect.poll(() => page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(1);
+    await page.close();
+  });
+
   it('switches the scenario from the picker', async () => {
     const page = await open('/__sim/ui');
     await page.selectOption('#scenario-pick', 'locked-account');
@@ -147,6 +184,105 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     expect(await send(page, 'challenge')).toBe('-2006');
     await page.close();
     sim.loadScenario('default');
+  });
+
+  it("follows the event stream: a client's challenge appears, the user's answer on the phone page shows at once, the time left counts down", async () => {
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    // The page reads nothing on a timer: within these two seconds, only the event stream can bring each change.
+    const soon = { timeout: 2000 };
+    const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
+    const made = await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, { svcUser: 'dave@example.com' }) });
+    const id = (JSON.parse(made.json.message) as { challengeId: string }).challengeId;
+    const row = page.locator(`#challenges [data-challenge="${id}"]`);
+    await row.waitFor(soon);
+    expect(await row.textContent()).toContain('sent by the client');
+    const left = row.locator('td.left');
+    const before = await left.textContent();
+    expect(before).toMatch(/^[45] min \d+ s$/);
+    await expect.poll(() => left.textContent(), soon).not.toBe(before);
+
+    const phone = await browser.newPage();
+    phone.on('pageerror', (e) => errors.push(e.message));
+    await phone.goto(`${sim.url}/phone/${id}`);
+    await phone.click('button:has-text("Approve")');
+    await phone.close();
+    await page.locator(`#challenges [data-challenge="${id}"]`, { hasText: 'sent by the client · approved by the user on the phone page' }).waitFor(soon);
+    await page.locator('#flash', { hasText: 'Challenge for dave@example.com approved by the user on the phone page' }).waitFor(soon);
+    expect(await row.locator('td.left').textContent()).toBe('');
+    await page.close();
+  });
+
+  it('the explorer says what was asked and what came of it, not what the button usually gets', async () => {
+    sim.loadScenario('locked-account');
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    await page.fill('input[name="user"]', 'locked@example.com');
+    expect(await send(page, 'challenge')).toBe('-2006');
+    expect(await page.textContent('#result h3')).toBe('New challenge for locked@example.com (UserKeyAndPattern, FiveMins)');
+    expect(await page.textContent('#result')).not.toMatch(/expected 2025/);
+    expect(await page.textContent('#result .usual')).toBe('This button usually gets 2025: this answer came from what was asked or from the scenario (its message says why).');
+    await page.fill('input[name="user"]', 'erin@example.com');
+    expect(await send(page, 'challenge')).toBe('2025');
+    expect(await page.textContent('#result .usual')).toBe('The usual answer for this button: 2025.');
+    // Verified by the explorer, after a control call (this page's button) approved it.
+    const id = await page.inputValue('input[name="challengeId"]');
+    await page.click(`#challenges [data-challenge="${id}"] button[data-act="approve"]`);
+    await page.locator('#flash', { hasText: 'approved by a control call (this page)' }).waitFor();
+    expect(await send(page, 'verify')).toBe('3080');
+    await page.locator(`#challenges [data-challenge="${id}"]`, { hasText: 'sent by the explorer · approved by a control call · verified by the explorer' }).waitFor();
+    await page.close();
+    sim.loadScenario('default');
+  });
+
+  it('nothing is cut off and no card is left with a large empty area, from 760 to 1920 px wide', async () => {
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    // One request in the log: its card ends below it, however narrow the page.
+    await send(page, 'time');
+    await page.locator('#log li').first().waitFor();
+    const emptyBelowOne = async () =>
+      page.evaluate(() => {
+        const log = (globalThis as unknown as PageWindow).document.querySelector('#log')!;
+        return log.closest('.card')!.getBoundingClientRect().bottom - log.lastElementChild!.getBoundingClientRect().bottom;
+      });
+    for (const width of [760, 1920]) {
+      await page.setViewportSize({ width, height: 1000 });
+      expect(await emptyBelowOne(), `${width} px`).toBeLessThan(40);
+    }
+    await page.fill('input[name="user"]', 'a-rather-long-name.for-the-layout@subdomain.example.com');
+    for (const kind of ['challenge', 'status', 'bad-signature', 'challenge']) await send(page, kind);
+    await page.locator('#log li').nth(4).waitFor();
+    mkdirSync(join(__dirname, '..', '..', 'test-results'), { recursive: true });
+    for (const width of [760, 1024, 1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 1000 });
+      await page.screenshot({ path: join(__dirname, '..', '..', 'test-results', `dashboard-${width}.png`), fullPage: true });
+      const layout = await page.evaluate(() => {
+        const { document, innerWidth, getComputedStyle } = globalThis as unknown as PageWindow;
+        const cut: string[] = [];
+        const name = (e: PageElement) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].join('.')} "${(e.textContent ?? '').trim().slice(0, 30)}"`;
+        for (const card of document.querySelectorAll('.card')) {
+          const box = card.getBoundingClientRect();
+          if (card.scrollWidth > card.clientWidth + 1) cut.push(`${name(card)} is wider inside than out`);
+          for (const e of card.querySelectorAll('button, td, th, input, select, .entry summary > span, h2, h3, p')) {
+            const r = e.getBoundingClientRect();
+            if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1)) cut.push(`${name(e)} sticks out of its card`);
+            // A text field scrolls what it holds, as every text field does; anything else shows all it has.
+            if (e.tagName !== 'INPUT' && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') cut.push(`${name(e)} is clipped`);
+          }
+        }
+        const log = document.querySelector('#log')!;
+        const logCard = log.closest('.card')!.getBoundingClientRect();
+        const lastEntry = log.lastElementChild!.getBoundingClientRect();
+        return { cut, pageWider: document.documentElement.scrollWidth > innerWidth, logEmptyBelow: logCard.bottom - lastEntry.bottom, latencies: [...document.querySelectorAll('.entry .ms')].map((e) => e.textContent) };
+      });
+      expect(layout.cut, `${width} px`).toEqual([]);
+      expect(layout.pageWider, `${width} px`).toBe(false);
+      expect(layout.logEmptyBelow, `${width} px: the log card below its last entry`).toBeLessThan(40);
+      expect(layout.latencies.length).toBeGreaterThanOrEqual(5);
+      for (const ms of layout.latencies) expect(ms).toMatch(/^\d+(\.\d+)? ms$/);
+    }
+    await page.close();
   });
 
   it('raised no script error on any page', () => {

@@ -6,20 +6,22 @@ import fc from 'fast-check';
  * thousands deep, relaxed JSON, invalid UTF-8.
  */
 
-export const API_PATHS = ['/v1/svc/challenge', '/v1/svc/time', '/v1/svc/status', '/v1/svc/verify', '/v1/svc/blocked'] as const;
+const API_PATHS = ['/v1/svc/challenge', '/v1/svc/time', '/v1/svc/status', '/v1/svc/verify', '/v1/svc/blocked'] as const;
 
 /** Header names that change how a request is framed: fuzzed on raw sockets only, where a hang is bounded. */
-export const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'keep-alive', 'te', 'trailer']);
+const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'keep-alive', 'te', 'trailer']);
 
 /** The characters a Node client lets a header value hold: tab, printable ASCII, the upper half of Latin-1. */
 const headerChar = fc
   .oneof({ weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) }, { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }) }, { weight: 1, arbitrary: fc.constant(9) })
   .map((c) => String.fromCharCode(c));
 
-export const headerText = fc.string({ unit: headerChar, maxLength: 60 });
+const headerText = fc.string({ unit: headerChar, maxLength: 60 });
 
-/** A long run of one character: lengths that stress parsers and regular expressions without passing the header limit. */
-export const absurd = fc.tuple(fc.integer({ min: 200, max: 6000 }), fc.constantFrom('a', '0', ' ', '=', ',', '9', 'f', '-')).map(([n, c]) => c.repeat(n));
+/**
+ * A long run of one character: lengths that stress parsers and regular expressions without passing the header limit.
+ */
+const absurd = fc.tuple(fc.integer({ min: 200, max: 6000 }), fc.constantFrom('a', '0', ' ', '=', ',', '9', 'f', '-')).map(([n, c]) => c.repeat(n));
 
 const nearValid = fc.constantFrom(
   '',
@@ -46,7 +48,7 @@ const nearValid = fc.constantFrom(
   '00000000-0000-0000-0000-000000000000',
 );
 
-export const headerValue = fc.oneof({ weight: 5, arbitrary: headerText }, { weight: 2, arbitrary: nearValid }, { weight: 1, arbitrary: absurd });
+const headerValue = fc.oneof({ weight: 5, arbitrary: headerText }, { weight: 2, arbitrary: nearValid }, { weight: 1, arbitrary: absurd });
 
 const knownName = fc.constantFrom(
   'authorization',
@@ -78,7 +80,7 @@ export interface HeaderOp {
 /** Edits of a valid, signed header set: drop one, change one, repeat one, re-case a name, add one. */
 export const headerOps = fc.array(
   fc.record({
-    kind: fc.constantFrom('delete', 'set', 'dup', 'case', 'add') as fc.Arbitrary<HeaderOp['kind']>,
+    kind: fc.constantFrom<HeaderOp['kind']>('delete', 'set', 'dup', 'case', 'add'),
     name: fc.oneof({ weight: 4, arbitrary: knownName }, { weight: 1, arbitrary: tokenName }),
     value: headerValue,
     mask: fc.integer(),
@@ -125,7 +127,8 @@ export function headerBytes(headers: [string, string | string[]][]): number {
 /** An Authorization value built from parts, some of them the right value (filled in when the request is signed). */
 export interface AuthShape {
   scheme: string;
-  parts: { key: string; sep: string; value: string | 'CORRECT' }[];
+  /** A part's value; `CORRECT` stands for the right one, filled in when the request is signed. */
+  parts: { key: string; sep: string; value: string }[];
   join: string;
 }
 
@@ -201,7 +204,9 @@ const stringText = fc
 
 const relaxedText = fc.constantFrom("{svcUser:'user@example.com',}", "'x'", "{'a':1,}", 'Infinity', 'NaN', '0x1F', "{a:'", '/* c */ {}', '+1', "[1,2,]");
 
-/** A JSON (or nearly JSON) value as text: scalars, strings of every kind and length, trees, `__proto__`, deep nesting. */
+/**
+ * A JSON (or nearly JSON) value as text: scalars, strings of every kind and length, trees, `__proto__`, deep nesting.
+ */
 export const valueText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: scalarText },
   { weight: 4, arbitrary: stringText },

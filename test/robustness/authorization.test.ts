@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { parseAuthorization } from '../../src/auth/authorization.js';
 import { runs } from './support.js';
 
-/** The grammar of decisions §2 as the regular expression it was first written with: the oracle. */
+/**
+ * The grammar of docs/behaviour.md#signing-and-header-formats as the regular expression it was first written with: the
+ * oracle.
+ */
 function byRegex(value: string, token: string): Record<string, string> | undefined {
   const scheme = `${token}-hmac:`;
   const trimmed = value.trimStart();

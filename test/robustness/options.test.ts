@@ -2,13 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ScenarioError, startSimulator, type StartOptions } from '../../src/index.js';
+import { OptionsError, ScenarioError, startSimulator, type StartOptions } from '../../src/index.js';
 import { simulator } from '../helpers.js';
 import { expectStillServes } from './support.js';
 
 /**
  * Class 1 on the in-process interface: options and method arguments a JavaScript caller can get wrong. Each is
- * refused with an error naming what is wrong (a ScenarioError for options, a ControlError with status 400 for a
+ * refused with an error naming what is wrong (an OptionsError for options, a ControlError with status 400 for a
  * method), never a RangeError from deep inside Node, an allocation of gigabytes, or a simulator that half works.
  */
 
@@ -39,14 +39,15 @@ describe('bad options are refused, naming the option', () => {
   for (const [options, message] of BAD) {
     it(`${JSON.stringify(options)}`, async () => {
       const started = startSimulator(options as StartOptions);
-      await expect(started).rejects.toThrow(ScenarioError);
+      await expect(started).rejects.toThrow(OptionsError);
+      await expect(started).rejects.toMatchObject({ code: 'MFA_SIM_OPTIONS' });
       await expect(started).rejects.toThrow(message);
     });
   }
 
   it('options that are not an object at all', async () => {
     await expect(startSimulator(null as unknown as StartOptions)).rejects.toThrow(/options: must be an object/);
-    await expect(startSimulator('' as unknown as StartOptions)).rejects.toThrow(/scenario: must not be empty/);
+    await expect(startSimulator('')).rejects.toThrow(/scenario: must not be empty/);
   });
 });
 

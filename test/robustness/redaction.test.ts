@@ -197,12 +197,12 @@ describe('a text shown again after the secrets changed', async () => {
     ['plain, many secrets', FUTURE, others],
     ['in a longer value, many secrets', `${FUTURE}-and-more-text-after-it-0123456789`, others],
   ])('%s: shown while not a secret, hidden once it is', async (_, value, more) => {
-    await sim.loadScenario({ name: 'before', apiUsers: [{ id: as.apiUser, secret: as.secret }, ...more] });
+    sim.loadScenario({ name: 'before', apiUsers: [{ id: as.apiUser, secret: as.secret }, ...more] });
     const before = await refusal(value);
     expect(before.json.message.length).toBeGreaterThanOrEqual(64); // long enough to be remembered
     expect(before.json.message).toContain('Hq4Vb8Ns2Lx6');
     // The same refusal, word for word, after a newly loaded scenario made the value a secret.
-    await sim.loadScenario({ name: 'after', apiUsers: [{ id: as.apiUser, secret: as.secret }, ...more, { id: '400000002', secret: FUTURE }] });
+    sim.loadScenario({ name: 'after', apiUsers: [{ id: as.apiUser, secret: as.secret }, ...more, { id: '400000002', secret: FUTURE }] });
     const after = await refusal(value);
     expect(after.text).not.toContain('Hq4Vb8Ns2Lx6');
     expect(after.json.message).toContain('[secret]');

@@ -84,7 +84,8 @@ async function session(sim: RunningSimulator): Promise<Seen> {
   await keep('-400', exchange(sim.url, 'garbage\r\n\r\n'));
   await keep('-431', exchange(sim.url, `GET / HTTP/1.1\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`));
 
-  // A misconfigured client puts its secret where it does not belong: as the nonce, in the path, in a field, in a header.
+  // A misconfigured client puts its secret where it does not belong: as the nonce, in the path, in a field, in a
+  // header.
   await keep('secret as nonce', send(sim, '/v1/svc/time', { method: 'GET', as: FLAG_USER, nonce: S1 }));
   await keep('secret as nonce, wrongly signed', send(sim, '/v1/svc/time', { method: 'GET', as: { ...FLAG_USER, secret: 'not-it' }, nonce: S1 }));
   await keep('secret in path', send(sim, `/v1/svc/${S1}`, { as: FLAG_USER, body: {} }));

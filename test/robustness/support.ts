@@ -7,8 +7,8 @@ import { signedHeaders, type RunningSimulator } from '../../src/index.js';
 import { clientTime, expectEnvelope, raw, type Envelope, type Sent } from '../helpers.js';
 
 /**
- * Runs of a property (or its time limit in ms), scaled by FUZZ_SCALE (default 1): `FUZZ_SCALE=10 npm test -- test/robustness` for a
- * deeper search on a quiet machine.
+ * Runs of a property (or its time limit in ms), scaled by FUZZ_SCALE (default 1): `FUZZ_SCALE=10 npm test --
+ * test/robustness` for a deeper search on a quiet machine.
  */
 export function runs(n: number): number {
   const scale = Number(process.env.FUZZ_SCALE ?? 1);
@@ -71,8 +71,9 @@ export interface Exchange {
 }
 
 /**
- * Writes bytes to the simulator's port (all at once, or the first `atOnce` and then one byte every `dripMs`), optionally stops after
- * `abortAfter` bytes by destroying the socket, and reads until the server closes or `timeoutMs` passes.
+ * Writes bytes to the simulator's port (all at once, or the first `atOnce` and then one byte every `dripMs`),
+ * optionally stops after `abortAfter` bytes by destroying the socket, and reads until the server closes or `timeoutMs`
+ * passes.
  */
 export function exchange(base: string, bytes: string | Buffer, opts: { dripMs?: number; atOnce?: number; abortAfter?: number; timeoutMs?: number } = {}): Promise<Exchange> {
   return new Promise((resolve) => {

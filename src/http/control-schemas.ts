@@ -1,0 +1,200 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { RequestHandler } from 'express';
+import { API_USER_ID } from '../contract/api-user.js';
+import { SEVERITIES } from '../doctor/findings.js';
+import { scenarioJsonSchema } from '../scenario/schema.js';
+import { Type } from '../typebox.js';
+import type { Simulator } from '../simulator.js';
+import { ENDED_BY } from '../world/challenges.js';
+import { ACTOR_NAMES, CHALLENGE_STATES } from '../world/steps.js';
+import type { Operation } from './routes.js';
+
+/**
+ * The shape of a row of the control API's table (control-routes.ts), and the shapes its rows name: bodies, answers
+ * and parameters, as JSON Schema (TypeBox), which the OpenAPI document carries.
+ */
+
+/** A route of the control API: its operation, how its body is read, and its handler. */
+export interface ControlRoute extends Operation {
+  /** A scenario (JSON, or YAML as text, up to 1 MiB), or a small JSON object (up to 16 KiB). */
+  body?: 'scenario' | 'json';
+  /** The handler, made once per simulator. */
+  handler: (sim: Simulator) => RequestHandler;
+}
+
+export const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'a challenge id' };
+export const apiUser = { name: 'apiUser', in: 'path', required: true, schema: { type: 'string', pattern: API_USER_ID.source }, description: 'an API user id' };
+export const scope = {
+  name: 'scope',
+  in: 'query',
+  schema: { enum: ['run', 'scenario'] },
+  description: 'the whole run (default: every request since start, across scenario loads) or the current scenario',
+};
+export const gates = [
+  { name: 'require', in: 'query', schema: { type: 'string' }, description: 'codes that must have been answered (comma-separated, or all)' },
+  { name: 'failOn', in: 'query', schema: { enum: [...SEVERITIES] }, description: 'findings this severe or worse fail' },
+];
+
+export const ErrorAnswer = Type.Object(
+  {
+    error: Type.String({ description: 'why, in a sentence' }),
+    issues: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.Array(Type.Union([Type.String(), Type.Integer()]), { description: 'the key, as a path' }),
+          message: Type.String(),
+          line: Type.Optional(Type.Integer({ description: 'the line in the scenario text' })),
+        }),
+        { description: 'a refused scenario: one entry per problem' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+const Iso = Type.String({ format: 'date-time' });
+export const Challenge = Type.Object(
+  {
+    id: Type.String(),
+    apiUser: Type.String(),
+    user: Type.String(),
+    state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))),
+    challengeType: Type.String(),
+    expiry: Type.String(),
+    createdAt: Iso,
+    expiresAt: Iso,
+    autoVerifyAt: Type.Optional(Iso),
+    endedAt: Type.Optional(Iso),
+    endedBy: Type.Optional(Type.Union(ENDED_BY.map((s) => Type.Literal(s)))),
+    trail: Type.Array(
+      Type.Object(
+        { state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))), at: Iso, by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))) },
+        { additionalProperties: false },
+      ),
+      { description: 'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify' },
+    ),
+    authCode: Type.Optional(Type.String({ description: 'the code the user was shown' })),
+    ipAddress: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export const Clock = Type.Object(
+  { now: Type.Number({ description: 'simulator time, epoch ms' }), iso: Iso, frozen: Type.Boolean(), offsetMs: Type.Number({ description: "the active scenario's clock.offset" }) },
+  { additionalProperties: false },
+);
+export const Scenarios = Type.Object(
+  {
+    active: Type.String(),
+    bindings: Type.Record(Type.String(), Type.String(), { description: 'API user -> scenario name' }),
+    shipped: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()) })),
+  },
+  { additionalProperties: false },
+);
+const Hint = Type.Object({ id: Type.String({ description: 'stable: the mistake' }), text: Type.String({ description: 'the mistake and its fix, in words' }) }, { description: "the client doctor's diagnosis", additionalProperties: false });
+const Seq = Type.Integer({ description: 'a journal seq' });
+export const Finding = Type.Object(
+  {
+    id: Type.String(),
+    severity: Type.Union(SEVERITIES.map((s) => Type.Literal(s))),
+    apiUser: Type.String(),
+    explanation: Type.String({ description: 'what the client did, why it matters, and the fix' }),
+    detail: Type.Optional(Type.String()),
+    firstSeq: Seq,
+    lastSeq: Seq,
+    count: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+export const HintSeen = Type.Object(
+  { code: Type.Integer(), id: Type.String(), text: Type.String(), apiUser: Type.Optional(Type.String()), firstSeq: Seq, lastSeq: Seq, count: Type.Integer() },
+  { additionalProperties: false },
+);
+export const JournalEntry = Type.Object(
+  {
+    seq: Type.Integer(),
+    at: Iso,
+    method: Type.String(),
+    path: Type.String(),
+    endpoint: Type.Optional(Type.String()),
+    operation: Type.Optional(Type.String()),
+    type: Type.Optional(Type.Integer()),
+    apiUser: Type.Optional(Type.String()),
+    user: Type.Optional(Type.String()),
+    http: Type.Optional(Type.Integer()),
+    code: Type.Optional(Type.Integer()),
+    message: Type.Optional(Type.String()),
+    latencyMs: Type.Number(),
+    scenario: Type.String(),
+    rule: Type.Optional(Type.String()),
+    fault: Type.Optional(Type.String()),
+    challengeId: Type.Optional(Type.String()),
+    expectedStringToSign: Type.Optional(Type.String({ description: '-4037: the string the simulator expected to be signed' })),
+    hint: Type.Optional(Hint),
+    wouldFail: Type.Optional(Type.Array(Type.Object({ code: Type.Integer(), reason: Type.String(), hint: Type.Optional(Hint) }))),
+    internalError: Type.Optional(Type.String()),
+    by: Type.Optional(Type.Literal('explorer', { description: "sent by the dashboard's explorer, not a client: left out of the client doctor's findings and hints" })),
+    request: Type.Object({ headers: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())])), body: Type.String() }),
+    response: Type.Optional(Type.Object({ body: Type.String() })),
+  },
+  { description: 'one request as the simulator saw and answered it; secrets are shown as [secret]' },
+);
+export const Coverage = Type.Object(
+  { counts: Type.Record(Type.String(), Type.Integer()), met: Type.Array(Type.Integer()), missing: Type.Array(Type.Integer()) },
+  { additionalProperties: false },
+);
+export const ObserverFailure = Type.Object(
+  { observer: Type.String(), count: Type.Integer(), message: Type.String(), firstSeq: Seq, lastSeq: Seq },
+  { description: 'an observer of traffic that failed: coverage and findings may be wrong', additionalProperties: false },
+);
+export const Verdict = Type.Object(
+  {
+    status: Type.Union([0, 3, 4, 5].map((n) => Type.Literal(n)), { description: "the command line's exit status: 0 passed, 3 a required code never answered, 4 findings that fail, 5 an observer failed" }),
+    lines: Type.Array(Type.String(), { description: 'why it failed, one line per reason' }),
+    unmet: Type.Array(Type.Integer(), { description: 'the required codes never answered' }),
+  },
+  { additionalProperties: false },
+);
+export const Claimed = Type.Object(
+  {
+    apiUser: Type.String({ description: 'a new API user id, 9 digits' }),
+    secret: Type.String({ description: 'its secret' }),
+    scenario: Type.String({ description: 'the scenario it runs' }),
+    url: Type.String({ description: 'the base URL to send its requests to' }),
+    token: Type.String({ description: 'the identifier token in force' }),
+  },
+  { additionalProperties: false },
+);
+export const Exchange = Type.Object({
+  request: Type.Object({ method: Type.String(), url: Type.String(), headers: Type.Record(Type.String(), Type.String()), body: Type.Optional(Type.String()) }),
+  response: Type.Object({ status: Type.Integer(), body: Type.String() }),
+});
+
+/** How a scenario may be sent: by name, by file (in a scenario directory), or whole (JSON here, YAML as text). */
+export function scenarioBody(): Record<string, unknown> {
+  const scenario = scenarioJsonSchema();
+  delete scenario.$schema;
+  return {
+    required: true,
+    content: {
+      'application/json': {
+        schema: {
+          // anyOf, not oneOf: `{ "name": "x" }` is both a name and the smallest whole scenario, and it means the name.
+          anyOf: [
+            { type: 'object', properties: { name: { type: 'string', description: 'a shipped scenario, or <name>.yaml in a scenario directory' } }, required: ['name'], additionalProperties: false },
+            { type: 'object', properties: { file: { type: 'string', description: 'a file in a scenario directory (--scenario-dir)' } }, required: ['file'], additionalProperties: false },
+            { type: 'object', properties: { scenario: scenario }, required: ['scenario'], additionalProperties: false },
+            scenario,
+          ],
+        },
+      },
+      'application/yaml': { schema: { type: 'string', description: 'scenario text (YAML or JSON)' } },
+    },
+  };
+}
+
+/** A JSON answer of this schema. */
+export const json = (schema: TSchema | Record<string, unknown>, description: string) => ({ description, content: { 'application/json': { schema } } });
+/** An answer of another type, as text. */
+export const text = (description: string, ...types: string[]) => ({ description, content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' } }])) });
+/** A JSON request body of this schema. */
+export const jsonBody = (schema: Record<string, unknown>, required = true) => ({ required, content: { 'application/json': { schema } } });
+
