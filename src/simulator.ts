@@ -78,7 +78,6 @@ export class Simulator {
     this.scenarioCoverage.observe(answered, 'scenario coverage');
     this.clientFindings.observe(answered);
     this.journal.observe(answered);
-    answered.subscribe('first uses', (event) => this.doctor.firstUses.settle(event));
     this.path = new RequestPath(this.world, this.registry, this.links, this.secrets.redactor, answered, this.doctor);
     this.reset();
     this.scenarioStarts = 0;

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { failedInTransit, FIRST_USES_KEPT, FirstUses, nonceReuseHint, timeReuseHint } from '../src/doctor/first-uses.js';
-import type { Answered } from '../src/observers/answered.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 // The memory behind "this nonce was used before, by request n": the client-findings and signature-doctor suites show
 // its stories through HTTP; here, its bound (a ring of the last accepted requests) on its own, with a small ring, the
 // hints it gives word for word, and, through HTTP, a time reused on both sides of a second.
-const use = (seq: number) => ({ seq, at: 1_000 * seq, arrived: seq });
-const answered = (seq: number, http: number, code: number) => ({ record: { seq, http, code } }) as unknown as Answered;
+const use = (seq: number) => ({ seq, at: 1_000 * seq, arrived: seq, http: 200, code: 15000 });
 
 describe('the first uses of nonces and times', () => {
   it('keeps the last 10,000 accepted requests by default', () => {
@@ -60,43 +58,16 @@ describe('the first uses of nonces and times', () => {
     expect([f.ofNonce('u', 'p'), f.ofNonce('u', 'r')?.seq]).toEqual([undefined, 4]);
   });
 
-  it("a request taken back (a forced error answered it) is no one's first use; only the request just noted is", () => {
-    const first = new FirstUses(6);
-    first.note('u', 'a', 1, use(1));
-    first.takeBack();
-    expect([first.ofNonce('u', 'a'), first.ofTime('u', 1)]).toEqual([undefined, undefined]);
-    const f = new FirstUses(6);
-    f.note('u', 'z', 0, use(0));
-    f.note('u', 'a', 1, use(1));
-    f.note('u', 'b', 2, use(2));
-    f.takeBack();
-    expect([f.ofNonce('u', 'b'), f.ofTime('u', 2)]).toEqual([undefined, undefined]);
-    expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq]).toEqual([1, 1]);
-    // Nothing is pending any more: a second take-back changes nothing, whatever slot it might point at.
-    f.takeBack();
-    expect([f.ofNonce('u', 'z')?.seq, f.ofNonce('u', 'a')?.seq]).toEqual([0, 1]);
-    // The slot taken back is written again by the next request, which lives its whole turn.
-    f.note('u', 'b', 2, use(3));
-    for (let i = 0; i < 4; i++) f.note('w', undefined, 9 + i, use(4 + i));
-    expect([f.ofNonce('u', 'b')?.seq, f.ofTime('u', 2)?.seq, f.ofNonce('u', 'a')]).toEqual([3, 3, undefined]);
-  });
-
-  it('settles the answer of the request just noted, and only that one; clear forgets everything', () => {
+  it("one API user's uses are forgotten with its scenario's start, the others' kept; clear forgets everything", () => {
     const f = new FirstUses(8);
-    f.note('u', 'z', 0, use(0));
-    f.settle(answered(0, 200, 15000));
     f.note('u', 'a', 1, use(1));
-    f.settle(answered(2, 500, -5000));
-    expect(f.ofNonce('u', 'a')).toEqual(use(1));
-    f.settle(answered(1, 202, 2025));
-    expect(f.ofNonce('u', 'a')).toMatchObject({ seq: 1, http: 202, code: 2025 });
-    // Settled once: a later answer of the same number (a replay refused) is not its answer.
-    f.settle(answered(1, 400, -4034));
-    expect(f.ofTime('u', 1)).toMatchObject({ http: 202, code: 2025 });
-    f.settle(answered(0, 400, -4034));
-    expect(f.ofTime('u', 0)).toMatchObject({ http: 200, code: 15000 });
+    f.note('v', 'a', 1, { ...use(2), http: 202, code: 2025 });
+    f.note('u', 'b', 2, use(3));
+    f.forgetApiUser('u');
+    expect([f.ofNonce('u', 'a'), f.ofNonce('u', 'b'), f.ofTime('u', 2)]).toEqual([undefined, undefined, undefined]);
+    expect(f.ofNonce('v', 'a')).toEqual({ seq: 2, at: 2000, arrived: 2, http: 202, code: 2025 });
     f.clear();
-    expect([f.ofNonce('u', 'a'), f.ofTime('u', 1)]).toEqual([undefined, undefined]);
+    expect([f.ofNonce('v', 'a'), f.ofTime('v', 1)]).toEqual([undefined, undefined]);
     for (let i = 0; i < 8; i++) f.note('u', undefined, 100 + i, use(i));
     expect(f.ofTime('u', 100)?.seq).toBe(0);
   });
@@ -107,16 +78,15 @@ describe('the hints of a replay, from the first use', () => {
     expect([{ fault: 'reset' }, { http: 500 }, { http: 503 }, { http: 499 }, { http: 200 }, {}].map(failedInTransit)).toEqual([true, true, true, false, false, false]);
   });
 
-  it('a first use forgotten, not answered yet, answered, failed', () => {
+  it('a first use forgotten, answered, failed', () => {
     expect(nonceReuseHint(undefined)).toEqual({ id: 'nonce-reused', text: 'an earlier accepted request used this nonce: make a new nonce (a UUID) for every request' });
     expect(timeReuseHint(undefined, 5)).toEqual({ id: 'time-reused', text: 'an earlier accepted request was signed with this time: sign every request with the time it is sent' });
     const at = Date.UTC(2026, 0, 15, 12, 34, 56, 789);
-    expect(nonceReuseHint({ seq: 4, at, arrived: 0 }).text).toBe('request 4 used this nonce first (at 12:34:56.789, not answered yet): make a new nonce for every request');
     expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 200, code: 15000 }).text).toBe('request 4 used this nonce first (at 12:34:56.789, answered HTTP 200 (15000)): make a new nonce for every request');
     expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 500, code: -5000 })).toEqual({ id: 'retry-not-resigned', text: 'request 4 used this nonce and got HTTP 500 (-5000): a retry must be signed again, with a new nonce and time' });
-    expect(nonceReuseHint({ seq: 4, at, arrived: 0, fault: 'hang' }).text).toBe('request 4 used this nonce and got a network fault (hang): a retry must be signed again, with a new nonce and time');
-    expect(timeReuseHint({ seq: 4, at, arrived: 1000 }, 1999).id).toBe('same-millisecond');
-    expect(timeReuseHint({ seq: 4, at, arrived: 1000 }, 2000)).toEqual({ id: 'time-reused', text: 'request 4 was signed with this time 1 s earlier: sign every request, retries included, with the time it is sent' });
+    expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 200, code: 15000, fault: 'garbage' }).text).toBe('request 4 used this nonce and got a network fault (garbage): a retry must be signed again, with a new nonce and time');
+    expect(timeReuseHint({ seq: 4, at, arrived: 1000, http: 200, code: 15000 }, 1999).id).toBe('same-millisecond');
+    expect(timeReuseHint({ seq: 4, at, arrived: 1000, http: 200, code: 15000 }, 2000)).toEqual({ id: 'time-reused', text: 'request 4 was signed with this time 1 s earlier: sign every request, retries included, with the time it is sent' });
   });
 });
 

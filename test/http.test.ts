@@ -80,7 +80,7 @@ describe('every answer of the API is a JSON envelope', async () => {
 describe('an internal failure is a -5000 envelope, never a stack trace', () => {
   it('answers HTTP 500 -5000 and journals the cause', async () => {
     const app = createApp({ apiUser: who.apiUser, secret: who.secret });
-    app.simulator.world.challenges.create = () => {
+    app.simulator.world.challenges.make = () => {
       throw new Error('the challenge store is on fire');
     };
     const r = await request(app)

@@ -58,20 +58,6 @@ describe('ReplayMemory', () => {
     expect(memory.size).toBe(4);
   });
 
-  it('forgets what one request stored, and nothing else', () => {
-    const memory = new ReplayMemory(1000);
-    memory.remember('nonce-a', 100, 500, true);
-    memory.remember('nonce-b', 101, 500, true);
-    memory.forget('nonce-a', 100);
-    expect(memory.hasNonce('nonce-a', 200)).toBe(false);
-    expect(memory.hasTime(100, 200)).toBe(false);
-    expect(memory.hasNonce('nonce-b', 200)).toBe(true);
-    expect(memory.hasTime(101, 200)).toBe(true);
-    memory.forget(undefined, 101);
-    expect(memory.hasNonce('nonce-b', 200)).toBe(true);
-    expect(memory.hasTime(101, 200)).toBe(false);
-    expect(memory.size).toBe(1);
-  });
 
   it('past its cap, forgets the generation that expires first', () => {
     const memory = new ReplayMemory(1000, 3);

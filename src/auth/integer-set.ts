@@ -2,22 +2,18 @@
  * A compact hash set of integers for the replay memory, and the keyed string hash nonces are remembered by.
  */
 
-/** Marks a deleted slot, so that look-ups probe past it. Keys are never negative. */
-const TOMBSTONE = -1;
-
 /**
  * A set of non-negative integers below 2^53, stored in a Float64Array with open addressing: 8 bytes a slot,
- * at most 70% full; with `small`, keys must be below 2^31 and a slot is 4 bytes of an Int32Array. Deletion is
- * rare (a forced error takes back what its request was remembered by); whole sets are dropped at once when their
- * entries expire (see ReplayMemory). A JavaScript Set of such numbers costs about five times as much memory.
+ * at most 70% full; with `small`, keys must be below 2^31 and a slot is 4 bytes of an Int32Array. Nothing is
+ * deleted: a request's effects are committed only once it is answered (request/commit.ts), and whole sets are dropped
+ * at once when their entries expire (see ReplayMemory). A JavaScript Set of such numbers costs about five times as
+ * much memory.
  */
 export class IntegerSet {
   private slots: Float64Array | Int32Array;
   private readonly Slots: typeof Float64Array | typeof Int32Array;
   private mask: number;
   private count = 0;
-  /** Slots taken by keys or tombstones: what the load factor counts. */
-  private used = 0;
   private hasZero = false;
 
   constructor(capacity = 256, small = false) {
@@ -54,38 +50,15 @@ export class IntegerSet {
       this.hasZero = true;
       return;
     }
-    if ((this.used + 1) * 10 > this.slots.length * 7) this.rehash(this.count * 10 >= this.slots.length * 3 ? this.slots.length * 2 : this.slots.length);
-    if (insert(this.slots, this.mask, key)) {
-      this.count++;
-      this.used++;
-    }
-  }
-
-  delete(key: number): void {
-    if (key === 0) {
-      this.hasZero = false;
-      return;
-    }
-    const slots = this.slots;
-    let i = slotOf(key) & this.mask;
-    for (;;) {
-      const k = slots[i];
-      if (k === 0) return;
-      if (k === key) {
-        slots[i] = TOMBSTONE;
-        this.count--;
-        return;
-      }
-      i = (i + 1) & this.mask;
-    }
+    if ((this.count + 1) * 10 > this.slots.length * 7) this.rehash(this.slots.length * 2);
+    if (insert(this.slots, this.mask, key)) this.count++;
   }
 
   private rehash(size: number): void {
     const old = this.slots;
     this.slots = new this.Slots(size);
     this.mask = size - 1;
-    this.used = this.count;
-    for (let i = 0; i < old.length; i++) if (old[i] > 0) insert(this.slots, this.mask, old[i]);
+    for (let i = 0; i < old.length; i++) if (old[i] !== 0) insert(this.slots, this.mask, old[i]);
   }
 }
 

@@ -64,16 +64,6 @@ export class ReplayMemory {
     if (this.size > this.cap) this.dropOldest();
   }
 
-  /** Takes back what `remember` stored for a request that is then answered as if it never happened. */
-  forget(nonce: string | undefined, time: number): void {
-    const key = nonce === undefined ? undefined : hash53(nonce, this.seed);
-    for (const g of this.generations.values()) {
-      if (key !== undefined) g.nonces.delete(key);
-      const t = timeKey(g, time);
-      if (t !== undefined) g.times.delete(t);
-    }
-  }
-
   /** Entries remembered now (nonces plus timestamps). */
   get size(): number {
     let n = 0;

@@ -44,10 +44,10 @@ export function isoTime(now: number): string {
 /** The last-resort -5000 envelope when even building one fails: constants only, so it cannot fail in turn. */
 const STATIC_INTERNAL_ERROR = JSON.stringify({ id: 'sim-internal', utctime: '1970-01-01T00:00:00.000Z', status: 500, code: -5000, message: 'Internal error', moreInfo: '/status?code=-5000' });
 
-/** The -5000 envelope of an internal failure. Whatever the values given, it returns an envelope and never throws. */
-export function internalErrorJson(style: ResponseStyle, id: string, now: number, baseUrl: string): string {
+/** A -5000 envelope. Whatever the values given, it returns an envelope and never throws. */
+export function internalErrorJson(style: ResponseStyle, id: string, now: number, baseUrl: string, message = 'Internal error'): string {
   try {
-    return envelopeJson(style, id, now, -5000, 'Internal error', baseUrl);
+    return envelopeJson(style, id, now, -5000, message, baseUrl);
   } catch {
     return STATIC_INTERNAL_ERROR;
   }

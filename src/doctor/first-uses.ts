@@ -1,5 +1,4 @@
 import { hash53 } from '../auth/integer-set.js';
-import type { Answered } from '../observers/answered.js';
 import type { Hint } from './hint.js';
 
 /**
@@ -15,8 +14,8 @@ export interface FirstUse {
   at: number;
   /** This machine's monotonic time when it arrived (ms), to tell requests sent together from a replay. */
   arrived: number;
-  http?: number;
-  code?: number;
+  http: number;
+  code: number;
   fault?: string;
 }
 
@@ -40,8 +39,6 @@ export class FirstUses {
   private readonly times: Float64Array;
   private readonly uses: (FirstUse | undefined)[];
   private next = 0;
-  /** The slot of the request being answered, settled when its answer is known; -1 when none. */
-  private pending = -1;
 
   constructor(kept = FIRST_USES_KEPT) {
     const size = Math.max(1, kept);
@@ -51,7 +48,7 @@ export class FirstUses {
     this.uses = new Array<FirstUse | undefined>(size).fill(undefined);
   }
 
-  /** A request was accepted by the replay checks: it is the first use of its nonce and time. */
+  /** A request accepted by the replay checks was answered: it is the first use of its nonce and time. */
   note(apiUser: string, nonce: string | undefined, time: number, use: FirstUse): void {
     const slot = this.next;
     this.apiUsers[slot] = apiUser;
@@ -59,15 +56,6 @@ export class FirstUses {
     this.times[slot] = time;
     this.uses[slot] = use;
     this.next = (slot + 1) % this.uses.length;
-    this.pending = slot;
-  }
-
-  /** A forced error answers the request just noted: it used nothing, and is not anyone's first use. */
-  takeBack(): void {
-    if (this.pending < 0) return;
-    this.uses[this.pending] = undefined;
-    this.apiUsers[this.pending] = undefined;
-    this.pending = -1;
   }
 
   ofNonce(apiUser: string, nonce: string): FirstUse | undefined {
@@ -89,16 +77,6 @@ export class FirstUses {
     return undefined;
   }
 
-  /** An observer of "answered": the answer of the request whose uses were just noted. */
-  settle({ record }: Answered): void {
-    const use = this.pending < 0 ? undefined : this.uses[this.pending];
-    if (use?.seq !== record.seq) return;
-    use.http = record.http;
-    use.code = record.code;
-    use.fault = record.fault;
-    this.pending = -1;
-  }
-
   /** Forgets one API user's first uses (its replay memory was forgotten with its own scenario's start). */
   forgetApiUser(apiUser: string): void {
     for (let slot = 0; slot < this.apiUsers.length; slot++) {
@@ -113,7 +91,6 @@ export class FirstUses {
     this.nonces.fill(NaN);
     this.uses.fill(undefined);
     this.next = 0;
-    this.pending = -1;
   }
 }
 
@@ -138,8 +115,7 @@ export function nonceReuseHint(first: FirstUse | undefined): Hint {
       text: `request ${first.seq} used this nonce and got ${outcomeOf(first)}: a retry must be signed again, with a new nonce and time`,
     };
   }
-  const answered = first.code === undefined && first.fault === undefined ? 'not answered yet' : `answered ${outcomeOf(first)}`;
-  return { id: 'nonce-reused', text: `request ${first.seq} used this nonce first (at ${clockOf(first.at)}, ${answered}): make a new nonce for every request` };
+  return { id: 'nonce-reused', text: `request ${first.seq} used this nonce first (at ${clockOf(first.at)}, answered ${outcomeOf(first)}): make a new nonce for every request` };
 }
 
 /**

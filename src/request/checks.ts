@@ -1,7 +1,6 @@
 import { parseAuthorization } from '../auth/authorization.js';
 import { signatureMatches, signingLines } from '../auth/signature.js';
 import { codeInfo, type CheckName } from '../codes.js';
-import { InternalError } from '../errors.js';
 import { answer, type Answer } from '../contract/answer.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { judgeBody, judgeEnvelope, type BlockedBody, type ChallengeBody } from '../contract/bodies.js';
@@ -12,7 +11,6 @@ import { authorizationShape, driftHint, nonceShape, timeShape } from '../doctor/
 import { algorithmToken, bodyUserToken, headerToken, pathToken, signedHeadersToken } from '../doctor/other-token.js';
 import type { SignedRequest } from '../doctor/signature.js';
 import type { RequestContext } from './context.js';
-import { operate } from './operation.js';
 import { monotonicMs } from '../world/monotonic.js';
 
 /**
@@ -63,10 +61,10 @@ function signedRequest(ctx: RequestContext, apiUserId: string | undefined): Sign
 }
 
 /**
- * The checks, in the order of docs/behaviour.md#order-of-checks; each name is a check of the code table, so a code
- * forced by a scenario rule answers exactly where the real check would have failed.
+ * The checks before the operation, in the order of docs/behaviour.md#order-of-checks; each name is a check of the code
+ * table, so a code forced by a scenario rule answers exactly where the real check would have failed.
  */
-const CHECKS: readonly (readonly [CheckName, Check])[] = [
+export const CHECKS: readonly (readonly [CheckName, Check])[] = [
   ['transport', (ctx) => (ctx.req.tooLarge !== undefined ? answer(-413, `the body is larger than ${ctx.req.tooLarge} bytes`) : undefined)],
   ['internal', () => undefined],
   [
@@ -223,13 +221,10 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
         const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), monotonicMs()));
         if (fail) return fail;
       }
-      // Remembered only now that the signature verified (docs/behaviour.md#time-drift-and-replay), within the same
-      // synchronous step as the look-ups above: of many identical requests arriving together, exactly one gets here
-      // first.
+      // To be remembered now that the signature verified (docs/behaviour.md#time-drift-and-replay), committed in the
+      // same synchronous step as these look-ups: of many identical requests arriving together, exactly one is first.
       const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
-      memory.remember(nonce, time, ctx.replayWindow, ctx.sc.replayTimestamps);
-      ctx.remembered = { memory, nonce, time };
-      ctx.doctor.firstUses.note(ctx.apiUser!.id, nonce, time, { seq: ctx.seq, at: ctx.now, arrived: monotonicMs() });
+      ctx.staged.replay = { memory, nonce, time, window: ctx.replayWindow, timestamps: ctx.sc.replayTimestamps, arrived: monotonicMs() };
       ctx.verified = true;
       return undefined;
     },
@@ -294,19 +289,4 @@ const CHECKS: readonly (readonly [CheckName, Check])[] = [
       return code === 0 ? undefined : answer(code, `the account ${user} is not usable`);
     },
   ],
-  ['operation', (ctx) => operate(ctx)],
 ];
-
-/**
- * Runs the checks in order. The first failing check decides; a forced code answers at its own check, after every
- * earlier check passed, exactly as the real failure would.
- */
-export function runChecks(ctx: RequestContext): Answer {
-  const forcedAt = ctx.forced ? codeInfo(ctx.forced.code)!.check : undefined;
-  for (const [name, check] of CHECKS) {
-    if (name === forcedAt && name !== 'operation') return ctx.forcedError();
-    const result = check(ctx);
-    if (result) return result;
-  }
-  throw new InternalError('the operation check always answers');
-}

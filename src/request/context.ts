@@ -1,7 +1,6 @@
 import type { AuthorizationParts } from '../auth/authorization.js';
 import type { ReplayMemory } from '../auth/replay.js';
 import type { Operation } from '../codes.js';
-import { answer, type Answer } from '../contract/answer.js';
 import type { Body, JudgedEnvelope } from '../contract/bodies.js';
 import { peek, type Peek } from '../contract/envelope.js';
 import { endpointOf, endpointTypes, TYPE_OPERATION, type Endpoint } from '../contract/operations.js';
@@ -29,6 +28,17 @@ export interface ApiRequest {
   tooLarge?: number;
 }
 
+/**
+ * What a request leaves behind, as the checks and the operation decide it: staged while they read, committed in one
+ * step once the answer is known (commit.ts), or dropped when a rule forces an error.
+ */
+export interface Staged {
+  /** Its nonce and time, to be remembered now that the signature verified; when it arrived (this machine's clock). */
+  replay?: { memory: ReplayMemory; nonce?: string; time: number; window: number; timestamps: boolean; arrived: number };
+  /** A challenge made (kept from then on), cancelled, or verified. */
+  challenge?: { made: Challenge } | { cancelled: Challenge } | { verified: Challenge };
+}
+
 /** Everything the checks learn about one request, in the order they learn it. */
 export class RequestContext implements RuleSubject {
   endpoint?: Endpoint;
@@ -54,8 +64,8 @@ export class RequestContext implements RuleSubject {
   hint?: Hint;
   /** The journal's number this request will have once answered. */
   seq = 0;
-  /** The replay memory entry made for this request, undone if a forced error answers it. */
-  remembered?: { memory: ReplayMemory; nonce?: string; time: number };
+  /** What this request leaves behind, committed in one step once it is answered (commit.ts). */
+  readonly staged: Staged = {};
   /** The message of an exception the checks threw (a bug of the simulator's), for the log. */
   internalError?: string;
   /**
@@ -144,18 +154,9 @@ export class RequestContext implements RuleSubject {
     return this.guard ? Math.max(this.sc.maxDrift, this.guard.maxDrift) : this.sc.maxDrift;
   }
 
-  /**
-   * A forced error leaves no trace: no challenge made, no nonce burned (docs/behaviour.md#scenarios-and-forced-codes).
-   */
-  forcedError(): Answer {
-    const r = this.remembered;
-    if (r) {
-      r.memory.forget(r.nonce, r.time);
-      this.doctor.firstUses.takeBack();
-      this.remembered = undefined;
-    }
-    const base = answer(this.forced!.code);
-    return { code: base.code, message: this.forced!.message ?? base.message };
+  /** Who sent it: a client, or the dashboard's explorer (a request the simulator signed itself). */
+  get actor(): 'client' | 'explorer' {
+    return this.doctor.sendsAny && this.doctor.sentItself(this.header(this.sc.names.nonce)) ? 'explorer' : 'client';
   }
 
   /** The caller's envelope id, when it sent a usable one. */

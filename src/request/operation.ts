@@ -1,57 +1,68 @@
 import { codeApplies, codeInfo, type Operation } from '../codes.js';
 import type { Answer } from '../contract/answer.js';
 import type { CancelBody, ChallengeBody, LookupBody } from '../contract/bodies.js';
+import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';
 import { qrDataUrl } from '../world/qr.js';
 import type { RequestContext } from './context.js';
 
 /**
- * The last check (docs/behaviour.md#order-of-checks, step 9): the operation itself, done by the world's verbs
- * (world/challenges.ts owns the challenges' life), or the success a scenario rule forces, with the side effects where
- * they make sense.
+ * The operation (docs/behaviour.md#order-of-checks, step 9): what the service answers, read from the world
+ * (world/challenges.ts owns the challenges' life), and the step it takes staged for commit.ts; or the success a
+ * scenario rule forces, with the step taken where it makes sense.
  */
 
 const json = (o: unknown) => JSON.stringify(o);
 
-/** The operation's answer, or the one a rule forces. */
-export function operate(ctx: RequestContext): Answer {
-  const forced = ctx.forced;
-  if (forced && forced.code < 0) return ctx.forcedError();
+/** The operation's answer, or the success a rule forces (`forced`, a code of 0 or more). */
+export function operate(ctx: RequestContext, forced?: { code: number; message?: string }): Answer {
   const op = ctx.env?.op ?? 'time';
   const natural = serve(ctx, op, forced !== undefined);
   if (!forced) return natural;
-  // A forced success: the side effects happened where they make sense; the code and message are the rule's.
+  // A forced success: the step was staged where it makes sense; the code and message are the rule's.
   if (forced.message !== undefined) return { code: forced.code, message: forced.message };
   if (natural.code === forced.code) return natural;
   return { code: forced.code, message: codeApplies(codeInfo(forced.code)!, op) ? natural.message : defaultSuccessMessage(ctx, forced.code) };
 }
 
-/** What the service does for each operation. `forced`: a rule forces a success, which some verbs then make happen. */
+/**
+ * What the service answers for each operation, and the step it stages. `forced`: a rule forces a success, so a
+ * cancel cancels a waiting challenge and a verify verifies a waiting or approved one, whatever they would answer.
+ */
 function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
   const challenges = ctx.world.challenges;
   const apiUser = ctx.apiUser!.id;
-  // Who takes a step in a challenge's life, for the dashboard: a client, or the explorer's own request.
-  const by = ctx.doctor.sendsAny && ctx.doctor.sentItself(ctx.nonce) ? 'explorer' : 'client';
   switch (op) {
     case 'time':
       return { code: 15000, message: json({ 'utc-time': String(Math.floor(ctx.now / 1000)) }) };
     case 'challenge': {
       const body = ctx.body as ChallengeBody;
-      const c = challenges.create(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay, by);
+      const c = challenges.make(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay, ctx.actor);
       ctx.challenge = c;
+      ctx.staged.challenge = { made: c };
       const url = ctx.links.challenge(c.id, ctx.req.headers.host);
       const message: Record<string, string> = { challengeId: c.id, challengeQRcodeUrl: url };
       if (body.qr) message.challengeQRcode = qrDataUrl(url);
       return { code: 2025, message: json(message) };
     }
     case 'cancel': {
-      const { challenge, ...outcome } = challenges.cancel(apiUser, ctx.body as CancelBody, ctx.now, forced, by);
-      ctx.challenge = challenge;
-      return outcome;
+      const { user, challengeId } = ctx.body as CancelBody;
+      const c = challenges.find(apiUser, user, challengeId, ctx.now);
+      ctx.challenge = c;
+      const outcome = cancelOutcome(c);
+      if (c?.state === 'waiting') ctx.staged.challenge = { cancelled: c };
+      return forced ? { code: 2028, message: json({ status: 'CANCELLED' }) } : outcome;
     }
     case 'status':
     case 'verify': {
-      const { challenge, ...outcome } = challenges.lookUp(op, apiUser, ctx.body as LookupBody, ctx.now, forced, by);
-      ctx.challenge = challenge;
+      const body = ctx.body as LookupBody;
+      const c = challenges.find(apiUser, body.user, body.challengeId, ctx.now);
+      ctx.challenge = c;
+      const outcome = lookUpOutcome(op, c, body.authCode);
+      if (forced) {
+        if (c && op === 'verify' && (c.state === 'waiting' || c.state === 'approved')) ctx.staged.challenge = { verified: c };
+        return { code: 3080, message: json({ challengeId: body.challengeId, status: op === 'verify' ? 'VERIFIED' : 'APPROVED' }) };
+      }
+      if (op === 'verify' && outcome.code === 3080 && c!.state !== 'verified') ctx.staged.challenge = { verified: c! };
       return outcome;
     }
     case 'blocked':

@@ -1,5 +1,5 @@
 import { mustCode } from '../codes.js';
-import { clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
+import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
 import { envelopeJson, internalErrorJson } from '../contract/response.js';
 import type { AnsweredEvents, AnsweredRequest } from '../observers/answered.js';
 import type { Redactor } from '../observers/redactor.js';
@@ -9,7 +9,8 @@ import type { Fault } from '../scenario/schema.js';
 import type { World } from '../world/world.js';
 import type { Doctor } from '../doctor/doctor.js';
 import { withHint } from '../doctor/hint.js';
-import { runChecks } from './checks.js';
+import { commit } from './commit.js';
+import { decide, type Decision } from './decide.js';
 import { RequestContext, type ApiRequest } from './context.js';
 import { garbage, proxyPage, stopsBeforeService } from './faults.js';
 import type { Links } from './links.js';
@@ -79,7 +80,7 @@ export class RequestPath {
     return this.answer(ctx, startedAt);
   }
 
-  /** Steps 4 to 8: faults that never reach the service, the checks, the envelope, the event, the wire. */
+  /** Steps 4 to 9: faults that never reach the service, the decision, the commit, the envelope, the event, the wire. */
   private answer(ctx: RequestContext, startedAt: number): ApiResult {
     // 4. A fault that keeps the request from the service: nothing is checked, created or remembered.
     const fault = ctx.rule?.fault;
@@ -89,29 +90,37 @@ export class RequestPath {
       const status = Number(fault.slice(6));
       return { status, body: proxyPage(status), contentType: 'text/html; charset=utf-8', fault };
     }
-    // 5. The checks, and the operation; an exception is a bug of the simulator's, answered -5000. A refusal says
-    // what the doctor found, unless the scenario wants the document's bare meanings.
+    // 5. What it is answered (decide.ts: the checks, the operation, a code a rule forces), reading the world only.
     const seq = this.seq + 1;
     ctx.seq = seq;
-    const result = this.shown(this.told(ctx, this.checked(ctx)));
-    // 6. The envelope: the caller's id echoed (secrets hidden), else the journal's sequence number.
+    const decision = this.decided(ctx);
+    // 6. What it leaves behind, committed in one step, in the same turn as the checks that read it (commit.ts).
+    if (decision.commits) commit(ctx, decision.answer);
+    // 7. The envelope: a refusal says what the doctor found (unless the scenario wants the document's bare meanings),
+    // the caller's id is echoed (secrets hidden), else the journal's sequence number.
+    const result = this.shown(this.told(ctx, decision.answer));
     const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
     const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.links.base(ctx.req.headers.host));
-    // 7. One "answered" event: journal, coverage and the rest observe it.
+    // 8. One "answered" event: journal, coverage and the rest observe it.
     this.report(ctx, seq, result, body, startedAt);
-    // 8. On the wire, as it is or garbled by a fault.
+    // 9. On the wire, as it is or garbled by a fault.
     const status = mustCode(result.code).http;
     if (fault === 'garbage') return { status, body: garbage(this.world.random), contentType: JSON_TYPE, fault };
     return { status, body, contentType: JSON_TYPE, fault, close: result.code === -413 };
   }
 
-  private checked(ctx: RequestContext): Answer {
+  /**
+   * decide(), where an exception is a bug of the simulator's: answered -5000, shown in the journal and the log (never
+   * as a stack trace). The request was authenticated as far as it got, so its nonce and time are still remembered;
+   * the operation did not finish, so no step of a challenge is taken.
+   */
+  private decided(ctx: RequestContext): Decision {
     try {
-      return runChecks(ctx);
+      return decide(ctx);
     } catch (e) {
-      // Shown in the journal and the log, never as a stack trace.
       ctx.internalError = errorText(e);
-      return { code: -5000, message: mustCode(-5000).title };
+      ctx.staged.challenge = undefined;
+      return { answer: answer(-5000), commits: true };
     }
   }
 
@@ -167,34 +176,42 @@ export class RequestPath {
    * counted as coverage.
    */
   private unrouted(req: ApiRequest, error: string, startedAt: number): ApiResult {
-    const active = this.scenarios.active;
-    const ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, this.world.clock.now());
-    const result = this.shown({ code: -5000, message: `Internal error: ${error}` });
-    const seq = this.seq + 1;
-    const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
-    const body = envelopeJson(active.responseStyle, id, ctx.now, -5000, result.message, this.links.base(req.headers.host));
-    this.report(ctx, seq, result, body, startedAt, false);
-    return { status: 500, body, contentType: JSON_TYPE };
+    return this.internalError(req, startedAt, { reason: error, counts: false });
+  }
+
+  /** The last resort: the request path itself failed (a bug), answered -5000. */
+  lastResort(req: ApiRequest, err: unknown): ApiResult {
+    return this.internalError(req, monotonicMs(), { failure: err, counts: true });
   }
 
   /**
-   * The last resort: the request path itself failed (a bug). Answered -5000 in an envelope built so that it cannot
-   * fail in turn, and written to the journal with the failure's message when that still works.
+   * A -5000 answered outside the checks, in an envelope built so that it cannot fail in turn (moreInfo relative
+   * when even the base URL cannot be had), and written to the journal when that still works.
    */
-  lastResort(req: ApiRequest, err: unknown): ApiResult {
+  private internalError(req: ApiRequest, startedAt: number, why: { reason?: string; failure?: unknown; counts: boolean }): ApiResult {
     const active = this.scenarios.active;
     const seq = this.seq + 1;
+    const now = this.world.clock.now();
+    const result = this.shown(answer(-5000, why.reason));
     let base = '';
     try {
       base = this.links.base(req.headers.host);
     } catch {
       // moreInfo then holds a relative link.
     }
-    const body = internalErrorJson(active.responseStyle, `sim-${seq}`, this.world.clock.now(), base);
+    let ctx: RequestContext | undefined;
+    let id = `sim-${seq}`;
     try {
-      const ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, this.world.clock.now());
-      ctx.internalError = errorText(err);
-      this.report(ctx, seq, { code: -5000, message: 'Internal error' }, body, monotonicMs());
+      ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, now);
+      // A caller's id is echoed for a mistake of the set-up; a failing request path is not read further.
+      if (why.failure === undefined && ctx.callerId !== undefined) id = this.redactor.hide(ctx.callerId);
+    } catch {
+      // The id the simulator gives, then.
+    }
+    const body = internalErrorJson(active.responseStyle, id, now, base, result.message);
+    try {
+      if (why.failure !== undefined) ctx!.internalError = errorText(why.failure);
+      this.report(ctx!, seq, result, body, startedAt, why.counts);
     } catch {
       // The answer matters more than its journal entry.
     }

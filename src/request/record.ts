@@ -33,7 +33,7 @@ export function recordOf(ctx: RequestContext, seq: number, result: Answer | unde
     hint: result && ctx.hint ? ctx.hint : undefined,
     wouldFail: ctx.wouldFail,
     internalError: ctx.internalError,
-    by: ctx.doctor.sendsAny && ctx.doctor.sentItself(ctx.header(ctx.sc.names.nonce)) ? 'explorer' : undefined,
+    by: ctx.actor === 'explorer' ? 'explorer' : undefined,
     request: { headers: ctx.req.headers, body: bodyAsKept(ctx.req.body, hide) },
     response: body === undefined ? undefined : { body: bodyAsKept(body, hide) },
   };

@@ -71,14 +71,15 @@ export class Challenges {
     private readonly hide: (text: string) => string = (text) => text,
   ) {}
 
-  // ---- What the client's requests do (the operations of the service).
+  // ---- What the client's requests do (the operations of the service). The request path decides with these
+  // readings and commits the step it decided on (request/commit.ts) once the request is answered.
 
   /**
-   * A new challenge (2025) for `apiUser`, waiting for the user; with auto-verify it completes by itself after
-   * `autoVerifyDelay`.
+   * A new challenge (2025) for `apiUser`, waiting for the user, not kept yet (`add` keeps it); with auto-verify it
+   * completes by itself after `autoVerifyDelay`.
    */
-  create(apiUser: string, body: ChallengeBody, now: number, autoVerifyDelay: number, by: Actor = 'client'): Challenge {
-    const c: Challenge = {
+  make(apiUser: string, body: ChallengeBody, now: number, autoVerifyDelay: number, by: Actor = 'client'): Challenge {
+    return {
       id: this.random.uuid(),
       apiUser,
       user: body.user,
@@ -93,62 +94,31 @@ export class Challenges {
       state: 'waiting',
       trail: [{ state: 'waiting', at: now, by }],
     };
-    this.add(c);
+  }
+
+  /** Keeps a challenge made by `make`. */
+  add(c: Challenge): void {
+    this.store(c);
     this.changed(c);
-    return c;
   }
 
-  /**
-   * The client cancels a challenge of its own: 2028 when it was waiting, else -2035 (unknown, someone else's, or
-   * already ended). `forced` (a scenario rule forcing 2028) cancels a waiting one and answers 2028 whatever it finds.
-   */
-  cancel(apiUser: string, body: { user: string; challengeId: string }, now: number, forced: boolean, by: Actor = 'client'): Answer & { challenge?: Challenge } {
-    const c = this.own(apiUser, body.user, body.challengeId, now);
-    if (c?.state === 'waiting') {
-      this.end(c, 'cancelled', now, 'client', by);
-      return { code: 2028, message: json({ status: 'CANCELLED' }), challenge: c };
-    }
-    if (forced) return { code: 2028, message: json({ status: 'CANCELLED' }), challenge: c };
-    if (!c) return answer(-2035, 'no such challenge for this user');
-    return { ...answer(-2035, `the challenge is already ${c.state}`), challenge: c };
+  /** The challenge with this id, settled at `now`, if it belongs to this API user and this user. */
+  find(apiUser: string, user: string, id: string, now: number): Challenge | undefined {
+    const c = this.get(id, now);
+    return c && c.apiUser === apiUser && foldCase(c.user) === foldCase(user) ? c : undefined;
   }
 
-  /**
-   * The client asks where a challenge stands (status, 171) or verifies the code the user was shown (verify, 170):
-   * 3080 once approved (verify: with the right code, then it is verified), -3091 while waiting, -3092 when it ended
-   * otherwise, -3087 for an unknown one or a wrong code. `forced` (a rule forcing 3080) answers 3080, and verify then
-   * marks the challenge verified.
-   */
-  lookUp(op: 'status' | 'verify', apiUser: string, body: LookupBody, now: number, forced: boolean, by: Actor = 'client'): Answer & { challenge?: Challenge } {
-    const c = this.own(apiUser, body.user, body.challengeId, now);
-    const found = c ? { challenge: c } : {};
-    if (forced) {
-      if (c && op === 'verify' && (c.state === 'waiting' || c.state === 'approved')) {
-        c.endedAt ??= now;
-        c.endedBy ??= 'client';
-        this.step(c, 'verified', now, by);
-      }
-      return { code: 3080, message: json({ challengeId: body.challengeId, status: op === 'verify' ? 'VERIFIED' : 'APPROVED' }), ...found };
-    }
-    if (!c) return answer(-3087, 'no such challenge for this user');
-    switch (c.state) {
-      case 'waiting':
-        return { ...answer(-3091, 'the user has not answered yet'), ...found };
-      case 'denied':
-        return { ...answer(-3092, 'the user denied the challenge'), ...found };
-      case 'expired':
-        return { ...answer(-3092, 'the challenge expired'), ...found };
-      case 'cancelled':
-        return { ...answer(-3092, 'the challenge was cancelled'), ...found };
-      case 'approved':
-      case 'verified':
-        if (op === 'status') return { code: 3080, message: json({ challengeId: c.id, status: c.state === 'verified' ? 'VERIFIED' : 'APPROVED' }), ...found };
-        if (c.autoVerifyAt === undefined && c.authCode !== undefined && body.authCode !== c.authCode) {
-          return { ...answer(-3087, 'the auth code does not match the one the user was shown'), ...found };
-        }
-        if (c.state !== 'verified') this.step(c, 'verified', now, by);
-        return { code: 3080, message: json({ challengeId: c.id, status: 'VERIFIED' }), ...found };
-    }
+  /** The client cancels a waiting challenge of its own. */
+  cancel(c: Challenge, now: number, by: Actor = 'client'): void {
+    this.end(c, 'cancelled', now, 'client', by);
+  }
+
+  /** The client verifies a challenge: the code the user was shown matched (or a rule forced 3080). */
+  verify(c: Challenge, now: number, by: Actor = 'client'): void {
+    if (c.state === 'verified') return;
+    c.endedAt ??= now;
+    c.endedBy ??= 'client';
+    this.step(c, 'verified', now, by);
   }
 
   // ---- What the user (or a test standing in for the user) does, and the clock.
@@ -215,11 +185,6 @@ export class Challenges {
     this.head = 0;
   }
 
-  /** The challenge with this id, if it belongs to this API user and this user. */
-  private own(apiUser: string, user: string, id: string, now: number): Challenge | undefined {
-    const c = this.get(id, now);
-    return c && c.apiUser === apiUser && foldCase(c.user) === foldCase(user) ? c : undefined;
-  }
 
   /** A challenge ends (approved, denied, expired or cancelled), and who did it. */
   private end(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy, by: Actor): Challenge {
@@ -261,7 +226,7 @@ export class Challenges {
     return c;
   }
 
-  private add(c: Challenge): void {
+  private store(c: Challenge): void {
     if (this.max < 1) return;
     const known = this.map.has(c.id);
     this.map.set(c.id, c);
@@ -288,4 +253,39 @@ function endAt(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy
   c.endedAt = at;
   c.endedBy = endedBy;
   c.trail.push({ state, at, by });
+}
+
+/**
+ * What cancelling a challenge answers: 2028 when it was waiting (then it is cancelled), else -2035 (unknown, someone
+ * else's, or already ended).
+ */
+export function cancelOutcome(c: Challenge | undefined): Answer {
+  if (c?.state === 'waiting') return { code: 2028, message: json({ status: 'CANCELLED' }) };
+  return c ? answer(-2035, `the challenge is already ${c.state}`) : answer(-2035, 'no such challenge for this user');
+}
+
+/**
+ * What asking where a challenge stands (status, 171) or verifying the code the user was shown (verify, 170) answers:
+ * 3080 once approved (verify: with the right code, then it is verified), -3091 while waiting, -3092 when it ended
+ * otherwise, -3087 for an unknown one or a wrong code.
+ */
+export function lookUpOutcome(op: 'status' | 'verify', c: Challenge | undefined, authCode: string | undefined): Answer {
+  if (!c) return answer(-3087, 'no such challenge for this user');
+  switch (c.state) {
+    case 'waiting':
+      return answer(-3091, 'the user has not answered yet');
+    case 'denied':
+      return answer(-3092, 'the user denied the challenge');
+    case 'expired':
+      return answer(-3092, 'the challenge expired');
+    case 'cancelled':
+      return answer(-3092, 'the challenge was cancelled');
+    case 'approved':
+    case 'verified':
+      if (op === 'status') return { code: 3080, message: json({ challengeId: c.id, status: c.state === 'verified' ? 'VERIFIED' : 'APPROVED' }) };
+      if (c.autoVerifyAt === undefined && c.authCode !== undefined && authCode !== c.authCode) {
+        return answer(-3087, 'the auth code does not match the one the user was shown');
+      }
+      return { code: 3080, message: json({ challengeId: c.id, status: 'VERIFIED' }) };
+  }
 }
