@@ -48,7 +48,7 @@ export class Simulator {
   private readonly secrets: Secrets;
   private readonly path: RequestPath;
   private readonly doctor = new Doctor();
-  private readonly clientFindings = new ClientFindings();
+  private readonly clientFindings = new ClientFindings((text) => this.redact(text));
 
   constructor(options: SimulatorOptions | string = {}) {
     const opts = runOptions(options);
@@ -209,7 +209,7 @@ export class Simulator {
   }
 
   /** For tests of bounds: how much the simulator holds of what grows with use (replay memory: world.replayStats()). */
-  sizes(): { givenScenarios: number; bindings: number; secrets: number; journal: number; challenges: number } {
+  sizes(): { givenScenarios: number; bindings: number; picks: number; secrets: number; journal: number; challenges: number } {
     return { ...this.registry.sizes(), secrets: this.secrets.size, journal: this.journal.length, challenges: this.world.challenges.size };
   }
 }

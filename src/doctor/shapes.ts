@@ -19,7 +19,7 @@ function quote(value: string): string {
 /** The signature part is not 128 hexadecimal characters (-4027): what it looks like instead. */
 export function signatureShape(value: string): Hint | undefined {
   const v = value.trim();
-  const pythonObject = /^<([\w.]+) object at 0x[0-9a-f]+>$/i.exec(v);
+  const pythonObject = /^<([\w.]{1,64}) object at 0x[0-9a-f]+>$/i.exec(v);
   if (pythonObject) {
     return { id: 'object-text', text: `the signature is the text of a Python object (<${pythonObject[1]} object at 0x…>), not its digest: send hmac.new(secret, message, hashlib.sha512).hexdigest()` };
   }
@@ -52,7 +52,8 @@ export function authorizationShape(value: string, token: string): Hint | undefin
   const expected = `${token}-hmac: apiuser=<id>,signedheaders=x-${token}-utctime;x-${token}-cnonce,algorithm=${token}-hmac512,signature=<hex>`;
   if (/^[0-9a-f]{64,128}$/i.test(v)) return { id: 'bare-signature', text: `the header holds only a signature: send ${expected}` };
   // The scheme quoted as the client wrote it (ACME-HMAC:), the token it implies in lower case.
-  const scheme = /^(([A-Za-z][\w-]*)-hmac)\s*:/i.exec(v);
+  // A token is at most 32 characters (the scheme quoted back is then short, whatever the header holds).
+  const scheme = /^(([A-Za-z][\w-]{0,31})-hmac)\s*:/i.exec(v);
   if (scheme && scheme[2].toLowerCase() !== token) {
     return { id: 'other-token', text: `the scheme is ${scheme[1]}:, but this simulator runs with the token ${token}: send ${token}-hmac: (start it with --token ${scheme[2].toLowerCase()} if your client's token is right)` };
   }

@@ -39,18 +39,28 @@ export interface AnsweredRequest {
   internalError?: string;
   /** Sent by the simulator itself (the dashboard's explorer), not by a client: the client doctor does not count it. */
   by?: 'explorer';
-  request: { headers: Record<string, string | string[] | undefined>; body: string };
+  /** The headers as sent, at most MAX_HEADERS_KEPT of them (`headersLeftOut` says how many more there were), and the body. */
+  request: { headers: Record<string, string | string[] | undefined>; body: string; headersLeftOut?: number };
   response?: { body: string };
 }
 
 /** The journal's name for the same record. */
 export type JournalEntry = AnsweredRequest;
 
+/**
+ * How far a request showed who sent it: it named no API user the simulator knows (`unknown`), named one (`known`),
+ * or also carried that API user's right signature (`signed`; every request is, under a scenario that does not verify
+ * signatures). The client doctor watches only known API users, and reads what a request sent only when it was signed:
+ * anyone can name an API user, and a forgery must not make findings or fill the doctor's memories.
+ */
+export type Caller = 'unknown' | 'known' | 'signed';
+
 /** What observers receive. */
 export interface Answered {
   record: AnsweredRequest;
   /** Whether the answer counts as one the service gave (a mistake of the test set-up, such as an unknown x-sim-scenario, does not). */
   counts: boolean;
+  caller: Caller;
 }
 
 /** The subscribers of "answered", called in the order they subscribed; one that throws never fails the request it is told of. */

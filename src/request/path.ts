@@ -191,7 +191,7 @@ export class RequestPath {
   /** Emits the one "answered" event. */
   private report(ctx: RequestContext, seq: number, result: Answer | undefined, body: string | undefined, startedAt: number, counts = true): void {
     this.seq = seq;
-    this.answered.emit({ record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)), counts });
+    this.answered.emit({ record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)), counts, caller: ctx.caller });
   }
 
   /** Requests answered since the last reset. */

@@ -1,4 +1,4 @@
-import { answer, type Answer } from '../contract/answer.js';
+import { answer, clipText, type Answer } from '../contract/answer.js';
 import type { ChallengeBody, LookupBody } from '../contract/bodies.js';
 import { ControlError } from '../errors.js';
 import { foldCase } from './fold-case.js';
@@ -45,6 +45,9 @@ export interface Challenge {
   endedBy?: EndedBy;
 }
 
+/** A challenge keeps this many characters of the profile its request named (shown nowhere; kept small, as a challenge is kept long). */
+export const PROFILE_KEPT = 256;
+
 /** Default number of challenges kept; past it the oldest are forgotten. */
 export const DEFAULT_MAX_CHALLENGES = 10_000;
 
@@ -85,7 +88,7 @@ export class Challenges {
       createdAt: now,
       expiresAt: now + body.expiryMs,
       autoVerifyAt: body.autoVerify ? now + autoVerifyDelay : undefined,
-      profile: body.profile,
+      profile: body.profile === undefined ? undefined : clipText(body.profile, PROFILE_KEPT),
       ipAddress: body.ipAddress,
       qr: body.qr,
       state: 'waiting',
