@@ -20,7 +20,7 @@ export const RunOptionsSchema = Type.Object(
     scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
     apiUser: Type.Optional(Type.String({ pattern: '^\\d{9}$', errorMessage: 'must be exactly 9 digits', description: "the default API user's id" })),
     secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret" })),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes every random value the same from run to run' })),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes the simulated world the same from run to run (never a secret or token)' })),
     publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$', errorMessage: 'must be an http:// or https:// URL', description: 'the base URL answers link to' })),
     bodyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024, description: 'request bodies larger than this many bytes get -413' })),
     journalSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'entries the request journal keeps' })),
@@ -45,7 +45,7 @@ export interface SimulatorOptions extends Partial<ScenarioInput> {
   apiUser?: string;
   /** The default API user's secret. Default: a fresh random one (see `simulator.apiUser.secret`). */
   secret?: string;
-  /** Makes challenge ids, generated secrets and every other random value the same from run to run. */
+  /** Makes the simulated world (challenge ids, auth codes, names) the same from run to run; never the generated secret or the control token. */
   seed?: number;
   /** The base URL that `moreInfo` and `challengeQRcodeUrl` use; default: the URL the simulator listens on. */
   publicUrl?: string;

@@ -19,6 +19,7 @@ import { ScenarioRegistry, type ScenarioSource } from './scenario/registry.js';
 import { pinnedKeys, scenarioFromOptions } from './scenario/sources.js';
 import type { Challenge } from './world/challenges.js';
 import type { VirtualClock } from './world/clock.js';
+import { unguessable } from './world/random.js';
 import { World } from './world/world.js';
 
 export type { SimulatorOptions } from './run-options.js';
@@ -119,6 +120,11 @@ export class Simulator {
     const removed = this.registry.unbind(apiUser);
     if (removed) this.secrets.update();
     return removed;
+  }
+
+  /** Listening beyond loopback: the control API needs a token from now on, a new unguessable one unless one was given. */
+  listensBeyondLoopback(): void {
+    this.controlToken ??= unguessable(32);
   }
 
   /** The active scenario, the bindings, and the shipped scenarios. */

@@ -81,7 +81,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address. Only an address:
   // `[]` left bare would be the empty host, which Node takes for every interface.
   const host = (opts.host ?? '127.0.0.1').replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
-  if (!isLoopback(host)) sim.controlToken ??= sim.world.random.token(32);
+  if (!isLoopback(host)) sim.listensBeyondLoopback();
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
   const sockets = new Set<Socket>();
