@@ -39,6 +39,31 @@ function cell(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
 }
 
+/**
+ * Each report is at most this many bytes, whatever the traffic: GitHub takes at most 1 MiB of a step's job summary
+ * (more fails the upload), and a CI's test view reads JUnit files whole. Findings are listed worst first and hints
+ * most frequent first, so what is left out past the bound is the least of each; the report says how much.
+ */
+export const MAX_REPORT_BYTES = 1_000_000;
+
+/** Room kept for what follows the rows (the line that says what was left out, the end of the document). */
+const CLOSING_BYTES = 4096;
+
+/**
+ * The first rows that fit in `budget` bytes, each written with `around` more (its line break and indent), and how
+ * many did not: none past the first that does not fit, so what is shown keeps its order.
+ */
+function fitting(rows: readonly string[], budget: number, around = 1): { shown: string[]; left: number } {
+  const shown: string[] = [];
+  let used = 0;
+  for (const row of rows) {
+    used += Buffer.byteLength(row) + around;
+    if (used > budget) break;
+    shown.push(row);
+  }
+  return { shown, left: rows.length - shown.length };
+}
+
 /** The Markdown report: a heading, the coverage, the findings and the hints, each a table. */
 export function markdownReport(s: RunSummary): string {
   const { coverage } = s;
@@ -65,21 +90,25 @@ export function markdownReport(s: RunSummary): string {
     for (const c of coverage.missing) lines.push(`| ${c} | ${cell(title(c))} | ${required.has(c) ? 'yes, not met' : ''} |`);
     lines.push('', '</details>', '');
   }
+  // The coverage above is bounded by the code table; the findings and hints share what is left, findings first.
+  let budget = MAX_REPORT_BYTES - CLOSING_BYTES - Buffer.byteLength(lines.join('\n'));
+  const table = (head: string[], rows: string[], what: string, where: string) => {
+    const { shown, left } = fitting(rows, budget - head.join('\n').length);
+    lines.push(...head, ...shown, '');
+    if (left) lines.push(`**${left} of the ${rows.length} ${what} are left out** to keep this report under ${MAX_REPORT_BYTES} bytes (a job summary takes 1 MiB at most): ${where} has them all.`, '');
+    budget -= Buffer.byteLength([...head, ...shown].join('\n'));
+  };
   lines.push(`### Client findings: ${s.findings.length}${s.failOn ? ` (${failing.length} at or above ${s.failOn}, which fail the run)` : ''}`, '');
   if (s.findings.length === 0) lines.push('None: nothing the client did would be refused or merely tolerated by the service.', '');
   else {
-    lines.push('| Severity | Finding | API user | Requests | Count | What it means and the fix |', '|---|---|---|---|---:|---|');
-    for (const f of s.findings) {
-      lines.push(`| ${f.severity} | \`${f.id}\` | ${f.apiUser} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${cell(f.explanation)}${f.detail ? ` (${cell(f.detail)})` : ''} |`);
-    }
-    lines.push('');
+    const rows = s.findings.map((f) => `| ${f.severity} | \`${f.id}\` | ${f.apiUser} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${cell(f.explanation)}${f.detail ? ` (${cell(f.detail)})` : ''} |`);
+    table(['| Severity | Finding | API user | Requests | Count | What it means and the fix |', '|---|---|---|---|---:|---|'], rows, 'findings', '`GET /__sim/findings`');
   }
   lines.push(`### Hints given: ${s.hints.length}`, '');
   if (s.hints.length === 0) lines.push('None: no refusal the doctor could explain.', '');
   else {
-    lines.push('| Code | Mistake | API user | Requests | Count | Hint |', '|---:|---|---|---|---:|---|');
-    for (const h of s.hints) lines.push(`| ${h.code} | \`${h.id}\` | ${h.apiUser ?? ''} | ${requests(h.firstSeq, h.lastSeq)} | ${h.count} | ${cell(h.text)} |`);
-    lines.push('');
+    const rows = s.hints.map((h) => `| ${h.code} | \`${h.id}\` | ${h.apiUser ?? ''} | ${requests(h.firstSeq, h.lastSeq)} | ${h.count} | ${cell(h.text)} |`);
+    table(['| Code | Mistake | API user | Requests | Count | Hint |', '|---:|---|---|---|---:|---|'], rows, 'hints', '`GET /__sim/findings`');
   }
   return `${lines.join('\n')}\n`;
 }
@@ -109,12 +138,26 @@ export function junitReport(s: RunSummary, timestamp: string): string {
     return { name, skipped: true, xml: `<testcase classname="mfa-sim.coverage" name="${xml(name)}" time="0"><skipped/></testcase>` };
   });
   const failing = new Set(failingFindings(s.findings, s.failOn));
-  const findingCases = s.findings.map((f) => {
+  const allFindingCases = s.findings.map((f) => {
     const name = `${f.id} (API user ${f.apiUser})`;
     const body = `${f.explanation}${f.detail ? ` (${f.detail})` : ''}\nRequests ${requests(f.firstSeq, f.lastSeq)}, ${f.count} time${f.count === 1 ? '' : 's'}.`;
     if (failing.has(f)) return { failed: true, xml: `<testcase classname="mfa-sim.findings" name="${xml(name)}" time="0"><failure type="${f.severity}" message="${xml(`${f.severity}: ${f.id}`)}">${xml(body)}</failure></testcase>` };
     return { skipped: true, xml: `<testcase classname="mfa-sim.findings" name="${xml(name)}" time="0"><skipped/><system-out>${xml(`${f.severity}: ${body}`)}</system-out></testcase>` };
   });
+  // Past the bound, one test case stands for the findings left out: failing when any of them fails the run (findings
+  // come worst first, so those that fail are shown first).
+  const coverageBytes = codeCases.reduce((n, c) => n + Buffer.byteLength(c.xml) + 5, 0);
+  const { shown, left } = fitting(allFindingCases.map((c) => c.xml), MAX_REPORT_BYTES - CLOSING_BYTES - coverageBytes, '\n    '.length);
+  const findingCases: { failed?: boolean; skipped?: boolean; xml: string }[] = allFindingCases.slice(0, shown.length);
+  if (left) {
+    const failingLeft = allFindingCases.slice(shown.length).filter((c) => c.failed).length;
+    const name = `${left} more findings left out (${failingLeft} at or above ${s.failOn ?? 'the gate'}) to keep this file under ${MAX_REPORT_BYTES} bytes: GET /__sim/findings has them all`;
+    findingCases.push(
+      failingLeft
+        ? { failed: true, xml: `<testcase classname="mfa-sim.findings" name="${xml(name)}" time="0"><failure type="${s.failOn}" message="${xml(`${failingLeft} findings left out fail the run`)}"/></testcase>` }
+        : { skipped: true, xml: `<testcase classname="mfa-sim.findings" name="${xml(name)}" time="0"><skipped/></testcase>` },
+    );
+  }
   const suite = (name: string, cases: { failed?: boolean; skipped?: boolean; xml: string }[]) => {
     const failures = cases.filter((c) => c.failed).length;
     const skipped = cases.filter((c) => c.skipped).length;
