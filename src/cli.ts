@@ -8,6 +8,7 @@ import { failingFindings, junitReport, markdownReport, requests } from './doctor
 import { unmetCodes } from './observers/coverage.js';
 import { FlagError, helpText, parseFlags } from './flags.js';
 import { formatLine, jsonLog, LogSink } from './observers/log.js';
+import { jsonText } from './output/json.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import { ScenarioError } from './scenario/errors.js';
 import { scenarioJsonSchema } from './scenario/schema.js';
@@ -211,7 +212,7 @@ function finish(sim: Simulator, o: AtExit): number {
   const summary = sim.runSummary({ final: true, required, failOn: o.failOnFindings });
   const unmet = required ? unmetCodes(summary.coverage, required) : [];
   const files: [string | undefined, string, () => string, boolean][] = [
-    [o.coverageOut, 'the coverage', () => `${JSON.stringify({ ...summary.coverage, required, unmet: required ? unmet : undefined }, null, 2)}\n`, false],
+    [o.coverageOut, 'the coverage', () => `${jsonText({ ...summary.coverage, required, unmet: required ? unmet : undefined }, undefined, 2)}\n`, false],
     // Appended: a GitHub Actions job summary collects what every command of the step adds.
     [o.report, 'the report', () => markdownReport(summary), true],
     [o.junit, 'the JUnit report', () => junitReport(summary, new Date().toISOString()), false],

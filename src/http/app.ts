@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { openApiDocument } from '../contract/openapi.js';
+import { jsonText } from '../output/json.js';
 import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter } from './control.js';
 import { controlRouteMissing, type RoutingLayer } from './control-missing.js';
@@ -34,8 +35,13 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   Object.assign(app, { simulator: sim });
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Every JSON answer of the pages and the control API passes here: no string in it shows a secret the simulator holds.
-  app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value));
+  // Every JSON answer of the pages and the control API is written here, by the one JSON function (output/json.ts),
+  // and no string in it shows a secret the simulator holds.
+  const hidden = (_key: string, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value);
+  app.response.json = function (this: Response, body: unknown) {
+    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    return this.send(jsonText(body, hidden));
+  };
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!req.url.startsWith('/v1/')) return next();
@@ -46,7 +52,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   app.use(controlRouter(sim));
   app.use(dashboardRouter(sim));
   // Built from the code table alone (no caller input), so it skips the replacer's work.
-  app.get('/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.links.base(req.headers.host) }))));
+  app.get('/openapi.json', (req, res) => void res.type('json').send(jsonText(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.links.base(req.headers.host) }))));
   app.use(pagesRouter(sim));
   // A control URL no route has: a JSON 404 or 405, not an envelope of the API it controls.
   app.use('/__sim', controlRouteMissing(() => app.router.stack as unknown as RoutingLayer[]));

@@ -13,6 +13,7 @@ import type { Severity } from '../doctor/findings.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
 import { parseRequiredCodes } from '../observers/coverage.js';
 import { expressLib } from './express.js';
+import { jsonText } from '../output/json.js';
 
 /**
  * The control API under `/__sim/`: one route per operation of the simulator facade, the views it answers with
@@ -54,7 +55,7 @@ export function controlRouter(sim: Simulator): Router {
   const body = [expressLib().json({ limit: '1mb', strict: false }), expressLib().text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' })];
 
   // The description of these routes needs no token, as the simulated API's own at /openapi.json.
-  r.get('/__sim/openapi.json', (req, res) => void res.type('json').send(JSON.stringify(controlOpenApiDocument(sim.links.base(req.headers.host)))));
+  r.get('/__sim/openapi.json', (req, res) => void res.type('json').send(jsonText(controlOpenApiDocument(sim.links.base(req.headers.host)))));
   r.get('/__sim/scenarios', guard, (_req, res) => void res.json(sim.scenarios()));
   r.post('/__sim/scenario', guard, ...body, async (req, res) => {
     const sc = sim.loadScenario(await source(req));

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { jsonText } from '../output/json.js';
 import type { Journal, JournalEntry } from './journal.js';
 
 /**
@@ -19,7 +20,7 @@ export function eventStream(journal: Journal, view: (e: JournalEntry) => unknown
   const open = new Set<Response>();
   let stop: (() => void) | undefined;
   const send = (e: JournalEntry) => {
-    const text = `event: request\ndata: ${JSON.stringify(view(e))}\n\n`;
+    const text = `event: request\ndata: ${jsonText(view(e))}\n\n`;
     for (const res of open) {
       if (res.writableLength > MAX_EVENT_BACKLOG) res.destroy();
       else res.write(text);
