@@ -1,6 +1,8 @@
 import { codeInfo, SERVICE_CODES } from '../codes.js';
 import { ControlError } from '../errors.js';
 import { unmetCodes, type CoverageReport } from '../observers/coverage.js';
+import { markdownCode, markdownText } from '../output/markdown.js';
+import { xmlText as xml } from '../output/xml.js';
 import { SEVERITIES, type Finding, type HintSeen, type Severity } from './findings.js';
 
 /**
@@ -34,10 +36,6 @@ const title = (code: number) => codeInfo(code)?.title ?? '';
 /** The requests a finding spans, by journal seq: `#4`, or `#4 to #9`. */
 export const requests = (first: number, last: number) => (first === last ? `#${first}` : `#${first} to #${last}`);
 
-/** Text in a Markdown table cell: one line, pipes escaped, angle brackets shown as text rather than read as HTML. */
-function cell(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
-}
 
 /**
  * Each report is at most this many bytes, whatever the traffic: GitHub takes at most 1 MiB of a step's job summary
@@ -64,7 +62,11 @@ function fitting(rows: readonly string[], budget: number, around = 1): { shown: 
   return { shown, left: rows.length - shown.length };
 }
 
-/** The Markdown report: a heading, the coverage, the findings and the hints, each a table. */
+/**
+ * The Markdown report: a heading, the coverage, the findings and the hints, each a table. The code table's titles and
+ * the findings' explanations are the simulator's own Markdown, written for it; everything a client or a test set-up
+ * could have chosen (the scenario name, a finding's figures, a hint quoting a value, an API user) passes markdownText.
+ */
 export function markdownReport(s: RunSummary): string {
   const { coverage } = s;
   const required = new Set(s.required ?? []);
@@ -74,7 +76,7 @@ export function markdownReport(s: RunSummary): string {
   const lines: string[] = [
     '## mfa-sim report',
     '',
-    `mfa-sim ${s.version}, scenario ${cell(s.scenario)}, ${s.requests} request${s.requests === 1 ? '' : 's'} answered.`,
+    `mfa-sim ${s.version}, scenario ${markdownText(s.scenario)}, ${s.requests} request${s.requests === 1 ? '' : 's'} answered.`,
     '',
     `### Contract coverage: ${coverage.met.length} of ${SERVICE_CODES.length} codes met`,
     '',
@@ -82,12 +84,12 @@ export function markdownReport(s: RunSummary): string {
   if (missingRequired.length) lines.push(`**${missingRequired.length} required code${missingRequired.length === 1 ? ' was' : 's were'} never answered:** ${missingRequired.join(', ')}`, '');
   if (coverage.met.length) {
     lines.push('| Code | Meaning | Answered |', '|---:|---|---:|');
-    for (const c of coverage.met) lines.push(`| ${c} | ${cell(title(c))} | ${coverage.counts[String(c)]} |`);
+    for (const c of coverage.met) lines.push(`| ${c} | ${title(c)} | ${coverage.counts[String(c)]} |`);
     lines.push('');
   }
   if (coverage.missing.length) {
     lines.push(`<details><summary>${coverage.missing.length} codes never met</summary>`, '', '| Code | Meaning | Required |', '|---:|---|---|');
-    for (const c of coverage.missing) lines.push(`| ${c} | ${cell(title(c))} | ${required.has(c) ? 'yes, not met' : ''} |`);
+    for (const c of coverage.missing) lines.push(`| ${c} | ${title(c)} | ${required.has(c) ? 'yes, not met' : ''} |`);
     lines.push('', '</details>', '');
   }
   // The coverage above is bounded by the code table; the findings and hints share what is left, findings first.
@@ -101,27 +103,16 @@ export function markdownReport(s: RunSummary): string {
   lines.push(`### Client findings: ${s.findings.length}${s.failOn ? ` (${failing.length} at or above ${s.failOn}, which fail the run)` : ''}`, '');
   if (s.findings.length === 0) lines.push('None: nothing the client did would be refused or merely tolerated by the service.', '');
   else {
-    const rows = s.findings.map((f) => `| ${f.severity} | \`${f.id}\` | ${f.apiUser} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${cell(f.explanation)}${f.detail ? ` (${cell(f.detail)})` : ''} |`);
+    const rows = s.findings.map((f) => `| ${f.severity} | ${markdownCode(f.id)} | ${markdownText(f.apiUser)} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${f.explanation}${f.detail ? ` (${markdownText(f.detail)})` : ''} |`);
     table(['| Severity | Finding | API user | Requests | Count | What it means and the fix |', '|---|---|---|---|---:|---|'], rows, 'findings', '`GET /__sim/findings`');
   }
   lines.push(`### Hints given: ${s.hints.length}`, '');
   if (s.hints.length === 0) lines.push('None: no refusal the doctor could explain.', '');
   else {
-    const rows = s.hints.map((h) => `| ${h.code} | \`${h.id}\` | ${h.apiUser ?? ''} | ${requests(h.firstSeq, h.lastSeq)} | ${h.count} | ${cell(h.text)} |`);
+    const rows = s.hints.map((h) => `| ${h.code} | ${markdownCode(h.id)} | ${markdownText(h.apiUser ?? '')} | ${requests(h.firstSeq, h.lastSeq)} | ${h.count} | ${markdownText(h.text)} |`);
     table(['| Code | Mistake | API user | Requests | Count | Hint |', '|---:|---|---|---|---:|---|'], rows, 'hints', '`GET /__sim/findings`');
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** Text fit for XML: the five special characters escaped, and characters XML 1.0 cannot hold dropped. */
-function xml(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
 }
 
 /**

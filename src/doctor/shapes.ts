@@ -1,3 +1,4 @@
+import { codeSpan } from '../output/markdown.js';
 import type { Hint } from './hint.js';
 
 /**
@@ -13,7 +14,7 @@ const HEX_LENGTH_OF: Record<number, string> = { 32: 'HMAC-MD5', 40: 'HMAC-SHA1',
  * not belong is hidden whole by the redactor; a part of it would not be recognised).
  */
 function quote(value: string): string {
-  return value.length <= 40 && !/[\r\n]/.test(value) ? `\`${value}\`` : `a value of ${value.length} characters`;
+  return value.length <= 40 && !/[\r\n]/.test(value) ? codeSpan(value) : `a value of ${value.length} characters`;
 }
 
 /** The signature part is not 128 hexadecimal characters (-4027): what it looks like instead. */

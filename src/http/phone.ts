@@ -3,7 +3,8 @@ import { ControlError } from '../errors.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { qrPng } from '../world/qr.js';
-import { duration, esc, page, stateClass } from './html.js';
+import { htmlText } from '../output/html.js';
+import { duration, page, stateClass } from './html.js';
 import { expressLib } from './express.js';
 
 /**
@@ -21,7 +22,7 @@ button.approve{background:#17804a;border-color:#17804a;color:#fff}.code{font:700
 function outcome(c: Challenge): string {
   switch (c.state) {
     case 'approved':
-      return `<p><b>You approved this sign-in.</b> Type this code into the app that asked:</p><div class="code" id="auth-code" aria-label="auth code">${esc(c.authCode ?? '(any code: auto-verify)')}</div><p class="muted">The app can now verify it (type 170); until then, its status check (type 171) answers 3080 APPROVED.</p>`;
+      return `<p><b>You approved this sign-in.</b> Type this code into the app that asked:</p><div class="code" id="auth-code" aria-label="auth code">${htmlText(c.authCode ?? '(any code: auto-verify)')}</div><p class="muted">The app can now verify it (type 170); until then, its status check (type 171) answers 3080 APPROVED.</p>`;
     case 'verified':
       return `<p><b>Approved, and the app has verified the code.</b> Nothing more to do.</p>`;
     case 'denied':
@@ -41,15 +42,15 @@ function phonePage(sim: Simulator, c: Challenge, notice?: string): string {
   const waiting = c.state === 'waiting';
   const body = `<div class="phone">
 <h1>Sign-in request</h1>
-${notice ? `<p class="pill warn" role="alert">${esc(notice)}</p>` : ''}
+${notice ? `<p class="pill warn" role="alert">${htmlText(notice)}</p>` : ''}
 <div class="card">
 <p class="muted" style="margin:0">Is this you signing in?</p>
-<p class="who">${esc(sim.world.people.displayName(c.user))}</p>
-<p style="margin:0 0 10px">${esc(sim.redact(c.user))}</p>
+<p class="who">${htmlText(sim.world.people.displayName(c.user))}</p>
+<p style="margin:0 0 10px">${htmlText(sim.redact(c.user))}</p>
 <table>
-<tr><th>Asked by</th><td>API user <code>${esc(c.apiUser)}</code></td></tr>
-<tr><th>Check</th><td>${esc(c.challengeType)}</td></tr>
-<tr><th>State</th><td><span class="pill ${stateClass(c.state)}" id="state">${esc(c.state)}</span></td></tr>
+<tr><th>Asked by</th><td>API user <code>${htmlText(c.apiUser)}</code></td></tr>
+<tr><th>Check</th><td>${htmlText(c.challengeType)}</td></tr>
+<tr><th>State</th><td><span class="pill ${stateClass(c.state)}" id="state">${htmlText(c.state)}</span></td></tr>
 ${waiting ? `<tr><th>Time left</th><td><span class="left" id="left" data-ms="${left}" data-frozen="${sim.clock.frozen}">${duration(left)}</span>${sim.clock.frozen ? ' <span class="muted">(the simulator\'s clock is frozen)</span>' : ''}</td></tr>` : ''}
 </table>
 ${
@@ -58,7 +59,7 @@ ${
     : outcome(c)
 }
 </div>
-<p class="muted">This page is the user's phone in mfa-sim: it is what <code>challengeQRcodeUrl</code> opens. Challenge <code>${esc(c.id)}</code>.</p>
+<p class="muted">This page is the user's phone in mfa-sim: it is what <code>challengeQRcodeUrl</code> opens. Challenge <code>${htmlText(c.id)}</code>.</p>
 </div>${PHONE_STYLE}`;
   return page('Sign-in request', body, { nav: false, script: waiting ? COUNTDOWN : undefined });
 }
@@ -68,7 +69,7 @@ const COUNTDOWN = `(()=>{const el=document.getElementById('left');if(!el||el.dat
 const tick=()=>{const ms=Math.max(0,end-Date.now());const s=Math.ceil(ms/1000);el.textContent=(s>=60?Math.floor(s/60)+' min ':'')+(s%60)+' s';if(ms<=0)location.reload();else setTimeout(tick,1000-(ms%1000||1000)+5)};tick()})();`;
 
 function missing(sim: Simulator, res: Response, id: string): void {
-  res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${esc(sim.echo(id, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`, { nav: false }));
+  res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${htmlText(sim.echo(id, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`, { nav: false }));
 }
 
 /**
