@@ -37,8 +37,6 @@ export class Simulator {
   readonly bodyLimit: number;
   /** How answers link back here (moreInfo, challenge URLs); the server sets its public URL once listening. */
   readonly links: Links;
-  /** When set, the control API (`/__sim/`) needs it; set when listening beyond loopback. */
-  controlToken?: string;
   /** Where the control API may read scenario files from, and the host names it answers (the server adds its own). */
   readonly scenarioDirectories: ScenarioDirectories;
   readonly allowedHosts: AllowedHosts;
@@ -50,18 +48,20 @@ export class Simulator {
   private readonly path: RequestPath;
   private readonly doctor = new Doctor();
   private readonly clientFindings = new ClientFindings((text) => this.redact(text));
+  private control?: string;
 
   constructor(options: SimulatorOptions | string = {}) {
     const opts = runOptions(options);
     this.world = new World(opts, (text) => this.redact(text));
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    this.controlToken = opts.controlToken;
+    this.control = opts.controlToken;
     this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? defaultScenarioDirs(opts.scenario));
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
     this.registry = new ScenarioRegistry(scenarioFromOptions(opts as Record<string, unknown>), pinnedKeys(opts));
     this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e, to, from) => sealRecord(this.secrets.redactor, e, to, from));
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
-    this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets()], () => this.links.forget());
+    // The control token opens the control API: hidden as the API users' secrets are, wherever a client sent it.
+    this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...(this.control === undefined ? [] : [this.control])], () => this.links.forget());
     const answered = new AnsweredEvents();
     this.coverage.observe(answered);
     this.clientFindings.observe(answered);
@@ -120,6 +120,16 @@ export class Simulator {
     const removed = this.registry.unbind(apiUser);
     if (removed) this.secrets.update();
     return removed;
+  }
+
+  /** When set, the control API (`/__sim/`) needs it; set when listening beyond loopback. A secret: hidden wherever shown. */
+  get controlToken(): string | undefined {
+    return this.control;
+  }
+
+  set controlToken(token: string | undefined) {
+    this.control = token;
+    this.secrets.update();
   }
 
   /** Listening beyond loopback: the control API needs a token from now on, a new unguessable one unless one was given. */
