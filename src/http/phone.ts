@@ -6,6 +6,8 @@ import { qrPng } from '../world/qr.js';
 import { htmlText } from '../output/html.js';
 import { duration, page, stateClass } from './html.js';
 import { expressLib } from './express.js';
+import { requireAllowedHost } from './allowed-hosts.js';
+import { requireControl, tokenMatches } from './control-access.js';
 
 /**
  * The user's phone (`/phone/<challengeId>`, what a challenge's QR code opens): approve or deny, and the QR image.
@@ -36,7 +38,8 @@ function outcome(c: Challenge): string {
   }
 }
 
-function phonePage(sim: Simulator, c: Challenge, notice?: string): string {
+/** `token`: the control token the page was opened with (`?token=`, checked), carried into its buttons. */
+function phonePage(sim: Simulator, c: Challenge, notice?: string, token?: string): string {
   const now = sim.now();
   const left = Math.max(0, c.expiresAt - now);
   const waiting = c.state === 'waiting';
@@ -55,7 +58,7 @@ ${waiting ? `<tr><th>Time left</th><td><span class="left" id="left" data-ms="${l
 </table>
 ${
   waiting
-    ? `<div class="actions"><form method="post" action="/phone/${encodeURIComponent(c.id)}/deny"><button class="danger" type="submit">Deny</button></form><form method="post" action="/phone/${encodeURIComponent(c.id)}/approve"><button class="approve" type="submit">Approve</button></form></div>`
+    ? `<div class="actions">${(['deny', 'approve'] as const).map((action) => `<form method="post" action="${htmlText(`/phone/${encodeURIComponent(c.id)}/${action}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`)}"><button class="${action === 'deny' ? 'danger' : 'approve'}" type="submit">${action === 'deny' ? 'Deny' : 'Approve'}</button></form>`).join('')}</div>`
     : outcome(c)
 }
 </div>
@@ -74,20 +77,32 @@ function missing(sim: Simulator, res: Response, id: string): void {
 
 /**
  * The user's phone: the page `challengeQRcodeUrl` opens. It shows the challenge and lets a person approve or
- * deny it. Whoever holds the challenge id may do so (the id is the capability, as a QR code on a screen is);
- * no control token is needed. Plain forms: it works without script.
+ * deny it. Plain forms: it works without script. Like the control plane, it answers only a Host naming this machine
+ * (a page reached through DNS rebinding would read it and approve) and refuses changes sent by a page of another
+ * site. Whoever holds the challenge id may answer it (the id is the capability, as a QR code on a screen is), as long
+ * as the id cannot be predicted: under a seed it can, so approving and denying then need the control token too,
+ * whenever the control API does (beyond loopback; on loopback nothing outside this machine reaches either).
  */
 export function phoneRouter(sim: Simulator): Router {
   const r = expressLib().Router();
   const find = (id: string) => sim.findChallenge(id);
+  r.use('/phone', requireAllowedHost(sim.allowedHosts));
+  const needed = () => (sim.world.random.seed === undefined ? undefined : sim.controlToken);
+  const guard = requireControl(needed, {
+    what: 'approving or denying on the phone page',
+    why: 'under --seed challenge ids can be predicted, and this simulator is not on loopback',
+  });
   r.get('/phone/:id', (req: Request, res: Response) => {
     const c = find(String(req.params.id));
     if (!c) return missing(sim, res, String(req.params.id));
     res.setHeader('cache-control', 'no-store');
-    res.type('html').send(phonePage(sim, c));
+    // Opened with the token a seed makes it need, its buttons carry it; any other text given is not echoed.
+    const want = needed();
+    const given = typeof req.query.token === 'string' ? req.query.token : undefined;
+    res.type('html').send(phonePage(sim, c, undefined, want !== undefined && tokenMatches(given, want) ? given : undefined));
   });
   for (const action of ['approve', 'deny'] as const) {
-    r.post(`/phone/:id/${action}`, (req: Request, res: Response) => {
+    r.post(`/phone/:id/${action}`, guard, (req: Request, res: Response) => {
       const id = String(req.params.id);
       try {
         if (action === 'approve') sim.approve(id);
