@@ -1,4 +1,6 @@
 import type { Socket } from 'node:net';
+import { argumentOnce, scenarioOnce } from './arguments.js';
+import { ControlError } from './errors.js';
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { version } from '../package.json';
 import { Doctor } from './doctor/doctor.js';
@@ -51,7 +53,7 @@ export class Simulator {
   private control?: string;
 
   constructor(options: SimulatorOptions | string = {}) {
-    const opts = runOptions(options);
+    const opts = runOptions(scenarioOnce(options, 'options'));
     this.world = new World(opts, (text) => this.redact(text));
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.control = opts.controlToken;
@@ -103,14 +105,14 @@ export class Simulator {
 
   /** Makes a scenario the active one and resets the world (challenges, replay memory, journal, coverage, clock). */
   loadScenario(source: ScenarioSource): CompiledScenario {
-    const sc = this.registry.load(source);
+    const sc = this.registry.load(scenarioOnce(source, 'scenario'));
     this.reset();
     return sc;
   }
 
   /** Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules. */
   bindScenario(apiUser: string, source: ScenarioSource): CompiledScenario {
-    const sc = this.registry.bind(apiUser, source);
+    const sc = this.registry.bind(apiUser, scenarioOnce(source, 'scenario'));
     this.secrets.update();
     return sc;
   }
@@ -161,21 +163,21 @@ export class Simulator {
   /** A challenge by id, settled now; undefined when unknown. */
   findChallenge = (id: string): Challenge | undefined => this.world.challenges.get(id, this.now());
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
-  approve = (id: string, authCode?: string): Challenge => this.world.challenges.approve(id, this.now(), authCode);
+  approve = (id: string, authCode?: string): Challenge => this.world.challenges.approve(argumentOnce(id, 'id'), this.now(), argumentOnce(authCode, 'authCode'));
   /** The user denies a waiting challenge. */
   deny = (id: string): Challenge => this.world.challenges.deny(id, this.now());
   /** A waiting challenge expires now, as if its challengeExpiry had passed. */
   expire = (id: string): Challenge => this.world.challenges.expire(id, this.now());
 
   /** Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999. */
-  advance = (by: number | string): number => this.clockMoved(this.world.advance(by));
+  advance = (by: number | string): number => this.clockMoved(this.world.advance(argumentOnce(by, 'by')));
   /** Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or where it stands. */
-  freeze = (at?: number | string): number => this.clockMoved(this.world.freeze(at));
+  freeze = (at?: number | string): number => this.clockMoved(this.world.freeze(argumentOnce(at, 'at')));
   /** Lets the clock run again from where it stands. */
   unfreeze = (): number => this.clockMoved(this.world.unfreeze());
 
   /** Journal entries, newest first, optionally only some codes and one API user. */
-  journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(filter);
+  journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(argumentOnce(filter, 'journal filter'));
   /** Forgets the journal. */
   clearJournal = (): void => this.journal.clear();
   /** How often each code of the service was answered, and which were never met. */
@@ -190,7 +192,10 @@ export class Simulator {
   /** The doctor's hints given since the last reset (signature mistakes and the rest), most frequent first. */
   hints = (): HintSeen[] => this.clientFindings.hintsSeen().map((h) => ({ ...h, text: this.redact(h.text) }));
   /** The run as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it. */
-  runSummary = ({ final = false, required, failOn }: { final?: boolean; required?: readonly number[]; failOn?: Severity } = {}): RunSummary => {
+  runSummary = (options: { final?: boolean; required?: readonly number[]; failOn?: Severity } = {}): RunSummary => {
+    const read = argumentOnce(options, 'report options');
+    if (typeof read !== 'object' || read === null) throw new ControlError(400, 'report options must be an object: { required?, failOn?, final? }');
+    const { final = false, required, failOn } = read;
     checkReportGates(required, failOn);
     return {
       version,

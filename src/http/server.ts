@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
+import { scenarioOnce } from '../arguments.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
 import { answerInternalError, serveApi } from './serve-api.js';
@@ -53,7 +54,8 @@ const TRANSPORT_ERRORS: Record<string, number> = {
 
 /** Starts a simulator listening on HTTP. Options take the shape of a scenario file (or a path to one). */
 export async function startSimulator(options: StartOptions | string = {}): Promise<RunningSimulator> {
-  const opts: StartOptions = typeof options === 'string' ? { scenario: options } : options;
+  // Read once: the options a caller passed are plain data from here on (arguments.ts).
+  const opts: StartOptions = typeof options === 'string' ? { scenario: options } : scenarioOnce(options, 'options');
   const sim = new Simulator(opts);
   // The Express app, for pages and the control API, is made (and Express loaded) when one of them is first asked for.
   let app: SimulatorApp | undefined;

@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import { RAW_CONTROLS } from '../output/terminal.js';
 import { Type } from '../typebox.js';
 
 /**
@@ -23,6 +24,13 @@ export const PERMISSIONS = ['challenge', 'cancel', 'time', 'status', 'verify', '
 export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
 export const AUTH_MODES = ['verify', 'log', 'off'] as const;
 export const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
+
+/**
+ * A name shown in the journal, the log, the pages and the reports (a scenario's, a rule's): any text but control
+ * characters (C0 with NUL, DEL, C1, bidi controls, line separators), which would act on a terminal or hide what follows.
+ */
+const Name = (options: { minLength?: number; maxLength?: number; description: string }) =>
+  Type.String({ ...options, pattern: `^[^\\u0000-\\u001f${RAW_CONTROLS}]*$`, errorMessage: 'must not hold control characters (C0, DEL, C1, bidi controls, line separators)' });
 
 const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, description });
@@ -58,7 +66,7 @@ const Delay = Type.Union(
 
 export const RuleSchema = strictObject(
   {
-    name: Type.Optional(Type.String({ description: 'shown in the journal and the log' })),
+    name: Type.Optional(Name({ description: 'shown in the journal and the log' })),
     when: Type.Optional(
       strictObject(
         {
@@ -91,7 +99,7 @@ export const RuleSchema = strictObject(
 /** The one schema of a scenario file (and of the scenario keys of the options), as TypeBox: JSON Schema at run time, TypeScript types at compile time. */
 export const ScenarioSchema = strictObject(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
+    name: Name({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
     description: Type.Optional(Type.String()),
     token: Type.Optional(Type.String({ description: 'identifier token in header names, scheme, algorithm and user field (default svc)' })),
     strict: Type.Optional(Type.Boolean({ description: 'reject everything the interface document does not show (default false)' })),
