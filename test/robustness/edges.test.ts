@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ControlError, ScenarioError, Simulator, startSimulator, type StartOptions } from '../../src/index.js';
 import { run } from '../cli-helpers.js';
-import { simulator } from '../helpers.js';
+import { send, simulator } from '../helpers.js';
 import { control } from './support.js';
 
 /**
@@ -135,16 +135,28 @@ describe('in-process arguments are read once, into plain data', async () => {
     expect(rules.reads()).toBe(0);
   });
 
-  it('each value is read once: what is checked is what is used', () => {
+  it('each value is read once: what is checked is what is used', async () => {
+    for (let i = 0; i < 3; i++) await send(sim, '/v1/svc/time', { method: 'GET' });
+    // A limit that is 1 when first read and -1 afterwards: checked as 1, it must be used as 1 (slice(0, -1) would
+    // answer all but one entry).
     let reads = 0;
     const flipping = {
-      get failOn() {
+      get limit() {
         reads++;
-        return reads === 1 ? 'error' : 'not-a-severity';
+        return reads === 1 ? 1 : -1;
       },
     };
-    expect(sim.report('markdown', flipping as never)).toContain('## mfa-sim report');
+    expect(sim.journal(flipping)).toHaveLength(1);
     expect(reads).toBe(1);
+    let severityReads = 0;
+    const failOn = {
+      get failOn() {
+        severityReads++;
+        return severityReads === 1 ? 'error' : 'not-a-severity';
+      },
+    };
+    expect(sim.report('markdown', failOn as never)).toContain('## mfa-sim report');
+    expect(severityReads).toBe(1);
   });
 });
 
