@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
- * checks, src/doctor/ and the redactor (`--mutate src/observers/redactor.ts`): every suite that drives
- * authentication, the order of checks and the hiding of secrets in-process, through the real HTTP server.
+ * checks, src/doctor/, the redactor (`--mutate src/observers/redactor.ts`) and the output and argument functions
+ * (`--mutate 'src/output/*.ts,src/arguments.ts'`): every suite that drives authentication, the order of checks, the
+ * hiding of secrets and the escaping of what is shown in-process, through the real HTTP server.
  * Left out: suites that start the built CLI (a mutant of src/ never reaches dist/), the browser and the long fuzzers.
  */
 export default defineConfig({
@@ -50,6 +51,13 @@ export default defineConfig({
       'test/robustness/secrets.test.ts',
       'test/redactor-stretches.test.ts',
       'test/log-line.test.ts',
+      'test/robustness/terminal.test.ts',
+      'test/robustness/markdown.test.ts',
+      'test/robustness/report-size.test.ts',
+      'test/robustness/edges.test.ts',
+      'test/robustness/seed.test.ts',
+      'test/robustness/phone.test.ts',
+      'test/robustness/control-token.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,

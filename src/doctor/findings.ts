@@ -3,6 +3,7 @@ import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/answer.j
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
 import type { Answered, AnsweredRequest, Caller } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
+import { ID9 } from '../request/checks.js';
 import { failedInTransit } from './first-uses.js';
 import type { Hint } from './hint.js';
 import { monotonicMs } from '../world/monotonic.js';
@@ -136,8 +137,6 @@ const CHALLENGES_FOLLOWED = 10_000;
 const HINT_KINDS_KEPT = 1000;
 /** Seeds the hashes of envelope ids and nonces (the replay memory's own are seeded apart). */
 const VALUE_SEED = 0x646f63;
-
-const ID9 = /^\d{9}$/;
 
 /** What is kept of a client between its requests: its clock, as far as its answers showed it. */
 interface Client {

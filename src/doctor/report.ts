@@ -2,7 +2,7 @@ import { codeInfo, SERVICE_CODES } from '../codes.js';
 import { ControlError } from '../errors.js';
 import { unmetCodes, type CoverageReport } from '../observers/coverage.js';
 import { markdownCode, markdownText } from '../output/markdown.js';
-import { xmlText as xml } from '../output/xml.js';
+import { xmlText } from '../output/xml.js';
 import { SEVERITIES, type Finding, type HintSeen, type Severity } from './findings.js';
 
 /**
@@ -35,7 +35,6 @@ export function failingFindings(findings: readonly Finding[], failOn: Severity |
 const title = (code: number) => codeInfo(code)?.title ?? '';
 /** The requests a finding spans, by journal seq: `#4`, or `#4 to #9`. */
 export const requests = (first: number, last: number) => (first === last ? `#${first}` : `#${first} to #${last}`);
-
 
 /**
  * Each report is at most this many bytes, whatever the traffic: GitHub takes at most 1 MiB of a step's job summary
@@ -124,16 +123,16 @@ export function junitReport(s: RunSummary, timestamp: string): string {
   const codeCases = SERVICE_CODES.map((c) => {
     const name = `${c} ${title(c)}`;
     const n = s.coverage.counts[String(c)];
-    if (n) return { name, xml: `<testcase classname="mfa-sim.coverage" name="${xml(name)}" time="0"><system-out>${xml(`answered ${n} time${n === 1 ? '' : 's'}`)}</system-out></testcase>` };
-    if (required.has(c)) return { name, failed: true, xml: `<testcase classname="mfa-sim.coverage" name="${xml(name)}" time="0"><failure type="coverage" message="${xml(`${c} was never answered; --require-coverage demands it`)}"/></testcase>` };
-    return { name, skipped: true, xml: `<testcase classname="mfa-sim.coverage" name="${xml(name)}" time="0"><skipped/></testcase>` };
+    if (n) return { name, xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><system-out>${xmlText(`answered ${n} time${n === 1 ? '' : 's'}`)}</system-out></testcase>` };
+    if (required.has(c)) return { name, failed: true, xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><failure type="coverage" message="${xmlText(`${c} was never answered; --require-coverage demands it`)}"/></testcase>` };
+    return { name, skipped: true, xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><skipped/></testcase>` };
   });
   const failing = new Set(failingFindings(s.findings, s.failOn));
   const allFindingCases = s.findings.map((f) => {
     const name = `${f.id} (API user ${f.apiUser})`;
     const body = `${f.explanation}${f.detail ? ` (${f.detail})` : ''}\nRequests ${requests(f.firstSeq, f.lastSeq)}, ${f.count} time${f.count === 1 ? '' : 's'}.`;
-    if (failing.has(f)) return { failed: true, xml: `<testcase classname="mfa-sim.findings" name="${xml(name)}" time="0"><failure type="${f.severity}" message="${xml(`${f.severity}: ${f.id}`)}">${xml(body)}</failure></testcase>` };
-    return { skipped: true, xml: `<testcase classname="mfa-sim.findings" name="${xml(name)}" time="0"><skipped/><system-out>${xml(`${f.severity}: ${body}`)}</system-out></testcase>` };
+    if (failing.has(f)) return { failed: true, xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><failure type="${f.severity}" message="${xmlText(`${f.severity}: ${f.id}`)}">${xmlText(body)}</failure></testcase>` };
+    return { skipped: true, xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><skipped/><system-out>${xmlText(`${f.severity}: ${body}`)}</system-out></testcase>` };
   });
   // Past the bound, one test case stands for the findings left out: failing when any of them fails the run (findings
   // come worst first, so those that fail are shown first).
@@ -142,21 +141,21 @@ export function junitReport(s: RunSummary, timestamp: string): string {
   const findingCases: { failed?: boolean; skipped?: boolean; xml: string }[] = allFindingCases.slice(0, shown.length);
   if (left) {
     const failingLeft = allFindingCases.slice(shown.length).filter((c) => c.failed).length;
-    const name = `${left} more findings left out (${failingLeft} at or above ${s.failOn ?? 'the gate'}) to keep this file under ${MAX_REPORT_BYTES} bytes: GET /__sim/findings has them all`;
+    const name = `${left} more findings left out${s.failOn ? ` (${failingLeft} at or above ${s.failOn})` : ''} to keep this file under ${MAX_REPORT_BYTES} bytes: GET /__sim/findings has them all`;
     findingCases.push(
       failingLeft
-        ? { failed: true, xml: `<testcase classname="mfa-sim.findings" name="${xml(name)}" time="0"><failure type="${s.failOn}" message="${xml(`${failingLeft} findings left out fail the run`)}"/></testcase>` }
-        : { skipped: true, xml: `<testcase classname="mfa-sim.findings" name="${xml(name)}" time="0"><skipped/></testcase>` },
+        ? { failed: true, xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><failure type="${s.failOn}" message="${xmlText(`${failingLeft} findings left out fail the run`)}"/></testcase>` }
+        : { skipped: true, xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><skipped/></testcase>` },
     );
   }
   const suite = (name: string, cases: { failed?: boolean; skipped?: boolean; xml: string }[]) => {
     const failures = cases.filter((c) => c.failed).length;
     const skipped = cases.filter((c) => c.skipped).length;
-    return { failures, skipped, tests: cases.length, xml: `  <testsuite name="${xml(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${xml(timestamp)}">\n${cases.map((c) => `    ${c.xml}`).join('\n')}\n  </testsuite>` };
+    return { failures, skipped, tests: cases.length, xml: `  <testsuite name="${xmlText(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${xmlText(timestamp)}">\n${cases.map((c) => `    ${c.xml}`).join('\n')}\n  </testsuite>` };
   };
   const suites = [suite('mfa-sim contract coverage', codeCases), suite('mfa-sim client findings', findingCases)];
   const total = (k: 'failures' | 'tests') => suites.reduce((n, x) => n + x[k], 0);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mfa-sim ${xml(s.version)}" tests="${total('tests')}" failures="${total('failures')}" errors="0" time="0">\n${suites.map((x) => x.xml).join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mfa-sim ${xmlText(s.version)}" tests="${total('tests')}" failures="${total('failures')}" errors="0" time="0">\n${suites.map((x) => x.xml).join('\n')}\n</testsuites>\n`;
 }
 
 /** The formats a report is written in. */
