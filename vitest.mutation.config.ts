@@ -51,6 +51,7 @@ export default defineConfig({
       'test/robustness/secrets.test.ts',
       'test/redactor-stretches.test.ts',
       'test/log-line.test.ts',
+      'test/output.test.ts',
       'test/robustness/terminal.test.ts',
       'test/robustness/markdown.test.ts',
       'test/robustness/report-size.test.ts',

@@ -56,12 +56,8 @@ function plain(value: unknown): unknown {
     if (keys.length > MAX_ITEMS) throw new Unreadable(path, `has ${keys.length} keys; at most ${MAX_ITEMS}`);
     values += keys.length;
     if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);
-    const out: Record<string, unknown> = {};
-    for (const key of keys) {
-      const entry = copy(read(() => (v as Record<string, unknown>)[key], [...path, key]), [...path, key]);
-      Object.defineProperty(out, key, { value: entry, enumerable: true, writable: true, configurable: true });
-    }
-    return out;
+    // Entries made as data properties: a key named `__proto__` stays an own key, for the checks after this to refuse.
+    return Object.fromEntries(keys.map((key) => [key, copy(read(() => (v as Record<string, unknown>)[key], [...path, key]), [...path, key])]));
   };
   return copy(value, []);
 }
@@ -71,8 +67,9 @@ export function argumentOnce<T>(value: T, name: string): T {
   try {
     return plain(value) as T;
   } catch (e) {
-    if (!(e instanceof Unreadable)) throw e;
-    throw new ControlError(400, `${name}: ${e.path.length ? `${formatPath(e.path)}: ` : ''}${e.problem}`);
+    // Every read of `plain` is wrapped: what it throws is Unreadable.
+    const { path, problem } = e as Unreadable;
+    throw new ControlError(400, `${name}: ${path.length ? `${formatPath(path)}: ` : ''}${problem}`);
   }
 }
 
@@ -81,7 +78,7 @@ export function scenarioOnce<T>(value: T, source: string): T {
   try {
     return plain(value) as T;
   } catch (e) {
-    if (!(e instanceof Unreadable)) throw e;
-    throw new ScenarioError(source, [{ path: e.path, message: e.problem }]);
+    const { path, problem } = e as Unreadable;
+    throw new ScenarioError(source, [{ path, message: problem }]);
   }
 }

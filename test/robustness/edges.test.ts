@@ -135,6 +135,35 @@ describe('in-process arguments are read once, into plain data', async () => {
     expect(rules.reads()).toBe(0);
   });
 
+  it('the bounds of what is read: lists, keys, values in all, nesting; where a read failed is named', () => {
+    const codes = (n: number) => Array.from({ length: n }, () => 15000);
+    expect(sim.journal({ code: codes(100_000) })).toEqual(expect.any(Array));
+    expect((thrown(() => sim.journal({ code: codes(100_001) })) as Error).message).toBe('journal filter: code: has 100001 items; at most 100000');
+    const keyed = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    expect(sim.report('markdown', keyed(100_000) as never)).toContain('## mfa-sim report');
+    expect((thrown(() => sim.report('markdown', keyed(100_001) as never)) as Error).message).toBe('report options: has 100001 keys; at most 100000');
+    const lists = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, codes(99_999)]));
+    expect(sim.journal(lists(10) as never)).toEqual(expect.any(Array));
+    expect((thrown(() => sim.journal(lists(11) as never)) as Error).message).toMatch(/^journal filter: l9: holds more than 1000000 values in all$/);
+    const nested = (depth: number): unknown => (depth === 0 ? true : { a: nested(depth - 1) });
+    expect(sim.report('markdown', { final: nested(64) } as never)).toContain('## mfa-sim report');
+    expect((thrown(() => sim.report('markdown', { final: nested(65) } as never)) as Error).message).toMatch(/^report options: final(\.a){64}: is nested more than 64 deep$/);
+    const required = [2025, 15000];
+    Object.defineProperty(required, 1, { get: () => { throw new Error('second code unreadable'); } });
+    expect((thrown(() => sim.report('markdown', { required })) as Error).message).toBe('report options: required[1]: reading it threw: second code unreadable');
+  });
+
+  it('plain data passes as it is: null, an object without a prototype; an instance of a class is left to the checks', () => {
+    expect(sim.report('markdown', { final: null } as never)).toContain('## mfa-sim report');
+    const bare = Object.assign(Object.create(null) as { limit?: number }, { limit: 1 });
+    expect(sim.journal(bare)).toHaveLength(Math.min(1, sim.journal().length));
+    const e = thrown(() => sim.freeze(new Date() as never));
+    expect(e).toBeInstanceOf(ControlError);
+    expect((e as ControlError).status).toBe(400);
+    // A list within the bounds is still held to what it must be.
+    expect((thrown(() => sim.report('markdown', { required: [2025, -9999] })) as Error).message).toBe('required must be a list of codes of the service (see mfa-sim --codes)');
+  });
+
   it('each value is read once: what is checked is what is used', async () => {
     for (let i = 0; i < 3; i++) await send(sim, '/v1/svc/time', { method: 'GET' });
     // A limit that is 1 when first read and -1 afterwards: checked as 1, it must be used as 1 (slice(0, -1) would

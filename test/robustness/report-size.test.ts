@@ -88,15 +88,22 @@ describe('reports are bounded and about known callers', () => {
       const time = ++t;
       return ['POST', '/v1/svc/challenge', [...Object.entries(signedHeaders({ apiUser: u.id, secret: u.secret, time, nonce: randomUUID() })), JSON_TYPE], JSON.stringify({ ...challengeEnvelope(u.id), id: 'again', utctime: String(time - 60_000), body: JSON.stringify(challengeEnvelope(u.id).body) })];
     });
+    // And a refused signature from each: 1,000 rows of hints.
+    await flood(sim.url, 1000, (i): Request => ['GET', '/v1/svc/time', Object.entries(signedHeaders({ apiUser: users[i].id, secret: 'not-the-secret', time: ++t, nonce: randomUUID() }))]);
     const findings = sim.findings(true);
     expect(findings.length).toBeGreaterThanOrEqual(4000);
+    expect(sim.hints()).toHaveLength(1000);
     const md = sim.report('markdown', { failOn: 'warning', final: true });
     expect(Buffer.byteLength(md)).toBeLessThanOrEqual(MAX_REPORT_BYTES);
     expect(md).toContain(`### Client findings: ${findings.length} (`);
-    const left = /\*\*(\d+) of the (\d+) findings are left out\*\*/.exec(md);
+    const left = /\*\*(\d+) of the (\d+) findings are left out\*\* to keep this report under 1000000 bytes \(a job summary takes 1 MiB at most\): `GET \/__sim\/findings` has them all\./.exec(md);
     expect(left, md.slice(-2000)).not.toBeNull();
     expect(Number(left![2])).toBe(findings.length);
     expect(md.match(/^\| (error|warning|info) \|/gm)!.length + Number(left![1])).toBe(findings.length);
+    // The findings took the room: the hints that did not fit are counted too.
+    const hintsLeft = /\*\*(\d+) of the 1000 hints are left out\*\* to keep this report under 1000000 bytes \(a job summary takes 1 MiB at most\): `GET \/__sim\/findings` has them all\./.exec(md);
+    expect(hintsLeft, md.slice(-2000)).not.toBeNull();
+    expect(md.match(/^\| -4037 \| `no-known-mistake` \|/gm)?.length ?? 0).toBe(1000 - Number(hintsLeft![1]));
 
     for (const failOn of ['warning', 'info'] as const) {
       const xml = sim.report('junit', { failOn, final: true });
@@ -111,6 +118,8 @@ describe('reports are bounded and about known callers', () => {
       expect(failingShown + failingLeft, failOn).toBe(findings.filter((f) => failOn === 'info' || f.severity !== 'info').length);
       expect(leftOut.failure !== undefined, failOn).toBe(failingLeft > 0);
       expect(findingSuite.failures).toBe(failingShown + (failingLeft > 0 ? 1 : 0));
+      expect(findingSuite.skipped).toBe(findingSuite.cases.filter((c) => c.skipped !== undefined).length);
+      expect(findingSuite.skipped + findingSuite.failures).toBe(findingSuite.cases.length);
     }
   }, 60_000);
 
