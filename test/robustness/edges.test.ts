@@ -145,9 +145,14 @@ describe('in-process arguments are read once, into plain data', async () => {
     const lists = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, codes(99_999)]));
     expect(sim.journal(lists(10) as never)).toEqual(expect.any(Array));
     expect((thrown(() => sim.journal(lists(11) as never)) as Error).message).toMatch(/^journal filter: l9: holds more than 1000000 values in all$/);
+    // Keys count as values as entries do: 11 keys and 10 lists of 99,998 are 999,991; ten keys more pass the million.
+    const filled = { ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`l${i}`, codes(99_998)])), last: keyed(10) };
+    expect((thrown(() => sim.journal(filled as never)) as Error).message).toBe('journal filter: last: holds more than 1000000 values in all');
     const nested = (depth: number): unknown => (depth === 0 ? true : { a: nested(depth - 1) });
     expect(sim.report('markdown', { final: nested(64) } as never)).toContain('## mfa-sim report');
     expect((thrown(() => sim.report('markdown', { final: nested(65) } as never)) as Error).message).toMatch(/^report options: final(\.a){64}: is nested more than 64 deep$/);
+    const rules = [{ name: 'readable', respond: { code: -5000 } }, { get name(): string { throw new Error('name unreadable'); } }];
+    expect((thrown(() => sim.loadScenario({ name: 'x', rules: rules as never })) as Error).message).toBe('scenario: rules[1].name: reading it threw: name unreadable');
     const required = [2025, 15000];
     Object.defineProperty(required, 1, { get: () => { throw new Error('second code unreadable'); } });
     expect((thrown(() => sim.report('markdown', { required })) as Error).message).toBe('report options: required[1]: reading it threw: second code unreadable');
@@ -155,8 +160,11 @@ describe('in-process arguments are read once, into plain data', async () => {
 
   it('plain data passes as it is: null, an object without a prototype; an instance of a class is left to the checks', () => {
     expect(sim.report('markdown', { final: null } as never)).toContain('## mfa-sim report');
-    const bare = Object.assign(Object.create(null) as { limit?: number }, { limit: 1 });
+    // Without a prototype, an object is still read once: a limit of 1 when first read, -1 after.
+    let reads = 0;
+    const bare = Object.defineProperty(Object.create(null) as { limit?: number }, 'limit', { enumerable: true, get: () => (++reads === 1 ? 1 : -1) });
     expect(sim.journal(bare)).toHaveLength(Math.min(1, sim.journal().length));
+    expect(reads).toBe(1);
     const e = thrown(() => sim.freeze(new Date() as never));
     expect(e).toBeInstanceOf(ControlError);
     expect((e as ControlError).status).toBe(400);
