@@ -3,9 +3,10 @@ import { defineConfig } from 'vitest/config';
 /**
  * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
  * checks, src/doctor/, the redactor (`--mutate src/observers/redactor.ts`), the scenario's checks and rules
- * (`--mutate 'src/scenario/*.ts'`) and proxy mode (`--mutate 'src/proxy/*.ts'`): every suite that drives
- * authentication, the order of checks, the hiding of secrets, scenario problems and rules, and proxy mode in-process,
- * through the real HTTP server.
+ * (`--mutate 'src/scenario/*.ts'`), proxy mode (`--mutate 'src/proxy/*.ts'`) and the output and argument functions
+ * (`--mutate 'src/output/*.ts,src/arguments.ts'`): every suite that drives authentication, the order of checks, the
+ * hiding of secrets, scenario problems and rules, proxy mode and the escaping of what is shown, in-process, through
+ * the real HTTP server.
  * Left out: suites that start the built CLI (a mutant of src/ never reaches dist/), the browser and the long fuzzers.
  */
 export default defineConfig({
@@ -66,6 +67,14 @@ export default defineConfig({
       'test/rule-composition.test.ts',
       'test/challenge-steps.test.ts',
       'test/request-bodies.test.ts',
+      'test/output.test.ts',
+      'test/robustness/terminal.test.ts',
+      'test/robustness/markdown.test.ts',
+      'test/robustness/report-size.test.ts',
+      'test/robustness/edges.test.ts',
+      'test/robustness/seed.test.ts',
+      'test/robustness/phone.test.ts',
+      'test/robustness/control-token.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,

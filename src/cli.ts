@@ -1,8 +1,10 @@
 import { version } from '../package.json';
 import { CODES } from './codes.js';
 import { isLoopback, startSimulator } from './http/server.js';
-import { accessSync, closeSync, constants, existsSync, openSync, statSync, watchFile, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, closeSync, constants, existsSync, openSync, realpathSync, statfsSync, statSync, watchFile, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { isatty } from 'node:tty';
+import { jsonText } from './output/json.js';
 import { junitReport, markdownReport } from './doctor/report.js';
 import { VERDICT_STATUS, verdictOf } from './doctor/verdict.js';
 import { FlagError, OptionsError, ScenarioError } from './errors.js';
@@ -76,9 +78,16 @@ async function main(args: string[]): Promise<void> {
 
   const options = startOptions(o);
   // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
-  for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) {
-    const problem = file === undefined ? undefined : unwritable(file);
+  const outputs: [flag: string, file: string][] = [];
+  for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) if (file !== undefined) outputs.push([flag, file]);
+  for (const [flag, file] of outputs) {
+    const problem = unwritable(file);
     if (problem) usage(`${flag} ${file}: ${problem}.`);
+  }
+  // One file for two reports: the second written at exit would replace (or interleave with) the first.
+  for (const [i, [flag, file]] of outputs.entries()) {
+    const other = outputs.slice(i + 1).find(([, f]) => fileIdentity(f) === fileIdentity(file));
+    if (other) usage(`${flag} ${file} and ${other[0]} ${other[1]} are the same file: give each report its own.`);
   }
 
   let running;
@@ -182,7 +191,7 @@ function finish(sim: Simulator, o: CommandLine): number {
   const summary = sim.runSummary({ final: true, required, failOn: o.failOnFindings });
   const verdict = verdictOf(summary);
   const files: [string | undefined, string, () => string, boolean][] = [
-    [o.coverageOut, 'the coverage', () => `${JSON.stringify({ ...summary.coverage, required, unmet: required ? verdict.unmet : undefined }, null, 2)}\n`, false],
+    [o.coverageOut, 'the coverage', () => `${jsonText({ ...summary.coverage, required, unmet: required ? verdict.unmet : undefined }, undefined, 2)}\n`, false],
     // Appended: a GitHub Actions job summary collects what every command of the step adds.
     [o.report, 'the report', () => markdownReport(summary), true],
     [o.junit, 'the JUnit report', () => junitReport(summary, new Date().toISOString()), false],
@@ -200,18 +209,66 @@ function finish(sim: Simulator, o: CommandLine): number {
   return verdict.status;
 }
 
-/** Why a file could not be written at exit (its folder missing or read-only, or it is a folder), or undefined. */
+/** File systems of the kernel's (Linux's magic numbers): their files take no report, whatever their permissions say. */
+const KERNEL_FILE_SYSTEMS = new Set([0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x63677270 /* cgroup2 */, 0x64626720 /* debugfs */]);
+const KERNELS = "the kernel's (/proc, /sys), which takes no report";
+
+function onKernelFileSystem(path: string): boolean {
+  try {
+    return KERNEL_FILE_SYSTEMS.has(Number(statfsSync(path).type));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a file could not be written at exit, or undefined: its folder missing or read-only, a folder, a file of the
+ * kernel's (`/proc/version` opens for writing and takes nothing), a device other than a terminal or /dev/null
+ * (`/dev/full` opens and fails every write). A pipe passes: it is opened at exit, without waiting for a reader.
+ */
 function unwritable(file: string): string | undefined {
   if (file.trim() === '') return 'give a file name';
   const folder = dirname(resolve(file));
   if (!existsSync(folder)) return `the folder ${folder} does not exist`;
-  if (existsSync(file) && statSync(file).isDirectory()) return 'it is a folder';
+  if (!existsSync(file) && onKernelFileSystem(folder)) return `its folder ${folder} is ${KERNELS}`;
+  if (existsSync(file)) {
+    const st = statSync(file);
+    if (st.isDirectory()) return 'it is a folder';
+    if (onKernelFileSystem(file)) return `it is a file of ${KERNELS}`;
+    if ((st.isCharacterDevice() || st.isBlockDevice() || st.isSocket()) && !takesReports(file, st.rdev)) {
+      return 'it is a device, not a file (only a file, a pipe or a terminal takes a report)';
+    }
+  }
   try {
     accessSync(existsSync(file) ? file : folder, constants.W_OK);
   } catch {
     return `it cannot be written (${existsSync(file) ? 'the file' : 'its folder'} is not writable)`;
   }
   return undefined;
+}
+
+/** A device that takes a report: a terminal, or /dev/null. */
+function takesReports(device: string, rdev: number): boolean {
+  if (rdev === statSync('/dev/null', { throwIfNoEntry: false })?.rdev) return true;
+  try {
+    const fd = openSync(device, constants.O_WRONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
+    try {
+      return isatty(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** What a path names, so that two paths to one file (a link, `..`, a hard link) are known for the same. */
+function fileIdentity(file: string): string {
+  if (existsSync(file)) {
+    const st = statSync(file);
+    return `${st.dev}:${st.ino}`;
+  }
+  return join(realpathSync(dirname(resolve(file))), basename(file));
 }
 
 /**

@@ -38,7 +38,7 @@ const SimulatorRunSchema = Type.Object({
     Type.String({ pattern: API_USER_ID.source, errorMessage: API_USER_ID_RULE, description: `the default API user's id, 9 digits (default ${DEFAULT_API_USER})` }),
   ),
   secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret (default: a random one, printed at start)" })),
-  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'make challenge ids and generated values the same from run to run' })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes the simulated world the same from run to run (never a secret or token)' })),
   publicUrl: Type.Optional(
     Type.String({
       pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$',

@@ -1,11 +1,13 @@
 import type { Socket } from 'node:net';
+import { argumentOnce, scenarioOnce } from './arguments.js';
+import { ControlError } from './errors.js';
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { version } from '../package.json';
 import { Doctor } from './doctor/doctor.js';
 import { ClientFindings, type Finding, type HintSeen, type Scope, type Severity } from './doctor/findings.js';
 import { checkReportGates, checkScope, type RunSummary } from './doctor/report.js';
 import { verdictOf, type Verdict } from './doctor/verdict.js';
-import { AnsweredEvents, type AnsweredRequest } from './observers/answered.js';
+import { AnsweredEvents, type AnsweredRequest, type Caller } from './observers/answered.js';
 import { ObserverFailures, type ObserverFailure } from './observers/failures.js';
 import { Coverage, type CoverageReport } from './observers/coverage.js';
 import { DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry, type JournalFilter } from './observers/journal.js';
@@ -21,6 +23,7 @@ import { ScenarioRegistry, type ScenarioSource } from './scenario/registry.js';
 import { pinnedKeys, scenarioFromOptions } from './scenario/sources.js';
 import type { Challenge } from './world/challenges.js';
 import type { VirtualClock } from './world/clock.js';
+import { unguessable } from './world/random.js';
 import { World } from './world/world.js';
 
 export type { SimulatorOptions } from './run-options.js';
@@ -38,8 +41,6 @@ export class Simulator {
   readonly bodyLimit: number;
   /** How answers link back here (moreInfo, challenge URLs); the server sets its public URL once listening. */
   readonly links: Links;
-  /** When set, the control API (`/__sim/`) needs it; set when listening beyond loopback. */
-  controlToken?: string;
   /** Where the control API may read scenario files from, and the host names it answers (the server adds its own). */
   readonly scenarioDirectories: ScenarioDirectories;
   readonly allowedHosts: AllowedHosts;
@@ -60,19 +61,25 @@ export class Simulator {
   private readonly secrets: Secrets;
   private readonly path: RequestPath;
   private readonly doctor = new Doctor();
-  private readonly clientFindings = new ClientFindings();
+  private readonly clientFindings = new ClientFindings((text) => this.redact(text));
+  private control?: string;
 
   constructor(options: SimulatorOptions | string = {}) {
-    const opts = runOptions(options);
+    const opts = runOptions(scenarioOnce(options, 'options'));
     this.world = new World(opts, (text) => this.redact(text));
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    this.controlToken = opts.controlToken;
+    this.control = opts.controlToken;
     this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? defaultScenarioDirs(opts.scenario));
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
     this.registry = new ScenarioRegistry(scenarioFromOptions(opts), pinnedKeys(opts));
     this.journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, (e, to, from) => sealRecord(this.secrets.redactor, e, to, from), this.failures);
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
-    this.secrets = new Secrets(this.journal, () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets()], () => this.links.forget());
+    // The control token opens the control API: hidden as the API users' secrets are, wherever a client sent it.
+    this.secrets = new Secrets(
+      this.journal,
+      () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets(), ...(this.control === undefined ? [] : [this.control])],
+      () => this.links.forget(),
+    );
     const answered = new AnsweredEvents(this.failures);
     this.coverage.observe(answered);
     this.scenarioCoverage.observe(answered, 'scenario coverage');
@@ -112,9 +119,9 @@ export class Simulator {
   lastResort = (req: ApiRequest, err: unknown): ApiResult => this.path.lastResort(req, err);
   /**
    * Proxy mode: a request the upstream answered, told to the journal, coverage and the client doctor under the next
-   * number (src/proxy/).
+   * number. @internal
    */
-  answeredElsewhere = (record: (seq: number) => AnsweredRequest): number => this.path.answeredElsewhere(record);
+  answeredElsewhere = (record: (seq: number) => AnsweredRequest, caller: (r: AnsweredRequest) => Caller): number => this.path.answeredElsewhere(record, caller);
 
   // ---- The in-process methods: the control API's operations, one per route.
 
@@ -123,7 +130,7 @@ export class Simulator {
    * findings and the request count keep what earlier scenarios saw.
    */
   loadScenario(source: ScenarioSource): CompiledScenario {
-    const sc = this.registry.load(source);
+    const sc = this.registry.load(scenarioOnce(source, 'scenario'));
     this.reset();
     return sc;
   }
@@ -133,7 +140,7 @@ export class Simulator {
    * That API user's scenario scope starts afresh: its challenges, replay memory and journal (asked for by API user).
    */
   bindScenario(apiUser: string, source: ScenarioSource): CompiledScenario {
-    const sc = this.registry.bind(apiUser, source);
+    const sc = this.registry.bind(apiUser, scenarioOnce(source, 'scenario'));
     this.startAfreshFor(apiUser);
     this.secrets.update();
     return sc;
@@ -156,7 +163,7 @@ export class Simulator {
     this.registry.checkRoom();
     const user = this.world.claim(this.scenario);
     try {
-      const sc = this.registry.bind(user.id, scenario);
+      const sc = this.registry.bind(user.id, scenario === undefined ? undefined : scenarioOnce(scenario, 'scenario'));
       this.startAfreshFor(user.id);
       return { apiUser: user.id, secret: user.secret, scenario: sc.name };
     } catch (e) {
@@ -179,6 +186,21 @@ export class Simulator {
     this.journal.forgetStart(apiUser);
     this.secrets.update();
     return true;
+  }
+
+  /** When set, the control API (`/__sim/`) needs it; set when listening beyond loopback. A secret: hidden wherever shown. */
+  get controlToken(): string | undefined {
+    return this.control;
+  }
+
+  set controlToken(token: string | undefined) {
+    this.control = token;
+    this.secrets.update();
+  }
+
+  /** Listening beyond loopback: the control API needs a token from now on, a new unguessable one unless one was given. */
+  listensBeyondLoopback(): void {
+    this.controlToken ??= unguessable(32);
   }
 
   /** The active scenario, the bindings, and the shipped scenarios. */
@@ -221,16 +243,16 @@ export class Simulator {
   /** A challenge by id, settled now; undefined when unknown. */
   findChallenge = (id: string): Challenge | undefined => this.world.challenges.get(id, this.now());
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
-  approve = (id: string, authCode?: string): Challenge => this.world.challenges.approve(id, this.now(), authCode);
+  approve = (id: string, authCode?: string): Challenge => this.world.challenges.approve(argumentOnce(id, 'id'), this.now(), argumentOnce(authCode, 'authCode'));
   /** The user denies a waiting challenge. */
   deny = (id: string): Challenge => this.world.challenges.deny(id, this.now());
   /** A waiting challenge expires now, as if its challengeExpiry had passed. */
   expire = (id: string): Challenge => this.world.challenges.expire(id, this.now());
 
   /** Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999. */
-  advance = (by: number | string): number => this.clockMoved(this.world.advance(by));
+  advance = (by: number | string): number => this.clockMoved(this.world.advance(argumentOnce(by, 'by')));
   /** Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or where it stands. */
-  freeze = (at?: number | string): number => this.clockMoved(this.world.freeze(at));
+  freeze = (at?: number | string): number => this.clockMoved(this.world.freeze(argumentOnce(at, 'at')));
   /** Lets the clock run again from where it stands. */
   unfreeze = (): number => this.clockMoved(this.world.unfreeze());
 
@@ -238,7 +260,7 @@ export class Simulator {
    * Journal entries, newest first, optionally only some codes and one API user: the current scenario's (for an API
    * user with its own scenario, since that was loaded).
    */
-  journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(filter);
+  journalEntries = (filter: JournalFilter = {}): JournalEntry[] => this.journal.query(argumentOnce(filter, 'journal filter'));
   /** Forgets the journal. */
   clearJournal = (): void => this.journal.clear();
   /**
@@ -271,7 +293,10 @@ export class Simulator {
   /**
    * The run (default) or the current scenario as the reports (`--report`, `--junit`, `GET /__sim/report`) summarise it.
    */
-  runSummary = ({ final = false, required, failOn, scope = 'run' }: { final?: boolean; required?: readonly number[]; failOn?: Severity; scope?: Scope } = {}): RunSummary => {
+  runSummary = (options: { final?: boolean; required?: readonly number[]; failOn?: Severity; scope?: Scope } = {}): RunSummary => {
+    const read = argumentOnce(options, 'report options');
+    if (typeof read !== 'object' || read === null) throw new ControlError(400, 'report options must be an object: { required?, failOn?, final?, scope? }');
+    const { final = false, required, failOn, scope = 'run' } = read;
     checkReportGates(required, failOn);
     checkScope(scope);
     return {
@@ -329,7 +354,7 @@ export class Simulator {
   }
 
   /** For tests of bounds: how much the simulator holds of what grows with use (replay memory: world.replayStats()). */
-  sizes(): { givenScenarios: number; bindings: number; secrets: number; journal: number; challenges: number } {
+  sizes(): { givenScenarios: number; bindings: number; picks: number; secrets: number; journal: number; challenges: number } {
     return { ...this.registry.sizes(), secrets: this.secrets.size, journal: this.journal.length, challenges: this.world.challenges.size };
   }
 }

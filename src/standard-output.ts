@@ -1,3 +1,5 @@
+import { terminalText } from './output/terminal.js';
+
 /**
  * The command line's standard output or error, whose reader may go away first: `mfa-sim --codes | head -3`, a
  * `| tee` a CI step killed, a log collector that stopped. Node reports a write into a closed pipe as an 'error'
@@ -13,9 +15,10 @@ export class StandardOutput {
   /** `open` gives the stream on the first write: Node makes `process.stderr` when first asked (about a millisecond). */
   constructor(private readonly open: () => NodeJS.WritableStream) {}
 
+  /** Writes text fit for a terminal (output/terminal.ts): whatever a client got into it, no escape sequence. */
   write(text: string): void {
     // A closed stream would drop the text too, but only after making an error for it.
-    if (!this.gone) this.opened().write(text);
+    if (!this.gone) this.opened().write(terminalText(text));
   }
 
   /** Runs `fn` once, when the reader goes away (with the error that told so). */

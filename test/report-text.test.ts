@@ -33,9 +33,9 @@ describe('the reports, word for word', async () => {
     expectEnvelope(await wrongSecret(T + 6), 400, -4037);
     expectEnvelope(await wrongSecret(T + 7), 400, -4037);
     const [hint] = sim.hints();
-    // Shown as it is in a table cell: nothing in it for the cell to escape.
+    // A hint is text in its table cell: what can start markup in it (its colons, its backslashes) is escaped.
     expect(hint.text).not.toMatch(/[|<>&\r\n]/);
-    return hint.text;
+    return hint.text.replace(/[:\\]/g, '\\$&');
   }
 
   it('Markdown: every line', async () => {
@@ -138,9 +138,9 @@ describe('the reports, word for word', async () => {
     expect(sim.report('junit').match(/<failure/g)).toBeNull();
   });
 
-  it("a hint quoting what the client sent is escaped in its table cell: a pipe, an ampersand, angle brackets", async () => {
+  it("a hint quoting what the client sent is text in its table cell: a pipe, an ampersand, an angle bracket, a backtick", async () => {
     // One API user for each character: a hint is kept once per code, kind and API user.
-    const quoted = ['|', '&', '<'];
+    const quoted = ['|', '&', '<', '`'];
     const users = quoted.map((_, i) => ({ apiUser: `90000000${i}`, secret: `report-cell-secret-${i}` }));
     const own = await simulator({ name: 'report-cells', apiUsers: users.map((u) => ({ id: u.apiUser, secret: u.secret })), clock: { frozenAt: T } });
     // 128 characters whose first one is not hexadecimal: the hint quotes that character (-4027, not-hex).
@@ -148,12 +148,14 @@ describe('the reports, word for word', async () => {
       const r = await send(own, '/v1/svc/time', { method: 'GET', as: users[i], time: T + 1 + i, mutate: (h) => (h.Authorization = h.Authorization.replace(/signature=[0-9a-f]+/, `signature=${ch}${'a'.repeat(127)}`)) });
       expectEnvelope(r, 400, -4027);
     }
-    expect(own.hints().map((h) => h.text)).toEqual(quoted.map((ch) => `128 characters, but \`${ch}\` at position 1 is not hexadecimal`));
+    // Quoted as a code span that holds any character: a backtick in one of two backticks, with spaces.
+    expect(own.hints().map((h) => h.text)).toEqual(['`|`', '`&`', '`<`', '`` ` ``'].map((q) => `128 characters, but ${q} at position 1 is not hexadecimal`));
     const rows = own.report('markdown').split('\n').filter((line) => line.startsWith('| -4027 | `not-hex`'));
     expect(rows).toEqual([
-      `| -4027 | \`not-hex\` | ${users[0].apiUser} | #1 | 1 | 128 characters, but \`\\|\` at position 1 is not hexadecimal |`,
-      `| -4027 | \`not-hex\` | ${users[1].apiUser} | #2 | 1 | 128 characters, but \`&amp;\` at position 1 is not hexadecimal |`,
-      `| -4027 | \`not-hex\` | ${users[2].apiUser} | #3 | 1 | 128 characters, but \`&lt;\` at position 1 is not hexadecimal |`,
+      `| -4027 | \`not-hex\` | ${users[0].apiUser} | #1 | 1 | 128 characters, but \\\`\\|\\\` at position 1 is not hexadecimal |`,
+      `| -4027 | \`not-hex\` | ${users[1].apiUser} | #2 | 1 | 128 characters, but \\\`\\&\\\` at position 1 is not hexadecimal |`,
+      `| -4027 | \`not-hex\` | ${users[2].apiUser} | #3 | 1 | 128 characters, but \\\`\\<\\\` at position 1 is not hexadecimal |`,
+      `| -4027 | \`not-hex\` | ${users[3].apiUser} | #4 | 1 | 128 characters, but \\\`\\\` \\\` \\\`\\\` at position 1 is not hexadecimal |`,
     ]);
   });
 });

@@ -24,9 +24,21 @@ export function answer(code: number, detail?: string): Answer {
   return { code, message: `${title}: ${detail}` };
 }
 
-/** Text cut to `max` characters, marked with an ellipsis when cut. Cut only text whose secrets are hidden already. */
+/**
+ * Text cut to `max` characters, marked with an ellipsis when cut. Cut only text whose secrets are hidden already.
+ * What is cut off is let go: the result shares no memory with the text (see `detached`).
+ */
 export function clipText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
+  return text.length <= max ? text : detached(`${text.slice(0, max)}…`);
+}
+
+/**
+ * A copy of a text that shares no memory with the one it was cut from. V8 keeps a slice of a long string as a view
+ * of the whole: a few characters kept from a request would hold all of it (an 8 KB value cut to 32 characters still
+ * costs 8 KB for as long as it is kept).
+ */
+export function detached(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
 /**

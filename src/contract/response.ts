@@ -1,3 +1,4 @@
+import { jsonText } from '../output/json.js';
 import { mustCode } from '../codes.js';
 import { clampInstant } from '../world/time-limits.js';
 
@@ -22,8 +23,8 @@ export function envelopeJson(style: ResponseStyle, id: string, now: number, code
   const utc = isoTime(now);
   const moreInfo = `${baseUrl}/status?code=${code}`;
   return style === 'sdk'
-    ? JSON.stringify({ id, utcTime: utc, status, code, message, moreInfo })
-    : JSON.stringify({ id, utctime: utc, status, code, message, moreInfo });
+    ? jsonText({ id, utcTime: utc, status, code, message, moreInfo })
+    : jsonText({ id, utctime: utc, status, code, message, moreInfo });
 }
 
 let lastMs = NaN;

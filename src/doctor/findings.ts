@@ -1,8 +1,9 @@
-import { isObject, own } from '../contract/answer.js';
-import { API_USER_ID } from '../contract/api-user.js';
+import { hash53 } from '../auth/integer-set.js';
+import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
-import type { Answered, AnsweredRequest } from '../observers/answered.js';
+import type { Answered, AnsweredRequest, Caller } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
+import { API_USER_ID } from '../contract/api-user.js';
 import { failedInTransit } from './first-uses.js';
 import type { Hint } from './hint.js';
 import { monotonicMs } from '../world/monotonic.js';
@@ -13,24 +14,29 @@ import { RecentMap } from '../world/recent-map.js';
  * real service accepts leniently or would punish: stale or reused envelopes, retries not signed again, a clock not
  * corrected after -4036, lenient bodies, polling too fast, challenges left open, a drifting clock. Each finding has a
  * stable id, a severity, an explanation with the fix, the first and last request (journal seq) that showed it, and
- * a count. It also tallies the doctor's hints (the signature mistakes seen). Bounded however long it runs.
+ * a count. It also tallies the doctor's hints (the signature mistakes seen). Bounded in bytes however long it runs
+ * and whatever the requests hold: it watches only API users the simulator knows, reads only what a right signature
+ * sent, keeps the values clients choose (envelope ids, nonces) as hashes, and folds everything about API users it does
+ * not know into one row of findings and one row per hint.
  */
 
 export type Severity = 'info' | 'warning' | 'error';
+/** The `apiUser` of the one finding about requests that named API users the simulator does not know. */
+export const UNKNOWN_API_USERS = 'unknown';
+export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
 /**
  * Which requests a view covers: the whole `run` (from start, across every scenario load, what a suite is judged on)
  * or the current `scenario` (since it was loaded or reset, what one test looks at).
  */
 export type Scope = 'run' | 'scenario';
 export const SCOPES: readonly Scope[] = ['run', 'scenario'];
-export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
 
 /** One thing a client did, however often. */
 export interface Finding {
   /** Stable: reports and tests name findings by it. */
   id: string;
   severity: Severity;
-  /** The API user whose requests showed it. */
+  /** The API user whose requests showed it (`unknown` for the row of API users the simulator does not know). */
   apiUser: string;
   /** What the client did, why it matters, and the fix. */
   explanation: string;
@@ -106,6 +112,11 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
     severity: 'info',
     explanation: 'A challenge was created and the client never asked its status, verified it or cancelled it. Follow every challenge to its end, or cancel it when the user leaves.',
   },
+  'unknown-api-user': {
+    severity: 'info',
+    explanation:
+      'Requests named an API user id this simulator does not know, and were refused with -1001: a client configured with the id of another system, or requests sent in its place by someone else. Counted here in one row whatever the ids (the detail names the last); nothing else is kept for them.',
+  },
   'clock-drifting': {
     severity: 'info',
     explanation:
@@ -176,27 +187,33 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
 
 /** A client's clock is called drifting when its distance to the server's spreads by more than this. */
 const DRIFT_SPREAD_MS = 30_000;
-/**
- * Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding.
- */
+/** Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding. */
 const FAST_POLL_MS = 500;
 const FAST_POLLS = 3;
 /** An envelope utctime this far from the header time is stale. */
 const STALE_ENVELOPE_MS = 1000;
-/** Bounds: API users watched, envelope ids and failed nonces kept per API user, challenges followed. */
+/**
+ * Bounds (docs/robustness.md gives each in bytes): API users watched; the envelope ids last sent and the nonces of
+ * attempts that failed in transit, of all API users together, each kept as a 53-bit hash whatever its length;
+ * challenges followed; rows of hints, each text kept up to an error message's length.
+ */
 const CLIENTS_WATCHED = 1000;
-const IDS_KEPT = 1024;
-const NONCES_KEPT = 256;
+const IDS_KEPT = 4096;
+const NONCES_KEPT = 1024;
 const CHALLENGES_FOLLOWED = 10_000;
 const HINT_KINDS_KEPT = 1000;
+/** Seeds the hashes of envelope ids and nonces (the replay memory's own are seeded apart). */
+const VALUE_SEED = 0x646f63;
 
+/** What is kept of a client between its requests: its clock, as far as its answers showed it. */
 interface Client {
-  ids: RecentMap<string, number>;
-  failedNonces: RecentMap<string, number>;
   /** The last -4036 not followed by an accepted request: its seq and how far off the clock was. */
   drift?: { seq: number; ms: number };
   offsets?: { min: number; max: number };
 }
+
+/** A value a client chose, as the doctor keeps it: a hash of it and of the API user that sent it. */
+const keyOf = (apiUser: string, value: string) => hash53(`${apiUser}\0${value}`, VALUE_SEED);
 
 /** The signing headers of a request, whatever the token. */
 function signingHeaders(headers: AnsweredRequest['request']['headers']): { time?: number; nonce?: string } {
@@ -220,16 +237,24 @@ export class ClientFindings {
   private readonly hintsHere = new Map<string, HintSeen>();
   /** The first request (seq) of the current scenario. */
   private scenarioFrom = 0;
+  /** The seq of the request that last sent each envelope id. */
+  private readonly ids = new RecentMap<number, number>(IDS_KEPT);
+  /** The seq of the request whose nonce failed in transit. */
+  private readonly failedNonces = new RecentMap<number, number>(NONCES_KEPT);
+  /** Challenges the simulator made for a watched API user (its own ids), and how each is polled. */
   private readonly created = new RecentMap<string, { apiUser: string; seq: number; followed: boolean }>(CHALLENGES_FOLLOWED);
   private readonly polls = new RecentMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
 
+  /** `hide`: hides secrets in a text before it is cut to be kept (a cut secret would no longer be recognised). */
+  constructor(private readonly hide: (text: string) => string = (text) => text) {}
+
   /** Watches every answer from now on. */
   observe(events: { subscribe(name: string, fn: (e: Answered) => void): () => void }): () => void {
-    return events.subscribe('findings', ({ record, counts }) => {
+    return events.subscribe('findings', ({ record, counts, caller }) => {
       // What a service answered in proxy mode is found whoever sent the request.
       if (record.upstream?.deviations.length) this.seeService(record);
       // The explorer's requests are the simulator's own demonstrations: neither findings nor hints of the client.
-      if (counts && record.by !== 'explorer') this.see(record);
+      if (counts && record.by !== 'explorer') this.see(record, caller);
     });
   }
 
@@ -243,6 +268,8 @@ export class ClientFindings {
     this.clients.clear();
     this.found.clear();
     this.hints.clear();
+    this.ids.clear();
+    this.failedNonces.clear();
     this.created.clear();
     this.polls.clear();
     this.startScenario(0);
@@ -298,21 +325,31 @@ export class ClientFindings {
     for (const d of r.upstream!.deviations) this.note(d.kind, apiUser, r.seq, d.detail);
   }
 
-  private see(r: AnsweredRequest): void {
-    if (r.hint && r.code !== undefined) this.tallyHint(r.code, r.hint, r);
-    for (const w of r.wouldFail ?? []) if (w.hint) this.tallyHint(w.code, w.hint, r);
-    const apiUser = r.apiUser;
-    if (apiUser === undefined || !API_USER_ID.test(apiUser)) return;
+  private see(r: AnsweredRequest, caller: Caller): void {
+    const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) ? r.apiUser : undefined;
+    // Hints of requests that named no API user the simulator knows are counted together, without one.
+    const hintedUser = caller === 'unknown' ? undefined : apiUser;
+    if (r.hint && r.code !== undefined) this.tallyHint(r.code, r.hint, r.seq, hintedUser);
+    for (const w of r.wouldFail ?? []) if (w.hint) this.tallyHint(w.code, w.hint, r.seq, hintedUser);
+    if (apiUser === undefined) return;
+    if (caller === 'unknown') {
+      if (r.code === -1001) this.note('unknown-api-user', UNKNOWN_API_USERS, r.seq, `the last named ${apiUser}`);
+      return;
+    }
     const client = this.client(apiUser);
     if (!client) return;
+    const signed = caller === 'signed';
     const { time, nonce } = signingHeaders(r.request.headers);
     const at = Date.parse(r.at);
 
     if (nonce !== undefined) {
-      const failedAt = client.failedNonces.get(nonce);
-      if (failedAt !== undefined && failedAt !== r.seq) this.note('retry-not-resigned', apiUser, r.seq, `request ${failedAt} failed with this nonce`);
-      if (failedInTransit(r)) client.failedNonces.set(nonce, r.seq);
+      const key = keyOf(apiUser, nonce);
+      const failedAt = this.failedNonces.get(key);
+      // Only a signed retry is the client's: anyone can send a request naming its API user and a nonce.
+      if (signed && failedAt !== undefined && failedAt !== r.seq) this.note('retry-not-resigned', apiUser, r.seq, `request ${failedAt} failed with this nonce`);
+      if (failedInTransit(r)) this.failedNonces.set(key, r.seq);
     }
+    if (!signed) return;
     if (r.code === -4036 && time !== undefined) {
       const ms = time - at;
       if (client.drift && Math.abs(ms - client.drift.ms) < 10_000) this.note('drift-not-corrected', apiUser, r.seq, `request ${client.drift.seq} was ${Math.round(client.drift.ms / 1000)} s off, and this one ${Math.round(ms / 1000)} s`);
@@ -321,12 +358,14 @@ export class ClientFindings {
       client.drift = undefined;
       if (time !== undefined) this.watchClock(client, apiUser, r.seq, time - at);
     }
-    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(client, apiUser, r, time);
+    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(apiUser, r, time);
     if (r.code === 2025 && r.challengeId !== undefined) this.created.set(r.challengeId, { apiUser, seq: r.seq, followed: false });
+    // A challenge the simulator found for the request (its own id), not whatever the body named.
+    if (r.endpoint === 'status' && r.challengeId !== undefined) this.watchPolling(r.challengeId, apiUser, r.seq);
   }
 
   /** What the envelope and body show: staleness, a reused id, the lenient readings, polling, following a challenge. */
-  private readEnvelope(client: Client, apiUser: string, r: AnsweredRequest, time: number | undefined): void {
+  private readEnvelope(apiUser: string, r: AnsweredRequest, time: number | undefined): void {
     const text = r.request.body;
     // Longer than the journal keeps whole, it is cut (and no longer JSON): nothing to read.
     if (text === '' || text.length > JOURNAL_BODY_CHARS) return;
@@ -342,9 +381,10 @@ export class ClientFindings {
     }
     const id = own(env, 'id');
     if (typeof id === 'string' || typeof id === 'number') {
-      const before = client.ids.get(String(id));
+      const key = keyOf(apiUser, String(id));
+      const before = this.ids.get(key);
       if (before !== undefined) this.note('envelope-id-reused', apiUser, r.seq, `request ${before} sent the same id`);
-      client.ids.set(String(id), r.seq);
+      this.ids.set(key, r.seq);
     }
     if (r.endpoint === 'challenge' && lenientInteger(own(env, 'type')) === 950) this.note('blocked-on-challenge-endpoint', apiUser, r.seq);
 
@@ -372,7 +412,6 @@ export class ClientFindings {
     if (typeof challengeId !== 'string') return;
     const created = this.created.get(challengeId);
     if (created && created.apiUser === apiUser) created.followed = true;
-    if (r.endpoint === 'status') this.watchPolling(challengeId, apiUser, r.seq);
   }
 
   private watchPolling(challengeId: string, apiUser: string, seq: number): void {
@@ -397,7 +436,7 @@ export class ClientFindings {
   private client(apiUser: string): Client | undefined {
     let c = this.clients.get(apiUser);
     if (!c && this.clients.size < CLIENTS_WATCHED) {
-      c = { ids: new RecentMap(IDS_KEPT), failedNonces: new RecentMap(NONCES_KEPT) };
+      c = {};
       this.clients.set(apiUser, c);
     }
     return c;
@@ -422,18 +461,18 @@ export class ClientFindings {
     }
   }
 
-  private tallyHint(code: number, hint: Hint, r: AnsweredRequest): void {
-    // Only an API user id the request was judged to name: an unchecked header could hold anything.
-    const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) ? r.apiUser : undefined;
+  private tallyHint(code: number, hint: Hint, seq: number, apiUser: string | undefined): void {
     const key = `${code}\0${hint.id}\0${apiUser ?? ''}`;
+    // A hint may quote what the client sent at length: kept up to an error message's length, its secrets hidden first.
+    const text = hint.text.length <= MAX_MESSAGE_CHARS ? hint.text : clipText(this.hide(hint.text), MAX_MESSAGE_CHARS);
     for (const hints of [this.hints, this.hintsHere]) {
       const seen = hints.get(key);
       if (seen) {
         seen.count++;
-        seen.lastSeq = r.seq;
-        seen.text = hint.text;
+        seen.lastSeq = seq;
+        seen.text = text;
       } else if (hints.size < HINT_KINDS_KEPT) {
-        hints.set(key, { code, id: hint.id, text: hint.text, apiUser, firstSeq: r.seq, lastSeq: r.seq, count: 1 });
+        hints.set(key, { code, id: hint.id, text, apiUser, firstSeq: seq, lastSeq: seq, count: 1 });
       }
     }
   }

@@ -1,4 +1,5 @@
 import { authorizationValue } from '../auth/signature.js';
+import { codeSpan } from '../output/markdown.js';
 import type { Hint } from './hint.js';
 import { schemeToken } from './other-token.js';
 
@@ -15,13 +16,13 @@ const HEX_LENGTH_OF: Record<number, string> = { 32: 'HMAC-MD5', 40: 'HMAC-SHA1',
  * not belong is hidden whole by the redactor; a part of it would not be recognised).
  */
 function quote(value: string): string {
-  return value.length <= 40 && !/[\r\n]/.test(value) ? `\`${value}\`` : `a value of ${value.length} characters`;
+  return value.length <= 40 && !/[\r\n]/.test(value) ? codeSpan(value) : `a value of ${value.length} characters`;
 }
 
 /** The signature part is not 128 hexadecimal characters (-4027): what it looks like instead. */
 export function signatureShape(value: string): Hint | undefined {
   const v = value.trim();
-  const pythonObject = /^<([\w.]+) object at 0x[0-9a-f]+>$/i.exec(v);
+  const pythonObject = /^<([\w.]{1,64}) object at 0x[0-9a-f]+>$/i.exec(v);
   if (pythonObject) {
     return { id: 'object-text', text: `the signature is the text of a Python object (<${pythonObject[1]} object at 0x…>), not its digest: send hmac.new(secret, message, hashlib.sha512).hexdigest()` };
   }

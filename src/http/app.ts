@@ -4,6 +4,7 @@ import { OptionsError } from '../errors.js';
 import type { StartOptions } from '../run-options.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
 import { openApiDocument } from '../contract/openapi.js';
+import { jsonText } from '../output/json.js';
 import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter, controlRoutes } from './control-routes.js';
 import { expressLib } from './express.js';
@@ -38,8 +39,13 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   Object.assign(app, { simulator: sim });
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Every JSON answer of the pages and the control API passes here: no string in it shows a secret the simulator holds.
-  app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value));
+  // Every JSON answer of the pages and the control API is written here, by the one JSON function (output/json.ts),
+  // and no string in it shows a secret the simulator holds.
+  const hidden = (_key: string, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value);
+  app.response.json = function (this: Response, body: unknown) {
+    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    return this.send(jsonText(body, hidden));
+  };
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!req.url.startsWith('/v1/')) return next();
@@ -48,7 +54,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   const control = controlRoutes(sim);
   const pages: Route[] = [
     // Built from the code table alone (no caller input), so it skips the replacer's work.
-    { method: 'GET', path: '/openapi.json', handlers: [(req, res) => void res.type('json').send(JSON.stringify(apiDocument(sim, req)))] },
+    { method: 'GET', path: '/openapi.json', handlers: [(req, res) => void res.type('json').send(jsonText(apiDocument(sim, req)))] },
     ...pageRoutes(sim),
   ];
   app.use('/__sim', requireAllowedHost(sim.allowedHosts));

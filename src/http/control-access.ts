@@ -10,7 +10,8 @@ import type { NextFunction, Request, Response } from 'express';
 export const CONTROL_HEADER = 'x-sim-control-token';
 const COOKIE = 'mfa_sim_control';
 
-function tokenMatches(given: string | undefined, want: string): boolean {
+/** Whether a token given is the one wanted, compared in constant time. */
+export function tokenMatches(given: string | undefined, want: string): boolean {
   if (given === undefined) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(want);
@@ -33,16 +34,25 @@ function cookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
+/** What a guarded route is called in its refusals, and why it needs the token when it does. */
+export interface Guarded {
+  what: string;
+  why: string;
+}
+
+const CONTROL_API: Guarded = { what: 'the control API', why: 'this simulator is not on loopback' };
+
 /**
- * Requires the control token when one is set (`token()` reads it now). A valid `?token=` also sets a cookie, so
- * that a person can open the dashboard from a link once.
+ * Requires the control token when one is set (`token()` reads it now), and refuses changes sent by a page of another
+ * site. A valid `?token=` also sets a cookie, so that a person can open the dashboard from a link once. The control
+ * API's guard, and the phone page's (`guarded` names it in the refusals).
  */
-export function requireControl(token: () => string | undefined) {
+export function requireControl(token: () => string | undefined, guarded: Guarded = CONTROL_API) {
   return (req: Request, res: Response, next: NextFunction) => {
     // Without a token (loopback) any web page the developer visits could post to the control API; a browser
     // marks such requests, so a change coming from another site is refused. Scripts and tests send no Origin.
     if (req.method !== 'GET' && req.method !== 'HEAD' && crossSite(req)) {
-      return void res.status(403).json({ error: 'the control API refuses changes sent by a page of another site' });
+      return void res.status(403).json({ error: `${guarded.what} refuses changes sent by a page of another site` });
     }
     const want = token();
     if (!want) return next();
@@ -50,7 +60,7 @@ export function requireControl(token: () => string | undefined) {
     const header = req.headers[CONTROL_HEADER];
     const given = (typeof header === 'string' ? header : undefined) ?? cookie(req, COOKIE) ?? query;
     if (!tokenMatches(given, want)) {
-      return void res.status(401).json({ error: `the control API needs its token (header ${CONTROL_HEADER}, or ?token= once in a browser): this simulator is not on loopback` });
+      return void res.status(401).json({ error: `${guarded.what} needs the control token (header ${CONTROL_HEADER}, or ?token= once in a browser): ${guarded.why}` });
     }
     if (query) res.setHeader('set-cookie', `${COOKIE}=${encodeURIComponent(query)}; Path=/__sim; HttpOnly; SameSite=Strict`);
     next();

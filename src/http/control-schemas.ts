@@ -132,7 +132,11 @@ export const JournalEntry = Type.Object(
     wouldFail: Type.Optional(Type.Array(Type.Object({ code: Type.Integer(), reason: Type.String(), hint: Type.Optional(Hint) }))),
     internalError: Type.Optional(Type.String()),
     by: Type.Optional(Type.Literal('explorer', { description: "sent by the dashboard's explorer, not a client: left out of the client doctor's findings and hints" })),
-    request: Type.Object({ headers: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())])), body: Type.String() }),
+    request: Type.Object({
+      headers: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), { description: 'the first 100 headers as sent' }),
+      body: Type.String(),
+      headersLeftOut: Type.Optional(Type.Integer({ description: 'how many headers past the first 100 the journal did not keep' })),
+    }),
     response: Type.Optional(Type.Object({ body: Type.String() })),
   },
   { description: 'one request as the simulator saw and answered it; secrets are shown as [secret]' },

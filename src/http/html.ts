@@ -3,10 +3,10 @@
  * Nothing here needs Node: the browser scripts (src/browser/) use it too.
  */
 
-/** Escapes text for HTML element content and attribute values. */
-export function esc(s: unknown): string {
-  return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { htmlText } from '../output/html.js';
+
+/** HTML's one escaping function (output/html.ts), by the name the dashboard still imports it by. */
+export { htmlText as esc };
 
 const STYLE = `
 :root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;--ok:#17804a;--okbg:#e3f5ea;--warn:#9a5b00;--warnbg:#fff3dc;--err:#b3261e;--errbg:#fde7e5;--info:#1f5fbf;--infobg:#e6effc}
@@ -31,7 +31,7 @@ export function page(title: string, body: string, opts: { script?: string; nav?:
     opts.nav === false
       ? ''
       : `<header><span class="brand">mfa-sim</span><a href="/__sim/ui">Dashboard</a><a href="/status">Status codes</a><a href="/openapi.json">OpenAPI</a></header>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)} · mfa-sim</title><link rel="icon" href="/favicon.svg"><style>${STYLE}</style></head><body>${nav}<main>${body}</main>${opts.script ? `<script>${opts.script}</script>` : ''}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${htmlText(title)} · mfa-sim</title><link rel="icon" href="/favicon.svg"><style>${STYLE}</style></head><body>${nav}<main>${body}</main>${opts.script ? `<script>${opts.script}</script>` : ''}</body></html>`;
 }
 
 /** The class of a code's colour: success, client error, server error or transport. */

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { CHECKS, CODES, codeInfo, isTransportCode, type CodeInfo } from '../codes.js';
 import type { Simulator } from '../simulator.js';
-import { codeClass, esc, FAVICON, page } from './html.js';
+import { htmlText } from '../output/html.js';
+import { codeClass, FAVICON, page } from './html.js';
 import { phoneRoutes } from './phone.js';
 import type { Route } from './routes.js';
 
@@ -27,20 +28,20 @@ function statusPage(c: CodeInfo): string {
   return page(
     `${c.code} ${c.title}`,
     `<p class="muted"><a href="/status">All status codes</a></p>
-<h1><span class="pill ${codeClass(c.code)}">${c.code}</span> ${esc(c.title)}</h1>
+<h1><span class="pill ${codeClass(c.code)}">${c.code}</span> ${htmlText(c.title)}</h1>
 <div class="card"><p>${markdown(c.explain)}</p>
 <table><tr><th>HTTP status</th><td>${c.http}</td></tr>
 <tr><th>Answered to</th><td>${when}</td></tr>
 <tr><th>Produced by</th><td>the <code>${c.check}</code> check (${order} of ${CHECKS.length} in the order of checks)</td></tr>
 <tr><th>Defined by</th><td>${SOURCE[c.source]}</td></tr></table></div>
-<h2>Meet it on purpose</h2><div class="card"><p>A scenario rule forces it (it answers exactly where the real check would fail):</p><pre>${esc(rule)}</pre></div>`,
+<h2>Meet it on purpose</h2><div class="card"><p>A scenario rule forces it (it answers exactly where the real check would fail):</p><pre>${htmlText(rule)}</pre></div>`,
   );
 }
 
 function indexPage(): string {
   const rows = CODES.map(
     (c) =>
-      `<tr><td><a href="/status?code=${c.code}"><span class="pill ${codeClass(c.code)}">${c.code}</span></a></td><td>${c.http}</td><td>${esc(c.title)}</td><td class="muted">${c.scope ? c.scope.join(', ') : 'all'}</td><td class="muted">${isTransportCode(c) ? 'HTTP layer' : c.source}</td></tr>`,
+      `<tr><td><a href="/status?code=${c.code}"><span class="pill ${codeClass(c.code)}">${c.code}</span></a></td><td>${c.http}</td><td>${htmlText(c.title)}</td><td class="muted">${c.scope ? c.scope.join(', ') : 'all'}</td><td class="muted">${isTransportCode(c) ? 'HTTP layer' : c.source}</td></tr>`,
   ).join('');
   return page(
     'Status codes',
@@ -51,7 +52,7 @@ function indexPage(): string {
 
 /** `code` spans and links in the short markdown of the code table. */
 function markdown(s: string): string {
-  return esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+  return htmlText(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
 function wantsJson(req: Request): boolean {
@@ -75,7 +76,7 @@ export function pageRoutes(sim: Simulator): Route[] {
       return void res
         .status(404)
         .type('html')
-        .send(page('Unknown code', `<h1>Not a status code</h1><p><code>${esc(shown)}</code> is not a code this service answers. See <a href="/status">all status codes</a>.</p>`));
+        .send(page('Unknown code', `<h1>Not a status code</h1><p><code>${htmlText(shown)}</code> is not a code this service answers. See <a href="/status">all status codes</a>.</p>`));
     }
     if (wantsJson(req)) return void res.json(codeJson(c));
     res.type('html').send(statusPage(c));
@@ -84,9 +85,9 @@ export function pageRoutes(sim: Simulator): Route[] {
     res.type('html').send(
       page(
         'mfa-sim',
-        `<h1>mfa-sim is running</h1><div class="card"><p>A simulator of the multi-factor challenge and time service. Point your client at <code>${esc(sim.links.base(_req.headers.host))}</code>.</p>
+        `<h1>mfa-sim is running</h1><div class="card"><p>A simulator of the multi-factor challenge and time service. Point your client at <code>${htmlText(sim.links.base(_req.headers.host))}</code>.</p>
 <ul><li><code>POST /v1/svc/challenge</code>: new challenge (type 150) and cancel (type 151)</li><li><code>POST|GET /v1/svc/time</code>: current time (type 990)</li><li><code>POST /v1/svc/status</code>, <code>/verify</code>, <code>/blocked</code>: types 171, 170, 950</li></ul>
-<p>Scenario: <b>${esc(sim.scenario.name)}</b>. See <a href="/status">the status codes</a>.</p></div>`,
+<p>Scenario: <b>${htmlText(sim.scenario.name)}</b>. See <a href="/status">the status codes</a>.</p></div>`,
       ),
     );
   };

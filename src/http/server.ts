@@ -5,6 +5,7 @@ import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
 import { renderReport, reportFormat, type ReportFormat } from '../doctor/report.js';
 import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../run-options.js';
+import { scenarioOnce } from '../arguments.js';
 import { Simulator, type ScenarioSource } from '../simulator.js';
 import { createApp, type SimulatorApp } from './app.js';
 import { ProxyMode } from '../proxy/proxy.js';
@@ -43,7 +44,8 @@ const TRANSPORT_ERRORS: Record<string, number> = {
 
 /** Starts a simulator listening on HTTP. Options take the shape of a scenario file (or a path to one). */
 export async function startSimulator(options: StartOptions | string = {}): Promise<RunningSimulator> {
-  const opts: StartOptions = typeof options === 'string' ? { scenario: options } : options;
+  // Read once: the options a caller passed are plain data from here on (arguments.ts).
+  const opts: StartOptions = typeof options === 'string' ? { scenario: options } : scenarioOnce(options, 'options');
   const sim = new Simulator(opts);
   // Proxy mode (src/proxy/): the API is forwarded to the operator's upstream instead of answered here.
   const proxy = opts.upstream === undefined ? undefined : new ProxyMode(sim, { ...opts, upstream: opts.upstream });
@@ -74,7 +76,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address. Only an address:
   // `[]` left bare would be the empty host, which Node takes for every interface.
   const host = (opts.host ?? DEFAULT_HOST).replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
-  if (!isLoopback(host)) sim.controlToken ??= sim.world.random.token(32);
+  if (!isLoopback(host)) sim.listensBeyondLoopback();
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
   const sockets = new Set<Socket>();

@@ -47,7 +47,8 @@ export interface AnsweredRequest {
   internalError?: string;
   /** Sent by the simulator itself (the dashboard's explorer), not by a client: the client doctor does not count it. */
   by?: 'explorer';
-  request: { headers: Record<string, string | string[] | undefined>; body: string };
+  /** The headers as sent, at most MAX_HEADERS_KEPT of them (`headersLeftOut` says how many more there were), and the body. */
+  request: { headers: Record<string, string | string[] | undefined>; body: string; headersLeftOut?: number };
   response?: { body: string };
   /** Proxy mode (src/proxy/): the request was forwarded; `http`, `code` and `response` are the upstream's answer. */
   upstream?: Forwarding;
@@ -55,6 +56,14 @@ export interface AnsweredRequest {
 
 /** The journal's name for the same record. */
 export type JournalEntry = AnsweredRequest;
+
+/**
+ * How far a request showed who sent it: it named no API user the simulator knows (`unknown`), named one (`known`),
+ * or also carried that API user's right signature (`signed`; every request is, under a scenario that does not verify
+ * signatures). The client doctor watches only known API users, and reads what a request sent only when it was signed:
+ * anyone can name an API user, and a forgery must not make findings or fill the doctor's memories.
+ */
+export type Caller = 'unknown' | 'known' | 'signed';
 
 /** What observers receive. */
 export interface Answered {
@@ -64,6 +73,7 @@ export interface Answered {
    * does not).
    */
   counts: boolean;
+  caller: Caller;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { jsonText } from '../output/json.js';
 import type { Journal, JournalEntry } from './journal.js';
 
 /**
@@ -34,10 +35,10 @@ export function eventStream<C>(journal: Journal, view: (e: JournalEntry) => unkn
       else res.write(text);
     }
   };
-  const send = (e: JournalEntry) => write(`event: request\ndata: ${JSON.stringify(view(e))}\n\n`);
+  const send = (e: JournalEntry) => write(`event: request\ndata: ${jsonText(view(e))}\n\n`);
   const subscribe = () => {
     const stopJournal = journal.subscribe(send);
-    const stopChallenges = challenges?.watch((c) => write(`event: challenge\ndata: ${JSON.stringify(challenges.view(c))}\n\n`));
+    const stopChallenges = challenges?.watch((c) => write(`event: challenge\ndata: ${jsonText(challenges.view(c))}\n\n`));
     return () => {
       stopJournal();
       stopChallenges?.();

@@ -1,3 +1,4 @@
+import { detached } from '../contract/answer.js';
 import { ControlError } from '../errors.js';
 import type { AnsweredEvents, JournalEntry } from './answered.js';
 import type { ObserverFailures } from './failures.js';
@@ -175,5 +176,5 @@ export class Journal {
  * A string cut to the journal's limit, saying how much was cut (of `length` characters in all, when it was cut before).
  */
 export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): string {
-  return s.length <= max && length <= max ? s : `${s.slice(0, max)}… (${length - Math.min(max, s.length)} more characters)`;
+  return s.length <= max && length <= max ? s : detached(`${s.slice(0, max)}… (${length - Math.min(max, s.length)} more characters)`);
 }

@@ -1,3 +1,4 @@
+import type { AnsweredRequest, Caller } from '../observers/answered.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Operation } from '../codes.js';
 import { peek } from '../contract/envelope.js';
@@ -111,10 +112,13 @@ export class ProxyMode {
     // client), and told to the journal, coverage and the client doctor.
     const mine = await decision;
     let told!: ForwardedAnswer;
-    const seq = this.sim.answeredElsewhere((n) => {
-      told = this.judged(request, answer, reply, mine);
-      return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
-    });
+    const seq = this.sim.answeredElsewhere(
+      (n) => {
+        told = this.judged(request, answer, reply, mine);
+        return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
+      },
+      callerOf,
+    );
     // 5. Written down, when recording.
     const message = told.envelope?.message;
     this.recorder?.add({
@@ -247,4 +251,18 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', () => resolve('gone'));
   });
+}
+
+/**
+ * Who sent a forwarded request, as the service's answer shows it (the client doctor judges only what a right
+ * signature sent): the service knows no such API user (-1001), refused the authentication before its signature was
+ * verified (-40xx but a replay, which is judged after it), or verified the signature. Without an answer, the request
+ * named someone the doctor cannot vouch for.
+ */
+function callerOf(r: AnsweredRequest): Caller {
+  const c = r.code;
+  if (c === undefined) return 'known';
+  if (c === -1001) return 'unknown';
+  const refusedUnverified = c <= -4000 && c > -4100 && c !== -4034 && c !== -4035;
+  return refusedUnverified ? 'known' : 'signed';
 }

@@ -189,7 +189,11 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       if (ctx.utctime === undefined) return undefined;
       const time = Number(ctx.utctime);
-      return driftFail(ctx, time, ctx.now, ctx.sc.maxDrift) ?? (ctx.guard && driftFail(ctx, time, ctx.guard.now, ctx.guard.maxDrift));
+      const fail = driftFail(ctx, time, ctx.now, ctx.sc.maxDrift) ?? (ctx.guard && driftFail(ctx, time, ctx.guard.now, ctx.guard.maxDrift));
+      // The client doctor judges a clock only by requests its API user signed: a forger naming someone else's API
+      // user must not make their findings (a right signature with a wrong clock is a real client's mistake).
+      if (fail) ctx.signed = ctx.signature !== undefined && ctx.nonce !== undefined && signatureMatches(ctx.apiUser!.key, signingLines(ctx.sc.names, ctx.utctime, ctx.nonce), ctx.signature);
+      return fail;
     },
   ],
   [
@@ -198,7 +202,10 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const sig = ctx.signature;
       if (ctx.utctime === undefined || ctx.nonce === undefined || sig === undefined) return undefined;
       const toSign = signingLines(ctx.sc.names, ctx.utctime, ctx.nonce);
-      if (signatureMatches(ctx.apiUser!.key, toSign, sig)) return undefined;
+      if (signatureMatches(ctx.apiUser!.key, toSign, sig)) {
+        ctx.signed = true;
+        return undefined;
+      }
       ctx.expectedStringToSign = toSign;
       return authFail(ctx, -4037, undefined, ctx.doctor.refusedSignature(signedRequest(ctx, ctx.apiUser!.id)!, sig));
     },

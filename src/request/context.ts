@@ -9,7 +9,9 @@ import type { RuleSubject } from '../scenario/rules.js';
 import type { Challenge } from '../world/challenges.js';
 import type { World } from '../world/world.js';
 import type { Doctor } from '../doctor/doctor.js';
+import type { Caller } from '../observers/answered.js';
 import type { Hint } from '../doctor/hint.js';
+import { API_USER_ID } from '../contract/api-user.js';
 import type { Links } from './links.js';
 
 /**
@@ -75,6 +77,8 @@ export class RequestContext implements RuleSubject {
   guard?: { now: number; maxDrift: number };
   /** Authentication passed (or is not checked): the body may now be read at the relaxed parser's cost. */
   verified = false;
+  /** The signature is right: it passed its check, or (for the client doctor) it was checked on a -4036 refusal. */
+  signed = false;
   private peeked?: Peek;
   private peekedRelaxed = false;
   private routed?: Endpoint | null;
@@ -157,6 +161,17 @@ export class RequestContext implements RuleSubject {
   /** Who sent it: a client, or the dashboard's explorer (a request the simulator signed itself). */
   get actor(): 'client' | 'explorer' {
     return this.doctor.sendsAny && this.doctor.sentItself(this.header(this.sc.names.nonce)) ? 'explorer' : 'client';
+  }
+
+  /**
+   * How far the request showed who sent it (observers/answered.ts). A request a fault stopped before any check is
+   * known by the API user its header names.
+   */
+  get caller(): Caller {
+    const named = this.apiUserId ?? this.header(this.sc.names.apiUser);
+    const known = this.apiUser !== undefined || (named !== undefined && API_USER_ID.test(named) && this.apiUserNamed(named) !== undefined);
+    if (!known) return 'unknown';
+    return this.signed || this.sc.auth !== 'verify' ? 'signed' : 'known';
   }
 
   /** The caller's envelope id, when it sent a usable one. */

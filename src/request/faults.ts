@@ -19,5 +19,5 @@ export function proxyPage(status: number): string {
 
 /** A body that starts like the answer and is not JSON. */
 export function garbage(random: RandomSource): string {
-  return `\u0000<<garbled ${random.token(24)}>>\u00ff{"id":`;
+  return `\u0000<<garbled ${random.chars(24)}>>\u00ff{"id":`;
 }

@@ -1,7 +1,7 @@
 import { mustCode } from '../codes.js';
 import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
 import { envelopeJson, internalErrorJson } from '../contract/response.js';
-import type { AnsweredEvents, AnsweredRequest } from '../observers/answered.js';
+import type { AnsweredEvents, AnsweredRequest, Caller } from '../observers/answered.js';
 import type { Redactor } from '../observers/redactor.js';
 import type { ScenarioRegistry } from '../scenario/registry.js';
 import { pickRule, type Running } from '../scenario/rules.js';
@@ -222,16 +222,17 @@ export class RequestPath {
    * A request another answered (proxy mode: the upstream, src/proxy/): numbered among the path's own and told to
    * every observer of "answered", as the path tells its own. Returns its number.
    */
-  answeredElsewhere(record: (seq: number) => AnsweredRequest): number {
+  answeredElsewhere(record: (seq: number) => AnsweredRequest, caller: (r: AnsweredRequest) => Caller): number {
     const seq = ++this.seq;
-    this.answered.emit({ record: record(seq), counts: true });
+    const r = record(seq);
+    this.answered.emit({ record: r, counts: true, caller: caller(r) });
     return seq;
   }
 
   /** Emits the one "answered" event. */
   private report(ctx: RequestContext, seq: number, result: Answer | undefined, body: string | undefined, startedAt: number, counts = true): void {
     this.seq = seq;
-    this.answered.emit({ record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)), counts });
+    this.answered.emit({ record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)), counts, caller: ctx.caller });
   }
 
   /** Requests answered in this run. */

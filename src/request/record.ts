@@ -34,9 +34,22 @@ export function recordOf(ctx: RequestContext, seq: number, result: Answer | unde
     wouldFail: ctx.wouldFail,
     internalError: ctx.internalError,
     by: ctx.actor === 'explorer' ? 'explorer' : undefined,
-    request: { headers: ctx.req.headers, body: bodyAsKept(ctx.req.body, hide) },
+    request: requestAsKept(ctx.req, hide),
     response: body === undefined ? undefined : { body: bodyAsKept(body, hide) },
   };
+}
+
+/** A journal entry keeps at most this many of a request's headers: a client sends a dozen, and Node reads up to 1,000. */
+export const MAX_HEADERS_KEPT = 100;
+
+/** The request as the journal keeps it: its first MAX_HEADERS_KEPT headers, and its body cut to size. */
+function requestAsKept(req: RequestContext['req'], hide: (text: string) => string): AnsweredRequest['request'] {
+  const body = bodyAsKept(req.body, hide);
+  const names = Object.keys(req.headers);
+  if (names.length <= MAX_HEADERS_KEPT) return { headers: req.headers, body };
+  const headers: AnsweredRequest['request']['headers'] = Object.create(null);
+  for (const name of names.slice(0, MAX_HEADERS_KEPT)) headers[name] = req.headers[name];
+  return { headers, body, headersLeftOut: names.length - MAX_HEADERS_KEPT };
 }
 
 /** An API user header the request did not authenticate with, as the journal keeps it: 32 characters at most. */

@@ -24,6 +24,18 @@ export const SCENARIO_HEADER = 'x-sim-scenario';
 export const MAX_GIVEN_SCENARIOS = 64;
 /** Scenarios bound to API users at once. */
 export const MAX_BINDINGS = 256;
+/**
+ * The scenarios kept besides the active one (given at run time, bound) hold at most this much scenario text in all,
+ * counted as the JSON of what was given: a compiled scenario takes up to some 32 bytes of memory per byte of text
+ * (an API user's HMAC key most), so one 1 MiB scenario bound to each of 256 API users would otherwise hold gigabytes.
+ */
+export const MAX_KEPT_SCENARIO_CHARS = 2 * 1024 * 1024;
+/**
+ * Scenarios picked by header are kept (with their rule counts) per scenario they run under: at most this many picks,
+ * and this many rules counted in all; past either, the oldest pick is forgotten and its rule counts start again.
+ */
+export const MAX_PICKS = 1024;
+export const MAX_PICKED_RULES = 65_536;
 
 const AUTH_STRICTNESS = { off: 0, log: 1, verify: 2 } as const;
 
@@ -36,10 +48,16 @@ export class ScenarioRegistry {
   private activeRun: Running;
   private readonly bindings = new Map<string, Running>();
   private readonly given = new Map<string, CompiledScenario>();
+  /** How much scenario text each kept scenario stands for (see MAX_KEPT_SCENARIO_CHARS). */
+  private readonly weights = new WeakMap<CompiledScenario, number>();
   /**
-   * Scenarios picked by header, per scenario they are picked under (a Running replaced on reset takes its picks along).
+   * Scenarios picked by header, by the name picked and the scenario they run under (`base`, the key's first part: the
+   * active scenario or an API user's binding); a pick whose base was replaced since (a reset, a new binding) is stale.
    */
-  private readonly picks = new WeakMap<Running, Map<string, Running>>();
+  private readonly picks = new Map<string, { base: Running; run: Running }>();
+  private pickedRules = 0;
+  /** The shipped scenarios compiled once (a pick under each base would compile its file again). */
+  private readonly shipped = new Map<string, CompiledScenario>();
 
   /** `pinned`: scenario keys given as options (flags), kept when another scenario is loaded. */
   constructor(
@@ -62,15 +80,16 @@ export class ScenarioRegistry {
   /** Which scenario a request runs under: picked by header, bound to its API user, or the active one. */
   runningFor(req: ApiRequest): Running | { error: string } {
     let base = this.activeRun;
+    let baseKey = '';
     if (this.bindings.size) {
       const id = req.headers[this.activeRun.sc.names.apiUser];
       const bound = typeof id === 'string' ? this.bindings.get(id) : undefined;
-      if (bound) base = bound;
+      if (bound) [base, baseKey] = [bound, id as string];
     }
     const pick = req.headers[SCENARIO_HEADER];
     if (typeof pick !== 'string' || pick === '') return base;
     try {
-      return this.picked(pick, base) ?? { error: `${SCENARIO_HEADER}: no scenario named \`${pick}\`` };
+      return this.picked(pick, base, baseKey) ?? { error: `${SCENARIO_HEADER}: no scenario named \`${pick}\`` };
     } catch (e) {
       if (e instanceof ScenarioError) return { error: `${SCENARIO_HEADER}: scenario \`${pick}\` cannot be picked: ${e.message}` };
       throw e;
@@ -94,7 +113,12 @@ export class ScenarioRegistry {
     if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser)) throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
     this.checkRoom(apiUser);
     const sc = source === undefined ? this.active : this.overlay(resolveScenario(source));
+    const live = this.weightOf(this.active) + [...this.bindings].reduce((n, [id, r]) => n + (id === apiUser ? 0 : this.weightOf(r.sc)), 0);
+    if (live + this.weightOf(sc) > MAX_KEPT_SCENARIO_CHARS) {
+      throw new ControlError(400, `the active and bound scenarios would hold more than ${MAX_KEPT_SCENARIO_CHARS / 1024 / 1024} MiB of scenario text: end a binding first (DELETE /__sim/bindings/<apiUser>), or bind a smaller scenario`);
+    }
     this.bindings.set(apiUser, running(sc));
+    this.forgetPicksUnder(apiUser);
     this.remember(sc);
     return sc;
   }
@@ -108,6 +132,7 @@ export class ScenarioRegistry {
 
   /** Ends a binding; says whether there was one. */
   unbind(apiUser: string): boolean {
+    this.forgetPicksUnder(apiUser);
     return this.bindings.delete(apiUser);
   }
 
@@ -116,6 +141,8 @@ export class ScenarioRegistry {
    * the scenarios given earlier that are neither active nor bound are forgotten.
    */
   restart(): void {
+    this.picks.clear();
+    this.pickedRules = 0;
     this.activeRun = running(this.activeRun.sc);
     for (const [k, r] of this.bindings) this.bindings.set(k, running(r.sc));
     const live = this.live();
@@ -146,22 +173,49 @@ export class ScenarioRegistry {
   }
 
   /** For tests of bounds. */
-  sizes(): { givenScenarios: number; bindings: number } {
-    return { givenScenarios: this.given.size, bindings: this.bindings.size };
+  sizes(): { givenScenarios: number; bindings: number; picks: number } {
+    return { givenScenarios: this.given.size, bindings: this.bindings.size, picks: this.picks.size };
   }
 
-  private picked(name: string, base: Running): Running | undefined {
-    let picks = this.picks.get(base);
-    const known = picks?.get(name);
-    if (known) return known;
+  private picked(name: string, base: Running, baseKey: string): Running | undefined {
+    const key = `${baseKey}\0${name}`;
+    const known = this.picks.get(key);
+    if (known?.base === base) return known.run;
     // A scenario this simulator was given (loaded or bound) by that name, else a shipped one.
-    const given = this.given.get(name);
-    const file = given ? undefined : findShippedScenario(name);
-    if (!given && !file) return undefined;
-    const r = running(this.pickOverlay(given ?? loadScenarioFile(file!), base.sc), base);
-    if (!picks) this.picks.set(base, (picks = new Map<string, Running>()));
-    picks.set(name, r);
-    return r;
+    const sc = this.given.get(name) ?? this.shippedScenario(name);
+    if (!sc) return undefined;
+    const run = running(this.pickOverlay(sc, base.sc), base);
+    this.forgetPick(key);
+    this.picks.set(key, { base, run });
+    this.pickedRules += run.counts.length;
+    // The oldest picks go first (a Map iterates in the order keys were set).
+    for (const oldest of this.picks.keys()) {
+      if (this.picks.size <= MAX_PICKS && this.pickedRules <= MAX_PICKED_RULES) break;
+      if (oldest !== key) this.forgetPick(oldest);
+    }
+    return run;
+  }
+
+  /** The picks made under an API user's binding, which a new binding or its end leaves stale. */
+  private forgetPicksUnder(apiUser: string): void {
+    for (const key of this.picks.keys()) if (key.startsWith(`${apiUser}\0`)) this.forgetPick(key);
+  }
+
+  private forgetPick(key: string): void {
+    const pick = this.picks.get(key);
+    if (!pick) return;
+    this.pickedRules -= pick.run.counts.length;
+    this.picks.delete(key);
+  }
+
+  private shippedScenario(name: string): CompiledScenario | undefined {
+    const known = this.shipped.get(name);
+    if (known) return known;
+    const file = findShippedScenario(name);
+    if (!file) return undefined;
+    const sc = loadScenarioFile(file);
+    this.shipped.set(name, sc);
+    return sc;
   }
 
   /**
@@ -198,12 +252,25 @@ export class ScenarioRegistry {
   private remember(sc: CompiledScenario): void {
     this.given.delete(sc.name);
     this.given.set(sc.name, sc);
-    if (this.given.size <= MAX_GIVEN_SCENARIOS) return;
     const live = this.live();
+    let chars = 0;
+    for (const kept of new Set([...live, ...this.given.values()])) chars += this.weightOf(kept);
     for (const [name, kept] of this.given) {
-      if (this.given.size <= MAX_GIVEN_SCENARIOS) break;
-      if (!live.has(kept)) this.given.delete(name);
+      if (this.given.size <= MAX_GIVEN_SCENARIOS && chars <= MAX_KEPT_SCENARIO_CHARS) break;
+      if (live.has(kept)) continue;
+      this.given.delete(name);
+      chars -= this.weightOf(kept);
     }
+  }
+
+  /** How much scenario text a scenario stands for: the JSON of what was given, counted once. */
+  private weightOf(sc: CompiledScenario): number {
+    let weight = this.weights.get(sc);
+    if (weight === undefined) {
+      weight = JSON.stringify(sc.input).length;
+      this.weights.set(sc, weight);
+    }
+    return weight;
   }
 
   /** The scenarios requests run under now: the active one and the bound ones. */

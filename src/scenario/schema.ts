@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import { RAW_CONTROLS } from '../output/terminal.js';
 import { Type } from '../typebox.js';
 
 /**
@@ -25,6 +26,13 @@ export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'pro
 export const ANSWERING_FAULTS: ReadonlySet<Fault> = new Set(['truncate', 'garbage']);
 export const AUTH_MODES = ['verify', 'log', 'off'] as const;
 export const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
+
+/**
+ * A name shown in the journal, the log, the pages and the reports (a scenario's, a rule's): any text but control
+ * characters (C0 with NUL, DEL, C1, bidi controls, line separators), which would act on a terminal or hide what follows.
+ */
+const Name = (options: { minLength?: number; maxLength?: number; description: string }) =>
+  Type.String({ ...options, pattern: `^[^\\u0000-\\u001f${RAW_CONTROLS}]*$`, errorMessage: 'must not hold control characters (C0, DEL, C1, bidi controls, line separators)' });
 
 const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, description });
@@ -60,7 +68,7 @@ const Delay = Type.Union(
 
 const RuleSchema = strictObject(
   {
-    name: Type.Optional(Type.String({ description: 'shown in the journal and the log' })),
+    name: Type.Optional(Name({ description: 'shown in the journal and the log' })),
     when: Type.Optional(
       strictObject(
         {
@@ -96,7 +104,7 @@ const RuleSchema = strictObject(
  */
 export const ScenarioSchema = strictObject(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
+    name: Name({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
     description: Type.Optional(Type.String()),
     token: Type.Optional(Type.String({ description: 'identifier token in header names, scheme, algorithm and user field (default svc)' })),
     strict: Type.Optional(Type.Boolean({ description: 'reject everything the interface document does not show (default false)' })),

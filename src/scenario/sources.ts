@@ -53,8 +53,8 @@ export function pinnedKeys(opts: Partial<ScenarioInput>): Partial<ScenarioInput>
 
 /** The scenario a simulator starts with: a named or file scenario, with the options' scenario keys on top. */
 export function scenarioFromOptions(opts: Record<string, unknown> & { scenario?: string }): CompiledScenario {
-  const inline: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(opts)) if (!RUN_KEYS.includes(k) && v !== undefined) inline[k] = v;
+  // Own keys kept as they are (`__proto__` too), so that the scenario's schema refuses what it refuses in a scenario.
+  const inline = Object.fromEntries(Object.entries(opts).filter(([k, v]) => !RUN_KEYS.includes(k) && v !== undefined));
   if (opts.scenario !== undefined) {
     const file = existsSync(opts.scenario) ? opts.scenario : findShippedScenario(opts.scenario);
     if (!file) {

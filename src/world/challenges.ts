@@ -1,4 +1,4 @@
-import { answer, type Answer } from '../contract/answer.js';
+import { answer, clipText, type Answer } from '../contract/answer.js';
 import type { ChallengeBody, LookupBody } from '../contract/bodies.js';
 import { ControlError } from '../errors.js';
 import { foldCase } from './fold-case.js';
@@ -42,6 +42,9 @@ export interface Challenge {
   /** Its life step by step, from its creation: who made it, who answered it, who verified or cancelled it. */
   trail: Step[];
 }
+
+/** A challenge keeps this many characters of the profile its request named (shown nowhere; kept small, as a challenge is kept long). */
+export const PROFILE_KEPT = 256;
 
 /** Default number of challenges kept; past it the oldest are forgotten. */
 export const DEFAULT_MAX_CHALLENGES = 10_000;
@@ -88,7 +91,7 @@ export class Challenges {
       createdAt: now,
       expiresAt: now + body.expiryMs,
       autoVerifyAt: body.autoVerify ? now + autoVerifyDelay : undefined,
-      profile: body.profile,
+      profile: body.profile === undefined ? undefined : clipText(body.profile, PROFILE_KEPT),
       ipAddress: body.ipAddress,
       qr: body.qr,
       state: 'waiting',

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 /**
- * Where a simulator's random values come from: the machine's crypto source by default, or a seeded
- * generator (sfc32) so that ids and secrets are the same from run to run (`--seed`).
+ * Where a simulator's random values come from: the machine's crypto source by default, or a seeded generator
+ * (sfc32) so that the simulated world (challenge ids, response ids, auth codes, names) is the same from run to run
+ * (`--seed`). What must not be guessed never comes from here (see `unguessable`).
  */
 export class RandomSource {
   private readonly next: (() => number) | undefined;
@@ -27,8 +28,8 @@ export class RandomSource {
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   }
 
-  /** `length` characters of base64url. */
-  token(length: number): string {
+  /** `length` characters of base64url, for the simulated world (garbled bytes on the wire); never a secret. */
+  chars(length: number): string {
     if (!this.next) return randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
     const b = Buffer.alloc(Math.ceil((length * 3) / 4) + 4);
     for (let i = 0; i + 4 <= b.length; i += 4) b.writeUInt32LE(this.next(), i);
@@ -64,4 +65,13 @@ function sfc32(seed: number): () => number {
   };
   for (let i = 0; i < 15; i++) step();
   return step;
+}
+
+/**
+ * `length` characters of base64url from the machine's crypto source, whatever the seed: what must not be guessed
+ * (the control token, a default API user's secret). A seed is 32 bits and often written in a CI file: a secret drawn
+ * from it would be the same in every run with that seed, and one run's token would open another's control API.
+ */
+export function unguessable(length: number): string {
+  return randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
 }

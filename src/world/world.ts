@@ -6,7 +6,7 @@ import { ControlError } from '../errors.js';
 import { VirtualClock } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from './time-limits.js';
 import { People } from './people.js';
-import { RandomSource } from './random.js';
+import { RandomSource, unguessable } from './random.js';
 
 /**
  * The world: the simulated service's state that requests and the control API change (see World).
@@ -60,7 +60,7 @@ export class World {
     this.replayCap = opts.replayCap ?? DEFAULT_REPLAY_CAP;
     this.secretGiven = opts.secret !== undefined;
     this.defaultGiven = opts.apiUser !== undefined || opts.secret !== undefined;
-    this.defaultApiUser = makeApiUser(opts.apiUser ?? DEFAULT_API_USER, opts.secret ?? this.random.token(32));
+    this.defaultApiUser = makeApiUser(opts.apiUser ?? DEFAULT_API_USER, opts.secret ?? unguessable(32));
   }
 
   /**

@@ -1,0 +1,83 @@
+import { errorText } from './error-text.js';
+import { ControlError, formatPath, ScenarioError } from './errors.js';
+
+/**
+ * What an in-process caller passes (options, a scenario object, report options, a journal filter, a clock move), read
+ * once into plain data before anything looks at it. JavaScript lets a caller pass a getter or a Proxy that throws, or
+ * answers differently each time it is read, and a list that says it is a hundred million entries long: read here
+ * once, such a value is a clear error at once, and what is checked is what is used.
+ */
+
+/** The most entries a list or keys an object may have, the deepest nesting, and the most values in all. */
+const MAX_ITEMS = 100_000;
+const MAX_DEPTH = 64;
+const MAX_VALUES = 1_000_000;
+
+type Path = (string | number)[];
+
+/** Why a value could not be read, and where in it. */
+class Unreadable {
+  constructor(
+    readonly path: Path,
+    readonly problem: string,
+  ) {}
+}
+
+/**
+ * The value as plain data: lists and plain objects copied (each entry read once, own enumerable keys only, a key
+ * named `__proto__` kept as an own key), anything else as it is.
+ */
+function plain(value: unknown): unknown {
+  let values = 0;
+  const copy = (v: unknown, path: Path): unknown => {
+    if (typeof v !== 'object' || v === null) return v;
+    if (path.length > MAX_DEPTH) throw new Unreadable(path, `is nested more than ${MAX_DEPTH} deep`);
+    const read = <T>(what: () => T, at: Path = path): T => {
+      try {
+        return what();
+      } catch (e) {
+        throw e instanceof Unreadable ? e : new Unreadable(at, `reading it threw: ${errorText(e)}`);
+      }
+    };
+    if (read(() => Array.isArray(v))) {
+      const length = read(() => (v as unknown[]).length);
+      if (!Number.isSafeInteger(length) || length > MAX_ITEMS) throw new Unreadable(path, `has ${length} items; at most ${MAX_ITEMS}`);
+      values += length;
+      if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);
+      const out: unknown[] = [];
+      for (let i = 0; i < length; i++) out.push(copy(read(() => (v as unknown[])[i], [...path, i]), [...path, i]));
+      return out;
+    }
+    const proto = read(() => Object.getPrototypeOf(v));
+    // A Date, a Buffer, a class's instance: not data a caller writes as a literal; the checks after this refuse it.
+    if (proto !== Object.prototype && proto !== null) return v;
+    const keys = read(() => Object.keys(v as object));
+    if (keys.length > MAX_ITEMS) throw new Unreadable(path, `has ${keys.length} keys; at most ${MAX_ITEMS}`);
+    values += keys.length;
+    if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);
+    // Entries made as data properties: a key named `__proto__` stays an own key, for the checks after this to refuse.
+    return Object.fromEntries(keys.map((key) => [key, copy(read(() => (v as Record<string, unknown>)[key], [...path, key]), [...path, key])]));
+  };
+  return copy(value, []);
+}
+
+/** A method's argument, read once; a ControlError (400) names `name` and where in it reading failed. */
+export function argumentOnce<T>(value: T, name: string): T {
+  try {
+    return plain(value) as T;
+  } catch (e) {
+    // Every read of `plain` is wrapped: what it throws is Unreadable.
+    const { path, problem } = e as Unreadable;
+    throw new ControlError(400, `${name}: ${path.length ? `${formatPath(path)}: ` : ''}${problem}`);
+  }
+}
+
+/** Options or a scenario object, read once; a ScenarioError names `source` and the key whose reading failed. */
+export function scenarioOnce<T>(value: T, source: string): T {
+  try {
+    return plain(value) as T;
+  } catch (e) {
+    const { path, problem } = e as Unreadable;
+    throw new ScenarioError(source, [{ path, message: problem }]);
+  }
+}
