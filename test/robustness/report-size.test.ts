@@ -78,6 +78,25 @@ describe('reports are bounded and about known callers', () => {
     expect(sim.findings().map((f) => f.id)).toEqual(['envelope-id-reused']);
   });
 
+  it("a retry is the client's only when signed: a forgery reusing the nonce of an attempt that failed makes no finding", async () => {
+    const sim = await simulator({ rules: [{ name: 'drop', when: { headers: { 'x-drop': '*' } }, fault: 'reset' }] });
+    const nonce = randomUUID();
+    let t = Date.now();
+    const headers = (secret: string, extra: [string, string][] = []) => [...Object.entries(signedHeaders({ apiUser: sim.apiUser.id, secret, time: ++t, nonce })), ...extra];
+    await raw(sim.url, 'GET', '/v1/svc/time', headers(sim.apiUser.secret, [['x-drop', '1']])).catch(() => undefined);
+    expect((await raw(sim.url, 'GET', '/v1/svc/time', headers('not-the-secret'))).json.code).toBe(-4037);
+    expect(sim.findings()).toEqual([]);
+    expect((await raw(sim.url, 'GET', '/v1/svc/time', headers(sim.apiUser.secret))).json.code).toBe(15000);
+    expect(sim.findings().map((f) => f.id)).toEqual(['retry-not-resigned']);
+  });
+
+  it('-1001 for a request that names no API user at all (auth: off) is no unknown API user', async () => {
+    const sim = await simulator({ auth: 'off' });
+    expect((await raw(sim.url, 'GET', '/v1/svc/time', [])).json.code).toBe(-1001);
+    expect((await raw(sim.url, 'GET', '/v1/svc/time', [['x-svc-apiuser', '987654321']])).json.code).toBe(-1001);
+    expect(sim.findings().map((f) => [f.id, f.count, f.detail])).toEqual([['unknown-api-user', 1, 'the last named 987654321']]);
+  });
+
   it(`whatever the traffic, the Markdown report and the JUnit file stay under ${MAX_REPORT_BYTES} bytes and say what they left out`, async () => {
     // 1,000 API users the simulator knows, each with a stale envelope, an id sent twice and a body as a JSON string.
     const users = Array.from({ length: 1000 }, (_, i) => ({ id: String(100_000_000 + i), secret: `secret-${i}` }));
