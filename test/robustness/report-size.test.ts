@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_REPORT_BYTES } from '../../src/doctor/report.js';
 import { signedHeaders } from '../../src/index.js';
 import { start } from '../cli-helpers.js';
 import { challengeEnvelope, raw, simulator } from '../helpers.js';
 import { suites, validJunit } from '../junit.js';
+import { flood as floodOf, keepAlive, type FloodRequest } from './support.js';
 
 /**
  * Class: traffic that bloats the CI reports. Findings and hints are about API users the simulator knows, made from
@@ -18,22 +18,9 @@ import { suites, validJunit } from '../junit.js';
  * left out.
  */
 
-const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-afterAll(() => agent.destroy());
-
-type Request = [method: string, path: string, headers: [string, string][], body?: string];
-
-/** Sends the requests `make` gives, 32 at a time over keep-alive connections. */
-async function flood(url: string, count: number, make: (i: number) => Request): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const [method, path, headers, body] = make(next++);
-      await raw(url, method, path, headers, body, agent);
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
-}
+const agent = keepAlive();
+type Request = FloodRequest;
+const flood = (url: string, count: number, make: (i: number) => Request) => floodOf(url, agent, count, make);
 
 const JSON_TYPE: [string, string] = ['content-type', 'application/json'];
 
