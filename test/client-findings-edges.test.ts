@@ -233,5 +233,11 @@ describe('client findings at their edges', async () => {
     // The same two requests, both counted: the id reused is found.
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as: MAIN, time: T + 2, body: { ...env, utctime: String(T + 2) } }), 202, 2025);
     expect(ids(sim.findings())).toContain('envelope-id-reused');
+    // Under auth: log every request counts as signed: what does not count is still left out for that.
+    const logging = await simulator({ name: 'edges-log-count', auth: 'log', apiUsers: [{ id: MAIN.apiUser, secret: MAIN.secret }] });
+    await send(logging, '/v1/svc/challenge', { as: MAIN, headers: { 'x-sim-scenario': 'no-such-scenario' }, body: env });
+    expectEnvelope(await send(logging, '/v1/svc/challenge', { as: MAIN, body: env }), 202, 2025);
+    expect(ids(logging.findings())).not.toContain('envelope-id-reused');
+    await logging.close();
   });
 });

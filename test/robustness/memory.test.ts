@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signedHeaders, type RunningSimulator } from '../../src/index.js';
 import { shippedScenarioNames } from '../../src/scenario/catalog.js';
 import { MAX_KEPT_SCENARIO_CHARS, MAX_PICKS } from '../../src/scenario/registry.js';
-import { clientTime, raw, simulator } from '../helpers.js';
-import { control, expectStillServes } from './support.js';
+import { clientTime, simulator } from '../helpers.js';
+import { control, expectStillServes, flood as floodOf, keepAlive, type FloodRequest } from './support.js';
 
 /**
  * Class: memory a request can grow. Every memory a request adds to is bounded in bytes, not only in entries
@@ -29,26 +28,9 @@ function held(): number {
   return m.heapUsed + m.arrayBuffers;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-afterAll(() => agent.destroy());
-
-type Request = [method: string, path: string, headers: [string, string][], body?: string];
-
-/** Sends `count` requests made by `make`, 32 at a time over keep-alive connections; returns the codes answered. */
-async function flood(sim: RunningSimulator, count: number, make: (i: number) => Request): Promise<Map<number, number>> {
-  const codes = new Map<number, number>();
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const [method, path, headers, body] = make(next++);
-      const r = await raw(sim.url, method, path, headers, body, agent);
-      const code = r.headers['content-type']?.toString().startsWith('application/json') ? (r.json.code as number) : r.status;
-      codes.set(code, (codes.get(code) ?? 0) + 1);
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
-  return codes;
-}
+const agent = keepAlive();
+type Request = FloodRequest;
+const flood = (sim: RunningSimulator, count: number, make: (i: number) => Request) => floodOf(sim.url, agent, count, make);
 
 /** 1,000 nine-digit API user ids the simulator does not know. */
 const unknownId = (i: number) => String(900_000_000 + (i % 1000));

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_REPORT_BYTES } from '../../src/doctor/report.js';
 import { signedHeaders } from '../../src/index.js';
 import { start } from '../cli-helpers.js';
 import { challengeEnvelope, raw, simulator } from '../helpers.js';
 import { suites, validJunit } from '../junit.js';
+import { flood as floodOf, keepAlive, type FloodRequest } from './support.js';
 
 /**
  * Class: traffic that bloats the CI reports. Findings and hints are about API users the simulator knows, made from
@@ -18,22 +18,9 @@ import { suites, validJunit } from '../junit.js';
  * left out.
  */
 
-const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-afterAll(() => agent.destroy());
-
-type Request = [method: string, path: string, headers: [string, string][], body?: string];
-
-/** Sends the requests `make` gives, 32 at a time over keep-alive connections. */
-async function flood(url: string, count: number, make: (i: number) => Request): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const [method, path, headers, body] = make(next++);
-      await raw(url, method, path, headers, body, agent);
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
-}
+const agent = keepAlive();
+type Request = FloodRequest;
+const flood = (url: string, count: number, make: (i: number) => Request) => floodOf(url, agent, count, make);
 
 const JSON_TYPE: [string, string] = ['content-type', 'application/json'];
 
@@ -76,6 +63,25 @@ describe('reports are bounded and about known callers', () => {
     ];
     await flood(sim.url, 2, () => signed('twice'));
     expect(sim.findings().map((f) => f.id)).toEqual(['envelope-id-reused']);
+  });
+
+  it("a retry is the client's only when signed: a forgery reusing the nonce of an attempt that failed makes no finding", async () => {
+    const sim = await simulator({ rules: [{ name: 'drop', when: { headers: { 'x-drop': '*' } }, fault: 'reset' }] });
+    const nonce = randomUUID();
+    let t = Date.now();
+    const headers = (secret: string, extra: [string, string][] = []) => [...Object.entries(signedHeaders({ apiUser: sim.apiUser.id, secret, time: ++t, nonce })), ...extra];
+    await raw(sim.url, 'GET', '/v1/svc/time', headers(sim.apiUser.secret, [['x-drop', '1']])).catch(() => undefined);
+    expect((await raw(sim.url, 'GET', '/v1/svc/time', headers('not-the-secret'))).json.code).toBe(-4037);
+    expect(sim.findings()).toEqual([]);
+    expect((await raw(sim.url, 'GET', '/v1/svc/time', headers(sim.apiUser.secret))).json.code).toBe(15000);
+    expect(sim.findings().map((f) => f.id)).toEqual(['retry-not-resigned']);
+  });
+
+  it('-1001 for a request that names no API user at all (auth: off) is no unknown API user', async () => {
+    const sim = await simulator({ auth: 'off' });
+    expect((await raw(sim.url, 'GET', '/v1/svc/time', [])).json.code).toBe(-1001);
+    expect((await raw(sim.url, 'GET', '/v1/svc/time', [['x-svc-apiuser', '987654321']])).json.code).toBe(-1001);
+    expect(sim.findings().map((f) => [f.id, f.count, f.detail])).toEqual([['unknown-api-user', 1, 'the last named 987654321']]);
   });
 
   it(`whatever the traffic, the Markdown report and the JUnit file stay under ${MAX_REPORT_BYTES} bytes and say what they left out`, async () => {

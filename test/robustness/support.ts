@@ -141,3 +141,25 @@ export async function control(sim: RunningSimulator, method: string, path: strin
     },
   };
 }
+
+/** A request as a flood sends it: method, path, headers in order, body. */
+export type FloodRequest = [method: string, path: string, headers: [string, string][], body?: string];
+
+/**
+ * Sends `count` requests made by `make` to `url`, 32 at a time over the keep-alive connections of `agent`; returns how
+ * often each code was answered (the envelope's code, or the HTTP status of an answer that is not JSON).
+ */
+export async function flood(url: string, agent: Agent, count: number, make: (i: number) => FloodRequest): Promise<Map<number, number>> {
+  const codes = new Map<number, number>();
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const [method, path, headers, body] = make(next++);
+      const r = await raw(url, method, path, headers, body, agent);
+      const code = r.headers['content-type']?.toString().startsWith('application/json') ? (r.json.code as number) : r.status;
+      codes.set(code, (codes.get(code) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  return codes;
+}
