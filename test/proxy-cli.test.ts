@@ -53,7 +53,7 @@ describe('the command line in proxy mode', () => {
     );
     const md = readFileSync(report, 'utf8');
     expect(md).toMatch(
-      /\| error \| `service-not-json` \| 123456789 \| #1 \| 1 \| The service answered something that is not a JSON envelope .* \(the body is not a JSON object\. The service answered HTTP 502 text\/html; charset=utf-8 "&lt;html&gt;/,
+      /\| error \| `service-not-json` \| 123456789 \| #1 \| 1 \| The service answered something that is not a JSON envelope .* \(the body is not a JSON object\. The service answered HTTP 502 text\/html; charset=utf-8 "\\<html\\>/,
     );
     expect(md).toMatch(/\| 15000 \| Current UTC time returned \| 1 \|/);
     const xml = readFileSync(junit, 'utf8');
