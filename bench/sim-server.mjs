@@ -16,8 +16,8 @@ process.on('message', (m) => {
     heapUsed: u.heapUsed,
     replayEntries: replay.reduce((a, s) => a + s.entries, 0),
     replayBytes: replay.reduce((a, s) => a + s.bytes, 0),
-    journal: sim.simulator.journal.length,
-    challenges: sim.simulator.listChallenges().length,
+    journal: sim.simulator.requestJournal.length,
+    challenges: sim.simulator.challenges().length,
   });
 });
 process.on('SIGTERM', () => sim.close(0).then(() => process.exit(0)));

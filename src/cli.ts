@@ -154,10 +154,10 @@ async function main(args: string[]): Promise<void> {
   if (json) json.info('mfa-sim listening', { url: running.url, banner });
   if (!o.quiet) {
     // The journal's feed gives entries sealed as far as a log line shows them: no secret is written out.
-    sim.journal.subscribe(json ? (e) => json.request(e) : (e) => sink.push(`${formatLine(e)}\n`), { summary: true, name: 'log' });
+    sim.requestJournal.subscribe(json ? (e) => json.request(e) : (e) => sink.push(`${formatLine(e)}\n`), { summary: true, name: 'log' });
   }
   // An observer that fails is said at once (its 1st, 10th, 100th, ... failure), not only in the verdict at exit.
-  sim.failures.onFailure((f) => {
+  sim.run.failures.onFailure((f) => {
     if (/^10*$/.test(String(f.count))) stderr.write(`mfa-sim: the ${f.observer} observer failed (${f.count}×, request ${f.lastSeq}): ${sim.redact(f.message)}; coverage and findings may be wrong, exit status 5\n`);
   });
   if (o.watch) watchScenario(sim, options.scenario, sink);

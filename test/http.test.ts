@@ -91,7 +91,7 @@ describe('an internal failure is a -5000 envelope, never a stack trace', () => {
     expect(Object.keys(r.body)).toEqual(['id', 'utctime', 'status', 'code', 'message', 'moreInfo']);
     expect(r.body).toMatchObject({ status: 500, code: -5000, message: 'Internal error' });
     expect(r.text).not.toMatch(/at .*\.ts|on fire/);
-    expect(app.simulator.journal.entries()[0]).toMatchObject({ code: -5000, internalError: 'the challenge store is on fire' });
+    expect(app.simulator.requestJournal.entries()[0]).toMatchObject({ code: -5000, internalError: 'the challenge store is on fire' });
   });
 
   it('a failure outside the API (a page) is answered the same way', async () => {

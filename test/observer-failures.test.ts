@@ -16,9 +16,9 @@ describe('an observer of traffic that fails', async () => {
   it('coverage that throws: the request is still answered; the failure is counted, told, reported, and the verdict is 5', async () => {
     sim.newRun();
     const told: string[] = [];
-    const stop = sim.simulator.failures.onFailure((f) => told.push(`${f.observer} ${f.count} ${f.message}`));
+    const stop = sim.simulator.run.failures.onFailure((f) => told.push(`${f.observer} ${f.count} ${f.message}`));
     // The run's coverage counter throws for the next answer only (fault injection into its private map).
-    const counts = (sim.simulator as unknown as { coverage: { counts: Map<number, number> } }).coverage.counts;
+    const counts = (sim.simulator.run as unknown as { coverage: { counts: Map<number, number> } }).coverage.counts;
     const broken = vi.spyOn(counts, 'set').mockImplementationOnce(() => {
       throw new Error('coverage broke');
     });
@@ -54,7 +54,7 @@ describe('an observer of traffic that fails', async () => {
     const see = vi.spyOn(ClientFindings.prototype as unknown as { see: () => void }, 'see').mockImplementation(() => {
       throw new Error('findings broke');
     });
-    const unsubscribe = sim.simulator.journal.subscribe(
+    const unsubscribe = sim.simulator.requestJournal.subscribe(
       () => {
         throw new TypeError('listener broke');
       },

@@ -45,7 +45,7 @@ describe('challenges: ids, QR codes, the QR URL, expiry', async () => {
   it('keeps expiry per challengeExpiry on the virtual clock', async () => {
     const three = await create({ challengeExpiry: 'ThreeMins' });
     const fifteen = await create({ challengeExpiry: undefined });
-    const state = (id: string) => sim.simulator.listChallenges().find((c) => c.id === id)!.state;
+    const state = (id: string) => sim.simulator.challenges().find((c) => c.id === id)!.state;
     sim.simulator.clock.advance(3 * 60_000 - 1);
     expect(state(three.challengeId)).toBe('waiting');
     sim.simulator.clock.advance(1);

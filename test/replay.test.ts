@@ -66,7 +66,7 @@ describe('drift and replay (docs/behaviour.md#time-drift-and-replay)', async () 
     const codes = answers.map((r) => r.json.code);
     expect(codes.filter((c) => c === 2025), `codes: ${codes.join(' ')}`).toHaveLength(1);
     expect(codes.filter((c) => c === -4034), `codes: ${codes.join(' ')}`).toHaveLength(59);
-    const made = sim.simulator.listChallenges().filter((c) => c.apiUser === A.apiUser);
+    const made = sim.simulator.challenges().filter((c) => c.apiUser === A.apiUser);
     expect(made).toHaveLength(1);
   });
 

@@ -11,6 +11,18 @@ import { SCOPES, SEVERITIES, type Finding, type HintSeen, type Scope, type Sever
  * `$GITHUB_STEP_SUMMARY`) and JUnit XML for a CI's test view (`--junit`).
  */
 
+/** What a report or a verdict judges, and of which requests. */
+export interface ReportOptions {
+  /** The run is over (at exit): a challenge still waiting was left open. */
+  final?: boolean;
+  /** Codes that must have been answered (`--require-coverage`). */
+  required?: readonly number[];
+  /** Findings at or above this severity fail (`--fail-on-findings`). */
+  failOn?: Severity;
+  /** The whole run (default) or the current scenario. */
+  scope?: Scope;
+}
+
 /** What a report says: the coverage, the findings and the hints given, and what makes the run fail. */
 export interface RunSummary {
   version: string;

@@ -62,7 +62,7 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
       if (limitText !== undefined && !/^\d+$/.test(limitText)) throw new ControlError(400, 'limit must be a whole number');
       const limit = limitText === undefined ? undefined : Number(limitText);
       // Entries come sealed (every secret hidden), and every string of a JSON answer passes the app's replacer too.
-      res.json(sim.journalEntries({ code: codes, apiUser: q('apiUser'), limit }));
+      res.json(sim.journal({ code: codes, apiUser: q('apiUser'), limit }));
     },
   },
   {
@@ -84,7 +84,7 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     parameters: [scope],
     answers: { 200: json(Coverage, 'the coverage') },
     errors: [400],
-    handler: (sim) => (req, res) => void res.json(sim.coverageReport(scopeOf(queryOf(req)))),
+    handler: (sim) => (req, res) => void res.json(sim.coverage(scopeOf(queryOf(req)))),
   },
   {
     method: 'GET',
@@ -136,7 +136,7 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     answers: { 200: text('an event stream', 'text/event-stream') },
     errors: [503],
     handler: (sim) =>
-      eventStream<Challenge>(sim.journal, (e) => e, { watch: (w) => sim.world.challenges.watch(w), view: (c) => redacted(sim, challengeView(c)) }),
+      eventStream<Challenge>(sim.requestJournal, (e) => e, { watch: (w) => sim.world.challenges.watch(w), view: (c) => redacted(sim, challengeView(c)) }),
   },
   {
     method: 'GET',

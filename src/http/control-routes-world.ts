@@ -16,7 +16,7 @@ export const WORLD_ROUTES: readonly ControlRoute[] = [
     operationId: 'listChallenges',
     summary: 'The challenges, newest first',
     answers: { 200: json(Type.Array(Challenge), 'the challenges') },
-    handler: (sim) => (_req, res) => void res.json(sim.listChallenges().map(challengeView)),
+    handler: (sim) => (_req, res) => void res.json(sim.challenges().map(challengeView)),
   },
   {
     method: 'POST',

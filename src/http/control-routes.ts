@@ -38,7 +38,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
 
 /** The table's routes for one simulator, as Express registers them: the token guard, the body's parser, the handler. */
 export function controlRoutes(sim: Simulator): Route[] {
-  const guard = requireControl(() => sim.controlToken);
+  const guard = requireControl(() => sim.secrets.controlToken);
   const express = expressLib();
   const bodies: Record<NonNullable<ControlRoute['body']>, RequestHandler[]> = {
     scenario: [

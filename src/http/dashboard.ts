@@ -23,7 +23,7 @@ const BROKEN: ExploreKind[] = ['bad-signature', 'replay', 'drift'];
 /** The challenges table (also served alone, for the page to refresh it). */
 function challengesFragment(sim: Simulator): string {
   const now = sim.now();
-  const list = sim.listChallenges().slice(0, 50);
+  const list = sim.challenges().slice(0, 50);
   // The simulator's clock as it stood: the page counts the time left from it (a test may have moved or frozen it).
   const clock = `data-now="${now}" data-frozen="${sim.clock.frozen}"`;
   if (list.length === 0) return `<p class="muted" id="no-challenges" ${clock}>No challenges yet. Send a <b>New challenge</b> from the explorer.</p>`;

@@ -93,7 +93,7 @@ export class Explorer {
     const time = this.time(input.clock === 'machine' ? Date.now() : sim.now());
     const body = this.envelope(input, who.id, time);
     const exchange = (utctime: number, nonce: string, secret: string) => {
-      sim.sendsItself(nonce);
+      sim.doctor.sendsItself(nonce);
       const headers: Record<string, string> = {
         authorization: authorizationValue(who.id, sign(secret, String(utctime), nonce, token), token),
         [names.apiUser]: who.id,

@@ -84,7 +84,7 @@ function missing(sim: Simulator, res: Response, id: string): void {
 export function phoneRoutes(sim: Simulator): Route[] {
   const find = (id: string) => sim.findChallenge(id);
   const allowedHost = requireAllowedHost(sim.allowedHosts);
-  const needed = () => (sim.world.random.seed === undefined ? undefined : sim.controlToken);
+  const needed = () => (sim.world.random.seed === undefined ? undefined : sim.secrets.controlToken);
   const guard = requireControl(needed, {
     what: 'approving or denying on the phone page',
     why: 'under --seed challenge ids can be predicted, and this simulator is not on loopback',

@@ -17,7 +17,7 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
   const go = (body: string, over: boolean) => {
     let result: ApiResult | Promise<ApiResult>;
     try {
-      result = sim.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, tooLarge: over ? limit : undefined }, startedAt);
+      result = sim.path.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, tooLarge: over ? limit : undefined }, startedAt);
     } catch (e) {
       result = internalErrorOf(sim, req, e);
     }
@@ -59,7 +59,7 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
 
 /** An exception outside the request path's checks (a bug of the simulator's), as the -5000 answer to this request. */
 function internalErrorOf(sim: Simulator, req: IncomingMessage, err: unknown): ApiResult {
-  return sim.lastResort({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: '' }, err);
+  return sim.path.lastResort({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: '' }, err);
 }
 
 /**

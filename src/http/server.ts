@@ -76,7 +76,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address. Only an address:
   // `[]` left bare would be the empty host, which Node takes for every interface.
   const host = (opts.host ?? DEFAULT_HOST).replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
-  if (!isLoopback(host)) sim.listensBeyondLoopback();
+  if (!isLoopback(host)) sim.secrets.needControlToken();
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
   const sockets = new Set<Socket>();
@@ -103,8 +103,8 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     token: sim.token,
     apiUser: { id: sim.world.defaultApiUser.id, secret: sim.world.defaultApiUser.secret },
     simulator: sim,
-    controlToken: sim.controlToken,
-    ...controlMethods(sim, url),
+    controlToken: sim.secrets.controlToken,
+    ...controlMethods(sim),
     close(graceMs = 2000) {
       closing ??= new Promise<void>((resolve) => {
         for (const s of sim.hanging) s.destroy();
@@ -115,7 +115,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
         proxy?.close();
         server.close(() => {
           clearTimeout(timer);
-          sim.dropDelayed();
+          sim.path.dropDelayed();
           resolve();
         });
         server.closeIdleConnections();
@@ -139,105 +139,40 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/i.test(host);
 }
 
-/** The control operations of a simulator, as methods: the same as the `/__sim/` control API, one per route. */
-export interface SimulatorControl {
-  /**
-   * Makes a scenario the active one and starts the scenario's scope afresh: a shipped name, a file, YAML text, or an
-   * object.
-   */
-  loadScenario: Simulator['loadScenario'];
-  /** Runs a scenario for one API user's requests only, beside the active one; that API user's scope starts afresh. */
-  bindScenario: Simulator['bindScenario'];
-  /** An API user of its own for one parallel test worker (id, secret, its own scenario); isolated from the others. */
-  claimApiUser(scenario?: ScenarioSource): { apiUser: string; secret: string; scenario: string; url: string };
-  /** Ends a claim; says whether it was claimed. */
-  releaseApiUser: Simulator['releaseApiUser'];
-  /** Ends a binding; says whether there was one. */
-  unbindScenario: Simulator['unbindScenario'];
-  /** The active scenario, the bindings, and the shipped scenarios. */
-  scenarios: Simulator['scenarios'];
-  /** Starts the scenario's scope afresh (challenges, replay memory, journal, rule counts, clock); the run goes on. */
-  reset: Simulator['reset'];
-  /** Starts a new run: the run's coverage, findings, request count and observer failures are forgotten too. */
-  newRun: Simulator['newRun'];
-  /** The challenges issued, newest first. */
-  challenges: Simulator['listChallenges'];
-  /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
-  approve: Simulator['approve'];
-  /** The user denies a waiting challenge. */
-  deny: Simulator['deny'];
-  /** A waiting challenge expires now. */
-  expire: Simulator['expire'];
-  /** Moves the simulator's clock by a duration (ms, or 90s, 10m, -1h); returns the new time. */
-  advance: Simulator['advance'];
-  /** Stops the clock, at an instant or where it stands; returns the time. */
-  freeze: Simulator['freeze'];
-  /** Lets the clock run again from where it stands; returns the time. */
-  unfreeze: Simulator['unfreeze'];
-  /**
-   * Journal entries (what your client sent and what it got), newest first, optionally filtered by code and API user.
-   */
-  journal: Simulator['journalEntries'];
-  /** Forgets the journal. */
-  clearJournal: Simulator['clearJournal'];
-  /**
-   * How often each code of the service was answered, and which were never met: the whole run (default) or `'scenario'`.
-   */
-  coverage: Simulator['coverageReport'];
-  /**
-   * What the client did that the service would punish or only tolerate, worst first (the client doctor): the run
-   * (default) or `'scenario'`.
-   */
-  findings: Simulator['findings'];
-  /**
-   * The doctor's hints given (the signature mistakes seen, and the rest), most frequent first: the run (default) or
-   * `'scenario'`.
-   */
-  hints: Simulator['hints'];
-  /** The observers of traffic that failed in this run (none, unless mfa-sim has a bug). */
-  observerFailures: Simulator['observerFailures'];
-  /**
-   * The report a CI job shows: Markdown (default) or JUnit XML, with the coverage, the findings and the hints of the
-   * run (or `scope: 'scenario'`).
-   */
-  report(format?: ReportFormat, options?: Parameters<Simulator['runSummary']>[0]): string;
-  /**
-   * The run's verdict, as the command line's exit status: 0, 3 (a required code never met), 4 (findings), 5 (an
-   * observer failed), with why.
-   */
-  verdict: Simulator['verdict'];
-}
+/** The control operations: Simulator's in-process methods, named as the control API's routes, one per route. */
+const CONTROL_METHODS = [
+  'loadScenario',
+  'bindScenario',
+  'unbindScenario',
+  'claimApiUser',
+  'releaseApiUser',
+  'scenarios',
+  'reset',
+  'newRun',
+  'challenges',
+  'approve',
+  'deny',
+  'expire',
+  'advance',
+  'freeze',
+  'unfreeze',
+  'journal',
+  'clearJournal',
+  'coverage',
+  'findings',
+  'hints',
+  'observerFailures',
+  'report',
+  'verdict',
+] as const satisfies readonly (keyof Simulator)[];
 
-function controlMethods(sim: Simulator, url: string): SimulatorControl {
-  return {
-    loadScenario: (s) => sim.loadScenario(s),
-    bindScenario: (u, s) => sim.bindScenario(u, s),
-    claimApiUser: (s) => ({ ...sim.claimApiUser(s), url }),
-    releaseApiUser: (u) => sim.releaseApiUser(u),
-    unbindScenario: (u) => sim.unbindScenario(u),
-    scenarios: () => sim.scenarios(),
-    reset: () => sim.reset(),
-    newRun: () => sim.newRun(),
-    challenges: () => sim.listChallenges(),
-    approve: (id, code) => sim.approve(id, code),
-    deny: (id) => sim.deny(id),
-    expire: (id) => sim.expire(id),
-    advance: (by) => sim.advance(by),
-    freeze: (at) => sim.freeze(at),
-    unfreeze: () => sim.unfreeze(),
-    journal: (f) => sim.journalEntries(f),
-    clearJournal: () => sim.clearJournal(),
-    coverage: (scope) => sim.coverageReport(scope),
-    findings: (final, scope) => sim.findings(final, scope),
-    hints: (scope) => sim.hints(scope),
-    observerFailures: () => sim.observerFailures(),
-    verdict: (options) => sim.verdict(options),
-    report: (format = 'markdown', options) => {
-      // The format is checked before the summary is made, as the control API checks its query first.
-      const checked = reportFormat(format);
-      return renderReport(sim.runSummary(options), checked);
-    },
-  };
+/** The control operations of a simulator, as methods of the running one: the same as the `/__sim/` control API. */
+export type SimulatorControl = Pick<Simulator, (typeof CONTROL_METHODS)[number]>;
+
+/** The simulator's own methods, bound to it (some are on its prototype). */
+function controlMethods(sim: Simulator): SimulatorControl {
+  const bound = CONTROL_METHODS.map((name) => [name, (sim[name] as (...args: unknown[]) => unknown).bind(sim)]);
+  return Object.fromEntries(bound) as SimulatorControl;
 }
 
 /**

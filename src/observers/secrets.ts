@@ -1,5 +1,6 @@
 import { clipText } from '../contract/answer.js';
 import type { Journal } from './journal.js';
+import { unguessable } from '../world/random.js';
 import { Redactor } from './redactor.js';
 
 /**
@@ -9,6 +10,7 @@ import { Redactor } from './redactor.js';
  */
 export class Secrets {
   readonly redactor = new Redactor();
+  private token?: string;
 
   constructor(
     private readonly journal: Journal,
@@ -28,10 +30,28 @@ export class Secrets {
     return clipText(this.redactor.hide(value), max);
   }
 
+  /**
+   * The control token, when the control API needs one (listening beyond loopback): a secret like the others, hidden
+   * wherever a client sent it.
+   */
+  get controlToken(): string | undefined {
+    return this.token;
+  }
+
+  set controlToken(token: string | undefined) {
+    this.token = token;
+    this.update();
+  }
+
+  /** Listening beyond loopback: the control API needs a token from now on, an unguessable one unless one was given. */
+  needControlToken(): void {
+    this.controlToken ??= unguessable(32);
+  }
+
   /** Call when a scenario was loaded, bound or let go. */
   update(): void {
     this.journal.sealAll();
-    this.redactor.set(this.held());
+    this.redactor.set(this.token === undefined ? this.held() : [...this.held(), this.token]);
     this.changed();
   }
 

@@ -302,7 +302,7 @@ async function run(step: ProbeStep, sent: Sent, upstream: Upstream, sim: Simulat
   const headers = Object.entries(sent.headers).flat();
   const answer = await upstream.send({ method: 'POST', target: sent.path, headers, body: Buffer.from(sent.body) });
   const lower = Object.fromEntries(Object.entries(sent.headers).map(([k, v]) => [k.toLowerCase(), v]));
-  const result = await sim.handle({ method: 'POST', url: sent.path, headers: lower, body: sent.body });
+  const result = await sim.path.handle({ method: 'POST', url: sent.path, headers: lower, body: sent.body });
   const mine: SeenAnswer = { status: result.status, contentType: result.contentType, body: result.body };
   if (answer.kind === 'failure')
     return { step, failure: answer.reason, mine, differences: [answer.reason], verdict: 'differs' };

@@ -68,7 +68,7 @@ export function forwardedRecord(
     challengeId: challengeIdOf(message),
     expectedStringToSign: diagnosed ? shadow.expectedStringToSign : undefined,
     hint: diagnosed ? shadow.hint : undefined,
-    by: sim.sentItself(typeof nonce === 'string' ? nonce : undefined) ? 'explorer' : undefined,
+    by: sim.doctor.sentItself(typeof nonce === 'string' ? nonce : undefined) ? 'explorer' : undefined,
     request: { headers: req.headers, body: bodyAsKept(req.body, hide) },
     response: { body: bodyAsKept(answer.body, hide) },
     upstream: answer.forwarding,

@@ -68,7 +68,7 @@ export class Shadow {
   /** What mfa-sim answers this request; synchronous unless a rule of the scenario delays it. */
   decide(req: ApiRequest): Decision | Promise<Decision> {
     this.follow();
-    const result = this.sim.handle({ ...req, body: this.translated(req.body) });
+    const result = this.sim.path.handle({ ...req, body: this.translated(req.body) });
     // The entry is read at once: a decision and its entry are written in the same step, with no other between.
     if (!(result instanceof Promise)) return { result, entry: this.latest() };
     return result.then((r) => ({ result: r, entry: this.latest() }));
@@ -76,7 +76,7 @@ export class Shadow {
 
   /** Lets go of the decisions a rule still delays (the simulator it shadows is closing). */
   close(): void {
-    this.sim.dropDelayed();
+    this.sim.path.dropDelayed();
   }
 
   /**
@@ -105,7 +105,7 @@ export class Shadow {
   }
 
   private latest(): JournalEntry | undefined {
-    return this.sim.journalEntries({ limit: 1 })[0];
+    return this.sim.journal({ limit: 1 })[0];
   }
 
   /** The body with an upstream challenge id replaced by the shadow's, when it names one the shadow knows. */

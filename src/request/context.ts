@@ -160,7 +160,7 @@ export class RequestContext implements RuleSubject {
 
   /** Who sent it: a client, or the dashboard's explorer (a request the simulator signed itself). */
   get actor(): 'client' | 'explorer' {
-    return this.doctor.sendsAny && this.doctor.sentItself(this.header(this.sc.names.nonce)) ? 'explorer' : 'client';
+    return this.doctor.sentItself(this.header(this.sc.names.nonce)) ? 'explorer' : 'client';
   }
 
   /**

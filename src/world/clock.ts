@@ -16,8 +16,15 @@ export class VirtualClock {
   private shift = 0;
   /** The active scenario's offset (ms), which simulator time adds to the base. */
   private offsetMs = 0;
+  /** Told after every move (freeze, unfreeze, advance, reset): a client's distance to this clock starts again. */
+  private readonly moved = new Set<() => void>();
 
   constructor(private readonly realNow: () => number = Date.now) {}
+
+  /** Calls `fn` after every move of the clock. */
+  onMove(fn: () => void): void {
+    this.moved.add(fn);
+  }
 
   /** The base instant (without any scenario offset), in epoch ms. */
   base(): number {
@@ -46,6 +53,7 @@ export class VirtualClock {
   freeze(at?: number): void {
     if (at !== undefined && !isInstantInRange(at)) throw new ControlError(400, `the clock cannot stop at ${at}: it must stay ${INSTANT_WORDS}`);
     this.frozenBase = at === undefined ? this.now() - this.offsetMs : at - this.offsetMs;
+    this.tell();
   }
 
   /** Lets the clock run again from where it stands. */
@@ -53,6 +61,7 @@ export class VirtualClock {
     if (this.frozenBase === undefined) return;
     this.shift = this.frozenBase - this.realNow();
     this.frozenBase = undefined;
+    this.tell();
   }
 
   /** Moves the clock by `ms` (negative moves it back), frozen or not. */
@@ -62,6 +71,7 @@ export class VirtualClock {
     if (!isInstantInRange(to)) throw new ControlError(400, `the clock would leave its range: it must stay ${INSTANT_WORDS}`);
     if (this.frozenBase !== undefined) this.frozenBase += ms;
     else this.shift += ms;
+    this.tell();
   }
 
   /**
@@ -81,5 +91,10 @@ export class VirtualClock {
     this.offsetMs = offset;
     this.shift = 0;
     this.frozenBase = frozenAt;
+    this.tell();
+  }
+
+  private tell(): void {
+    for (const fn of this.moved) fn();
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
-import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
+import { Challenges, DEFAULT_MAX_CHALLENGES, type Challenge } from './challenges.js';
 import { ControlError } from '../errors.js';
 import { VirtualClock } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from './time-limits.js';
@@ -102,6 +102,21 @@ export class World {
       out[id] = { entries: m.size, bytes: m.bytes };
     }
     return out;
+  }
+
+  /** The user approves a waiting challenge (a control call), having been shown `authCode` (default: six random digits). */
+  approve(id: string, authCode?: string): Challenge {
+    return this.challenges.approve(id, this.clock.now(), authCode);
+  }
+
+  /** The user denies a waiting challenge (a control call). */
+  deny(id: string): Challenge {
+    return this.challenges.deny(id, this.clock.now());
+  }
+
+  /** A waiting challenge expires now, as if its challengeExpiry had passed. */
+  expire(id: string): Challenge {
+    return this.challenges.expire(id, this.clock.now());
   }
 
   /**

@@ -71,13 +71,13 @@ describe('raw-socket abuse', async () => {
   });
 
   it('a connection closed in the middle of the body: no answer, nothing journaled, the server goes on', async () => {
-    const before = sim.simulator.journal.length;
+    const before = sim.simulator.requestJournal.length;
     const body = JSON.stringify(challengeEnvelope(sim.apiUser.id));
     const r = await exchange(sim.url, `POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\n${signed()}Content-Length: ${body.length}\r\n\r\n${body}`, {
       abortAfter: 300,
     });
     expect(r.text).toBe('');
-    expect(sim.simulator.journal.length).toBe(before);
+    expect(sim.simulator.requestJournal.length).toBe(before);
     await expectStillServes(sim);
   });
 

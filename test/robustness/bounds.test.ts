@@ -60,11 +60,11 @@ describe('resource bounds', () => {
     const sim = await simulator();
     // A reader that sends the request and then never reads a byte.
     const reader = await exchangeOpen(sim.url);
-    await waitFor(() => sim.simulator.journal.listenerCount === 1);
+    await waitFor(() => sim.simulator.requestJournal.listenerCount === 1);
     // Events of 16 KiB each, far more than socket buffers hold.
     const big = { seq: 0, at: new Date().toISOString(), method: 'POST', path: '/v1/svc/challenge', latencyMs: 0, scenario: 'x', request: { headers: {}, body: 'x'.repeat(16_000) } } as JournalEntry;
-    for (let i = 0; i < 2000; i++) sim.simulator.journal.add({ ...big, seq: i });
-    await waitFor(() => sim.simulator.journal.listenerCount === 0);
+    for (let i = 0; i < 2000; i++) sim.simulator.requestJournal.add({ ...big, seq: i });
+    await waitFor(() => sim.simulator.requestJournal.listenerCount === 0);
     reader.destroy();
     const again = await stream(sim.url);
     expect(again.status).toBe(200);

@@ -64,7 +64,7 @@ describe('concurrency', async () => {
   it('hundreds at once: one winner per replayed group, forgeries refused, and every record agrees', async () => {
     const requests = plan();
     expect(requests.length).toBe(160 + 150 + 60 + 40);
-    const before = sim.simulator.journal.length;
+    const before = sim.simulator.requestJournal.length;
     const answers: Sent[] = await Promise.all(requests.map((p) => raw(sim.url, p.method, p.path, p.headers, p.body)));
     const codes = answers.map((a) => expectServiceAnswer(a).code);
 
@@ -80,8 +80,8 @@ describe('concurrency', async () => {
     }
 
     // The journal has exactly one entry per request, holding exactly the answer that client got.
-    const entries = sim.simulator.journal.entries().slice(0, requests.length);
-    expect(sim.simulator.journal.length - before).toBe(requests.length);
+    const entries = sim.simulator.requestJournal.entries().slice(0, requests.length);
+    expect(sim.simulator.requestJournal.length - before).toBe(requests.length);
     expect(entries.map((e) => e.response?.body).sort()).toEqual(answers.map((a) => a.text).sort());
 
     // Coverage counts are the tally of the answers.

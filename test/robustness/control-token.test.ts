@@ -62,8 +62,8 @@ describe('the control token is hidden wherever secrets are', () => {
 
   it('a token made for a simulator beyond loopback is hidden as well', async () => {
     const sim = new Simulator({ secret: 'beyond-secret' });
-    sim.listensBeyondLoopback();
-    const token = sim.controlToken!;
+    sim.secrets.needControlToken();
+    const token = sim.secrets.controlToken!;
     expect(sim.redact(`?token=${token}&x`)).toBe('?token=[secret]&x');
     expect(sim.redact(`/v1/svc/time/${encodeURIComponent(token).replace(/-/g, '%2D')}`)).toBe('/v1/svc/time/[secret]');
   });

@@ -81,7 +81,7 @@ describe.each([
     // The inputs reached every layer: successes, and refusals at each envelope and body check.
     expect(Object.keys(sim.coverage().counts)).toEqual(expect.arrayContaining(['2025', '15000', '-1003', '-5070', '-5071', '-5072', '-5075']));
     // The journal stayed within its ring whatever was sent.
-    expect(sim.simulator.journal.length).toBeLessThanOrEqual(50);
+    expect(sim.simulator.requestJournal.length).toBeLessThanOrEqual(50);
   }, runs(60_000));
 });
 

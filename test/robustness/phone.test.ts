@@ -61,8 +61,8 @@ describe('the phone pages belong to this machine and refuse other sites', () => 
   it('under a seed, beyond loopback, approve and deny need the control token: a predictable id opens nothing', async () => {
     const seeded = await simulator({ seed: 7 });
     // As startSimulator does when listening beyond loopback (the tests listen on loopback only).
-    seeded.simulator.listensBeyondLoopback();
-    const token = seeded.simulator.controlToken!;
+    seeded.simulator.secrets.needControlToken();
+    const token = seeded.simulator.secrets.controlToken!;
     const tokenHeader = { 'x-sim-control-token': token };
     const id = await newChallenge(seeded);
     for (const action of ['approve', 'deny']) {
@@ -86,7 +86,7 @@ describe('the phone pages belong to this machine and refuse other sites', () => 
 
   it('without a seed the id is the capability, beyond loopback too; on loopback a seeded id needs nothing more', async () => {
     const random = await simulator();
-    random.simulator.listensBeyondLoopback();
+    random.simulator.secrets.needControlToken();
     expect((await phone(random, 'POST', `/phone/${await newChallenge(random)}/approve`)).status).toBe(303);
     const local = await simulator({ seed: 7 });
     expect((await phone(local, 'POST', `/phone/${await newChallenge(local)}/approve`)).status).toBe(303);

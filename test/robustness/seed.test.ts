@@ -31,15 +31,15 @@ describe('the seed makes the world repeatable, never a secret', () => {
   it('two simulators with the same seed listening beyond loopback make different control tokens', () => {
     const tokens = [42, 42, 7, 7].map((seed) => {
       const sim = new Simulator({ seed });
-      sim.listensBeyondLoopback();
-      return sim.controlToken;
+      sim.secrets.needControlToken();
+      return sim.secrets.controlToken;
     });
     expect(new Set(tokens).size).toBe(tokens.length);
     for (const t of tokens) expect(t).toMatch(/^[A-Za-z0-9_-]{32}$/);
     // A token given is kept.
     const given = new Simulator({ seed: 42, controlToken: 'given-token' });
-    given.listensBeyondLoopback();
-    expect(given.controlToken).toBe('given-token');
+    given.secrets.needControlToken();
+    expect(given.secrets.controlToken).toBe('given-token');
   });
 
   it('the seeded world stays repeatable: the same challenge ids for the same seed, others for another', async () => {

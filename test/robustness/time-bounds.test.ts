@@ -145,7 +145,7 @@ describe('the last resort cannot fail', () => {
     const sim = await simulator();
     const throwers: unknown[] = [new RangeError('Invalid time value'), { toString: () => { throw new Error('no'); } }, Symbol('odd'), 42];
     for (const thrown of throwers) {
-      sim.simulator.listChallenges = () => {
+      sim.simulator.challenges = () => {
         throw thrown;
       };
       const r = await control(sim, 'GET', '/__sim/challenges');
@@ -159,7 +159,7 @@ describe('the last resort cannot fail', () => {
   it('an API request whose handling throws something odd still gets the -5000 envelope', async () => {
     const sim = await simulator();
     for (const thrown of [{ toString: () => { throw new Error('no'); } }, Symbol('odd'), undefined]) {
-      sim.simulator.handle = () => {
+      sim.simulator.path.handle = () => {
         // eslint-disable-next-line @typescript-eslint/only-throw-error -- what a bug might throw, not only Errors
         throw thrown;
       };

@@ -1,0 +1,70 @@
+import { scenarioOnce } from './arguments.js';
+import type { CompiledScenario } from './scenario/compile.js';
+import type { ScenarioRegistry, ScenarioSource } from './scenario/registry.js';
+import type { Simulator } from './simulator.js';
+
+/**
+ * One API user's own scenario beside the active one: a binding, or an API user claimed for one parallel test worker.
+ * Loading one starts that API user's share of the scenario scope afresh (its challenges, replay memory, first uses
+ * and journal), and leaves every other API user's alone (docs/coverage-and-ci.md#parallel-workers-on-one-simulator).
+ */
+export class ApiUserScopes {
+  constructor(
+    private readonly sim: Pick<Simulator, 'world' | 'doctor' | 'requestJournal' | 'secrets' | 'path' | 'links'>,
+    private readonly registry: ScenarioRegistry,
+  ) {}
+
+  /** Runs a scenario for one API user's requests only; that API user's share of the scenario scope starts afresh. */
+  bind(apiUser: string, source: ScenarioSource): CompiledScenario {
+    const sc = this.registry.bind(apiUser, scenarioOnce(source, 'scenario'));
+    this.startAfresh(apiUser);
+    this.sim.secrets.update();
+    return sc;
+  }
+
+  /** Ends a binding; says whether there was one. */
+  unbind(apiUser: string): boolean {
+    const removed = this.registry.unbind(apiUser);
+    if (removed) this.sim.secrets.update();
+    return removed;
+  }
+
+  /**
+   * A new API user, running `scenario` (default: the active one as it is now) with a scope of its own; `url`, where to
+   * send its requests.
+   */
+  claim(scenario: ScenarioSource | undefined): { apiUser: string; secret: string; scenario: string; url: string } {
+    const { world, secrets } = this.sim;
+    const registry = this.registry;
+    registry.checkRoom();
+    const user = world.claim(registry.active);
+    try {
+      const sc = registry.bind(user.id, scenario === undefined ? undefined : scenarioOnce(scenario, 'scenario'));
+      this.startAfresh(user.id);
+      return { apiUser: user.id, secret: user.secret, scenario: sc.name, url: this.sim.links.base() };
+    } catch (e) {
+      world.release(user.id);
+      throw e;
+    } finally {
+      secrets.update();
+    }
+  }
+
+  /** Ends a claim: the API user is no longer known; its binding, challenges and replay memory go. */
+  release(apiUser: string): boolean {
+    const { world, doctor, requestJournal, secrets } = this.sim;
+    if (typeof apiUser !== 'string' || !world.isClaimed(apiUser)) return false;
+    this.registry.unbind(apiUser);
+    world.release(apiUser);
+    doctor.firstUses.forgetApiUser(apiUser);
+    requestJournal.forgetStart(apiUser);
+    secrets.update();
+    return true;
+  }
+
+  private startAfresh(apiUser: string): void {
+    this.sim.world.forgetApiUser(apiUser);
+    this.sim.doctor.firstUses.forgetApiUser(apiUser);
+    this.sim.requestJournal.startAfresh(apiUser, this.sim.path.answeredCount + 1);
+  }
+}

@@ -1,0 +1,116 @@
+import { ClientFindings, type Finding, type HintSeen, type Scope } from '../doctor/findings.js';
+import { version } from '../../package.json';
+import { argumentOnce } from '../arguments.js';
+import { checkReportGates, checkScope, renderReport, reportFormat, type ReportFormat, type ReportOptions, type RunSummary } from '../doctor/report.js';
+import { verdictOf, type Verdict } from '../doctor/verdict.js';
+import { ControlError } from '../errors.js';
+import type { Simulator } from '../simulator.js';
+import type { AnsweredEvents } from './answered.js';
+import { Coverage, type CoverageReport } from './coverage.js';
+import { ObserverFailures, type ObserverFailure } from './failures.js';
+
+/**
+ * What a run is judged on (docs/coverage-and-ci.md#the-run-and-the-scenario), recorded from the "answered" event: the
+ * status coverage and the client findings and hints of the whole run, each with the current scenario's view beside
+ * it, the observers that failed, and where the current scenario began. A run goes from start (or `newRun`) to exit,
+ * across every scenario load and reset; a scenario's view starts afresh when one is loaded or reset.
+ */
+export class RunRecord {
+  /** Failures of the observers of traffic: they make the run's verdict untrustworthy (exit 5). */
+  readonly failures: ObserverFailures;
+  readonly findings: ClientFindings;
+  private readonly coverage = new Coverage();
+  private readonly scenarioCoverage = new Coverage();
+  /** The first request (seq) of the current scenario: seq numbers the whole run, so its requests start here. */
+  private scenarioFrom = 1;
+  /** Scenario loads and resets in this run (the first start of a run is not one). */
+  private scenarioStarts = -1;
+
+  private readonly hide: (text: string) => string;
+
+  /**
+   * `sim`: what a summary names (the active scenario, the requests answered, whether a challenge still waits) and how
+   * secrets are hidden in what is shown (details, hint texts, failure messages).
+   */
+  constructor(
+    private readonly sim: Pick<Simulator, 'redact' | 'scenario' | 'path' | 'challengeState'>,
+    failures: ObserverFailures,
+  ) {
+    this.hide = (text) => sim.redact(text);
+    this.failures = failures;
+    this.findings = new ClientFindings(this.hide);
+  }
+
+  /** Records every answer from now on. */
+  observe(answered: AnsweredEvents): void {
+    this.coverage.observe(answered);
+    this.scenarioCoverage.observe(answered, 'scenario coverage');
+    this.findings.observe(answered);
+  }
+
+  /** A scenario starts (loaded or reset) at request `seq`: its view starts afresh; the run goes on. */
+  startScenario(seq: number): void {
+    this.scenarioCoverage.clear();
+    this.scenarioFrom = seq;
+    this.scenarioStarts++;
+    this.findings.startScenario(seq);
+  }
+
+  /** A new run: everything is forgotten (the caller then starts the scenario afresh, not counted as a load). */
+  newRun(): void {
+    this.coverage.clear();
+    this.findings.clear();
+    this.failures.clear();
+    this.scenarioStarts = -1;
+  }
+
+  coverageReport(scope: Scope): CoverageReport {
+    return (checkScope(scope) === 'run' ? this.coverage : this.scenarioCoverage).report();
+  }
+
+  /** The findings, worst first (final: the run is over, so a challenge still waiting was left open). */
+  findingsOf(final: boolean, scope: Scope): Finding[] {
+    return this.findings.findings(final, (id) => this.sim.challengeState(id), checkScope(scope)).map((f) => (f.detail === undefined ? f : { ...f, detail: this.hide(f.detail) }));
+  }
+
+  hintsOf(scope: Scope): HintSeen[] {
+    return this.findings.hintsSeen(checkScope(scope)).map((h) => ({ ...h, text: this.hide(h.text) }));
+  }
+
+  observerFailures(): ObserverFailure[] {
+    return this.failures.list().map((f) => ({ ...f, message: this.hide(f.message) }));
+  }
+
+  /** The run (default) or the current scenario as the reports (`--report`, `--junit`) summarise it. */
+  summary(options: ReportOptions): RunSummary {
+    const read = argumentOnce(options, 'report options');
+    if (typeof read !== 'object' || read === null) throw new ControlError(400, 'report options must be an object: { required?, failOn?, final?, scope? }');
+    const { final = false, required, failOn, scope = 'run' } = read;
+    checkReportGates(required, failOn);
+    const answered = this.sim.path.answeredCount;
+    return {
+      version,
+      scope,
+      scenario: this.sim.scenario.name,
+      scenarioStarts: this.scenarioStarts,
+      requests: checkScope(scope) === 'run' ? answered : answered - this.scenarioFrom + 1,
+      coverage: this.coverageReport(scope),
+      required,
+      findings: this.findingsOf(final, scope),
+      hints: this.hintsOf(scope),
+      failOn,
+      observerFailures: this.observerFailures(),
+    };
+  }
+
+  /** A report in either format; the format is checked before the summary is made, as the control API checks it first. */
+  report(format: ReportFormat, options?: ReportOptions): string {
+    const checked = reportFormat(format);
+    return renderReport(this.summary(options ?? {}), checked);
+  }
+
+  /** The run's verdict (the exit status and why), from its final summary. */
+  verdict({ required, failOn }: ReportOptions): Verdict {
+    return verdictOf(this.summary({ final: true, required, failOn }));
+  }
+}
