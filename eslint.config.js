@@ -8,7 +8,19 @@ import tseslint from 'typescript-eslint';
 const BROWSER = ['src/**/browser/**/*.{ts,js}', 'src/**/*.browser.{ts,js}'];
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', 'docs/api/', '.pack/', '.bench/', '.stryker-tmp/', 'reports/', 'test-results/', 'examples/'] },
+  {
+    ignores: [
+      'dist/',
+      'coverage/',
+      'docs/api/',
+      '.pack/',
+      '.bench/',
+      '.stryker-tmp/',
+      'reports/',
+      'test-results/',
+      'examples/',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
@@ -16,8 +28,14 @@ export default defineConfig(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       // Prettier wraps code at 120 columns; comments, and the code it cannot break (long strings), are held to it here.
-      'max-len': ['error', { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      'max-len': [
+        'error',
+        { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true },
+      ],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
     },
   },
   { ignores: BROWSER, languageOptions: { globals: globals.node } },
@@ -26,11 +44,23 @@ export default defineConfig(
     // The pages' scripts are type-checked with the DOM's types alone (src/browser/tsconfig.json); the browser tests,
     // whose callbacks run in the page, with the DOM's and Node's (tsconfig.browser.json).
     files: BROWSER,
-    languageOptions: { parserOptions: { projectService: false, project: './src/browser/tsconfig.json', tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './src/browser/tsconfig.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
   },
   {
     files: ['test/browser/**/*.ts'],
-    languageOptions: { parserOptions: { projectService: false, project: './tsconfig.browser.json', tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './tsconfig.browser.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
   },
   {
     // Tests read answers as parsed JSON (any) and assert on their fields: the assertions are the type checks there.

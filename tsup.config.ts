@@ -8,7 +8,11 @@ import { loadScenarioText } from './src/scenario/load.js';
 // them cost more start-up time than all the rest of the simulator; `ms` is small, and the first CommonJS module an ES
 // module imports costs some milliseconds of loader set-up (bench/, docs/performance.md).
 const noExternal = ['@sinclair/typebox', 'ms'];
-const yamlPackage = JSON.parse(readFileSync('node_modules/yaml/package.json', 'utf8')) as { version: string; license: string; author: string };
+const yamlPackage = JSON.parse(readFileSync('node_modules/yaml/package.json', 'utf8')) as {
+  version: string;
+  license: string;
+  author: string;
+};
 
 /**
  * The shipped scenarios, parsed and checked once here by the same code that loads any scenario file, so that the built
@@ -86,6 +90,8 @@ export default defineConfig([
     sourcemap: false,
     splitting: false,
     noExternal: [/.*/],
-    banner: { js: `/* yaml ${yamlPackage.version}, ${yamlPackage.license} licence, (c) ${yamlPackage.author}: https://github.com/eemeli/yaml */` },
+    banner: {
+      js: `/* yaml ${yamlPackage.version}, ${yamlPackage.license} licence, (c) ${yamlPackage.author}: https://github.com/eemeli/yaml */`,
+    },
   },
 ]);

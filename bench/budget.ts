@@ -24,13 +24,24 @@ export interface BudgetResult {
   loads: Load[];
 }
 
-const LABELS: Record<string, string> = { 0: 'no work', hmac: 'the signature check alone', checks: "a signed request's checks, journal and log line, in one function" };
+const LABELS: Record<string, string> = {
+  0: 'no work',
+  hmac: 'the signature check alone',
+  checks: "a signed request's checks, journal and log line, in one function",
+};
 const label = (work: BudgetResult['work']) => LABELS[work] ?? `${work} µs of work`;
 
 /** The command of a row's server. */
-const serverOf = (work: BudgetResult['work']) => (work === 'checks' ? ['--import', 'tsx', 'bench/checks-baseline.ts', '0'] : ['bench/node-baseline.mjs', '0', String(work)]);
+const serverOf = (work: BudgetResult['work']) =>
+  work === 'checks'
+    ? ['--import', 'tsx', 'bench/checks-baseline.ts', '0']
+    : ['bench/node-baseline.mjs', '0', String(work)];
 
-export async function budgetTable(plan: Omit<LoadPlan, 'users' | 'beside'>, rounds: number, progress: (line: string) => void): Promise<BudgetResult[]> {
+export async function budgetTable(
+  plan: Omit<LoadPlan, 'users' | 'beside'>,
+  rounds: number,
+  progress: (line: string) => void,
+): Promise<BudgetResult[]> {
   const rows: BudgetResult[] = [0, ...WORK_US, 'hmac' as const, 'checks' as const].map((work) => ({ work, loads: [] }));
   for (let round = 0; round < rounds; round++) {
     // Interleaved: the order turns by one from round to round.
@@ -38,7 +49,9 @@ export async function budgetTable(plan: Omit<LoadPlan, 'users' | 'beside'>, roun
       const row = rows[(k + round) % rows.length];
       const load = await measure(LOAD_CASES.time, serverOf(row.work), true, plan);
       row.loads.push(load);
-      progress(`  budget round ${round + 1}/${rounds} node:http, ${label(row.work).padEnd(26)} ${load.rps.toFixed(0).padStart(6)} req/s  ${load.cpuUs.toFixed(0)} µs CPU/req${load.bad ? `  ${load.bad} BAD (${load.sample})` : ''}`);
+      progress(
+        `  budget round ${round + 1}/${rounds} node:http, ${label(row.work).padEnd(26)} ${load.rps.toFixed(0).padStart(6)} req/s  ${load.cpuUs.toFixed(0)} µs CPU/req${load.bad ? `  ${load.bad} BAD (${load.sample})` : ''}`,
+      );
     }
   }
   return rows;
@@ -48,11 +61,16 @@ export async function budgetTable(plan: Omit<LoadPlan, 'users' | 'beside'>, roun
 export function budgetMarkdown(rows: BudgetResult[]): string[] {
   const [bare] = rows;
   const ratio = (row: BudgetResult, f: (l: Load) => number) => median(row.loads.map((l, i) => f(l) / f(bare.loads[i])));
-  const lines = ['| bare node:http answering after | req/s | CPU per request | throughput vs none | CPU vs none |', '|---|---:|---:|---:|---:|'];
+  const lines = [
+    '| bare node:http answering after | req/s | CPU per request | throughput vs none | CPU vs none |',
+    '|---|---:|---:|---:|---:|',
+  ];
   for (const row of rows) {
     const rps = median(row.loads.map((l) => l.rps));
     const cpu = median(row.loads.map((l) => l.cpuUs));
-    lines.push(`| ${label(row.work)} | ${rps.toFixed(0)} | ${cpu.toFixed(0)} µs | ${ratio(row, (l) => l.rps).toFixed(2)}× | ${ratio(row, (l) => l.cpuUs).toFixed(2)}× |`);
+    lines.push(
+      `| ${label(row.work)} | ${rps.toFixed(0)} | ${cpu.toFixed(0)} µs | ${ratio(row, (l) => l.rps).toFixed(2)}× | ${ratio(row, (l) => l.cpuUs).toFixed(2)}× |`,
+    );
   }
   return lines;
 }

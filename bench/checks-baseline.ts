@@ -23,7 +23,12 @@ const MAX_DRIFT_MS = 300_000;
  * The benchmark's API users: each one's HMAC key, and the nonces and times it sent (a baseline lives for seconds: never
  * forgotten).
  */
-const users = new Map(API_USERS.map((u) => [u.id, { key: new HmacKey(Buffer.from(u.secret)), nonces: new Set<string>(), times: new Set<number>() }]));
+const users = new Map(
+  API_USERS.map((u) => [
+    u.id,
+    { key: new HmacKey(Buffer.from(u.secret)), nonces: new Set<string>(), times: new Set<number>() },
+  ]),
+);
 
 const journal = new Array<object>(1000);
 let seq = 0;
@@ -60,7 +65,8 @@ function checked(req: IncomingMessage, now: number): [number, number, string] {
   if (!user) return [401, -1001, 'API user not known'];
   const time = Number(utctime);
   if (Math.abs(time - now) > MAX_DRIFT_MS) return [401, -4036, 'utctime clock drift error'];
-  if (!signatureMatches(user.key, stringToSign(utctime, nonce), parts.signature)) return [400, -4037, 'Signature error'];
+  if (!signatureMatches(user.key, stringToSign(utctime, nonce), parts.signature))
+    return [400, -4037, 'Signature error'];
   if (user.nonces.has(nonce)) return [401, -4034, 'nonce reused'];
   if (user.times.has(time)) return [401, -4035, 'utctime reused'];
   user.nonces.add(nonce);
@@ -77,13 +83,28 @@ const server = createServer((req, res) => {
     seq++;
     const at = new Date(now).toISOString();
     const body = `{"id":"sim-${seq}","utctime":"${at}","status":${status},"code":${code},"message":${JSON.stringify(message)},"moreInfo":"http://127.0.0.1:${port}/status?code=${code}"}`;
-    journal[seq % journal.length] = { seq, at, method: req.method, path: req.url, apiUser: req.headers['x-svc-apiuser'], status, code, message, headers: req.headers };
-    pendingLog.push(`${at.slice(11, 23)} ${req.method} ${req.url} ${(req.headers['x-svc-apiuser'] as string | undefined) ?? ''} -> ${status} ${code} ${message}\n`);
+    journal[seq % journal.length] = {
+      seq,
+      at,
+      method: req.method,
+      path: req.url,
+      apiUser: req.headers['x-svc-apiuser'],
+      status,
+      code,
+      message,
+      headers: req.headers,
+    };
+    pendingLog.push(
+      `${at.slice(11, 23)} ${req.method} ${req.url} ${(req.headers['x-svc-apiuser'] as string | undefined) ?? ''} -> ${status} ${code} ${message}\n`,
+    );
     if (!flushScheduled) {
       flushScheduled = true;
       setImmediate(flushLog);
     }
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   });
 });

@@ -14,7 +14,14 @@ import { parseArgs } from 'node:util';
 import { signedHeaders } from '../src/auth/signature.js';
 import { ROOT } from './lib.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '512000' }, connections: { type: 'string', default: '64' }, threads: { type: 'string', default: '2' }, seconds: { type: 'string', default: '600' } } });
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '512000' },
+    connections: { type: 'string', default: '64' },
+    threads: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '600' },
+  },
+});
 const MiB = 2 ** 20;
 
 /** Resident and peak memory of a process, from /proc (Linux). */
@@ -24,7 +31,11 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kib('VmRSS'), peak: kib('VmHWM') };
 }
 
-const sim = spawn(process.execPath, ['--max-old-space-size=512', join(ROOT, 'dist/cli.cjs'), '--port', '0', '--secret', 'flood-secret'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const sim = spawn(
+  process.execPath,
+  ['--max-old-space-size=512', join(ROOT, 'dist/cli.cjs'), '--port', '0', '--secret', 'flood-secret'],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 let banner = '';
 const url = await new Promise<string>((resolve, reject) => {
   sim.stdout.on('data', (chunk: Buffer) => {
@@ -49,7 +60,26 @@ const started = Date.now();
 const total = Number(values.requests);
 // wrk runs for its duration whatever its script does: it is stopped (SIGINT, after which it prints its summary) once
 // the simulator has answered `total` requests, as its journal's numbering says.
-const wrk = spawn('wrk', ['-t', values.threads!, '-c', values.connections!, '-d', `${values.seconds}s`, '--timeout', '10s', '-s', join(ROOT, 'bench/forged-flood.lua'), url, '--', values.threads!, String(total)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const wrk = spawn(
+  'wrk',
+  [
+    '-t',
+    values.threads!,
+    '-c',
+    values.connections!,
+    '-d',
+    `${values.seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    join(ROOT, 'bench/forged-flood.lua'),
+    url,
+    '--',
+    values.threads!,
+    String(total),
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 let report = '';
 wrk.stdout.on('data', (c: Buffer) => (report += c.toString()));
 const finished = new Promise((resolve) => wrk.once('exit', resolve));
@@ -65,7 +95,12 @@ while (answered < total && wrk.exitCode === null && !died) {
 }
 wrk.kill('SIGINT');
 await finished;
-process.stdout.write(report.split('\n').filter((l) => /requests in|Requests\/sec|Socket errors|Non-2xx/.test(l)).join('\n') + '\n');
+process.stdout.write(
+  report
+    .split('\n')
+    .filter((l) => /requests in|Requests\/sec|Socket errors|Non-2xx/.test(l))
+    .join('\n') + '\n',
+);
 console.log(`flood: ${answered} requests answered in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (died) throw new Error(`the simulator ${died} during the flood`);
 line('after the flood');
@@ -75,7 +110,14 @@ const reset = await fetch(`${url}/__sim/reset`, { method: 'POST' });
 if (!reset.ok) throw new Error(`reset answered ${reset.status}`);
 await settle();
 line('3 s after reset');
-const time = await fetch(`${url}/v1/svc/time`, { headers: signedHeaders({ apiUser: '123456789', secret: 'flood-secret', time: Date.now(), nonce: crypto.randomUUID() }) });
+const time = await fetch(`${url}/v1/svc/time`, {
+  headers: signedHeaders({
+    apiUser: '123456789',
+    secret: 'flood-secret',
+    time: Date.now(),
+    nonce: crypto.randomUUID(),
+  }),
+});
 const answer = (await time.json()) as { code: number };
 console.log(`a signed time request afterwards: ${time.status} ${answer.code}${died ? `; the simulator ${died}` : ''}`);
 sim.kill('SIGTERM');

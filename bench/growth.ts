@@ -29,12 +29,24 @@ export const ROWS: Row[] = [
   { group: 'rules that do not match', label: '100', units: 100, world: { ...BASE, rules: 100 }, load: TIME },
   { group: 'rules that do not match', label: '1,000', units: 1000, world: { ...BASE, rules: 1000 }, load: TIME },
   { group: 'accounts (1 in 100 a glob)', label: '10', units: 10, world: { ...BASE, accounts: 10 }, load: NOQR },
-  { group: 'accounts (1 in 100 a glob)', label: '100,000', units: 100_000, world: { ...BASE, accounts: 100_000 }, load: NOQR },
+  {
+    group: 'accounts (1 in 100 a glob)',
+    label: '100,000',
+    units: 100_000,
+    world: { ...BASE, accounts: 100_000 },
+    load: NOQR,
+  },
   { group: 'open dashboard event streams', label: '0', units: 0, world: BASE, load: TIME },
   { group: 'open dashboard event streams', label: '10', units: 10, world: BASE, load: TIME, streams: 10 },
   { group: 'journal (1,000 entries, full)', label: 'small bodies', units: 0, world: BASE, load: NOQR },
   { group: 'journal (1,000 entries, full)', label: '8 KiB bodies', units: 8, world: BASE, load: PADDED },
-  { group: 'challenge store (10,000, full)', label: 'new challenges once full', units: 10_000, world: BASE, load: NOQR },
+  {
+    group: 'challenge store (10,000, full)',
+    label: 'new challenges once full',
+    units: 10_000,
+    world: BASE,
+    load: NOQR,
+  },
 ];
 
 export interface GrowthResult {
@@ -61,21 +73,33 @@ async function openStreams(url: string, n: number): Promise<() => void> {
   return () => reqs.forEach((r) => r.destroy());
 }
 
-export async function growthTable(plan: Omit<LoadPlan, 'users' | 'beside'>, progress: (line: string) => void): Promise<GrowthResult[]> {
+export async function growthTable(
+  plan: Omit<LoadPlan, 'users' | 'beside'>,
+  progress: (line: string) => void,
+): Promise<GrowthResult[]> {
   const out: GrowthResult[] = [];
   for (const row of ROWS) {
     const users = benchUsers(Math.min(64, row.world.users));
     const args = ['bench/growth-server.mjs', JSON.stringify(row.world)];
-    const load = await measure(row.load, args, false, { ...plan, users, beside: row.streams ? (url) => openStreams(url, row.streams!) : undefined });
+    const load = await measure(row.load, args, false, {
+      ...plan,
+      users,
+      beside: row.streams ? (url) => openStreams(url, row.streams!) : undefined,
+    });
     out.push({ row, load });
-    progress(`  growth ${row.group}: ${row.label.padEnd(26)} ${load.rps.toFixed(0)} req/s  ${load.cpuUs.toFixed(0)} µs CPU/req  peak ${load.peakRss.toFixed(0)} MiB${load.bad ? `  ${load.bad} BAD (${load.sample})` : ''}`);
+    progress(
+      `  growth ${row.group}: ${row.label.padEnd(26)} ${load.rps.toFixed(0)} req/s  ${load.cpuUs.toFixed(0)} µs CPU/req  peak ${load.peakRss.toFixed(0)} MiB${load.bad ? `  ${load.bad} BAD (${load.sample})` : ''}`,
+    );
   }
   return out;
 }
 
 /** The table, with each group's slope: CPU per request and peak RSS, from its first row to its last. */
 export function growthMarkdown(results: GrowthResult[]): string[] {
-  const lines = ['| what grows | size | CPU per request | peak RSS | slope (first to last row) |', '|---|---|---:|---:|---|'];
+  const lines = [
+    '| what grows | size | CPU per request | peak RSS | slope (first to last row) |',
+    '|---|---|---:|---:|---|',
+  ];
   const groups = [...new Set(results.map((r) => r.row.group))];
   for (const g of groups) {
     const rows = results.filter((r) => r.row.group === g);
@@ -88,7 +112,11 @@ export function growthMarkdown(results: GrowthResult[]): string[] {
         : du > 0
           ? `${per(last.load.cpuUs - first.load.cpuUs, du)} µs CPU and ${per(last.load.peakRss - first.load.peakRss, du)} MiB per ${unitName(du)}`
           : `${(last.load.cpuUs - first.load.cpuUs).toFixed(0)} µs CPU, ${(last.load.peakRss - first.load.peakRss).toFixed(0)} MiB`;
-    rows.forEach((r, i) => lines.push(`| ${i === 0 ? g : ''} | ${r.row.label} | ${r.load.cpuUs.toFixed(0)} µs | ${r.load.peakRss.toFixed(0)} MiB | ${i === 0 ? slope : ''} |`));
+    rows.forEach((r, i) =>
+      lines.push(
+        `| ${i === 0 ? g : ''} | ${r.row.label} | ${r.load.cpuUs.toFixed(0)} µs | ${r.load.peakRss.toFixed(0)} MiB | ${i === 0 ? slope : ''} |`,
+      ),
+    );
   }
   return lines;
 }

@@ -8,19 +8,31 @@ import { sign, signedHeaders } from '../src/auth/signature.js';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The benchmark's API users: one per wrk connection (a timestamp may be used once per API user and millisecond). */
-export const API_USERS = Array.from({ length: 64 }, (_, i) => ({ id: `90000${String(i).padStart(4, '0')}`, secret: `bench-secret-${i}` }));
+export const API_USERS = Array.from({ length: 64 }, (_, i) => ({
+  id: `90000${String(i).padStart(4, '0')}`,
+  secret: `bench-secret-${i}`,
+}));
 
 /** The API users of a benchmark scenario: the 64 of the load first, then as many more as asked. */
 export function benchUsers(n: number): { id: string; secret: string }[] {
-  return Array.from({ length: n }, (_, i) => (i < API_USERS.length ? API_USERS[i] : { id: String(800_000_000 + i), secret: `bench-secret-${i}` }));
+  return Array.from({ length: n }, (_, i) =>
+    i < API_USERS.length ? API_USERS[i] : { id: String(800_000_000 + i), secret: `bench-secret-${i}` },
+  );
 }
 
 /**
  * A scenario file listing the benchmark's API users (written to a temporary file at run time), and more keys as YAML.
  */
-export function writeScenario(file: string, users: readonly { id: string; secret: string }[] = API_USERS, more = ''): void {
+export function writeScenario(
+  file: string,
+  users: readonly { id: string; secret: string }[] = API_USERS,
+  more = '',
+): void {
   const list = users.map((u) => `  - id: "${u.id}"\n    secret: ${u.secret}\n`).join('');
-  writeFileSync(file, `name: bench\ndescription: The benchmark's API users, one per connection.\napiUsers:\n${list}${more}`);
+  writeFileSync(
+    file,
+    `name: bench\ndescription: The benchmark's API users, one per connection.\napiUsers:\n${list}${more}`,
+  );
 }
 
 /**
@@ -29,7 +41,13 @@ export function writeScenario(file: string, users: readonly { id: string; secret
  * so none repeats and all stay well inside the drift window. Returns the first time the file left unused.
  * `badSignature` signs with a wrong secret (the answer must be -4037).
  */
-export function writeRequests(file: string, count: number, badSignature = false, notBefore = 0, users: readonly { id: string; secret: string }[] = API_USERS): number {
+export function writeRequests(
+  file: string,
+  count: number,
+  badSignature = false,
+  notBefore = 0,
+  users: readonly { id: string; secret: string }[] = API_USERS,
+): number {
   const start = Math.max(Date.now(), notBefore);
   const lines = new Array<string>(count);
   for (let i = 0; i < count; i++) {
@@ -56,7 +74,11 @@ export interface Server {
 /** Spawns a server that prints `... listening on http://...` and waits for that line. */
 export function startServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Server> {
   const t0 = performance.now();
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
@@ -112,7 +134,13 @@ export interface Answer {
 }
 
 /** One POST, freshly signed as `user` unless `user` is undefined; resolves with the status and body. */
-export function post(url: string, path: string, user?: { id: string; secret: string }, body?: string, agent?: import('node:http').Agent): Promise<Answer> {
+export function post(
+  url: string,
+  path: string,
+  user?: { id: string; secret: string },
+  body?: string,
+  agent?: import('node:http').Agent,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (user) Object.assign(headers, signedHeaders({ apiUser: user.id, secret: user.secret }));

@@ -8,7 +8,12 @@ import { API_USERS, cpuMs, peakRssMiB, ROOT, startServer, writeRequests } from '
 
 /** The servers a case runs on: the two baselines, and mfa-sim as users run it (request log on) and with --quiet. */
 export type ServerKind = 'node' | 'express' | 'sim' | 'quiet';
-export const SERVER_LABEL: Record<ServerKind, string> = { node: 'node:http', express: 'express', sim: 'mfa-sim', quiet: 'mfa-sim --quiet' };
+export const SERVER_LABEL: Record<ServerKind, string> = {
+  node: 'node:http',
+  express: 'express',
+  sim: 'mfa-sim',
+  quiet: 'mfa-sim --quiet',
+};
 
 /** How to start a server of a kind; mfa-sim with the benchmark's scenario and any more flags. */
 export function serverArgs(kind: ServerKind, scenarioFile: string, extra: string[] = []): string[] {
@@ -38,10 +43,25 @@ export interface LoadCase {
 /** The loads the benchmark knows, by key: the main table's cases, the profile's, and the growth table's. */
 export const LOAD_CASES = {
   time: { key: 'time', name: 'signed time', path: '/v1/svc/time', kind: 'none', status: 200, code: 15000 },
-  badsig: { key: 'badsig', name: 'bad signature (-4037)', path: '/v1/svc/time', kind: 'none', status: 400, code: -4037, badSignature: true },
+  badsig: {
+    key: 'badsig',
+    name: 'bad signature (-4037)',
+    path: '/v1/svc/time',
+    kind: 'none',
+    status: 400,
+    code: -4037,
+    badSignature: true,
+  },
   noqr: { key: 'noqr', name: 'new challenge, no QR', path: '/v1/svc/challenge', kind: 'noqr', status: 202, code: 2025 },
   qr: { key: 'qr', name: 'new challenge, QR image', path: '/v1/svc/challenge', kind: 'qr', status: 202, code: 2025 },
-  padded: { key: 'padded', name: 'new challenge, 8 KiB body', path: '/v1/svc/challenge', kind: 'padded', status: 202, code: 2025 },
+  padded: {
+    key: 'padded',
+    name: 'new challenge, 8 KiB body',
+    path: '/v1/svc/challenge',
+    kind: 'padded',
+    status: 202,
+    code: 2025,
+  },
 } satisfies Record<string, LoadCase>;
 
 export interface Load {
@@ -83,19 +103,52 @@ export async function measure(c: LoadCase, args: string[], baseline: boolean, pl
     const cpu0 = cpuMs(server.pid);
     const m = wrk(server.url, plan.duration, file, c, baseline);
     const cpu = cpuMs(server.pid) - cpu0;
-    return { rps: m.requests / m.seconds, p50: m.p50, p99: m.p99, peakRss: peakRssMiB(server.pid), cpuUs: (cpu * 1000) / m.requests, requests: m.requests, bad: w.bad + m.bad, sample: w.sample ?? m.sample };
+    return {
+      rps: m.requests / m.seconds,
+      p50: m.p50,
+      p99: m.p99,
+      peakRss: peakRssMiB(server.pid),
+      cpuUs: (cpu * 1000) / m.requests,
+      requests: m.requests,
+      bad: w.bad + m.bad,
+      sample: w.sample ?? m.sample,
+    };
   } finally {
     stopBeside?.();
     await server.stop();
   }
 }
 
-function wrk(url: string, seconds: number, file: string, c: LoadCase, baseline: boolean): { requests: number; seconds: number; p50: number; p99: number; bad: number; sample?: string } {
+function wrk(
+  url: string,
+  seconds: number,
+  file: string,
+  c: LoadCase,
+  baseline: boolean,
+): { requests: number; seconds: number; p50: number; p99: number; bad: number; sample?: string } {
   const status = baseline ? 200 : c.status;
   const code = baseline ? 15000 : c.code;
-  const r = spawnSync('wrk', ['-t2', '-c32', `-d${seconds}s`, '-s', join(ROOT, 'bench/wrk.lua'), url, '--', file, '2', c.path, c.kind, String(status), String(code)], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'wrk',
+    [
+      '-t2',
+      '-c32',
+      `-d${seconds}s`,
+      '-s',
+      join(ROOT, 'bench/wrk.lua'),
+      url,
+      '--',
+      file,
+      '2',
+      c.path,
+      c.kind,
+      String(status),
+      String(code),
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   const line = /^WRK (.*)$/m.exec(r.stdout ?? '');
   if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
   const j = JSON.parse(line[1]) as Record<string, number>;
@@ -104,5 +157,12 @@ function wrk(url: string, seconds: number, file: string, c: LoadCase, baseline: 
   // every request alike, so on a fast machine it may go round the file without harm.
   const wrapped = j.wrapped > 0 && !baseline;
   const bad = j.bad + j.connect + j.read + j.write + j.timeout + (wrapped ? 1 : 0);
-  return { requests: j.requests, seconds: j.duration_us / 1e6, p50: j.p50_us / 1000, p99: j.p99_us / 1000, bad, sample: wrapped ? 'ran out of pre-signed requests' : sample };
+  return {
+    requests: j.requests,
+    seconds: j.duration_us / 1e6,
+    p50: j.p50_us / 1000,
+    p99: j.p99_us / 1000,
+    bad,
+    sample: wrapped ? 'ran out of pre-signed requests' : sample,
+  };
 }

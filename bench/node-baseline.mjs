@@ -17,7 +17,14 @@ const BODY = JSON.stringify({
   moreInfo: 'http://127.0.0.1:8080/status?code=15000',
 });
 const HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(BODY) };
-const REFUSED = JSON.stringify({ id: 'sim-1', utctime: '2026-01-01T00:00:00.000Z', status: 400, code: -4037, message: 'Signature error', moreInfo: '' });
+const REFUSED = JSON.stringify({
+  id: 'sim-1',
+  utctime: '2026-01-01T00:00:00.000Z',
+  status: 400,
+  code: -4037,
+  message: 'Signature error',
+  moreInfo: '',
+});
 const mode = process.argv[3] ?? '0';
 const WORK_NS = mode === 'hmac' ? 0n : BigInt(Math.round(Number(mode) * 1000));
 
@@ -52,7 +59,8 @@ function signed(req) {
   const p = padsOf(h['x-svc-apiuser']);
   // The inner pad and the message put together in one scratch buffer, as mfa-sim's HmacKey does: no concatenation.
   p.inner.copy(scratch, 0);
-  const length = 128 + scratch.write(`x-svc-utctime: ${h['x-svc-utctime']}\nx-svc-cnonce: ${h['x-svc-cnonce']}`, 128, 'utf8');
+  const length =
+    128 + scratch.write(`x-svc-utctime: ${h['x-svc-utctime']}\nx-svc-cnonce: ${h['x-svc-cnonce']}`, 128, 'utf8');
   hash('sha512', scratch.subarray(0, length), 'buffer').copy(p.outer, 128);
   return timingSafeEqual(hash('sha512', p.outer, 'buffer'), Buffer.from(sig, 'hex'));
 }
@@ -63,7 +71,10 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     if (WORK_NS > 0n) work();
     if (mode === 'hmac' && !signed(req)) {
-      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(REFUSED) });
+      res.writeHead(400, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(REFUSED),
+      });
       res.end(REFUSED);
       return;
     }

@@ -39,7 +39,12 @@ function selfTimes(profile: Profile): { busy: number; rows: [string, number][] }
   profile.samples.forEach((id, i) => {
     const f = byId.get(id)!.callFrame;
     if (f.functionName === '(idle)') return;
-    const file = f.url ? `${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/').replace(/^node:/, 'node:')}:${f.lineNumber + 1}` : '';
+    const file = f.url
+      ? `${f.url
+          .replace(/^.*node_modules\//, '')
+          .replace(/^file:\/\/.*\/dist\//, 'dist/')
+          .replace(/^node:/, 'node:')}:${f.lineNumber + 1}`
+      : '';
     const key = `${f.functionName || '(anonymous)'}${file ? ` ${file}` : ''}`;
     const dt = profile.timeDeltas[i] ?? 0;
     self.set(key, (self.get(key) ?? 0) + dt);
@@ -56,11 +61,19 @@ async function main(): Promise<void> {
     writeScenario(scenarioFile);
     for (const c of CASES.filter((x) => !only || only.includes(x.key))) {
       const profiles = join(dir, `prof-${c.key}`);
-      const load = await measure(c, ['--cpu-prof', '--cpu-prof-dir', profiles, CLI, '--port', '0', '--scenario', scenarioFile], false, { dir, warmup: 2, duration: DURATION, maxRate: 30_000 });
+      const load = await measure(
+        c,
+        ['--cpu-prof', '--cpu-prof-dir', profiles, CLI, '--port', '0', '--scenario', scenarioFile],
+        false,
+        { dir, warmup: 2, duration: DURATION, maxRate: 30_000 },
+      );
       const [file] = readdirSync(profiles);
       const { busy, rows } = selfTimes(JSON.parse(readFileSync(join(profiles, file), 'utf8')) as Profile);
-      process.stdout.write(`\n${c.name}: ${load.requests} requests, ${load.rps.toFixed(0)} req/s under the profiler, ${load.bad} unexpected answers; functions by own time (share of the busy time)\n`);
-      for (const [key, us] of rows.slice(0, TOP)) process.stdout.write(`  ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${key}\n`);
+      process.stdout.write(
+        `\n${c.name}: ${load.requests} requests, ${load.rps.toFixed(0)} req/s under the profiler, ${load.bad} unexpected answers; functions by own time (share of the busy time)\n`,
+      );
+      for (const [key, us] of rows.slice(0, TOP))
+        process.stdout.write(`  ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${key}\n`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -76,7 +76,9 @@ async function loadTable(): Promise<Row[]> {
         const l = await measure(row.c, serverArgs(kind, scenarioFile), baseline, plan);
         if (l.bad > 0) {
           failures++;
-          process.stderr.write(`  ${SERVER_LABEL[kind]} ${row.c.name}: ${l.bad} answers not as expected, e.g. ${l.sample}\n`);
+          process.stderr.write(
+            `  ${SERVER_LABEL[kind]} ${row.c.name}: ${l.bad} answers not as expected, e.g. ${l.sample}\n`,
+          );
         }
         row[kind].push(l);
         process.stderr.write(
@@ -95,7 +97,9 @@ async function loadTable(): Promise<Row[]> {
 async function firstAnswer(kind: 'node' | 'sim'): Promise<number> {
   const t0 = performance.now();
   const user = { id: '123456789', secret: 'bench-start-secret' };
-  const server = await startServer(kind === 'node' ? serverArgs('node', scenarioFile) : ['dist/cli.cjs', '--port', '0', '--secret', user.secret]);
+  const server = await startServer(
+    kind === 'node' ? serverArgs('node', scenarioFile) : ['dist/cli.cjs', '--port', '0', '--secret', user.secret],
+  );
   try {
     const a = await post(server.url, '/v1/svc/time', kind === 'node' ? undefined : user);
     if (!(a.status === 200 && a.body.includes('"code":15000,'))) {
@@ -150,7 +154,11 @@ async function main(): Promise<void> {
   const cond = `${smoke ? 'SMOKE (figures meaningless)' : 'full'}: ${ROUNDS} round(s) × ${DURATION} s per server and case (after ${WARMUP} s warm-up), wrk -t2 -c32, node ${process.version}, ${API_USERS.length} API users`;
   process.stderr.write(`bench ${cond}\n`);
   const rows = await loadTable();
-  const budget: BudgetResult[] = skip('budget') ? [] : await budgetTable({ dir, warmup: WARMUP, duration: smoke ? 1 : 5, maxRate: MAX_RATE }, Math.min(ROUNDS, 3), (l) => process.stderr.write(`${l}\n`));
+  const budget: BudgetResult[] = skip('budget')
+    ? []
+    : await budgetTable({ dir, warmup: WARMUP, duration: smoke ? 1 : 5, maxRate: MAX_RATE }, Math.min(ROUNDS, 3), (l) =>
+        process.stderr.write(`${l}\n`),
+      );
   if (budget.some((b) => b.loads.some((l) => l.bad > 0))) failures++;
 
   const starts = { sim: [] as number[], node: [] as number[] };
@@ -166,17 +174,37 @@ async function main(): Promise<void> {
     return inProcessStart();
   });
 
-  const growth: GrowthResult[] = skip('growth') ? [] : await growthTable({ dir, warmup: WARMUP, duration: smoke ? 1 : 3, maxRate: MAX_RATE }, (l) => process.stderr.write(`${l}\n`));
+  const growth: GrowthResult[] = skip('growth')
+    ? []
+    : await growthTable({ dir, warmup: WARMUP, duration: smoke ? 1 : 3, maxRate: MAX_RATE }, (l) =>
+        process.stderr.write(`${l}\n`),
+      );
   if (growth.some((g) => g.load.bad > 0)) failures++;
 
-  process.stderr.write(`  soak: ${skip('soak') ? 'skipped' : `${SOAK.toLocaleString('en')} fresh-nonce requests (9 time, 1 new challenge in 10)...`}\n`);
-  const s: SoakResult = skip('soak') ? { requests: 0, bad: 0, rss10k: NaN, rssEnd: NaN, heap10k: NaN, heapEnd: NaN, rssMax: NaN, replayBytes: NaN, rps: NaN } : await soak(SOAK, scenarioFile);
+  process.stderr.write(
+    `  soak: ${skip('soak') ? 'skipped' : `${SOAK.toLocaleString('en')} fresh-nonce requests (9 time, 1 new challenge in 10)...`}\n`,
+  );
+  const s: SoakResult = skip('soak')
+    ? {
+        requests: 0,
+        bad: 0,
+        rss10k: NaN,
+        rssEnd: NaN,
+        heap10k: NaN,
+        heapEnd: NaN,
+        rssMax: NaN,
+        replayBytes: NaN,
+        rps: NaN,
+      }
+    : await soak(SOAK, scenarioFile);
   if (s.bad > 0) failures++;
 
   const out: string[] = [`mfa-sim vs bare node:http and bare Express 5, ${cond}`, ''];
   const verdicts: boolean[] = [];
   if (rows.length) {
-    out.push('| case | mfa-sim (request log on) | vs node:http: throughput, CPU/request | mfa-sim --quiet | node:http | Express | p50 / p99 (mfa-sim) | peak RSS (mfa-sim, vs Express) | target | |');
+    out.push(
+      '| case | mfa-sim (request log on) | vs node:http: throughput, CPU/request | mfa-sim --quiet | node:http | Express | p50 / p99 (mfa-sim) | peak RSS (mfa-sim, vs Express) | target | |',
+    );
     out.push('|---|---:|---:|---:|---:|---:|---:|---:|---|---|');
   }
   for (const row of rows) {
@@ -199,7 +227,11 @@ async function main(): Promise<void> {
     );
   }
   if (budget.length) {
-    out.push('', "What the cost targets leave for a server's own work: bare node:http spinning a fixed time before each answer, checking each request's signature and nothing else, or doing a signed request's checks, journal entry and log line in one function (bench/checks-baseline.ts); same load, same rounds.", '');
+    out.push(
+      '',
+      "What the cost targets leave for a server's own work: bare node:http spinning a fixed time before each answer, checking each request's signature and nothing else, or doing a signed request's checks, journal entry and log line in one function (bench/checks-baseline.ts); same load, same rounds.",
+      '',
+    );
     out.push(...budgetMarkdown(budget));
   }
   out.push('');
@@ -212,7 +244,9 @@ async function main(): Promise<void> {
     const total = median(inproc.map((x) => x.importMs + x.readyMs));
     const expressLoaded = inproc.some((x) => x.express);
     verdicts.push(startRatio <= 1.3, total <= 40 && !expressLoaded);
-    out.push(`| CLI spawn to its first answer (median of ${STARTS}) | ${ms(median(starts.sim))} | node:http ${ms(median(starts.node))} | ${fx(startRatio)} | ≤ 1.3× | ${startRatio <= 1.3 ? 'met' : 'MISSED'} |`);
+    out.push(
+      `| CLI spawn to its first answer (median of ${STARTS}) | ${ms(median(starts.sim))} | node:http ${ms(median(starts.node))} | ${fx(startRatio)} | ≤ 1.3× | ${startRatio <= 1.3 ? 'met' : 'MISSED'} |`,
+    );
     out.push(
       `| \`import('mfa-sim')\` + \`startSimulator()\` to listening, fresh process (median of ${STARTS}: import ${ms(median(inproc.map((x) => x.importMs)))}, start ${ms(median(inproc.map((x) => x.readyMs)))}; Express ${expressLoaded ? 'LOADED' : 'not loaded'}) | ${ms(total)} | node:http import + listen ${ms(median(floors))} | ${fx(total / median(floors))} | ≤ 40 ms | ${total <= 40 && !expressLoaded ? 'met' : 'MISSED'} |`,
     );
@@ -227,13 +261,28 @@ async function main(): Promise<void> {
     );
   }
   if (growth.length) {
-    out.push('', 'Growth: one simulator of each size in a process of its own (startSimulator(), no request log), same load.', '');
+    out.push(
+      '',
+      'Growth: one simulator of each size in a process of its own (startSimulator(), no request log), same load.',
+      '',
+    );
     out.push(...growthMarkdown(growth));
   }
   out.push('');
-  out.push(failures ? `${failures} measurement(s) saw answers that were not the expected code: see above.` : 'Every answer had the expected status and code.');
+  out.push(
+    failures
+      ? `${failures} measurement(s) saw answers that were not the expected code: see above.`
+      : 'Every answer had the expected status and code.',
+  );
   // A part of the run (--only budget, growth) may judge no target: it then says so, not that every target was met.
-  if (!smoke) out.push(verdicts.length === 0 ? 'No target was judged in this part of the run.' : verdicts.every(Boolean) ? 'Every target met.' : 'Some targets MISSED.');
+  if (!smoke)
+    out.push(
+      verdicts.length === 0
+        ? 'No target was judged in this part of the run.'
+        : verdicts.every(Boolean)
+          ? 'Every target met.'
+          : 'Some targets MISSED.',
+    );
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

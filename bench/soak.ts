@@ -51,8 +51,16 @@ const WARMUP = 10_000;
 const MiB = 2 ** 20;
 const mib = (b: number) => (b / MiB).toFixed(1);
 
-export async function soak(total: number, scenarioFile: string, every = Math.max(WARMUP, Math.ceil(total / 10)), log: (s: string) => void = (s) => process.stderr.write(s)): Promise<SoakResult> {
-  const child = fork(join(ROOT, 'bench/sim-server.mjs'), [scenarioFile], { execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+export async function soak(
+  total: number,
+  scenarioFile: string,
+  every = Math.max(WARMUP, Math.ceil(total / 10)),
+  log: (s: string) => void = (s) => process.stderr.write(s),
+): Promise<SoakResult> {
+  const child = fork(join(ROOT, 'bench/sim-server.mjs'), [scenarioFile], {
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m) => resolve((m as { url: string }).url));
     child.once('exit', (code) => reject(new Error(`the soak simulator exited with ${code}`)));
@@ -80,15 +88,28 @@ export async function soak(total: number, scenarioFile: string, every = Math.max
     const utctime = String(t);
     const nonce = randomUUID();
     const auth = `Authorization: ${authorizationValue(u.id, sign(u.secret, utctime, nonce))}\r\nx-svc-apiuser: ${u.id}\r\nx-svc-utctime: ${utctime}\r\nx-svc-cnonce: ${nonce}\r\n`;
-    if (n % 10 !== 9) return [`POST /v1/svc/time HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${auth}Content-Length: 0\r\n\r\n`, '"code":15000,'];
+    if (n % 10 !== 9)
+      return [
+        `POST /v1/svc/time HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${auth}Content-Length: 0\r\n\r\n`,
+        '"code":15000,',
+      ];
     const body = JSON.stringify({
       id: `soak-${n}`,
       utctime,
       apiUser: u.id,
       type: 150,
-      body: { svcUser: `user${n % 1000}@example.com`, challengeType: 'UserKeyAndPattern', challengeExpiry: 'FiveMins', enableQRcode: false, status: 'NEW' },
+      body: {
+        svcUser: `user${n % 1000}@example.com`,
+        challengeType: 'UserKeyAndPattern',
+        challengeExpiry: 'FiveMins',
+        enableQRcode: false,
+        status: 'NEW',
+      },
     });
-    return [`POST /v1/svc/challenge HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${auth}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, '"code":2025,'];
+    return [
+      `POST /v1/svc/challenge HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${auth}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      '"code":2025,',
+    ];
   }
 
   /** Runs requests over the connections until `until` have been answered. */
@@ -156,7 +177,17 @@ export async function soak(total: number, scenarioFile: string, every = Math.max
     }
     const seconds = (performance.now() - t0) / 1000;
     if (bad) log(`  soak: ${bad} answers were not as expected, e.g. ${sample}\n`);
-    return { requests: answered, bad, rss10k: at10k.rss, rssEnd: end.rss, heap10k: at10k.heapUsed, heapEnd: end.heapUsed, rssMax, replayBytes: end.replayBytes, rps: answered / seconds };
+    return {
+      requests: answered,
+      bad,
+      rss10k: at10k.rss,
+      rssEnd: end.rss,
+      heap10k: at10k.heapUsed,
+      heapEnd: end.heapUsed,
+      rssMax,
+      replayBytes: end.replayBytes,
+      rps: answered / seconds,
+    };
   } finally {
     child.kill('SIGTERM');
   }
@@ -171,7 +202,13 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   };
   let values: Record<string, string>;
   try {
-    ({ values } = parseArgs({ options: { requests: { type: 'string', default: '1000000' }, every: { type: 'string', default: '50000' }, bound: { type: 'string', default: '50' } } }) as { values: Record<string, string> });
+    ({ values } = parseArgs({
+      options: {
+        requests: { type: 'string', default: '1000000' },
+        every: { type: 'string', default: '50000' },
+        bound: { type: 'string', default: '50' },
+      },
+    }) as { values: Record<string, string> });
   } catch (e) {
     process.stderr.write(`soak: ${(e as Error).message}\n`);
     process.exit(2);
@@ -182,14 +219,20 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dir = mkdtempSync(join(tmpdir(), 'mfa-sim-soak-'));
   const file = join(dir, 'soak.yaml');
   writeScenario(file);
-  process.stderr.write(`soak: ${n.toLocaleString('en')} freshly signed requests (9 time, 1 new challenge in 10), ${CONNECTIONS} connections, ${API_USERS.length} API users; memory after a full GC\n`);
+  process.stderr.write(
+    `soak: ${n.toLocaleString('en')} freshly signed requests (9 time, 1 new challenge in 10), ${CONNECTIONS} connections, ${API_USERS.length} API users; memory after a full GC\n`,
+  );
   soak(n, file, every)
     .then((r) => {
       const rss = r.rssEnd - r.rss10k;
       const heap = r.heapEnd - r.heap10k;
       const within = rss <= bound && heap <= bound;
-      console.log(`${r.requests.toLocaleString('en')} requests at ${r.rps.toFixed(0)} a second; ${r.bad} answers not as expected`);
-      console.log(`after ${WARMUP.toLocaleString('en')}: RSS ${mib(r.rss10k)} MiB, heap ${mib(r.heap10k)} MiB; at the end: RSS ${mib(r.rssEnd)} MiB (${rss >= 0 ? '+' : ''}${mib(rss)}), heap ${mib(r.heapEnd)} MiB (${heap >= 0 ? '+' : ''}${mib(heap)}); largest RSS reading ${mib(r.rssMax)} MiB; bound +${mib(bound)} MiB`);
+      console.log(
+        `${r.requests.toLocaleString('en')} requests at ${r.rps.toFixed(0)} a second; ${r.bad} answers not as expected`,
+      );
+      console.log(
+        `after ${WARMUP.toLocaleString('en')}: RSS ${mib(r.rss10k)} MiB, heap ${mib(r.heap10k)} MiB; at the end: RSS ${mib(r.rssEnd)} MiB (${rss >= 0 ? '+' : ''}${mib(rss)}), heap ${mib(r.heapEnd)} MiB (${heap >= 0 ? '+' : ''}${mib(heap)}); largest RSS reading ${mib(r.rssMax)} MiB; bound +${mib(bound)} MiB`,
+      );
       console.log(r.bad === 0 && within ? 'PASS' : 'FAIL');
       process.exitCode = r.bad === 0 && within ? 0 : 1;
     })

@@ -161,16 +161,35 @@ export const ENVELOPE_MISTAKES: Record<string, Mistake[]> = {
   body: [
     { words: 'left out, or null', code: -5070 },
     { words: 'not an object', value: [1], code: -5071 },
-    { words: 'a string holding the JSON', value: JSON.stringify(BODY_OPERATIONS[0].example), code: -5071, lenient: true },
+    {
+      words: 'a string holding the JSON',
+      value: JSON.stringify(BODY_OPERATIONS[0].example),
+      code: -5071,
+      lenient: true,
+    },
   ],
 };
 
 /** The example's envelope: what a client sends, `utctime` being its time (the headers' is the one checked). */
-export function exampleEnvelope(o: BodyOperation, utctime = '1795446138020', apiUser = '123456789'): Record<string, unknown> {
+export function exampleEnvelope(
+  o: BodyOperation,
+  utctime = '1795446138020',
+  apiUser = '123456789',
+): Record<string, unknown> {
   return { id: 'ref-1', utctime, apiUser, type: OPERATION_TYPE[o.op], body: o.example };
 }
 
-type Schema = TSchema & { type?: string; anyOf?: Schema[]; const?: unknown; format?: string; maxLength?: number; pattern?: string; description?: string; properties?: Record<string, Schema>; required?: string[] };
+type Schema = TSchema & {
+  type?: string;
+  anyOf?: Schema[];
+  const?: unknown;
+  format?: string;
+  maxLength?: number;
+  pattern?: string;
+  description?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+};
 
 const FORMAT_WORDS: Record<string, string> = { email: 'an e-mail address', ipv4: 'an IPv4 address (dotted quad)' };
 const PATTERN_WORDS: Record<string, string> = { '^\\d{9}$': '9 digits', '^\\d{1,16}$': '1 to 16 digits' };
@@ -183,7 +202,8 @@ function typeOf(s: Schema): string {
 
 function allowed(s: Schema): string {
   const words: string[] = [];
-  if (s.anyOf?.every((a) => a.const !== undefined)) words.push(`one of ${s.anyOf.map((a) => `\`${String(a.const)}\``).join(', ')}`);
+  if (s.anyOf?.every((a) => a.const !== undefined))
+    words.push(`one of ${s.anyOf.map((a) => `\`${String(a.const)}\``).join(', ')}`);
   if (s.const !== undefined) words.push(`\`${String(s.const)}\``);
   if (s.format) words.push(FORMAT_WORDS[s.format] ?? s.format);
   if (s.pattern) words.push(PATTERN_WORDS[s.pattern] ?? `\`${s.pattern}\``);
@@ -201,15 +221,21 @@ function shownValue(v: unknown): string {
 
 function mistakeWords(list: readonly Mistake[] | undefined): string {
   return (list ?? [])
-    .map((m) => `${m.words}${m.value === undefined ? '' : shownValue(m.value)}: ${m.lenient ? `accepted; strict ${m.code}` : m.code}`)
+    .map(
+      (m) =>
+        `${m.words}${m.value === undefined ? '' : shownValue(m.value)}: ${m.lenient ? `accepted; strict ${m.code}` : m.code}`,
+    )
     .join('<br>');
 }
 
 function fieldTable(schema: Schema, mistakes: Record<string, readonly Mistake[]>): string {
   const rows = Object.entries(schema.properties ?? {}).map(
-    ([name, s]) => `| \`${name}\` | ${typeOf(s)} | ${schema.required?.includes(name) ? 'yes' : ''} | ${cell(allowed(s))} | ${cell(mistakeWords(mistakes[name]))} |`,
+    ([name, s]) =>
+      `| \`${name}\` | ${typeOf(s)} | ${schema.required?.includes(name) ? 'yes' : ''} | ${cell(allowed(s))} | ${cell(mistakeWords(mistakes[name]))} |`,
   );
-  return ['| Field | Type | Required | Allowed | A mistake and its code |', '|---|---|---|---|---|', ...rows].join('\n');
+  return ['| Field | Type | Required | Allowed | A mistake and its code |', '|---|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }
 
 function codeWords(code: number): string {
@@ -224,14 +250,17 @@ export function bodiesPage(): string {
   const out = [
     '## The envelope',
     '',
-    'Every operation but the time is a POST whose JSON body is this envelope, with the operation\'s fields in `body`.',
+    "Every operation but the time is a POST whose JSON body is this envelope, with the operation's fields in `body`.",
     '',
     fieldTable(
       {
         ...envelope,
         properties: {
           ...envelopeFields,
-          type: { type: 'integer', description: 'the operation: 150 or 151 on /challenge, 171 on /status, 170 on /verify, 950 on /blocked' } as Schema,
+          type: {
+            type: 'integer',
+            description: 'the operation: 150 or 151 on /challenge, 171 on /status, 170 on /verify, 950 on /blocked',
+          } as Schema,
           body: { type: 'object', description: "the operation's fields (below)" } as Schema,
         },
       },
@@ -260,7 +289,9 @@ export function bodiesPage(): string {
     '',
     'The codes a mistake gets, in words:',
     '',
-    ...[-1003, -5070, -5071, -5072, -5075, -5076, -5077, -5078, -5079, -2035, -3087].map((c) => `- ${codeWords(c)}: ${cell(mustCode(c).explain)}`),
+    ...[-1003, -5070, -5071, -5072, -5075, -5076, -5077, -5078, -5079, -2035, -3087].map(
+      (c) => `- ${codeWords(c)}: ${cell(mustCode(c).explain)}`,
+    ),
   );
   return out.join('\n');
 }

@@ -29,7 +29,8 @@ export function pages(root: string): string[] {
   const examples = join(root, 'examples');
   if (existsSync(examples)) {
     for (const e of readdirSync(examples, { withFileTypes: true })) {
-      if (e.isDirectory() && existsSync(join(examples, e.name, 'README.md'))) out.push(join(examples, e.name, 'README.md'));
+      if (e.isDirectory() && existsSync(join(examples, e.name, 'README.md')))
+        out.push(join(examples, e.name, 'README.md'));
     }
   }
   return out;
@@ -62,7 +63,9 @@ export function anchors(file: string): Set<string> {
 
 /** The relative links of a Markdown file that do not resolve, as `file: target (why)`. */
 export function brokenLinks(root: string, file: string): string[] {
-  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+  const text = readFileSync(file, 'utf8')
+    .replace(/```[\s\S]*?```/g, '')
+    .replace(/`[^`\n]*`/g, '');
   const out: string[] = [];
   for (const m of text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
     const target = m[1];
@@ -72,7 +75,8 @@ export function brokenLinks(root: string, file: string): string[] {
     const where = `${relative(root, file)}: ${target}`;
     if (!to.startsWith(resolve(root))) out.push(`${where} (points outside)`);
     else if (!existsSync(to)) out.push(`${where} (no such file)`);
-    else if (fragment !== undefined && statSync(to).isFile() && to.endsWith('.md') && !anchors(to).has(fragment)) out.push(`${where} (no such heading)`);
+    else if (fragment !== undefined && statSync(to).isFile() && to.endsWith('.md') && !anchors(to).has(fragment))
+      out.push(`${where} (no such heading)`);
   }
   return out;
 }
@@ -93,7 +97,9 @@ export function repositoryAt(dir: string): Repository {
     const parts = file.split('/');
     for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join('/'));
   }
-  const scripts = Object.keys((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: object }).scripts ?? {});
+  const scripts = Object.keys(
+    (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: object }).scripts ?? {},
+  );
   return { paths, scripts: new Set(scripts) };
 }
 
@@ -183,7 +189,8 @@ export function repositoryOnlyReferences(
     if (sectionStart) sectionSaysWhere ||= saysWhere;
     title = sectionStart = false;
     if (pageSaysWhere || sectionSaysWhere || saysWhere) continue;
-    const where = (offset: number) => `${relative(root, file)}:${passage.line + passage.text.slice(0, offset).split('\n').length - 1}`;
+    const where = (offset: number) =>
+      `${relative(root, file)}:${passage.line + passage.text.slice(0, offset).split('\n').length - 1}`;
     for (const m of passage.text.matchAll(/(?<![\w./:@~-])((?:\.?[\w*-][\w.*-]*\/)+[\w.*-]*)/g)) {
       const path = m[1].replace(/(^|\/)[^/]*\*.*$/, '').replace(/[./]+$/, '');
       if (!repository.paths.has(path) || holds(path)) continue;
@@ -201,10 +208,17 @@ export function repositoryOnlyReferences(
 if (process.argv[1] && /check-links\.ts$/.test(process.argv[1])) {
   const root = resolve(process.argv[2] ?? '.');
   const repository = repositoryAt(join(import.meta.dirname, '..'));
-  const problems = pages(root).flatMap((f) => [...brokenLinks(root, f), ...repositoryOnlyReferences(root, f, repository)]);
+  const problems = pages(root).flatMap((f) => [
+    ...brokenLinks(root, f),
+    ...repositoryOnlyReferences(root, f, repository),
+  ]);
   if (problems.length) {
-    process.stderr.write(`pages under ${root} that point to what is not there:\n${problems.map((b) => `  ${b}`).join('\n')}\n`);
+    process.stderr.write(
+      `pages under ${root} that point to what is not there:\n${problems.map((b) => `  ${b}`).join('\n')}\n`,
+    );
     process.exit(1);
   }
-  process.stdout.write(`every relative link and image resolves, and no page names a file of the repository as if it shipped, under ${root} (${pages(root).length} pages)\n`);
+  process.stdout.write(
+    `every relative link and image resolves, and no page names a file of the repository as if it shipped, under ${root} (${pages(root).length} pages)\n`,
+  );
 }

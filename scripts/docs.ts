@@ -27,9 +27,12 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function codeTable(): string {
   const rows = CODES.filter((c) => !isTransportCode(c)).map(
-    (c) => `| ${c.code} | ${c.http} | ${cell(c.title)} | ${c.scope ? c.scope.join(', ') : 'all'} | \`${c.check}\` | ${cell(c.explain)} |`,
+    (c) =>
+      `| ${c.code} | ${c.http} | ${cell(c.title)} | ${c.scope ? c.scope.join(', ') : 'all'} | \`${c.check}\` | ${cell(c.explain)} |`,
   );
-  const transport = CODES.filter(isTransportCode).map((c) => `| ${c.code} | ${c.http} | ${cell(c.title)} | ${cell(c.explain)} |`);
+  const transport = CODES.filter(isTransportCode).map(
+    (c) => `| ${c.code} | ${c.http} | ${cell(c.title)} | ${cell(c.explain)} |`,
+  );
   return [
     '| Code | HTTP | Meaning | Operations | Check | When the simulator answers it |',
     '|---:|---:|---|---|---|---|',
@@ -70,7 +73,8 @@ function typeWords(s: Schema): string {
     return s.anyOf.map(typeWords).join(' or ');
   }
   if (s.type === 'array') return `list of ${s.items ? typeWords(s.items) : 'values'}`;
-  if (s.type === 'object' && s.patternProperties) return `mapping of string to ${typeWords(Object.values(s.patternProperties)[0])}`;
+  if (s.type === 'object' && s.patternProperties)
+    return `mapping of string to ${typeWords(Object.values(s.patternProperties)[0])}`;
   if (s.type === 'object') return 'mapping';
   if (s.type === 'integer') return s.minimum !== undefined ? `whole number, at least ${s.minimum}` : 'whole number';
   return s.type ?? 'any';
@@ -82,7 +86,9 @@ export function scenarioKeys(): string {
   const walk = (s: Schema, path: string) => {
     for (const [key, child] of Object.entries(s.properties ?? {})) {
       const at = path ? `${path}.${key}` : key;
-      rows.push(`| \`${at}\` | ${cell(typeWords(child))} | ${s.required?.includes(key) ? 'yes' : ''} | ${cell(child.description ?? '')} |`);
+      rows.push(
+        `| \`${at}\` | ${cell(typeWords(child))} | ${s.required?.includes(key) ? 'yes' : ''} | ${cell(child.description ?? '')} |`,
+      );
       if (child.type === 'object' && child.properties) walk(child, at);
       if (child.type === 'array' && child.items?.properties) walk(child.items, `${at}[]`);
     }
@@ -106,7 +112,11 @@ export function flagTable(): string {
     const env = f.env ? `\`${f.env}${f.negated ? '=off' : ''}\`` : '';
     return `| \`${cell(flagUsage(f))}\` | ${env} | ${starts.has(f.key) ? `\`${f.key}\`` : ''} | ${f.default ?? ''} | ${cell(what)} |`;
   });
-  return ['| Flag | Environment variable | In process | Default | What it sets |', '|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| Flag | Environment variable | In process | Default | What it sets |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** Every run option of `startSimulator` (the scenario keys aside), with its type, bounds and default. */
@@ -142,7 +152,9 @@ export function probeSteps(): string {
   return [
     '| # | Step | What it sends | A faithful service answers |',
     '|---:|---|---|---|',
-    ...STEPS.map((s, i) => `| ${i + 1} | ${cell(s.name)} | ${cell(s.sends)} | ${s.expect} ${cell(codeInfo(s.expect)!.title)} |`),
+    ...STEPS.map(
+      (s, i) => `| ${i + 1} | ${cell(s.name)} | ${cell(s.sends)} | ${s.expect} ${cell(codeInfo(s.expect)!.title)} |`,
+    ),
   ].join('\n');
 }
 

@@ -20,7 +20,9 @@ try {
   };
   for (const [name, doc] of Object.entries(files)) writeFileSync(join(dir, name), JSON.stringify(doc, null, 2));
   const cli = join(import.meta.dirname, '..', 'node_modules', '.bin', 'redocly');
-  execFileSync(cli, ['lint', '--extends', 'recommended-strict', ...Object.keys(files).map((f) => join(dir, f))], { stdio: 'inherit' });
+  execFileSync(cli, ['lint', '--extends', 'recommended-strict', ...Object.keys(files).map((f) => join(dir, f))], {
+    stdio: 'inherit',
+  });
 } catch {
   process.exitCode = 1;
 } finally {

@@ -44,7 +44,9 @@ try {
   await page.locator('#result .answer .pill', { hasText: '-4036' }).waitFor();
   await page.locator('#log li').nth(7).waitFor();
   await page.locator('#challenges tbody', { hasText: 'verified' }).waitFor();
-  await page.locator('#log details[data-code="-4037"]').evaluate((d) => ((d as unknown as { open: boolean }).open = true));
+  await page
+    .locator('#log details[data-code="-4037"]')
+    .evaluate((d) => ((d as unknown as { open: boolean }).open = true));
   mkdirSync(out, { recursive: true });
   await page.screenshot({ path: join(out, 'dashboard.png') });
   for (const f of ['dashboard.png', 'phone.png']) console.log(`docs/${f}: ${statSync(join(out, f)).size} bytes`);

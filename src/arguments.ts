@@ -41,11 +41,18 @@ function plain(value: unknown): unknown {
     };
     if (read(() => Array.isArray(v))) {
       const length = read(() => (v as unknown[]).length);
-      if (!Number.isSafeInteger(length) || length > MAX_ITEMS) throw new Unreadable(path, `has ${length} items; at most ${MAX_ITEMS}`);
+      if (!Number.isSafeInteger(length) || length > MAX_ITEMS)
+        throw new Unreadable(path, `has ${length} items; at most ${MAX_ITEMS}`);
       values += length;
       if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);
       const out: unknown[] = [];
-      for (let i = 0; i < length; i++) out.push(copy(read(() => (v as unknown[])[i], [...path, i]), [...path, i]));
+      for (let i = 0; i < length; i++)
+        out.push(
+          copy(
+            read(() => (v as unknown[])[i], [...path, i]),
+            [...path, i],
+          ),
+        );
       return out;
     }
     const proto = read(() => Object.getPrototypeOf(v));
@@ -56,7 +63,15 @@ function plain(value: unknown): unknown {
     values += keys.length;
     if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);
     // Entries made as data properties: a key named `__proto__` stays an own key, for the checks after this to refuse.
-    return Object.fromEntries(keys.map((key) => [key, copy(read(() => (v as Record<string, unknown>)[key], [...path, key]), [...path, key])]));
+    return Object.fromEntries(
+      keys.map((key) => [
+        key,
+        copy(
+          read(() => (v as Record<string, unknown>)[key], [...path, key]),
+          [...path, key],
+        ),
+      ]),
+    );
   };
   return copy(value, []);
 }

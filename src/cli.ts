@@ -1,7 +1,18 @@
 import { version } from '../package.json';
 import { CODES } from './codes.js';
 import { isLoopback, startSimulator } from './http/server.js';
-import { accessSync, closeSync, constants, existsSync, openSync, realpathSync, statfsSync, statSync, watchFile, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  realpathSync,
+  statfsSync,
+  statSync,
+  watchFile,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { jsonText } from './output/json.js';
@@ -28,7 +39,8 @@ import { setFlagsFromString } from 'node:v8';
 // challenges are being created, for a few more milliseconds of collection a second. Only the command line's own
 // process is tuned (in-process, mfa-sim never touches the V8 flags of a test runner), and a value given in
 // NODE_OPTIONS or on node's command line wins.
-if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /heap[-_]growing[-_]percent/.test(a))) setFlagsFromString('--heap-growing-percent=50');
+if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /heap[-_]growing[-_]percent/.test(a)))
+  setFlagsFromString('--heap-growing-percent=50');
 
 /** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
 const stdout = new StandardOutput(() => process.stdout);
@@ -37,7 +49,8 @@ const stderr = new StandardOutput(() => process.stderr);
 /** Exit statuses (documented in the README). */
 export const EXIT = { failure: 1, usage: 2, ...VERDICT_STATUS } as const;
 
-const DESCRIPTION = 'A simulator of the multi-factor challenge and time service: real HMAC authentication, every status code on demand.';
+const DESCRIPTION =
+  'A simulator of the multi-factor challenge and time service: real HMAC authentication, every status code on demand.';
 const AFTER =
   'Environment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply), 5 an observer of\ntraffic failed so coverage and findings may be wrong (a bug in mfa-sim; wins over 3 and 4).\nCoverage, findings and reports cover the whole run, across every scenario load and reset.\nDocs: the README, and the /status page of a running simulator.';
 
@@ -79,7 +92,12 @@ async function main(args: string[]): Promise<void> {
   const options = startOptions(o);
   // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
   const outputs: [flag: string, file: string][] = [];
-  for (const [flag, file] of [['--coverage-out', o.coverageOut], ['--report', o.report], ['--junit', o.junit]] as const) if (file !== undefined) outputs.push([flag, file]);
+  for (const [flag, file] of [
+    ['--coverage-out', o.coverageOut],
+    ['--report', o.report],
+    ['--junit', o.junit],
+  ] as const)
+    if (file !== undefined) outputs.push([flag, file]);
   for (const [flag, file] of outputs) {
     const problem = unwritable(file);
     if (problem) usage(`${flag} ${file}: ${problem}.`);
@@ -95,12 +113,16 @@ async function main(args: string[]): Promise<void> {
     running = await startSimulator(options);
   } catch (e) {
     if (e instanceof ScenarioError || e instanceof OptionsError) {
-      stderr.write(`mfa-sim: the ${e instanceof OptionsError ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`);
+      stderr.write(
+        `mfa-sim: the ${e instanceof OptionsError ? 'options' : 'scenario'} cannot be used:\n${e.message}\n`,
+      );
       process.exit(EXIT.usage);
     }
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE') fail(`port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one).`);
-    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') fail(`cannot listen on ${options.host}: no such local address.`);
+    if (err.code === 'EADDRINUSE')
+      fail(`port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one).`);
+    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
+      fail(`cannot listen on ${options.host}: no such local address.`);
     if (err.code === 'EACCES') fail(`not allowed to listen on port ${options.port}; use one above 1023.`);
     throw e;
   }
@@ -109,7 +131,11 @@ async function main(args: string[]): Promise<void> {
   const sink = new LogSink((text) => stdout.write(text));
   // A reader of the log that goes away stops the log, not the simulator: the tests it serves go on, and the
   // coverage and reports are still written at exit.
-  stdout.onClose((e) => stderr.write(`mfa-sim: standard output was closed (${(e as NodeJS.ErrnoException).code ?? e.message}): no more request log; still serving on ${running.url}\n`));
+  stdout.onClose((e) =>
+    stderr.write(
+      `mfa-sim: standard output was closed (${(e as NodeJS.ErrnoException).code ?? e.message}): no more request log; still serving on ${running.url}\n`,
+    ),
+  );
   const exit = (status: number): never => {
     sink.flush();
     process.exit(status);
@@ -134,31 +160,48 @@ async function main(args: string[]): Promise<void> {
   const users = sim.apiUsers();
   for (const u of users) {
     // In proxy mode a generated secret is no one's: the upstream's API users have their own.
-    const shown = u === sim.world.defaultApiUser && !sim.world.secretGiven && options.upstream === undefined ? `, secret ${u.secret}` : '';
+    const shown =
+      u === sim.world.defaultApiUser && !sim.world.secretGiven && options.upstream === undefined
+        ? `, secret ${u.secret}`
+        : '';
     out.write(`  API user ${u.id}${shown}${u.state !== 'active' ? ` (${u.state})` : ''}\n`);
   }
   out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);
   if (options.upstream !== undefined) {
-    const compared = sim.world.secretGiven ? " and compared with mfa-sim's" : " (give --secret to compare it with mfa-sim's too)";
-    out.write(`  proxy mode: API requests go to ${options.upstream}; each answer is judged against the contract${compared}\n`);
+    const compared = sim.world.secretGiven
+      ? " and compared with mfa-sim's"
+      : " (give --secret to compare it with mfa-sim's too)";
+    out.write(
+      `  proxy mode: API requests go to ${options.upstream}; each answer is judged against the contract${compared}\n`,
+    );
     if (options.record !== undefined) out.write(`  recording the answers to ${options.record}\n`);
   }
   if (running.controlToken !== undefined) {
     const shown = o.controlToken === undefined ? running.controlToken : '(the one you gave)';
-    out.write(`  control API token ${shown}: send it as x-sim-control-token, or open ${running.url}/__sim/ui?token=... once\n`);
+    out.write(
+      `  control API token ${shown}: send it as x-sim-control-token, or open ${running.url}/__sim/ui?token=... once\n`,
+    );
   }
   if (!isLoopback(running.host)) {
-    stderr.write(`mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`);
+    stderr.write(
+      `mfa-sim: warning: listening on ${running.host}, reachable from other machines. It is a test double: never give it real secrets. The control API needs its token.\n`,
+    );
   }
   if (!o.quiet) out.write("  request log below: one line per request, its time on the simulator's clock (UTC)\n");
   if (json) json.info('mfa-sim listening', { url: running.url, banner });
   if (!o.quiet) {
     // The journal's feed gives entries sealed as far as a log line shows them: no secret is written out.
-    sim.requestJournal.subscribe(json ? (e) => json.request(e) : (e) => sink.push(`${formatLine(e)}\n`), { summary: true, name: 'log' });
+    sim.requestJournal.subscribe(json ? (e) => json.request(e) : (e) => sink.push(`${formatLine(e)}\n`), {
+      summary: true,
+      name: 'log',
+    });
   }
   // An observer that fails is said at once (its 1st, 10th, 100th, ... failure), not only in the verdict at exit.
   sim.run.failures.onFailure((f) => {
-    if (/^10*$/.test(String(f.count))) stderr.write(`mfa-sim: the ${f.observer} observer failed (${f.count}×, request ${f.lastSeq}): ${sim.redact(f.message)}; coverage and findings may be wrong, exit status 5\n`);
+    if (/^10*$/.test(String(f.count)))
+      stderr.write(
+        `mfa-sim: the ${f.observer} observer failed (${f.count}×, request ${f.lastSeq}): ${sim.redact(f.message)}; coverage and findings may be wrong, exit status 5\n`,
+      );
   });
   if (o.watch) watchScenario(sim, options.scenario, sink);
 }
@@ -177,7 +220,9 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
       const sc = sim.loadScenario(file);
       sink.push(`mfa-sim: reloaded scenario ${sc.name} from ${file} (the world was reset)\n`);
     } catch (e) {
-      stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${(e as Error).message}\n`);
+      stderr.write(
+        `mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${(e as Error).message}\n`,
+      );
     }
   });
 }
@@ -191,7 +236,13 @@ function finish(sim: Simulator, o: CommandLine): number {
   const summary = sim.runSummary({ final: true, required, failOn: o.failOnFindings });
   const verdict = verdictOf(summary);
   const files: [string | undefined, string, () => string, boolean][] = [
-    [o.coverageOut, 'the coverage', () => `${jsonText({ ...summary.coverage, required, unmet: required ? verdict.unmet : undefined }, undefined, 2)}\n`, false],
+    [
+      o.coverageOut,
+      'the coverage',
+      () =>
+        `${jsonText({ ...summary.coverage, required, unmet: required ? verdict.unmet : undefined }, undefined, 2)}\n`,
+      false,
+    ],
     // Appended: a GitHub Actions job summary collects what every command of the step adds.
     [o.report, 'the report', () => markdownReport(summary), true],
     [o.junit, 'the JUnit report', () => junitReport(summary, new Date().toISOString()), false],
@@ -210,7 +261,9 @@ function finish(sim: Simulator, o: CommandLine): number {
 }
 
 /** File systems of the kernel's (Linux's magic numbers): their files take no report, whatever their permissions say. */
-const KERNEL_FILE_SYSTEMS = new Set([0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x63677270 /* cgroup2 */, 0x64626720 /* debugfs */]);
+const KERNEL_FILE_SYSTEMS = new Set([
+  0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x63677270 /* cgroup2 */, 0x64626720 /* debugfs */,
+]);
 const KERNELS = "the kernel's (/proc, /sys), which takes no report";
 
 function onKernelFileSystem(path: string): boolean {
@@ -276,7 +329,14 @@ function fileIdentity(file: string): string {
  * simulator's exit for ever.
  */
 function writeWithoutWaiting(file: string, text: string, append = false): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | (append ? constants.O_APPEND : constants.O_TRUNC) | (constants.O_NONBLOCK ?? 0), 0o644);
+  const fd = openSync(
+    file,
+    constants.O_WRONLY |
+      constants.O_CREAT |
+      (append ? constants.O_APPEND : constants.O_TRUNC) |
+      (constants.O_NONBLOCK ?? 0),
+    0o644,
+  );
   try {
     writeFileSync(fd, text);
   } finally {

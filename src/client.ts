@@ -15,7 +15,8 @@ import { ClientError, OptionsError } from './errors.js';
 export { ClientError, isMfaSimError, OptionsError, type MfaSimErrorCode } from './errors.js';
 
 /** The challenge types a new challenge may ask for. */
-export type ChallengeType = 'UserKeyAndPattern' | 'UserKeyPatternAndPin' | 'UserKeyAndUserPin' | 'UserKeyAndUserFace' | 'UserKeyAndUserVoice';
+export type ChallengeType =
+  'UserKeyAndPattern' | 'UserKeyPatternAndPin' | 'UserKeyAndUserPin' | 'UserKeyAndUserFace' | 'UserKeyAndUserVoice';
 /** How long a new challenge waits for the user (the lenient simulator also takes TenMins and SixtyMins). */
 export type ChallengeExpiry = 'ThreeMins' | 'FiveMins' | 'FifteenMins' | 'ThirtyMins';
 
@@ -154,14 +155,16 @@ export interface MfaClient {
 }
 
 /** A field of an answer as text: a string as it is, anything else as JSON (never `[object Object]`), absent as ''. */
-const asText = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
+const asText = (value: unknown): string =>
+  typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
 
 const DRIFT = -4036;
 
 /** A client of the simulated service (or of the real one: it sends what the interface document shows). */
 export function createClient(options: ClientOptions): MfaClient {
   if (!API_USER_ID.test(options.apiUser)) throw new OptionsError([{ path: ['apiUser'], message: API_USER_ID_RULE }]);
-  if (typeof options.secret !== 'string' || options.secret === '') throw new OptionsError([{ path: ['secret'], message: 'must be a non-empty string' }]);
+  if (typeof options.secret !== 'string' || options.secret === '')
+    throw new OptionsError([{ path: ['secret'], message: 'must be a non-empty string' }]);
   const base = new URL(options.baseUrl).toString().replace(/\/+$/, '');
   const token = options.token ?? DEFAULT_TOKEN;
   const now = options.now ?? Date.now;
@@ -173,7 +176,8 @@ export function createClient(options: ClientOptions): MfaClient {
     clockOffset: 0,
     newChallenge: (r) => {
       const body: Record<string, unknown> = { [userKey]: r.user, challengeType: r.challengeType };
-      for (const k of ['challengeExpiry', 'enableQRcode', 'enableAutoVerify', 'profile', 'ipAddress'] as const) if (r[k] !== undefined) body[k] = r[k];
+      for (const k of ['challengeExpiry', 'enableQRcode', 'enableAutoVerify', 'profile', 'ipAddress'] as const)
+        if (r[k] !== undefined) body[k] = r[k];
       return call('challenge', 150, body, r.id);
     },
     cancel: (r) => call('challenge', 151, { [userKey]: r.user, challengeId: r.challengeId, status: 'CANCEL' }, r.id),
@@ -190,9 +194,18 @@ export function createClient(options: ClientOptions): MfaClient {
     return t;
   }
 
-  async function send<T>(endpoint: string, type: number | undefined, body: Record<string, unknown> | undefined, id: string | undefined, retried: boolean): Promise<Answer<T>> {
+  async function send<T>(
+    endpoint: string,
+    type: number | undefined,
+    body: Record<string, unknown> | undefined,
+    id: string | undefined,
+    retried: boolean,
+  ): Promise<Answer<T>> {
     const time = signingTime();
-    const headers: Record<string, string> = { ...options.headers, ...signedHeaders({ apiUser: options.apiUser, secret: options.secret, token, time }) };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      ...signedHeaders({ apiUser: options.apiUser, secret: options.secret, token, time }),
+    };
     let payload: string | undefined;
     if (type !== undefined) {
       headers['content-type'] = 'application/json';
@@ -200,11 +213,20 @@ export function createClient(options: ClientOptions): MfaClient {
       if (id !== undefined) envelope.id = id;
       payload = JSON.stringify(envelope);
     }
-    const res = await doFetch(`${base}/v1/svc/${endpoint}`, { method: payload === undefined ? 'GET' : 'POST', headers, body: payload });
+    const res = await doFetch(`${base}/v1/svc/${endpoint}`, {
+      method: payload === undefined ? 'GET' : 'POST',
+      headers,
+      body: payload,
+    });
     return read<T>(res.status, await res.text(), retried);
   }
 
-  async function call<T>(endpoint: string, type?: number, body?: Record<string, unknown>, id?: string): Promise<Answer<T>> {
+  async function call<T>(
+    endpoint: string,
+    type?: number,
+    body?: Record<string, unknown>,
+    id?: string,
+  ): Promise<Answer<T>> {
     const first = await send<T>(endpoint, type, body, id, false);
     if (first.code !== DRIFT || !options.correctClock) return first;
     const server = Date.parse(first.utctime);
@@ -222,19 +244,46 @@ export function createClient(options: ClientOptions): MfaClient {
     } catch {
       throw new ClientError(`HTTP ${httpStatus}: the answer is not JSON`, httpStatus, text);
     }
-    if (env === null || typeof env !== 'object') throw new ClientError(`HTTP ${httpStatus}: the answer is not an envelope`, httpStatus, text);
-    const timeKey = options.responseStyle === 'sdk' ? ['utcTime'] : options.responseStyle === 'document' ? ['utctime'] : ['utctime', 'utcTime'];
+    if (env === null || typeof env !== 'object')
+      throw new ClientError(`HTTP ${httpStatus}: the answer is not an envelope`, httpStatus, text);
+    const timeKey =
+      options.responseStyle === 'sdk'
+        ? ['utcTime']
+        : options.responseStyle === 'document'
+          ? ['utctime']
+          : ['utctime', 'utcTime'];
     const utctime = timeKey.map((k) => env[k]).find((v) => typeof v === 'string');
     const { id, status, code, message, moreInfo } = env;
-    if (typeof code !== 'number' || typeof message !== 'string' || typeof utctime !== 'string' || typeof status !== 'number') {
-      throw new ClientError(`HTTP ${httpStatus}: the answer is not an envelope with code, message, ${timeKey.join(' or ')} and status`, httpStatus, text);
+    if (
+      typeof code !== 'number' ||
+      typeof message !== 'string' ||
+      typeof utctime !== 'string' ||
+      typeof status !== 'number'
+    ) {
+      throw new ClientError(
+        `HTTP ${httpStatus}: the answer is not an envelope with code, message, ${timeKey.join(' or ')} and status`,
+        httpStatus,
+        text,
+      );
     }
-    const fields: EnvelopeFields = { id: asText(id), utctime, status, code, text: message, moreInfo: asText(moreInfo), retried };
+    const fields: EnvelopeFields = {
+      id: asText(id),
+      utctime,
+      status,
+      code,
+      text: message,
+      moreInfo: asText(moreInfo),
+      retried,
+    };
     if (code < 0) return { ...fields, ok: false, message };
     try {
       return { ...fields, ok: true, message: JSON.parse(message) as T };
     } catch {
-      throw new ClientError(`code ${code}: the message of a success is not JSON: ${message.slice(0, 200)}`, httpStatus, text);
+      throw new ClientError(
+        `code ${code}: the message of a success is not JSON: ${message.slice(0, 200)}`,
+        httpStatus,
+        text,
+      );
     }
   }
 

@@ -8,7 +8,11 @@
  * length for longer words); undefined when none is that near. Words longer than 64 characters are near nothing: the
  * distance costs their length squared, and a caller's input may be megabytes.
  */
-export function closest(word: string, candidates: readonly string[], within = Math.max(2, Math.floor(word.length / 3))): string | undefined {
+export function closest(
+  word: string,
+  candidates: readonly string[],
+  within = Math.max(2, Math.floor(word.length / 3)),
+): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {

@@ -62,7 +62,12 @@ const SimulatorFlags = Type.Object({
   apiUser: spelled(run.apiUser, { value: '<id>' }),
   secret: spelled(run.secret, { value: '<secret>' }),
   seed: spelled(run.seed, { value: '<n>' }),
-  scenarioDirs: spelled(run.scenarioDirs, { name: 'scenario-dir', value: '<dir>', list: delimiter, parse: existingDirectory }),
+  scenarioDirs: spelled(run.scenarioDirs, {
+    name: 'scenario-dir',
+    value: '<dir>',
+    list: delimiter,
+    parse: existingDirectory,
+  }),
   // Each host name is checked with the other options at start, where the message names it by its place in the list.
   allowedHosts: spelled(run.allowedHosts, { value: '<names>', list: ',' }),
   controlToken: spelled(run.controlToken, { value: '<token>' }),
@@ -72,28 +77,50 @@ const SimulatorFlags = Type.Object({
   record: spelled(run.record, { value: '<dir>' }),
 });
 
-const action = (description: string, short?: string) => spelled(Type.Optional(Type.Boolean({ description })), { short, action: true });
+const action = (description: string, short?: string) =>
+  spelled(Type.Optional(Type.Boolean({ description })), { short, action: true });
 const file = (value: string, description: string) => spelled(Type.Optional(Type.String({ description })), { value });
 
 /** What the command line does itself: its log, and the files and gates at exit. */
 const CommandFlags = Type.Object({
-  watch: spelled(Type.Optional(Type.Boolean({ description: 'reload the scenario file when it changes (a broken edit keeps the last good one)' })), { short: 'w' }),
+  watch: spelled(
+    Type.Optional(
+      Type.Boolean({ description: 'reload the scenario file when it changes (a broken edit keeps the last good one)' }),
+    ),
+    { short: 'w' },
+  ),
   quiet: spelled(Type.Optional(Type.Boolean({ description: 'no log line per request' })), { short: 'q' }),
   log: spelled(
     Type.Optional(
-      Type.Union([Type.Literal('text'), Type.Literal('json')], { default: 'text', description: 'text (one line per request) or json (one JSON object per line, by pino)' }),
+      Type.Union([Type.Literal('text'), Type.Literal('json')], {
+        default: 'text',
+        description: 'text (one line per request) or json (one JSON object per line, by pino)',
+      }),
     ),
     { value: '<format>' },
   ),
   coverageOut: file('<file>', 'at exit, write the status coverage (codes met and never met) to this JSON file'),
   requireCoverage: spelled(
-    Type.Optional(Type.Array(Type.Integer(), { description: 'at exit, fail (exit 3) unless these codes (comma-separated, or all) were each answered at least once' })),
+    Type.Optional(
+      Type.Array(Type.Integer(), {
+        description:
+          'at exit, fail (exit 3) unless these codes (comma-separated, or all) were each answered at least once',
+      }),
+    ),
     { value: '<codes|all>', parse: requiredCodes },
   ),
-  report: file('<file.md>', 'at exit, append a Markdown report (coverage, client findings, hints) to this file, e.g. "$GITHUB_STEP_SUMMARY"'),
+  report: file(
+    '<file.md>',
+    'at exit, append a Markdown report (coverage, client findings, hints) to this file, e.g. "$GITHUB_STEP_SUMMARY"',
+  ),
   junit: file('<file.xml>', 'at exit, write JUnit XML: a test case per code of the contract and per client finding'),
   failOnFindings: spelled(
-    Type.Optional(Type.Union(SEVERITIES.map((s) => Type.Literal(s)), { description: 'at exit, fail (exit 4) if the client doctor found anything this severe or worse' })),
+    Type.Optional(
+      Type.Union(
+        SEVERITIES.map((s) => Type.Literal(s)),
+        { description: 'at exit, fail (exit 4) if the client doctor found anything this severe or worse' },
+      ),
+    ),
     { value: '<severity>' },
   ),
 });
@@ -121,10 +148,19 @@ const retold = <T extends TSchema>(schema: T, description: string): T => ({ ...s
  */
 export const ProbeCommandSchema = Type.Object({
   upstream: spelled(retold(run.upstream, 'the base URL of the service to probe'), { value: '<url>' }),
-  upstreamCa: spelled(retold(run.upstreamCa, "trust this private CA (a PEM file) for the service's TLS certificate, besides the system's"), {
-    value: '<file.pem>',
-  }),
-  upstreamTimeout: spelled(retold(run.upstreamTimeout, 'ms the service has to answer each step whole (default 10000)'), { value: '<ms>' }),
+  upstreamCa: spelled(
+    retold(
+      run.upstreamCa,
+      "trust this private CA (a PEM file) for the service's TLS certificate, besides the system's",
+    ),
+    {
+      value: '<file.pem>',
+    },
+  ),
+  upstreamTimeout: spelled(
+    retold(run.upstreamTimeout, 'ms the service has to answer each step whole (default 10000)'),
+    { value: '<ms>' },
+  ),
   apiUser: spelled(retold(run.apiUser, 'the API user to sign as, 9 digits'), { value: '<id>' }),
   secret: spelled(retold(run.secret, "that API user's secret"), { value: '<secret>' }),
   token: SimulatorFlags.properties.token,
@@ -137,7 +173,9 @@ export const ProbeCommandSchema = Type.Object({
 export type ProbeCommandLine = Static<typeof ProbeCommandSchema>;
 
 /** The keys of the command line's options that are options of `startSimulator`, by the same names. */
-export const START_KEYS: readonly (keyof StartOptions & keyof CommandLine)[] = Object.keys(SimulatorFlags.properties) as (keyof typeof SimulatorFlags.properties)[];
+export const START_KEYS: readonly (keyof StartOptions & keyof CommandLine)[] = Object.keys(
+  SimulatorFlags.properties,
+) as (keyof typeof SimulatorFlags.properties)[];
 
 /** The options of `startSimulator` the command line was given. */
 export function startOptions(o: CommandLine): StartOptions {

@@ -20,7 +20,18 @@ import type { ObserverFailure } from './observers/failures.js';
 import type { Verdict } from './doctor/verdict.js';
 import type { ScenarioInput } from './scenario/schema.js';
 
-export type { ChallengeView, ClockView, CoverageReport, Finding, HintSeen, JournalEntry, ObserverFailure, Scope, Severity, Verdict };
+export type {
+  ChallengeView,
+  ClockView,
+  CoverageReport,
+  Finding,
+  HintSeen,
+  JournalEntry,
+  ObserverFailure,
+  Scope,
+  Severity,
+  Verdict,
+};
 export { ControlError, isMfaSimError, type MfaSimErrorCode, type ScenarioIssue } from './errors.js';
 
 /**
@@ -110,7 +121,9 @@ export interface Control {
   /** Status coverage of the whole run (default) or the current scenario. */
   coverage(options?: { scope?: Scope }): Promise<CoverageReport>;
   /** The client doctor's findings and hints, and any observer that failed. */
-  findings(options?: { scope?: Scope }): Promise<{ findings: Finding[]; hints: HintSeen[]; observerFailures: ObserverFailure[] }>;
+  findings(options?: {
+    scope?: Scope;
+  }): Promise<{ findings: Finding[]; hints: HintSeen[]; observerFailures: ObserverFailure[] }>;
   /** The report a CI job shows, Markdown or JUnit XML. */
   report(options?: Gates & { format?: 'markdown' | 'junit'; scope?: Scope }): Promise<string>;
   /** The run's verdict now: the exit status the command line would give (0, 3, 4 or 5) and why. */
@@ -121,9 +134,15 @@ export interface Control {
 export function connect(url: string, options: ControlOptions = {}): Control {
   const base = new URL(url).toString().replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
-  const headers: Record<string, string> = options.controlToken === undefined ? {} : { [CONTROL_HEADER]: options.controlToken };
+  const headers: Record<string, string> =
+    options.controlToken === undefined ? {} : { [CONTROL_HEADER]: options.controlToken };
 
-  async function call<T>(method: string, path: string, body?: { json: unknown } | { text: string }, expect: 'json' | 'text' = 'json'): Promise<T> {
+  async function call<T>(
+    method: string,
+    path: string,
+    body?: { json: unknown } | { text: string },
+    expect: 'json' | 'text' = 'json',
+  ): Promise<T> {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body && 'text' in body) {
       init.body = body.text;
@@ -156,15 +175,27 @@ export function connect(url: string, options: ControlOptions = {}): Control {
     return s ? `?${s}` : '';
   };
   const codes = (code: number | number[] | undefined) => (code === undefined ? undefined : [code].flat().join(','));
-  const gates = (g: Gates = {}) => ({ require: g.required === undefined ? undefined : g.required === 'all' ? 'all' : g.required.join(','), failOn: g.failOn });
-  const journal = (q: JournalQuery & { apiUser?: string } = {}) => call<JournalEntry[]>('GET', `journal${query({ code: codes(q.code), apiUser: q.apiUser, limit: q.limit })}`);
+  const gates = (g: Gates = {}) => ({
+    require: g.required === undefined ? undefined : g.required === 'all' ? 'all' : g.required.join(','),
+    failOn: g.failOn,
+  });
+  const journal = (q: JournalQuery & { apiUser?: string } = {}) =>
+    call<JournalEntry[]>('GET', `journal${query({ code: codes(q.code), apiUser: q.apiUser, limit: q.limit })}`);
   const challenges = () => call<ChallengeView[]>('GET', 'challenges');
-  const bind = async (apiUser: string, scenario: ControlScenario) => ({ scenario: (await call<{ scenario: string }>('PUT', `bindings/${encodeURIComponent(apiUser)}`, scenarioBody(scenario))).scenario });
+  const bind = async (apiUser: string, scenario: ControlScenario) => ({
+    scenario: (
+      await call<{ scenario: string }>('PUT', `bindings/${encodeURIComponent(apiUser)}`, scenarioBody(scenario))
+    ).scenario,
+  });
 
   return {
     url: base,
     async claimApiUser({ scenario } = {}) {
-      const claimed = await call<{ apiUser: string; secret: string; url: string; token: string; scenario: string }>('POST', 'api-users', scenario === undefined ? undefined : scenarioBody(scenario));
+      const claimed = await call<{ apiUser: string; secret: string; url: string; token: string; scenario: string }>(
+        'POST',
+        'api-users',
+        scenario === undefined ? undefined : scenarioBody(scenario),
+      );
       const { apiUser } = claimed;
       return {
         ...claimed,
@@ -174,13 +205,19 @@ export function connect(url: string, options: ControlOptions = {}): Control {
         release: async () => (await call<{ released: boolean }>('DELETE', `api-users/${apiUser}`)).released,
       };
     },
-    loadScenario: async (s) => ({ active: (await call<{ active: string }>('POST', 'scenario', scenarioBody(s))).active }),
+    loadScenario: async (s) => ({
+      active: (await call<{ active: string }>('POST', 'scenario', scenarioBody(s))).active,
+    }),
     bindScenario: bind,
-    unbindScenario: async (apiUser) => (await call<{ removed: boolean }>('DELETE', `bindings/${encodeURIComponent(apiUser)}`)).removed,
+    unbindScenario: async (apiUser) =>
+      (await call<{ removed: boolean }>('DELETE', `bindings/${encodeURIComponent(apiUser)}`)).removed,
     reset: async () => void (await call('POST', 'reset')),
     newRun: async () => void (await call('POST', 'run')),
     challenges,
-    approve: (id, authCode) => call('POST', `challenges/${encodeURIComponent(id)}/approve`, { json: authCode === undefined ? {} : { authCode } }),
+    approve: (id, authCode) =>
+      call('POST', `challenges/${encodeURIComponent(id)}/approve`, {
+        json: authCode === undefined ? {} : { authCode },
+      }),
     deny: (id) => call('POST', `challenges/${encodeURIComponent(id)}/deny`),
     expire: (id) => call('POST', `challenges/${encodeURIComponent(id)}/expire`),
     clock: () => call('GET', 'clock'),
@@ -190,7 +227,8 @@ export function connect(url: string, options: ControlOptions = {}): Control {
     journal,
     coverage: ({ scope } = {}) => call('GET', `coverage${query({ scope })}`),
     findings: ({ scope } = {}) => call('GET', `findings${query({ scope })}`),
-    report: ({ format, scope, ...g } = {}) => call('GET', `report${query({ format, scope, ...gates(g) })}`, undefined, 'text'),
+    report: ({ format, scope, ...g } = {}) =>
+      call('GET', `report${query({ format, scope, ...gates(g) })}`, undefined, 'text'),
     verdict: (g) => call('GET', `verdict${query(gates(g))}`),
   };
 }
@@ -198,8 +236,10 @@ export function connect(url: string, options: ControlOptions = {}): Control {
 /** How a scenario is sent: a name as `{ name }`, text as YAML, a file as `{ file }`, an object under `scenario`. */
 function scenarioBody(scenario: ControlScenario): { json: unknown } | { text: string } {
   if (typeof scenario === 'string') return isScenarioText(scenario) ? { text: scenario } : { json: { name: scenario } };
-  if (typeof (scenario as { text?: unknown }).text === 'string' && Object.keys(scenario).length === 1) return { text: (scenario as { text: string }).text };
-  if (typeof (scenario as { file?: unknown }).file === 'string' && Object.keys(scenario).length === 1) return { json: scenario };
+  if (typeof (scenario as { text?: unknown }).text === 'string' && Object.keys(scenario).length === 1)
+    return { text: (scenario as { text: string }).text };
+  if (typeof (scenario as { file?: unknown }).file === 'string' && Object.keys(scenario).length === 1)
+    return { json: scenario };
   // Under `scenario`: a whole scenario whose only key is `name` would otherwise be read as a name to look up.
   return { json: { scenario } };
 }

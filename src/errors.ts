@@ -9,7 +9,8 @@
  */
 
 /** The stable codes of mfa-sim's errors, one per kind. */
-export type MfaSimErrorCode = 'MFA_SIM_SCENARIO' | 'MFA_SIM_OPTIONS' | 'MFA_SIM_CONTROL' | 'MFA_SIM_FLAG' | 'MFA_SIM_CLIENT' | 'MFA_SIM_INTERNAL';
+export type MfaSimErrorCode =
+  'MFA_SIM_SCENARIO' | 'MFA_SIM_OPTIONS' | 'MFA_SIM_CONTROL' | 'MFA_SIM_FLAG' | 'MFA_SIM_CLIENT' | 'MFA_SIM_INTERNAL';
 
 /** The brand: the same symbol in every copy of the package, holding the error's code. */
 const BRAND = Symbol.for('mfa-sim.error.code');
@@ -52,7 +53,9 @@ export function formatPath(path: readonly (string | number)[]): string {
 
 /** One line per problem: `scenarios/x.yaml:12: rules[0].tims: unknown key (did you mean "times"?)`. */
 function issueLines(source: string, issues: readonly ScenarioIssue[]): string {
-  return issues.map((i) => `${source}${i.line ? `:${i.line}` : ''}: ${i.path.length ? `${formatPath(i.path)}: ` : ''}${i.message}`).join('\n');
+  return issues
+    .map((i) => `${source}${i.line ? `:${i.line}` : ''}: ${i.path.length ? `${formatPath(i.path)}: ` : ''}${i.message}`)
+    .join('\n');
 }
 
 /**
@@ -164,7 +167,10 @@ interface ErrorOfCode {
  * Whether a value is an error thrown by mfa-sim (any copy of it: the ES module and CommonJS builds, another version),
  * and of the kind `code` names when given. Use it rather than `instanceof` where a suite may load mfa-sim twice.
  */
-export function isMfaSimError<C extends MfaSimErrorCode = MfaSimErrorCode>(value: unknown, code?: C): value is ErrorOfCode[C] {
+export function isMfaSimError<C extends MfaSimErrorCode = MfaSimErrorCode>(
+  value: unknown,
+  code?: C,
+): value is ErrorOfCode[C] {
   if (typeof value !== 'object' || value === null) return false;
   const brand = (value as { [BRAND]?: unknown })[BRAND];
   return typeof brand === 'string' && brand.startsWith('MFA_SIM_') && (code === undefined || brand === code);

@@ -43,7 +43,9 @@ function flagOf(key: string, schema: TSchema): Flag {
   const isSwitch = schema.type === 'boolean';
   const isList = schema.type === 'array' && spelling.list !== undefined;
   const items = isList ? (schema.items as TSchema) : schema;
-  const choices = (items.anyOf as TSchema[] | undefined)?.every((a) => typeof a.const === 'string') ? (items.anyOf as TSchema[]).map((a) => a.const as string) : undefined;
+  const choices = (items.anyOf as TSchema[] | undefined)?.every((a) => typeof a.const === 'string')
+    ? (items.anyOf as TSchema[]).map((a) => a.const as string)
+    : undefined;
   const fallback = spelling.default ?? (schema.default === undefined ? undefined : String(schema.default));
   return {
     key,
@@ -68,7 +70,8 @@ function flagOf(key: string, schema: TSchema): Flag {
 function readerOf(schema: TSchema, choices: readonly string[] | undefined, isList: boolean): (text: string) => unknown {
   if (choices) {
     return (text) => {
-      if (!choices.includes(text)) throw new FlagError(`must be one of ${choices.join(', ')} (not ${JSON.stringify(text.slice(0, 40))})`);
+      if (!choices.includes(text))
+        throw new FlagError(`must be one of ${choices.join(', ')} (not ${JSON.stringify(text.slice(0, 40))})`);
       return text;
     };
   }
@@ -85,7 +88,8 @@ function readerOf(schema: TSchema, choices: readonly string[] | undefined, isLis
 
 function wholeNumber(min: number, max: number) {
   return (text: string): number => {
-    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new FlagError(`must be a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
+      throw new FlagError(`must be a whole number from ${min} to ${max}`);
     return Number(text);
   };
 }
@@ -127,7 +131,12 @@ function splitList(text: string, separator: string): string[] {
 /** The flag a mistyped name most likely meant, within two edits, if any. */
 function nearest(name: string, table: readonly Flag[]): string | undefined {
   // A switch that turns something off is also known without its `no-`: `--hints` is near `--no-hints`.
-  const names = new Map(table.flatMap((f) => [[shown(f).slice(2), shown(f)], [f.name, shown(f)]]));
+  const names = new Map(
+    table.flatMap((f) => [
+      [shown(f).slice(2), shown(f)],
+      [f.name, shown(f)],
+    ]),
+  );
   const near = closest(name, [...names.keys()], 2);
   return near === undefined ? undefined : names.get(near);
 }
@@ -190,14 +199,18 @@ export function parseFlags(
     const values = given.get(f);
     if (f.value === undefined) {
       if (values) out[f.key] = !f.negated;
-      else if (f.env && env[f.env] !== undefined && env[f.env]!.trim() !== '') out[f.key] = valueOfSwitch(f, env[f.env]!);
+      else if (f.env && env[f.env] !== undefined && env[f.env]!.trim() !== '')
+        out[f.key] = valueOfSwitch(f, env[f.env]!);
       continue;
     }
     const fromEnv = f.env ? env[f.env] : undefined;
-    const texts = values ?? (fromEnv !== undefined && fromEnv !== '' ? [fromEnv] : f.default !== undefined ? [f.default] : undefined);
+    const texts =
+      values ??
+      (fromEnv !== undefined && fromEnv !== '' ? [fromEnv] : f.default !== undefined ? [f.default] : undefined);
     if (!texts) continue;
     const where = values ? shown(f) : fromEnv !== undefined && fromEnv !== '' ? f.env! : shown(f);
-    if (f.listSeparator) out[f.key] = texts.flatMap((t) => splitList(t, f.listSeparator!)).map((t) => valueOf(f, t, where));
+    if (f.listSeparator)
+      out[f.key] = texts.flatMap((t) => splitList(t, f.listSeparator!)).map((t) => valueOf(f, t, where));
     else out[f.key] = valueOf(f, texts[texts.length - 1], where);
   }
   // Each value was read by its option's type in the schema: the object is what the schema describes.
@@ -243,7 +256,13 @@ export function flagUsage(f: Flag): string {
 }
 
 /** The help text, at one width whatever the terminal: the same text everywhere, docs/command-line.md included. */
-export function helpText(description: string, after: string, width = 100, table: readonly Flag[] = FLAGS, usage = 'mfa-sim [options]'): string {
+export function helpText(
+  description: string,
+  after: string,
+  width = 100,
+  table: readonly Flag[] = FLAGS,
+  usage = 'mfa-sim [options]',
+): string {
   const column = Math.max(...table.map((f) => flagUsage(f).length)) + 4;
   const rows = table.map((f) => {
     const notes = flagNotes(f);

@@ -16,8 +16,25 @@ export { Simulator, type SimulatorOptions } from './simulator.js';
 export { DEFAULT_BODY_LIMIT, type StartOptions } from './run-options.js';
 export { DEFAULT_API_USER } from './world/world.js';
 export { SCENARIO_HEADER } from './scenario/registry.js';
-export { ControlError, InternalError, isMfaSimError, MfaSimError, OptionsError, ScenarioError, type MfaSimErrorCode, type ScenarioIssue } from './errors.js';
-export { sign, signedHeaders, stringToSign, authorizationValue, headerNames, DEFAULT_TOKEN, type SignOptions } from './auth/signature.js';
+export {
+  ControlError,
+  InternalError,
+  isMfaSimError,
+  MfaSimError,
+  OptionsError,
+  ScenarioError,
+  type MfaSimErrorCode,
+  type ScenarioIssue,
+} from './errors.js';
+export {
+  sign,
+  signedHeaders,
+  stringToSign,
+  authorizationValue,
+  headerNames,
+  DEFAULT_TOKEN,
+  type SignOptions,
+} from './auth/signature.js';
 export { CODES, codeInfo, SERVICE_CODES, OPERATIONS, type CodeInfo, type Operation } from './codes.js';
 export { loadScenarioFile, loadScenarioText } from './scenario/load.js';
 export { ScenarioSchema, type ScenarioInput, type ApiUserInput, type RuleInput } from './scenario/schema.js';

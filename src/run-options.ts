@@ -33,12 +33,30 @@ export const UPSTREAM_TIMEOUT_MS = 10_000;
  * deep inside Node or an array a billion entries long.
  */
 const SimulatorRunSchema = Type.Object({
-  scenario: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' })),
-  apiUser: Type.Optional(
-    Type.String({ pattern: API_USER_ID.source, errorMessage: API_USER_ID_RULE, description: `the default API user's id, 9 digits (default ${DEFAULT_API_USER})` }),
+  scenario: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' }),
   ),
-  secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "the default API user's secret (default: a random one, printed at start)" })),
-  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes the simulated world the same from run to run (never a secret or token)' })),
+  apiUser: Type.Optional(
+    Type.String({
+      pattern: API_USER_ID.source,
+      errorMessage: API_USER_ID_RULE,
+      description: `the default API user's id, 9 digits (default ${DEFAULT_API_USER})`,
+    }),
+  ),
+  secret: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: "the default API user's secret (default: a random one, printed at start)",
+    }),
+  ),
+  seed: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 4_294_967_295,
+      description: 'makes the simulated world the same from run to run (never a secret or token)',
+    }),
+  ),
   publicUrl: Type.Optional(
     Type.String({
       pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$',
@@ -46,19 +64,50 @@ const SimulatorRunSchema = Type.Object({
       description: 'the base URL of `moreInfo` and `challengeQRcodeUrl` (default: the URL listened on)',
     }),
   ),
-  bodyLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024, default: DEFAULT_BODY_LIMIT, description: 'request bodies larger than this many bytes get -413' })),
-  journalSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: DEFAULT_JOURNAL_SIZE, description: 'entries the request journal keeps' })),
-  maxChallenges: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: DEFAULT_MAX_CHALLENGES, description: 'challenges kept before the oldest is forgotten' })),
+  bodyLimit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 16 * 1024 * 1024,
+      default: DEFAULT_BODY_LIMIT,
+      description: 'request bodies larger than this many bytes get -413',
+    }),
+  ),
+  journalSize: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      default: DEFAULT_JOURNAL_SIZE,
+      description: 'entries the request journal keeps',
+    }),
+  ),
+  maxChallenges: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      default: DEFAULT_MAX_CHALLENGES,
+      description: 'challenges kept before the oldest is forgotten',
+    }),
+  ),
   replayCap: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 100_000_000, default: DEFAULT_REPLAY_CAP, description: 'replay entries kept per API user before the oldest are forgotten early' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 100_000_000,
+      default: DEFAULT_REPLAY_CAP,
+      description: 'replay entries kept per API user before the oldest are forgotten early',
+    }),
   ),
   controlToken: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 4096, description: 'token the control API requires (default: none on loopback, a random one elsewhere)' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'token the control API requires (default: none on loopback, a random one elsewhere)',
+    }),
   ),
   scenarioDirs: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
       maxItems: 100,
-      description: 'directories the control API may load scenario files from (default: the folder of the scenario, when that is a file)',
+      description:
+        'directories the control API may load scenario files from (default: the folder of the scenario, when that is a file)',
     }),
   ),
   allowedHosts: Type.Optional(
@@ -68,19 +117,39 @@ const SimulatorRunSchema = Type.Object({
         pattern: ALLOWED_HOST,
         errorMessage: 'must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`',
       }),
-      { maxItems: 100, description: 'host names the control API and dashboard answer besides localhost and IP addresses (.example.com allows its subdomains)' },
+      {
+        maxItems: 100,
+        description:
+          'host names the control API and dashboard answer besides localhost and IP addresses (.example.com allows its subdomains)',
+      },
     ),
   ),
 });
 
 /** Where and how a simulator started with `startSimulator` listens. */
 const ListenSchema = Type.Object({
-  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, default: 0, description: 'port to listen on; 0 picks a free one' })),
-  host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, default: DEFAULT_HOST, description: 'address to listen on' })),
-  headersTimeout: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 3_600_000, default: HEADERS_TIMEOUT_MS, description: 'ms for the header block to arrive, else -408 and the connection is closed' }),
+  port: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 65_535, default: 0, description: 'port to listen on; 0 picks a free one' }),
   ),
-  requestTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600_000, default: REQUEST_TIMEOUT_MS, description: 'ms for the whole request to arrive, else -408' })),
+  host: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, default: DEFAULT_HOST, description: 'address to listen on' }),
+  ),
+  headersTimeout: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 3_600_000,
+      default: HEADERS_TIMEOUT_MS,
+      description: 'ms for the header block to arrive, else -408 and the connection is closed',
+    }),
+  ),
+  requestTimeout: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 3_600_000,
+      default: REQUEST_TIMEOUT_MS,
+      description: 'ms for the whole request to arrive, else -408',
+    }),
+  ),
 });
 
 /** Proxy mode (docs/proxy.md, src/proxy/): the operator's upstream, how it is reached, the recording of its answers. */
@@ -90,16 +159,33 @@ const ProxySchema = Type.Object({
       maxLength: 2048,
       pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$',
       errorMessage: 'must be an http:// or https:// base URL, without user name, password, query or fragment',
-      description: 'proxy mode: forward API requests to this base URL unchanged, judge its answers against the contract and, with the secret, against mfa-sim',
+      description:
+        'proxy mode: forward API requests to this base URL unchanged, judge its answers against the contract and, with the secret, against mfa-sim',
     }),
   ),
-  upstreamCa: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: trust this private CA (a PEM file) for the upstream's TLS certificate, besides the system's" })),
+  upstreamCa: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description:
+        "proxy mode: trust this private CA (a PEM file) for the upstream's TLS certificate, besides the system's",
+    }),
+  ),
   // No default in the schema: the command line would hand it to every simulator, proxy or not.
   upstreamTimeout: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 600_000, description: `proxy mode: ms the upstream has to answer a request whole, else the client gets -5000 (default ${UPSTREAM_TIMEOUT_MS})` }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 600_000,
+      description: `proxy mode: ms the upstream has to answer a request whole, else the client gets -5000 (default ${UPSTREAM_TIMEOUT_MS})`,
+    }),
   ),
   record: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 4096, description: "proxy mode: write the upstream's answers to this folder as a replayable scenario and the raw exchanges, secrets removed" }),
+    Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description:
+        "proxy mode: write the upstream's answers to this folder as a replayable scenario and the raw exchanges, secrets removed",
+    }),
   ),
 });
 
@@ -128,7 +214,8 @@ let check: ((value: unknown) => ScenarioIssue[]) | undefined;
  */
 export function runOptions(options: SimulatorOptions | string): SimulatorOptions {
   const opts = typeof options === 'string' ? { scenario: options } : options;
-  if (typeof opts !== 'object' || opts === null) throw new OptionsError([{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
+  if (typeof opts !== 'object' || opts === null)
+    throw new OptionsError([{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
   checkRunOptions(opts);
   return opts;
 }
@@ -140,6 +227,7 @@ function checkRunOptions(options: Record<string, unknown>): void {
   const issues = check(run);
   if (issues.length) throw new OptionsError(issues);
   // A CA or a recording folder means nothing without an upstream: given alone, it is a mistake to point out.
-  const stray = run.upstream === undefined ? (['upstreamCa', 'record'] as const).find((k) => run[k] !== undefined) : undefined;
+  const stray =
+    run.upstream === undefined ? (['upstreamCa', 'record'] as const).find((k) => run[k] !== undefined) : undefined;
   if (stray) throw new OptionsError([{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
 }

@@ -7,7 +7,13 @@ import type { ReportFormat, ReportOptions, RunSummary } from './doctor/report.js
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { AnsweredEvents } from './observers/answered.js';
 import { ObserverFailures } from './observers/failures.js';
-import { DEFAULT_JOURNAL_SIZE, Journal, type JournalEntry, type JournalFilter, type Sealed } from './observers/journal.js';
+import {
+  DEFAULT_JOURNAL_SIZE,
+  Journal,
+  type JournalEntry,
+  type JournalFilter,
+  type Sealed,
+} from './observers/journal.js';
 import { sealRecord } from './observers/redactor.js';
 import { RunRecord } from './observers/run-record.js';
 import { Secrets } from './observers/secrets.js';
@@ -141,7 +147,8 @@ export class Simulator {
   /** A challenge by id, settled now; undefined when unknown. */
   findChallenge = (id: string) => this.world.challenges.get(id, this.now());
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
-  approve = (id: string, authCode?: string) => this.world.approve(argumentOnce(id, 'id'), argumentOnce(authCode, 'authCode'));
+  approve = (id: string, authCode?: string) =>
+    this.world.approve(argumentOnce(id, 'id'), argumentOnce(authCode, 'authCode'));
   /** The user denies a waiting challenge. */
   deny = (id: string) => this.world.deny(id);
   /** A waiting challenge expires now, as if its challengeExpiry had passed. */
@@ -155,7 +162,8 @@ export class Simulator {
   unfreeze = (): number => this.world.unfreeze();
 
   /** The current scenario's journal (an API user's own since its scenario was loaded), newest first, filtered. */
-  journal = (filter: JournalFilter = {}): JournalEntry[] => this.requestJournal.query(argumentOnce(filter, 'journal filter'));
+  journal = (filter: JournalFilter = {}): JournalEntry[] =>
+    this.requestJournal.query(argumentOnce(filter, 'journal filter'));
   /** Forgets the journal. */
   clearJournal = (): void => this.requestJournal.clear();
   /** How often each code of the service was answered, and which were never met, in the run or the scenario. */
@@ -181,5 +189,10 @@ export class Simulator {
   echo = (value: string, max: number): string => this.secrets.echo(value, max);
 
   /** For tests of bounds: how much the simulator holds of what grows with use (replay memory: world.replayStats()). */
-  sizes = () => ({ ...this.registry.sizes(), secrets: this.secrets.size, journal: this.requestJournal.length, challenges: this.world.challenges.size });
+  sizes = () => ({
+    ...this.registry.sizes(),
+    secrets: this.secrets.size,
+    journal: this.requestJournal.length,
+    challenges: this.world.challenges.size,
+  });
 }

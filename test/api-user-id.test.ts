@@ -16,7 +16,18 @@ import { expectEnvelope, send, simulator } from './helpers.js';
  */
 
 const IDS = ['123456789', '000000000'];
-const NOT_IDS = ['12345678', '1234567890', '12345678a', 'a12345678', '1234 6789', '', '123456789\n', '١٢٣٤٥٦٧٨٩', '１２３４５６７８９', '12345678９'];
+const NOT_IDS = [
+  '12345678',
+  '1234567890',
+  '12345678a',
+  'a12345678',
+  '1234 6789',
+  '',
+  '123456789\n',
+  '١٢٣٤٥٦٧٨٩',
+  '１２３４５６７８９',
+  '12345678９',
+];
 // What an HTTP header can carry (Node's client refuses control and non-Latin-1 characters; spaces around are trimmed).
 const NOT_IDS_ON_THE_WIRE = NOT_IDS.filter((v) => v !== '' && /^[\x21-\x7e]+( [\x21-\x7e]+)*$/.test(v));
 
@@ -26,16 +37,27 @@ describe('the API user id rule, at every door', async () => {
   it('the flag and its variable', () => {
     for (const id of IDS) expect(parseFlags(['--api-user', id], {}).apiUser).toBe(id);
     for (const id of NOT_IDS) {
-      expect(() => parseFlags(['--api-user', id], {}), JSON.stringify(id)).toThrow(new FlagError('--api-user must be exactly 9 digits.'));
-      if (id.trim() !== '') expect(() => parseFlags([], { MFA_SIM_API_USER: id }), JSON.stringify(id)).toThrow(new FlagError('MFA_SIM_API_USER must be exactly 9 digits.'));
+      expect(() => parseFlags(['--api-user', id], {}), JSON.stringify(id)).toThrow(
+        new FlagError('--api-user must be exactly 9 digits.'),
+      );
+      if (id.trim() !== '')
+        expect(() => parseFlags([], { MFA_SIM_API_USER: id }), JSON.stringify(id)).toThrow(
+          new FlagError('MFA_SIM_API_USER must be exactly 9 digits.'),
+        );
     }
   });
 
   it('the in-process option, a scenario, the typed client', async () => {
     for (const id of NOT_IDS) {
-      await expect(simulator({ apiUser: id }), JSON.stringify(id)).rejects.toThrow(new OptionsError([{ path: ['apiUser'], message: 'must be exactly 9 digits' }]));
-      expect(compileScenario({ name: 'x', apiUsers: [{ id, secret: 's' }] }).issues, JSON.stringify(id)).toEqual([{ path: ['apiUsers', 0, 'id'], message: 'must be exactly 9 digits' }]);
-      expect(() => createClient({ baseUrl: sim.url, apiUser: id, secret: 's' }), JSON.stringify(id)).toThrow(new OptionsError([{ path: ['apiUser'], message: 'must be exactly 9 digits' }]));
+      await expect(simulator({ apiUser: id }), JSON.stringify(id)).rejects.toThrow(
+        new OptionsError([{ path: ['apiUser'], message: 'must be exactly 9 digits' }]),
+      );
+      expect(compileScenario({ name: 'x', apiUsers: [{ id, secret: 's' }] }).issues, JSON.stringify(id)).toEqual([
+        { path: ['apiUsers', 0, 'id'], message: 'must be exactly 9 digits' },
+      ]);
+      expect(() => createClient({ baseUrl: sim.url, apiUser: id, secret: 's' }), JSON.stringify(id)).toThrow(
+        new OptionsError([{ path: ['apiUser'], message: 'must be exactly 9 digits' }]),
+      );
     }
     for (const id of IDS) expect(compileScenario({ name: 'x', apiUsers: [{ id, secret: 's' }] }).issues).toEqual([]);
   });
@@ -58,12 +80,25 @@ describe('the API user id rule, at every door', async () => {
   it("the service's header and Authorization part", async () => {
     expect(NOT_IDS_ON_THE_WIRE.length).toBeGreaterThan(4);
     for (const id of NOT_IDS_ON_THE_WIRE) {
-      const header = await send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: '123456789', secret: 'secret-123456789' }, mutate: (h) => (h['x-svc-apiuser'] = id) });
+      const header = await send(sim, '/v1/svc/time', {
+        method: 'GET',
+        as: { apiUser: '123456789', secret: 'secret-123456789' },
+        mutate: (h) => (h['x-svc-apiuser'] = id),
+      });
       expectEnvelope(header, 400, -4009);
-      const part = await send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: '123456789', secret: 'secret-123456789' }, mutate: (h) => (h.Authorization = h.Authorization.replace('apiuser=123456789', `apiuser=${id}`)) });
+      const part = await send(sim, '/v1/svc/time', {
+        method: 'GET',
+        as: { apiUser: '123456789', secret: 'secret-123456789' },
+        mutate: (h) => (h.Authorization = h.Authorization.replace('apiuser=123456789', `apiuser=${id}`)),
+      });
       expectEnvelope(part, 400, -4029);
     }
-    for (const id of IDS) expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: id, secret: `secret-${id}` } }), 200, 15000);
+    for (const id of IDS)
+      expectEnvelope(
+        await send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: id, secret: `secret-${id}` } }),
+        200,
+        15000,
+      );
   });
 
   it('both OpenAPI documents', () => {
@@ -73,6 +108,8 @@ describe('the API user id rule, at every door', async () => {
     expect(API_USER_ID.source).toBe('^\\d{9}$');
     expect(api).toContain(`"pattern":${pattern}`);
     expect(control).toContain(`"pattern":${pattern}`);
-    expect(`${api}${control}`.match(/"pattern":"[^"]*\{9\}[^"]*"/g)?.every((p) => p === `"pattern":${pattern}`)).toBe(true);
+    expect(`${api}${control}`.match(/"pattern":"[^"]*\{9\}[^"]*"/g)?.every((p) => p === `"pattern":${pattern}`)).toBe(
+      true,
+    );
   });
 });

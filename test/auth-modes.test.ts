@@ -34,7 +34,16 @@ describe('auth: log', async () => {
     const nonce = randomUUID();
     expectEnvelope(await time({ as: { apiUser: MAIN.apiUser, secret: 'wrong' }, time: t, nonce }), 200, 15000);
     const [e] = sim.journal({ limit: 1 });
-    expect(e.wouldFail).toEqual([{ code: -4037, reason: 'Signature error', hint: { id: 'no-known-mistake', text: expect.stringContaining(`sign exactly ${JSON.stringify(e.expectedStringToSign)}`) } }]);
+    expect(e.wouldFail).toEqual([
+      {
+        code: -4037,
+        reason: 'Signature error',
+        hint: {
+          id: 'no-known-mistake',
+          text: expect.stringContaining(`sign exactly ${JSON.stringify(e.expectedStringToSign)}`),
+        },
+      },
+    ]);
     expect(e.expectedStringToSign).toBe(`x-svc-utctime: ${t}\nx-svc-cnonce: ${nonce}`);
   });
 
@@ -43,13 +52,32 @@ describe('auth: log', async () => {
     const nonce = randomUUID();
     expectEnvelope(await time({ time: t }), 200, 15000);
     expectEnvelope(await time({ time: t, nonce }), 200, 15000);
-    expect(wouldFail()).toEqual([{ code: -4035, reason: 'this utctime was used before', hint: { id: 'same-millisecond', text: expect.stringMatching(/^request \d+ was signed in the same millisecond/) } }]);
+    expect(wouldFail()).toEqual([
+      {
+        code: -4035,
+        reason: 'this utctime was used before',
+        hint: {
+          id: 'same-millisecond',
+          text: expect.stringMatching(/^request \d+ was signed in the same millisecond/),
+        },
+      },
+    ]);
     expectEnvelope(await time({ nonce }), 200, 15000);
-    expect(wouldFail()).toEqual([{ code: -4034, reason: 'this nonce was used before', hint: { id: 'nonce-reused', text: expect.stringMatching(/^request \d+ used this nonce first/) } }]);
+    expect(wouldFail()).toEqual([
+      {
+        code: -4034,
+        reason: 'this nonce was used before',
+        hint: { id: 'nonce-reused', text: expect.stringMatching(/^request \d+ used this nonce first/) },
+      },
+    ]);
   });
 
   it('no authentication at all would fail every header check; the API user is taken from the envelope', async () => {
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: false, body: challengeEnvelope(MAIN.apiUser) }), 202, 2025);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: false, body: challengeEnvelope(MAIN.apiUser) }),
+      202,
+      2025,
+    );
     expect(wouldFail()?.map((w) => w.code)).toEqual([-4000, -4004, -4006, -4008]);
   });
 });
@@ -58,9 +86,25 @@ describe('auth: off', async () => {
   const sim = await simulator({ name: 'off', auth: 'off', apiUsers: [{ id: MAIN.apiUser, secret: MAIN.secret }] });
 
   it('takes the API user from the header, the Authorization part or the envelope, and remembers nothing', async () => {
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: false, body: challengeEnvelope(MAIN.apiUser) }), 202, 2025);
-    expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: false, headers: { 'x-svc-apiuser': MAIN.apiUser } }), 200, 15000);
-    expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: false, headers: { authorization: `svc-hmac: apiuser=${MAIN.apiUser}` } }), 200, 15000);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: false, body: challengeEnvelope(MAIN.apiUser) }),
+      202,
+      2025,
+    );
+    expectEnvelope(
+      await send(sim, '/v1/svc/time', { method: 'GET', as: false, headers: { 'x-svc-apiuser': MAIN.apiUser } }),
+      200,
+      15000,
+    );
+    expectEnvelope(
+      await send(sim, '/v1/svc/time', {
+        method: 'GET',
+        as: false,
+        headers: { authorization: `svc-hmac: apiuser=${MAIN.apiUser}` },
+      }),
+      200,
+      15000,
+    );
     // Signed or not, twice with one nonce and one time: off means off.
     const opts: SendOptions = { method: 'GET', as: MAIN, nonce: randomUUID(), time: 1 };
     expectEnvelope(await send(sim, '/v1/svc/time', opts), 200, 15000);
@@ -70,8 +114,16 @@ describe('auth: off', async () => {
   });
 
   it('a request that names no API user, or an unknown one, is -1001 with the reason', async () => {
-    expect((await send(sim, '/v1/svc/time', { method: 'GET', as: false })).json.message).toBe('API user validation error: the request names no API user');
-    expect((await send(sim, '/v1/svc/time', { method: 'GET', as: false, headers: { 'x-svc-apiuser': 'abc123456' } })).json.message).toBe('API user validation error: the request names no API user');
-    expect((await send(sim, '/v1/svc/time', { method: 'GET', as: false, headers: { 'x-svc-apiuser': '555555555' } })).json.message).toBe('API user validation error: API user 555555555 is not known');
+    expect((await send(sim, '/v1/svc/time', { method: 'GET', as: false })).json.message).toBe(
+      'API user validation error: the request names no API user',
+    );
+    expect(
+      (await send(sim, '/v1/svc/time', { method: 'GET', as: false, headers: { 'x-svc-apiuser': 'abc123456' } })).json
+        .message,
+    ).toBe('API user validation error: the request names no API user');
+    expect(
+      (await send(sim, '/v1/svc/time', { method: 'GET', as: false, headers: { 'x-svc-apiuser': '555555555' } })).json
+        .message,
+    ).toBe('API user validation error: API user 555555555 is not known');
   });
 });

@@ -85,15 +85,34 @@ describe('case-insensitive scenario values', async () => {
     const created = await challenge(sim, 'Owner@Example.com');
     expectEnvelope(created, 202, 2025);
     const { challengeId } = JSON.parse(created.json.message) as { challengeId: string };
-    const status = await send(sim, '/v1/svc/status', { as: A, body: lookupEnvelope(A.apiUser, 171, challengeId, {}, 'OWNER@example.COM') });
+    const status = await send(sim, '/v1/svc/status', {
+      as: A,
+      body: lookupEnvelope(A.apiUser, 171, challengeId, {}, 'OWNER@example.COM'),
+    });
     expect(status.json.code).not.toBe(-3087);
-    expectEnvelope(await send(sim, '/v1/svc/status', { as: A, body: lookupEnvelope(A.apiUser, 171, challengeId, {}, 'owner2@example.com') }), 400, -3087);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: A, body: cancelEnvelope(A.apiUser, challengeId, 'owner@EXAMPLE.com') }), 202, 2028);
+    expectEnvelope(
+      await send(sim, '/v1/svc/status', {
+        as: A,
+        body: lookupEnvelope(A.apiUser, 171, challengeId, {}, 'owner2@example.com'),
+      }),
+      400,
+      -3087,
+    );
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', {
+        as: A,
+        body: cancelEnvelope(A.apiUser, challengeId, 'owner@EXAMPLE.com'),
+      }),
+      202,
+      2028,
+    );
   });
 
   it('an exact account no request can carry is refused when the scenario is read, naming it', async () => {
     for (const email of ['İlker@x.io', 'user@localhost', 'two words@x.io', 'straße@x.io', 'a@b@x.io']) {
-      await expect(startSimulator({ accounts: { [email]: 'locked' } }), email).rejects.toThrow(`accounts[${JSON.stringify(email)}]: must be an e-mail address a request can carry`);
+      await expect(startSimulator({ accounts: { [email]: 'locked' } }), email).rejects.toThrow(
+        `accounts[${JSON.stringify(email)}]: must be an e-mail address a request can carry`,
+      );
     }
     const ok = await startSimulator({ accounts: { 'Mixed.Case+tag@Sub.Example.org': 'locked' } });
     await ok.close();
@@ -194,6 +213,7 @@ describe('the folding itself', () => {
       ['[\\d]', '5', false],
       ['*Σ', 'ος', true],
     ];
-    for (const [pattern, value, matches] of cases) expect(compileGlob(pattern)(value), `${pattern} ~ ${value}`).toBe(matches);
+    for (const [pattern, value, matches] of cases)
+      expect(compileGlob(pattern)(value), `${pattern} ~ ${value}`).toBe(matches);
   });
 });

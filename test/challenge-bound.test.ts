@@ -10,7 +10,8 @@ describe('the challenge store', () => {
       ids.push(JSON.parse(expectEnvelope(r, 202, 2025).message).challengeId);
     }
     const codes: number[] = [];
-    for (const id of ids) codes.push((await send(sim, '/v1/svc/status', { body: lookupEnvelope(sim.apiUser.id, 171, id) })).json.code);
+    for (const id of ids)
+      codes.push((await send(sim, '/v1/svc/status', { body: lookupEnvelope(sim.apiUser.id, 171, id) })).json.code);
     // Forgotten ones are unknown (-3087); the three newest still wait for the user (-3091).
     expect(codes).toEqual([-3087, -3087, -3087, -3087, -3091, -3091, -3091]);
     expect(sim.challenges().map((c) => c.id)).toEqual(ids.slice(4).reverse());

@@ -18,13 +18,33 @@ interface Step {
   by: string;
 }
 
-async function made(sim: RunningSimulator, user = 'user@example.com', extra: Record<string, unknown> = {}): Promise<string> {
-  const r = expectEnvelope(await send(sim, '/v1/svc/challenge', { as: { apiUser: sim.apiUser.id, secret: SECRET }, body: challengeEnvelope(sim.apiUser.id, { svcUser: user, ...extra }) }), 202, 2025);
+async function made(
+  sim: RunningSimulator,
+  user = 'user@example.com',
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const r = expectEnvelope(
+    await send(sim, '/v1/svc/challenge', {
+      as: { apiUser: sim.apiUser.id, secret: SECRET },
+      body: challengeEnvelope(sim.apiUser.id, { svcUser: user, ...extra }),
+    }),
+    202,
+    2025,
+  );
   return (JSON.parse(r.message) as { challengeId: string }).challengeId;
 }
 
-async function explore(sim: RunningSimulator, body: Record<string, unknown>): Promise<{ code: number; message: string }> {
-  const r = (await (await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { exchanges: { response: { body: string } }[] };
+async function explore(
+  sim: RunningSimulator,
+  body: Record<string, unknown>,
+): Promise<{ code: number; message: string }> {
+  const r = (await (
+    await fetch(`${sim.url}/__sim/explore`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+  ).json()) as { exchanges: { response: { body: string } }[] };
   return JSON.parse(r.exchanges[0].response.body) as { code: number; message: string };
 }
 
@@ -36,14 +56,19 @@ async function trail(sim: RunningSimulator, id: string): Promise<[string, string
 }
 
 /** The event stream's `challenge` events, as they come. */
-function challengeEvents(base: string): { events: { id: string; state: string; user: string; trail: Step[] }[]; text: () => string; stop: () => void } {
+function challengeEvents(base: string): {
+  events: { id: string; state: string; user: string; trail: Step[] }[];
+  text: () => string;
+  stop: () => void;
+} {
   const events: { id: string; state: string; user: string; trail: Step[] }[] = [];
   let text = '';
   const req = request(`${base}/__sim/events`, { agent: false }, (res) => {
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
       text += chunk;
-      for (const m of chunk.matchAll(/^event: challenge\ndata: (.*)$/gm)) events.push(JSON.parse(m[1]) as (typeof events)[number]);
+      for (const m of chunk.matchAll(/^event: challenge\ndata: (.*)$/gm))
+        events.push(JSON.parse(m[1]) as (typeof events)[number]);
     });
   });
   req.on('error', () => {});
@@ -53,7 +78,11 @@ function challengeEvents(base: string): { events: { id: string; state: string; u
 
 describe('who took each step of a challenge', async () => {
   // The explorer and this file's client both sign with the frozen clock: the same millisecond is no replay here.
-  const sim = await simulator({ secret: SECRET, clock: { frozenAt: '2026-03-01T09:00:00Z' }, replay: { timestamps: false } });
+  const sim = await simulator({
+    secret: SECRET,
+    clock: { frozenAt: '2026-03-01T09:00:00Z' },
+    replay: { timestamps: false },
+  });
   const as = { apiUser: sim.apiUser.id, secret: SECRET };
 
   it('a client made it, the user approved it on the phone page, the explorer verified it', async () => {
@@ -73,7 +102,11 @@ describe('who took each step of a challenge', async () => {
   it('the explorer made it, a control call approved it, a client verified it', async () => {
     const id = (JSON.parse((await explore(sim, { kind: 'challenge' })).message) as { challengeId: string }).challengeId;
     sim.approve(id, '424242');
-    expectEnvelope(await send(sim, '/v1/svc/verify', { as, body: lookupEnvelope(as.apiUser, 170, id, { authCode: '424242' }) }), 200, 3080);
+    expectEnvelope(
+      await send(sim, '/v1/svc/verify', { as, body: lookupEnvelope(as.apiUser, 170, id, { authCode: '424242' }) }),
+      200,
+      3080,
+    );
     expect(await trail(sim, id)).toEqual([
       ['waiting', 'explorer'],
       ['approved', 'control'],
@@ -89,20 +122,42 @@ describe('who took each step of a challenge', async () => {
     const expired = await made(sim);
     expect((await fetch(`${sim.url}/__sim/challenges/${expired}/expire`, { method: 'POST' })).status).toBe(200);
     const cancelled = await made(sim);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as, body: cancelEnvelope(as.apiUser, cancelled) }), 202, 2028);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as, body: cancelEnvelope(as.apiUser, cancelled) }),
+      202,
+      2028,
+    );
     const timedOut = await made(sim);
     sim.advance('6m');
-    expect(await trail(sim, denied)).toEqual([['waiting', 'client'], ['denied', 'phone']]);
-    expect(await trail(sim, controlDenied)).toEqual([['waiting', 'client'], ['denied', 'control']]);
-    expect(await trail(sim, expired)).toEqual([['waiting', 'client'], ['expired', 'control']]);
-    expect(await trail(sim, cancelled)).toEqual([['waiting', 'client'], ['cancelled', 'client']]);
-    expect(await trail(sim, timedOut)).toEqual([['waiting', 'client'], ['expired', 'clock']]);
+    expect(await trail(sim, denied)).toEqual([
+      ['waiting', 'client'],
+      ['denied', 'phone'],
+    ]);
+    expect(await trail(sim, controlDenied)).toEqual([
+      ['waiting', 'client'],
+      ['denied', 'control'],
+    ]);
+    expect(await trail(sim, expired)).toEqual([
+      ['waiting', 'client'],
+      ['expired', 'control'],
+    ]);
+    expect(await trail(sim, cancelled)).toEqual([
+      ['waiting', 'client'],
+      ['cancelled', 'client'],
+    ]);
+    expect(await trail(sim, timedOut)).toEqual([
+      ['waiting', 'client'],
+      ['expired', 'clock'],
+    ]);
   });
 
   it('auto-verify approves by itself', async () => {
     const id = await made(sim, 'auto@example.com', { enableAutoVerify: true });
     sim.advance('3s');
-    expect(await trail(sim, id)).toEqual([['waiting', 'client'], ['approved', 'auto-verify']]);
+    expect(await trail(sim, id)).toEqual([
+      ['waiting', 'client'],
+      ['approved', 'auto-verify'],
+    ]);
   });
 });
 

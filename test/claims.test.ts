@@ -34,10 +34,15 @@ describe('a claimed API user', async () => {
     const [a, b] = await Promise.all([control.claimApiUser(), control.claimApiUser({ scenario: 'default' })]);
     const asA = { apiUser: a.apiUser, secret: a.secret };
     const asB = { apiUser: b.apiUser, secret: b.secret };
-    await a.loadScenario({ name: 'a-locked', rules: [{ name: 'A: every account locked', when: { endpoint: 'challenge' }, respond: { code: -2006 } }] });
+    await a.loadScenario({
+      name: 'a-locked',
+      rules: [{ name: 'A: every account locked', when: { endpoint: 'challenge' }, respond: { code: -2006 } }],
+    });
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as: asA, body: challengeEnvelope(a.apiUser) }), 400, -2006);
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as: asB, body: challengeEnvelope(b.apiUser) }), 202, 2025);
-    expect((await a.journal()).map((e) => [e.apiUser, e.code, e.rule])).toEqual([[a.apiUser, -2006, 'A: every account locked']]);
+    expect((await a.journal()).map((e) => [e.apiUser, e.code, e.rule])).toEqual([
+      [a.apiUser, -2006, 'A: every account locked'],
+    ]);
     expect((await b.journal()).map((e) => [e.apiUser, e.code])).toEqual([[b.apiUser, 2025]]);
     expect(await b.challenges()).toHaveLength(1);
     expect(await a.challenges()).toHaveLength(0);
@@ -58,7 +63,9 @@ describe('a claimed API user', async () => {
 
   it('refuses a scenario it cannot use with its problems, and leaves no API user behind', async () => {
     const before = sim.simulator.sizes().bindings;
-    const refused = await control.claimApiUser({ scenario: { name: 'bad', rules: [{ when: { endpoint: 'nowhere' } }] } as never }).catch((e: unknown) => e);
+    const refused = await control
+      .claimApiUser({ scenario: { name: 'bad', rules: [{ when: { endpoint: 'nowhere' } }] } as never })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ControlError);
     expect(refused).toMatchObject({ code: 'MFA_SIM_CONTROL' });
     expect((refused as ControlError).status).toBe(400);
@@ -71,7 +78,10 @@ describe('a claimed API user', async () => {
   it('is bounded: claims and bindings together at most 256, and a release makes room', async () => {
     const claimed = [];
     for (let i = sim.simulator.sizes().bindings; i < MAX_BINDINGS; i++) claimed.push(sim.claimApiUser());
-    await expect(control.claimApiUser()).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/at most 256 scenarios can be bound at once/) });
+    await expect(control.claimApiUser()).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/at most 256 scenarios can be bound at once/),
+    });
     expect(sim.releaseApiUser(claimed[0].apiUser)).toBe(true);
     const again = await control.claimApiUser();
     await again.release();

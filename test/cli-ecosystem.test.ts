@@ -39,14 +39,26 @@ function sharedClock(): () => number {
 describe('status coverage from the command line', () => {
   it('--require-coverage all fails (exit 3) a run that never met some codes, naming them; --coverage-out writes the report', async () => {
     const out = join(dir(), 'coverage.json');
-    const s = await start(['--port', '0', '--secret', 'cov-secret', '--quiet', '--require-coverage', 'all', '--coverage-out', out]);
+    const s = await start([
+      '--port',
+      '0',
+      '--secret',
+      'cov-secret',
+      '--quiet',
+      '--require-coverage',
+      'all',
+      '--coverage-out',
+      out,
+    ]);
     const client = createClient({ baseUrl: s.url, apiUser: '123456789', secret: 'cov-secret' });
     expect((await client.newChallenge({ user, challengeType: 'UserKeyAndPattern' })).code).toBe(2025);
     expect((await client.time()).code).toBe(15000);
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(3);
     const missing = SERVICE_CODES.filter((c) => c !== 2025 && c !== 15000);
-    expect(s.err()).toContain(`${missing.length} of ${SERVICE_CODES.length} required codes were never answered: ${missing.join(', ')}`);
+    expect(s.err()).toContain(
+      `${missing.length} of ${SERVICE_CODES.length} required codes were never answered: ${missing.join(', ')}`,
+    );
     expect(s.err()).toContain(`-4036  ${codeInfo(-4036)!.title}`);
     const report = JSON.parse(readFileSync(out, 'utf8'));
     expect(report.counts).toEqual({ '2025': 1, '15000': 1 });
@@ -59,13 +71,33 @@ describe('status coverage from the command line', () => {
     const d = dir();
     // A scenario that forces each code when the request carries x-code: <code>.
     const scenario = join(d, 'every-code.yaml');
-    const rules = SERVICE_CODES.map((c) => `  - when: { headers: { x-code: "${c}" } }\n    respond: { code: ${c} }`).join('\n');
+    const rules = SERVICE_CODES.map(
+      (c) => `  - when: { headers: { x-code: "${c}" } }\n    respond: { code: ${c} }`,
+    ).join('\n');
     writeFileSync(scenario, `name: every-code\nrules:\n${rules}\n`);
     const out = join(d, 'coverage.json');
-    const s = await start(['--port', '0', '--secret', 'cov-secret', '--quiet', '--scenario', scenario, '--require-coverage', 'all', '--coverage-out', out]);
+    const s = await start([
+      '--port',
+      '0',
+      '--secret',
+      'cov-secret',
+      '--quiet',
+      '--scenario',
+      scenario,
+      '--require-coverage',
+      'all',
+      '--coverage-out',
+      out,
+    ]);
     const now = sharedClock();
     for (const code of SERVICE_CODES) {
-      const client = createClient({ baseUrl: s.url, apiUser: '123456789', secret: 'cov-secret', now, headers: { 'x-code': String(code) } });
+      const client = createClient({
+        baseUrl: s.url,
+        apiUser: '123456789',
+        secret: 'cov-secret',
+        now,
+        headers: { 'x-code': String(code) },
+      });
       const op = codeInfo(code)!.scope?.[0] ?? 'time';
       expect((await callOperation(client, op)).code, `forced ${code} on ${op}`).toBe(code);
     }
@@ -115,12 +147,19 @@ describe('command-line conventions', () => {
     await createClient({ baseUrl: s.url, apiUser: '123456789', secret: 'wrong' }).time();
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
-    const lines = s.out().trim().split("\n");
+    const lines = s.out().trim().split('\n');
     const objects = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(objects[0]).toMatchObject({ msg: 'mfa-sim listening', url: s.url, name: 'mfa-sim', level: 30 });
     const requests = objects.filter((o) => o.msg === 'request');
     expect(requests).toHaveLength(2);
-    expect(requests[0]).toMatchObject({ method: 'POST', path: '/v1/svc/challenge', apiUser: '123456789', http: 202, code: 2025, operation: 'challenge' });
+    expect(requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/svc/challenge',
+      apiUser: '123456789',
+      http: 202,
+      code: 2025,
+      operation: 'challenge',
+    });
     expect(requests[1]).toMatchObject({ method: 'GET', path: '/v1/svc/time', http: 400, code: -4037 });
     expect(String(requests[1].expectedStringToSign)).toMatch(/^x-svc-utctime: \d+\nx-svc-cnonce: [0-9a-f-]{36}$/);
     expect(typeof requests[0].time).toBe('string');
@@ -153,7 +192,9 @@ describe('command-line conventions', () => {
       const s = await start(['--port', '0', '--secret', 'p-secret', '--quiet', ...args], env);
       expect(s.out(), `${args.join(' ')} ${JSON.stringify(env)}`).toMatch(new RegExp(`scenario \\S+, token ${token};`));
       // And the simulator really runs with it: a client signing with that token is answered.
-      expect((await createClient({ baseUrl: s.url, apiUser: '123456789', secret: 'p-secret', token }).time()).code).toBe(15000);
+      expect(
+        (await createClient({ baseUrl: s.url, apiUser: '123456789', secret: 'p-secret', token }).time()).code,
+      ).toBe(15000);
       s.child.kill('SIGTERM');
       expect(await s.exit).toBe(0);
     }
@@ -187,6 +228,13 @@ describe('command-line conventions', () => {
 
   it('documents the exit statuses and the new options in --help', () => {
     const help = run(['--help']).stdout;
-    for (const text of ['--log <format>', '--coverage-out <file>', '--require-coverage <codes|all>', 'MFA_SIM_REQUIRE_COVERAGE', '3 stopped but --require-coverage']) expect(help).toContain(text);
+    for (const text of [
+      '--log <format>',
+      '--coverage-out <file>',
+      '--require-coverage <codes|all>',
+      'MFA_SIM_REQUIRE_COVERAGE',
+      '3 stopped but --require-coverage',
+    ])
+      expect(help).toContain(text);
   });
 });

@@ -14,7 +14,10 @@ export interface Started {
 }
 
 export function start(args: string[], env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -24,7 +27,9 @@ export function start(args: string[], env: Record<string, string> = {}): Promise
     child.stdout.on('data', (d) => {
       out += d;
       // The banner ends with the scenario line; with --log json it is one JSON line.
-      const m = /^mfa-sim listening on (http:\/\/\S+)$/m.exec(out) ?? /^\{.*"url":"(http:\/\/[^"]+)".*"msg":"mfa-sim listening"\}$/m.exec(out);
+      const m =
+        /^mfa-sim listening on (http:\/\/\S+)$/m.exec(out) ??
+        /^\{.*"url":"(http:\/\/[^"]+)".*"msg":"mfa-sim listening"\}$/m.exec(out);
       if (m && (m[0].startsWith('{') || /^ {2}scenario .*\n/m.test(out))) {
         clearTimeout(timer);
         resolve({ child, url: m[1], out: () => out, err: () => err, exit });
@@ -36,8 +41,13 @@ export function start(args: string[], env: Record<string, string> = {}): Promise
 
 /** Just enough of a RunningSimulator for the send helper. */
 export function remote(url: string, apiUser: string, secret: string): RunningSimulator {
-  return { url, token: 'svc', apiUser: { id: apiUser, secret }, simulator: { now: () => Date.now() } } as unknown as RunningSimulator;
+  return {
+    url,
+    token: 'svc',
+    apiUser: { id: apiUser, secret },
+    simulator: { now: () => Date.now() },
+  } as unknown as RunningSimulator;
 }
 
-export const run = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10_000 });
-
+export const run = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10_000 });

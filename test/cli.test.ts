@@ -17,14 +17,26 @@ describe('the CLI', () => {
     const sim = remote(s.url, m![1], m![2]);
     expectEnvelope(await send(sim, '/v1/svc/challenge', { body: challengeEnvelope(m![1]) }), 202, 2025);
     // A wrongly signed request: the answer's hint and the log say what was expected to be signed.
-    const bad = await send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: m![1], secret: 'not-the-secret' }, nonce: 'feedface-0000-4000-8000-000000000000' });
+    const bad = await send(sim, '/v1/svc/time', {
+      method: 'GET',
+      as: { apiUser: m![1], secret: 'not-the-secret' },
+      nonce: 'feedface-0000-4000-8000-000000000000',
+    });
     expectEnvelope(bad, 400, -4037);
     expect(bad.json.message).toContain('Hint: no common mistake matches; sign exactly "x-svc-utctime: ');
     await new Promise((r) => setTimeout(r, 200));
-    const logged = s.out().split('\n').find((l) => l.includes('-4037'))!;
+    const logged = s
+      .out()
+      .split('\n')
+      .find((l) => l.includes('-4037'))!;
     expect(logged).toContain('expected HMAC-SHA512 over "x-svc-utctime: ');
     expect(logged).toContain('\\nx-svc-cnonce: feedface-0000-4000-8000-000000000000"');
-    expect(s.out().split('\n').filter((l) => l.includes(m![2]))).toHaveLength(1); // only the start-up line
+    expect(
+      s
+        .out()
+        .split('\n')
+        .filter((l) => l.includes(m![2])),
+    ).toHaveLength(1); // only the start-up line
     expect(s.out()).toMatch(/POST \/v1\/svc\/challenge 123456789 -> 202 2025/);
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
@@ -40,7 +52,11 @@ describe('the CLI', () => {
     const s = await start(['--port', '0', '--api-user', '555555555'], { MFA_SIM_SECRET: 'from-the-env' });
     expect(s.out()).toContain('API user 555555555');
     expect(s.out()).not.toContain('from-the-env');
-    expectEnvelope(await send(remote(s.url, '555555555', 'from-the-env'), '/v1/svc/time', { method: 'GET' }), 200, 15000);
+    expectEnvelope(
+      await send(remote(s.url, '555555555', 'from-the-env'), '/v1/svc/time', { method: 'GET' }),
+      200,
+      15000,
+    );
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
   });
@@ -48,14 +64,23 @@ describe('the CLI', () => {
   it('runs a shipped scenario by name, with a token', async () => {
     const s = await start(['--port', '0', '--scenario', 'locked-account', '--token', 'acme', '--secret', 'x1']);
     expect(s.out()).toContain('scenario locked-account, token acme');
-    const r = await send(remote(s.url, '123456789', 'x1'), '/v1/svc/challenge', { token: 'acme', body: challengeEnvelope('123456789', { acmeUser: 'locked@example.com', svcUser: undefined }, {}, 'acme') });
+    const r = await send(remote(s.url, '123456789', 'x1'), '/v1/svc/challenge', {
+      token: 'acme',
+      body: challengeEnvelope('123456789', { acmeUser: 'locked@example.com', svcUser: undefined }, {}, 'acme'),
+    });
     expectEnvelope(r, 400, -2006);
     s.child.kill('SIGTERM');
     await s.exit;
   });
 
   it('refuses a bad flag with a message and exit 2', () => {
-    for (const args of [['--bogus'], ['--port', 'eighty'], ['--port', '70000'], ['--response-style', 'fancy'], ['--api-user', '12']]) {
+    for (const args of [
+      ['--bogus'],
+      ['--port', 'eighty'],
+      ['--port', '70000'],
+      ['--response-style', 'fancy'],
+      ['--api-user', '12'],
+    ]) {
       const r = run(args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/mfa-sim --help/);

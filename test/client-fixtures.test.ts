@@ -33,7 +33,9 @@ const DECIDED: Record<string, { http: number; code: number }> = {
 };
 
 const dir = join(__dirname, 'fixtures', 'client-requests');
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('requests from the published client libraries, replayed unchanged', () => {
   it('has every fixture file', () => {
@@ -54,7 +56,13 @@ describe('requests from the published client libraries, replayed unchanged', () 
         clock: { frozenAt: fx.simulator.clockFrozenAtMs },
       });
       try {
-        const r = await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
+        const r = await raw(
+          sim.url,
+          fx.request.method,
+          fx.request.path,
+          fx.request.headers,
+          fx.request.body === '' ? undefined : fx.request.body,
+        );
         expectEnvelope(r, want.http, want.code, 'sdk');
         if (want.code === 2025) {
           const message = JSON.parse(r.json.message) as Record<string, string>;
@@ -63,11 +71,19 @@ describe('requests from the published client libraries, replayed unchanged', () 
           expect(message.challengeQRcode).toMatch(/^data:image\/png;base64,/);
         }
         if (want.code === 15000) {
-          expect(JSON.parse(r.json.message)).toEqual({ 'utc-time': String(Math.floor(fx.simulator.clockFrozenAtMs / 1000)) });
+          expect(JSON.parse(r.json.message)).toEqual({
+            'utc-time': String(Math.floor(fx.simulator.clockFrozenAtMs / 1000)),
+          });
         }
         // The same bytes again are a replay whenever the request got past the signature: its nonce was remembered.
         if (CHECKS.indexOf(codeInfo(want.code)!.check) > CHECKS.indexOf('timestamp-reuse')) {
-          const again = await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
+          const again = await raw(
+            sim.url,
+            fx.request.method,
+            fx.request.path,
+            fx.request.headers,
+            fx.request.body === '' ? undefined : fx.request.body,
+          );
           expectEnvelope(again, 400, -4034, 'sdk');
         }
       } finally {
@@ -85,14 +101,39 @@ describe("the published client libraries' table (docs/client-doctor.md) says wha
     return new Set([...row![1].matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]));
   };
 
-  for (const [library, client] of [['PHP', 'php'], ['Python', 'python'], ['Java', 'java']] as const) {
+  for (const [library, client] of [
+    ['PHP', 'php'],
+    ['Python', 'python'],
+    ['Java', 'java'],
+  ] as const) {
     it(`${library}: its captured requests, replayed in order, give exactly the findings and hints its row names`, async () => {
-      const fixtures = files.filter((f) => f.startsWith(`${client}-`)).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Fixture);
-      const sim = await startSimulator({ token: 'gridy', apiUser: '123456789', secret: fixtures[0].simulator.secret, responseStyle: 'sdk', clock: { frozenAt: fixtures[0].simulator.clockFrozenAtMs } });
+      const fixtures = files
+        .filter((f) => f.startsWith(`${client}-`))
+        .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Fixture);
+      const sim = await startSimulator({
+        token: 'gridy',
+        apiUser: '123456789',
+        secret: fixtures[0].simulator.secret,
+        responseStyle: 'sdk',
+        clock: { frozenAt: fixtures[0].simulator.clockFrozenAtMs },
+      });
       try {
-        for (const fx of fixtures) await raw(sim.url, fx.request.method, fx.request.path, fx.request.headers, fx.request.body === '' ? undefined : fx.request.body);
+        for (const fx of fixtures)
+          await raw(
+            sim.url,
+            fx.request.method,
+            fx.request.path,
+            fx.request.headers,
+            fx.request.body === '' ? undefined : fx.request.body,
+          );
         // A challenge left open is what replaying single requests does (their status polls name another challenge), not the client.
-        const found = new Set([...sim.findings(true).map((f) => f.id).filter((id) => id !== 'challenge-abandoned'), ...sim.hints().map((h) => h.id)]);
+        const found = new Set([
+          ...sim
+            .findings(true)
+            .map((f) => f.id)
+            .filter((id) => id !== 'challenge-abandoned'),
+          ...sim.hints().map((h) => h.id),
+        ]);
         expect([...found].sort()).toEqual([...named(library)].sort());
       } finally {
         await sim.close();

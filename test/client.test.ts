@@ -14,7 +14,13 @@ describe('the typed client (mfa-sim/client)', () => {
     const sim = await simulator({ seed: 7 });
     const client = clientOf(sim);
 
-    const created = await client.newChallenge({ user, challengeType: 'UserKeyAndPattern', challengeExpiry: 'FiveMins', enableQRcode: true, id: 'mine-1' });
+    const created = await client.newChallenge({
+      user,
+      challengeType: 'UserKeyAndPattern',
+      challengeExpiry: 'FiveMins',
+      enableQRcode: true,
+      id: 'mine-1',
+    });
     if (!created.ok) throw new Error(created.text);
     expect(created.code).toBe(2025);
     expect(created.status).toBe(202);
@@ -27,9 +33,16 @@ describe('the typed client (mfa-sim/client)', () => {
     // What the client sent, as the simulator recorded it: the document's envelope, signed with the token's headers.
     const [sent] = sim.journal({ code: 2025 });
     const envelope = JSON.parse(sent.request.body);
-    expect(envelope).toMatchObject({ id: 'mine-1', apiUser: sim.apiUser.id, type: 150, body: { svcUser: user, challengeType: 'UserKeyAndPattern', challengeExpiry: 'FiveMins', enableQRcode: true } });
+    expect(envelope).toMatchObject({
+      id: 'mine-1',
+      apiUser: sim.apiUser.id,
+      type: 150,
+      body: { svcUser: user, challengeType: 'UserKeyAndPattern', challengeExpiry: 'FiveMins', enableQRcode: true },
+    });
     expect(envelope.utctime).toBe(sent.request.headers['x-svc-utctime']);
-    expect(String(sent.request.headers.authorization)).toMatch(/^svc-hmac: apiuser=123456789,signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=[0-9a-f]{128}$/);
+    expect(String(sent.request.headers.authorization)).toMatch(
+      /^svc-hmac: apiuser=123456789,signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=[0-9a-f]{128}$/,
+    );
 
     const waiting = await client.status({ user, challengeId });
     expect(waiting.ok).toBe(false);
@@ -78,7 +91,12 @@ describe('the typed client (mfa-sim/client)', () => {
     expect(time.code).toBe(15000);
     expect(time.retried).toBe(false);
     // The journal holds both tries of the first call: the refused one and the corrected one.
-    expect(sim.journal().map((e) => e.code).reverse()).toEqual([-4036, -4036, -4036, 2025, 15000]);
+    expect(
+      sim
+        .journal()
+        .map((e) => e.code)
+        .reverse(),
+    ).toEqual([-4036, -4036, -4036, 2025, 15000]);
   });
 
   it('corrects a clock that is ahead of the server too', async () => {
@@ -108,8 +126,16 @@ describe('the typed client (mfa-sim/client)', () => {
 
   it('signs with another token when told, and sends extra headers', async () => {
     const sim = await simulator({ token: 'acme' });
-    const client = createClient({ baseUrl: sim.url, apiUser: sim.apiUser.id, secret: sim.apiUser.secret, token: 'acme', headers: { 'x-sim-scenario': 'locked-account' } });
-    expect((await client.newChallenge({ user: 'locked@example.com', challengeType: 'UserKeyAndPattern' })).code).toBe(-2006);
+    const client = createClient({
+      baseUrl: sim.url,
+      apiUser: sim.apiUser.id,
+      secret: sim.apiUser.secret,
+      token: 'acme',
+      headers: { 'x-sim-scenario': 'locked-account' },
+    });
+    expect((await client.newChallenge({ user: 'locked@example.com', challengeType: 'UserKeyAndPattern' })).code).toBe(
+      -2006,
+    );
     const [entry] = sim.journal();
     expect(JSON.parse(entry.request.body).body.acmeUser).toBe('locked@example.com');
     expect(entry.request.headers['x-acme-cnonce']).toBeDefined();
@@ -117,7 +143,9 @@ describe('the typed client (mfa-sim/client)', () => {
 
   it('a wrong secret is a plain -4037 answer; an answer that is not an envelope is a ClientError', async () => {
     const sim = await simulator({ rules: [{ when: { endpoint: 'status' }, fault: 'proxy-502' }] });
-    expect((await createClient({ baseUrl: sim.url, apiUser: sim.apiUser.id, secret: 'wrong' }).time()).code).toBe(-4037);
+    expect((await createClient({ baseUrl: sim.url, apiUser: sim.apiUser.id, secret: 'wrong' }).time()).code).toBe(
+      -4037,
+    );
     const err = await clientOf(sim)
       .status({ user, challengeId: 'x' })
       .catch((e: unknown) => e);

@@ -34,21 +34,45 @@ describe('a reader of the output that goes away', () => {
   it('stops the request log, not the simulator: requests are still answered and the coverage is written at exit', async () => {
     for (const log of ['text', 'json']) {
       const coverage = join(mkdtempSync(join(tmpdir(), 'mfa-sim-closed-')), 'coverage.json');
-      const s = await start(['--port', '0', '--api-user', USER.apiUser, '--secret', USER.secret, '--log', log, '--coverage-out', coverage]);
+      const s = await start([
+        '--port',
+        '0',
+        '--api-user',
+        USER.apiUser,
+        '--secret',
+        USER.secret,
+        '--log',
+        log,
+        '--coverage-out',
+        coverage,
+      ]);
       s.child.stdout!.destroy();
       const sim = remote(s.url, USER.apiUser, USER.secret);
       for (let i = 0; i < 3; i++) expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET' }), 200, 15000);
       s.child.kill('SIGTERM');
       expect(await s.exit).toBe(0);
       expect(JSON.parse(readFileSync(coverage, 'utf8')).counts).toEqual({ 15000: 3 });
-      expect(s.err()).toBe(`mfa-sim: standard output was closed (EPIPE): no more request log; still serving on ${s.url}\n`);
+      expect(s.err()).toBe(
+        `mfa-sim: standard output was closed (EPIPE): no more request log; still serving on ${s.url}\n`,
+      );
       expect(s.err()).not.toMatch(STACK_LINE);
     }
   });
 
   it('with standard error closed as well, still answers, and a failed gate still exits with its status', async () => {
     const coverage = join(mkdtempSync(join(tmpdir(), 'mfa-sim-closed-')), 'coverage.json');
-    const s = await start(['--port', '0', '--api-user', USER.apiUser, '--secret', USER.secret, '--coverage-out', coverage, '--require-coverage', '-4037']);
+    const s = await start([
+      '--port',
+      '0',
+      '--api-user',
+      USER.apiUser,
+      '--secret',
+      USER.secret,
+      '--coverage-out',
+      coverage,
+      '--require-coverage',
+      '-4037',
+    ]);
     s.child.stdout!.destroy();
     s.child.stderr!.destroy();
     const sim = remote(s.url, USER.apiUser, USER.secret);
@@ -62,7 +86,16 @@ describe('a reader of the output that goes away', () => {
 
   it('its terminal closing (SIGHUP, the output gone with it) stops it cleanly, the coverage written', async () => {
     const coverage = join(mkdtempSync(join(tmpdir(), 'mfa-sim-closed-')), 'coverage.json');
-    const s = await start(['--port', '0', '--api-user', USER.apiUser, '--secret', USER.secret, '--coverage-out', coverage]);
+    const s = await start([
+      '--port',
+      '0',
+      '--api-user',
+      USER.apiUser,
+      '--secret',
+      USER.secret,
+      '--coverage-out',
+      coverage,
+    ]);
     expectEnvelope(await send(remote(s.url, USER.apiUser, USER.secret), '/v1/svc/time', { method: 'GET' }), 200, 15000);
     s.child.stdout!.destroy();
     s.child.kill('SIGHUP');

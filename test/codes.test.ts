@@ -31,7 +31,11 @@ const WORLD: StartOptions = {
   apiUsers: [
     { id: MAIN.apiUser, secret: MAIN.secret },
     { id: RESTRICTED.apiUser, secret: RESTRICTED.secret, permissions: ['time'] },
-    { id: NO_AUTO.apiUser, secret: NO_AUTO.secret, permissions: ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'] },
+    {
+      id: NO_AUTO.apiUser,
+      secret: NO_AUTO.secret,
+      permissions: ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'],
+    },
     { id: DISABLED.apiUser, secret: DISABLED.secret, state: 'disabled' },
     { id: IP_USER.apiUser, secret: IP_USER.secret, ipRules: { block: ['203.0.113.0/24'] } },
   ],
@@ -52,14 +56,29 @@ const WORLD: StartOptions = {
 
 type Provoke = (sim: RunningSimulator) => Promise<Sent>;
 
-const challenge = (sim: RunningSimulator, body: Record<string, unknown> = {}, opts: SendOptions = {}, extra: Record<string, unknown> = {}) =>
-  send(sim, '/v1/svc/challenge', { as: MAIN, ...opts, body: challengeEnvelope((opts.as || MAIN).apiUser, body, extra) });
+const challenge = (
+  sim: RunningSimulator,
+  body: Record<string, unknown> = {},
+  opts: SendOptions = {},
+  extra: Record<string, unknown> = {},
+) =>
+  send(sim, '/v1/svc/challenge', {
+    as: MAIN,
+    ...opts,
+    body: challengeEnvelope((opts.as || MAIN).apiUser, body, extra),
+  });
 
-const mutate = (fn: (h: Record<string, string>) => void): Provoke => (sim) => send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, mutate: fn });
+const mutate =
+  (fn: (h: Record<string, string>) => void): Provoke =>
+  (sim) =>
+    send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, mutate: fn });
 
 const authPart = (from: RegExp, to: string) => mutate((h) => (h.Authorization = h.Authorization.replace(from, to)));
 
-const account = (email: string): Provoke => (sim) => challenge(sim, { svcUser: email });
+const account =
+  (email: string): Provoke =>
+  (sim) =>
+    challenge(sim, { svcUser: email });
 
 /** A fresh simulator for codes that move the clock. */
 async function withOwn<T>(options: StartOptions, fn: (sim: RunningSimulator) => Promise<T>): Promise<T> {
@@ -82,7 +101,8 @@ function rawSent(text: string): Sent {
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
   const head = text.slice(0, text.indexOf('\r\n\r\n'));
   const headers: Record<string, string> = {};
-  for (const line of head.split('\r\n').slice(1)) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+  for (const line of head.split('\r\n').slice(1))
+    headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
   return { status, headers, text: JSON.stringify(bodyOf(text)), json: bodyOf(text) as unknown as Sent['json'] };
 }
 
@@ -99,7 +119,11 @@ const PROVOKE: Record<number, Provoke> = {
       sim.simulator.clock.advance(5_000);
       return send(sim, '/v1/svc/status', { as: MAIN, body: lookupEnvelope(MAIN.apiUser, 171, id) });
     }),
-  6020: (sim) => send(sim, '/v1/svc/blocked', { as: MAIN, body: { apiUser: MAIN.apiUser, type: 950, body: { ipAddress: '198.51.100.7', svcUser: 'user@example.com' } } }),
+  6020: (sim) =>
+    send(sim, '/v1/svc/blocked', {
+      as: MAIN,
+      body: { apiUser: MAIN.apiUser, type: 950, body: { ipAddress: '198.51.100.7', svcUser: 'user@example.com' } },
+    }),
 
   [-1001]: (sim) => send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: '999999999', secret: 'whatever' } }),
   [-1003]: (sim) => send(sim, '/v1/svc/time', { method: 'GET', as: DISABLED }),
@@ -116,7 +140,8 @@ const PROVOKE: Record<number, Provoke> = {
   [-2010]: account('tempdisabled@example.com'),
   [-2017]: account('lockenabled@example.com'),
   [-2038]: account('anyone@lockdown.example'),
-  [-2035]: (sim) => send(sim, '/v1/svc/challenge', { as: MAIN, body: cancelEnvelope(MAIN.apiUser, 'no-such-challenge') }),
+  [-2035]: (sim) =>
+    send(sim, '/v1/svc/challenge', { as: MAIN, body: cancelEnvelope(MAIN.apiUser, 'no-such-challenge') }),
 
   [-4000]: mutate((h) => delete h.Authorization),
   [-4001]: mutate((h) => (h.Authorization = `Bearer ${h.Authorization}`)),
@@ -157,7 +182,11 @@ const PROVOKE: Record<number, Provoke> = {
   [-5079]: (sim) => challenge(sim, { svcUser: 'not-an-email' }),
   [-6021]: (sim) => challenge(sim, { ipAddress: '203.0.113.9' }, { as: IP_USER }),
 
-  [-3087]: (sim) => send(sim, '/v1/svc/verify', { as: MAIN, body: lookupEnvelope(MAIN.apiUser, 170, 'no-such-challenge', { authCode: '123456' }) }),
+  [-3087]: (sim) =>
+    send(sim, '/v1/svc/verify', {
+      as: MAIN,
+      body: lookupEnvelope(MAIN.apiUser, 170, 'no-such-challenge', { authCode: '123456' }),
+    }),
   [-3091]: async (sim) => {
     const id = await newChallengeId(sim);
     return send(sim, '/v1/svc/status', { as: MAIN, body: lookupEnvelope(MAIN.apiUser, 171, id) });
@@ -174,9 +203,13 @@ const PROVOKE: Record<number, Provoke> = {
   [-400]: async (sim) => rawSent(await rawSocket(sim.url, 'THIS IS NOT HTTP\r\n\r\n')),
   [-404]: (sim) => send(sim, '/v1/svc/nothing-here', { as: MAIN, body: {} }),
   [-405]: (sim) => send(sim, '/v1/svc/challenge', { method: 'GET', as: MAIN }),
-  [-408]: () => withOwn({ headersTimeout: 300, requestTimeout: 600 }, async (sim) => rawSent(await rawSocket(sim.url, 'POST /v1/svc/time HTTP/1.1\r\nHost: x\r\n'))),
+  [-408]: () =>
+    withOwn({ headersTimeout: 300, requestTimeout: 600 }, async (sim) =>
+      rawSent(await rawSocket(sim.url, 'POST /v1/svc/time HTTP/1.1\r\nHost: x\r\n')),
+    ),
   [-413]: (sim) => send(sim, '/v1/svc/challenge', { as: MAIN, body: JSON.stringify({ pad: 'x'.repeat(70_000) }) }),
-  [-431]: async (sim) => rawSent(await rawSocket(sim.url, `GET /v1/svc/time HTTP/1.1\r\nHost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`)),
+  [-431]: async (sim) =>
+    rawSent(await rawSocket(sim.url, `GET /v1/svc/time HTTP/1.1\r\nHost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`)),
 };
 
 describe('every code of the code table, provoked through HTTP', async () => {

@@ -7,8 +7,15 @@ import { challengeEnvelope, send, simulator } from './helpers.js';
 
 /** The control API described like the API: `/__sim/openapi.json`, valid, complete, and true of real answers. */
 
-type Op = { parameters?: unknown[]; requestBody?: { content: Record<string, { schema: object }> }; responses: Record<string, { $ref?: string; content?: Record<string, { schema: object }> }> };
-type Doc = { paths: Record<string, Record<string, Op>>; components: { responses: Record<string, { content: Record<string, { schema: object }> }> } };
+type Op = {
+  parameters?: unknown[];
+  requestBody?: { content: Record<string, { schema: object }> };
+  responses: Record<string, { $ref?: string; content?: Record<string, { schema: object }> }>;
+};
+type Doc = {
+  paths: Record<string, Record<string, Op>>;
+  components: { responses: Record<string, { content: Record<string, { schema: object }> }> };
+};
 
 describe('the control API OpenAPI document at /__sim/openapi.json', async () => {
   const sim = await simulator({ secret: 'control-doc-secret' });
@@ -27,7 +34,8 @@ describe('the control API OpenAPI document at /__sim/openapi.json', async () => 
     const served: string[] = [];
     const walk = (stack: Layer[]) => {
       for (const l of stack) {
-        if (l.route) for (const m of Object.keys(l.route.methods)) served.push(`${m} ${l.route.path.replace(/:(\w+)/g, '{$1}')}`);
+        if (l.route)
+          for (const m of Object.keys(l.route.methods)) served.push(`${m} ${l.route.path.replace(/:(\w+)/g, '{$1}')}`);
         else if (l.handle?.stack) walk(l.handle.stack);
       }
     };
@@ -41,14 +49,21 @@ describe('the control API OpenAPI document at /__sim/openapi.json', async () => 
 
   /** Checks an answer against the document: the schema of its status for this route. */
   async function check(method: string, path: string, route: string, body?: unknown): Promise<unknown> {
-    const r = await fetch(`${sim.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(`${sim.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const answer = await r.json();
     const op = doc.paths[route][method.toLowerCase()];
     let response = op.responses[String(r.status)];
     expect(response, `${method} ${route} answered ${r.status}, which the document does not list`).toBeDefined();
     if (response.$ref) response = doc.components.responses[response.$ref.split('/').pop()!];
     const validate = ajv.compile(response.content!['application/json'].schema);
-    expect(validate(answer), `${method} ${path} ${r.status}: ${JSON.stringify(validate.errors)} ${JSON.stringify(answer).slice(0, 300)}`).toBe(true);
+    expect(
+      validate(answer),
+      `${method} ${path} ${r.status}: ${JSON.stringify(validate.errors)} ${JSON.stringify(answer).slice(0, 300)}`,
+    ).toBe(true);
     if (body !== undefined && r.status === 200 && op.requestBody) {
       const validateBody = ajv.compile(op.requestBody.content['application/json'].schema);
       expect(validateBody(body), `${method} ${route} body: ${JSON.stringify(validateBody.errors)}`).toBe(true);
@@ -60,7 +75,11 @@ describe('the control API OpenAPI document at /__sim/openapi.json', async () => 
     await check('GET', '/__sim/health', '/__sim/health');
     await check('GET', '/__sim/scenarios', '/__sim/scenarios');
     await check('POST', '/__sim/scenario', '/__sim/scenario', { name: 'locked-account' });
-    await check('POST', '/__sim/scenario', '/__sim/scenario', { name: 'inline', clock: { offset: '1m' }, rules: [{ when: { endpoint: 'time' }, times: 1, respond: { code: -5000 } }] });
+    await check('POST', '/__sim/scenario', '/__sim/scenario', {
+      name: 'inline',
+      clock: { offset: '1m' },
+      rules: [{ when: { endpoint: 'time' }, times: 1, respond: { code: -5000 } }],
+    });
     await check('POST', '/__sim/scenario', '/__sim/scenario', { name: 'broken', clock: { ofset: 1 } });
     await check('POST', '/__sim/scenario', '/__sim/scenario', { file: '/etc/passwd' });
     await check('PUT', '/__sim/bindings/111222333', '/__sim/bindings/{apiUser}', { name: 'default' });
@@ -81,7 +100,10 @@ describe('the control API OpenAPI document at /__sim/openapi.json', async () => 
     await check('GET', '/__sim/journal?code=x', '/__sim/journal');
     await check('GET', '/__sim/coverage', '/__sim/coverage');
     // (The scenario loaded above forces -5000 on the time endpoint once: a challenge is refused for its signature.)
-    const refused = await send(sim, '/v1/svc/challenge', { as: { apiUser: sim.apiUser.id, secret: 'not-it' }, body: challengeEnvelope(sim.apiUser.id) });
+    const refused = await send(sim, '/v1/svc/challenge', {
+      as: { apiUser: sim.apiUser.id, secret: 'not-it' },
+      body: challengeEnvelope(sim.apiUser.id),
+    });
     expect(refused.json.code, refused.text).toBe(-4037);
     const { hints } = (await check('GET', '/__sim/findings', '/__sim/findings')) as { hints: unknown[] };
     expect(hints).toHaveLength(1);

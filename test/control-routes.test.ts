@@ -9,19 +9,30 @@ import { simulator } from './helpers.js';
 
 describe('the table of control routes', async () => {
   const sim = await simulator();
-  const doc = (await (await fetch(`${sim.url}/__sim/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
-  const api = (await (await fetch(`${sim.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+  const doc = (await (await fetch(`${sim.url}/__sim/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
+  const api = (await (await fetch(`${sim.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
   const paths = [...new Set(CONTROL_ROUTES.map((r) => r.path))];
   /** The path with a value in each parameter. */
   const concrete = (path: string) => path.replace(':apiUser', '123456789').replace(':id', 'any-id');
 
   it('every route is an operation of the document, by its id, and every operation of both documents has a name of its own', () => {
     expect(CONTROL_ROUTES.length).toBeGreaterThanOrEqual(25);
-    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`));
-    expect(documented.sort()).toEqual(CONTROL_ROUTES.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')} ${r.operationId}`).sort());
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    );
+    expect(documented.sort()).toEqual(
+      CONTROL_ROUTES.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')} ${r.operationId}`).sort(),
+    );
     for (const d of [doc, api]) {
       const ids = Object.values(d.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
-      expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)), ids.join()).toBe(true);
+      expect(
+        ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)),
+        ids.join(),
+      ).toBe(true);
       expect(new Set(ids).size).toBe(ids.length);
     }
   });
@@ -43,6 +54,8 @@ describe('the table of control routes', async () => {
     expect((await fetch(`${sim.url}/__SIM/Reset/`, { method: 'OPTIONS' })).headers.get('allow')).toBe('POST, OPTIONS');
     expect((await fetch(`${sim.url}/__sim/reset/`, { method: 'GET' })).status).toBe(405);
     expect((await fetch(`${sim.url}/__sim/reset/more`, { method: 'GET' })).status).toBe(404);
-    expect((await fetch(`${sim.url}/__sim/challenges/a%2Fb/deny`, { method: 'OPTIONS' })).headers.get('allow')).toBe('POST, OPTIONS');
+    expect((await fetch(`${sim.url}/__sim/challenges/a%2Fb/deny`, { method: 'OPTIONS' })).headers.get('allow')).toBe(
+      'POST, OPTIONS',
+    );
   });
 });

@@ -11,12 +11,17 @@ import { expectEnvelope, send, simulator } from './helpers.js';
 const SECRET = 'dashboard-secret-7f3a9c';
 
 /** The envelope a simulator answered to one exchange. */
-const answered = (r: ExploreResult, i = 0) => JSON.parse(r.exchanges[i].response.body) as { id: string; code: number; message: string };
+const answered = (r: ExploreResult, i = 0) =>
+  JSON.parse(r.exchanges[i].response.body) as { id: string; code: number; message: string };
 
 describe('the explorer (POST /__sim/explore): one click, one correctly signed request over HTTP', async () => {
   const sim = await simulator({ secret: SECRET, clock: { frozenAt: '2026-03-01T09:00:00Z' } });
   const explore = async (body: Record<string, unknown>) => {
-    const r = await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(`${sim.url}/__sim/explore`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: r.status, text: await r.text() };
   };
   const ok = async (body: Record<string, unknown>) => {
@@ -34,7 +39,11 @@ describe('the explorer (POST /__sim/explore): one click, one correctly signed re
     // The signature is the real one: HMAC of the two header lines with the API user's secret.
     const { 'x-svc-utctime': time, 'x-svc-cnonce': nonce } = sent.headers;
     expect(sent.headers.authorization).toContain(`signature=${sign(SECRET, time, nonce)}`);
-    expect(JSON.parse(sent.body!)).toMatchObject({ apiUser: sim.apiUser.id, type: 150, body: { svcUser: 'alice@example.com', challengeType: 'UserKeyAndPattern' } });
+    expect(JSON.parse(sent.body!)).toMatchObject({
+      apiUser: sim.apiUser.id,
+      type: 150,
+      body: { svcUser: 'alice@example.com', challengeType: 'UserKeyAndPattern' },
+    });
     const env = answered(r);
     expect(env.code).toBe(2025);
     challengeId = (JSON.parse(env.message) as { challengeId: string }).challengeId;
@@ -45,8 +54,12 @@ describe('the explorer (POST /__sim/explore): one click, one correctly signed re
   it('status, verify and cancel each answer their code for that challenge', async () => {
     expect(answered(await ok({ kind: 'status', user: 'alice@example.com', challengeId })).code).toBe(-3091);
     sim.approve(challengeId, '135790');
-    expect(answered(await ok({ kind: 'verify', user: 'alice@example.com', challengeId, authCode: '000000' })).code).toBe(-3087);
-    expect(answered(await ok({ kind: 'verify', user: 'alice@example.com', challengeId, authCode: '135790' })).code).toBe(3080);
+    expect(
+      answered(await ok({ kind: 'verify', user: 'alice@example.com', challengeId, authCode: '000000' })).code,
+    ).toBe(-3087);
+    expect(
+      answered(await ok({ kind: 'verify', user: 'alice@example.com', challengeId, authCode: '135790' })).code,
+    ).toBe(3080);
     const second = JSON.parse(answered(await ok({ kind: 'challenge' })).message) as { challengeId: string };
     expect(answered(await ok({ kind: 'cancel', challengeId: second.challengeId })).code).toBe(2028);
   });
@@ -62,10 +75,14 @@ describe('the explorer (POST /__sim/explore): one click, one correctly signed re
     const bad = await ok({ kind: 'bad-signature' });
     expect(answered(bad).code).toBe(-4037);
     const journaled = sim.journal({ code: -4037 })[0];
-    expect(journaled.expectedStringToSign).toBe(`x-svc-utctime: ${bad.exchanges[0].request.headers['x-svc-utctime']}\nx-svc-cnonce: ${bad.exchanges[0].request.headers['x-svc-cnonce']}`);
+    expect(journaled.expectedStringToSign).toBe(
+      `x-svc-utctime: ${bad.exchanges[0].request.headers['x-svc-utctime']}\nx-svc-cnonce: ${bad.exchanges[0].request.headers['x-svc-cnonce']}`,
+    );
     const replay = await ok({ kind: 'replay' });
     expect(replay.exchanges.map((_, i) => answered(replay, i).code)).toEqual([15000, -4034]);
-    expect(replay.exchanges[1].request.headers['x-svc-cnonce']).toBe(replay.exchanges[0].request.headers['x-svc-cnonce']);
+    expect(replay.exchanges[1].request.headers['x-svc-cnonce']).toBe(
+      replay.exchanges[0].request.headers['x-svc-cnonce'],
+    );
     expect(answered(await ok({ kind: 'drift' })).code).toBe(-4036);
   });
 
@@ -78,10 +95,23 @@ describe('the explorer (POST /__sim/explore): one click, one correctly signed re
   });
 
   it('refuses a request it cannot build with a JSON error', async () => {
-    expect(await explore({ kind: 'teleport' })).toMatchObject({ status: 400, text: expect.stringContaining('kind must be one of challenge, cancel, time') });
-    expect(await explore({ kind: 'time', apiUser: '999999999' })).toMatchObject({ status: 400, text: expect.stringContaining('is not one of this scenario') });
-    expect(await explore({ kind: 'time', enableQRcode: 'yes' })).toMatchObject({ status: 400, text: expect.stringContaining('enableQRcode must be true or false') });
-    const notJson = await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{kind' });
+    expect(await explore({ kind: 'teleport' })).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('kind must be one of challenge, cancel, time'),
+    });
+    expect(await explore({ kind: 'time', apiUser: '999999999' })).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('is not one of this scenario'),
+    });
+    expect(await explore({ kind: 'time', enableQRcode: 'yes' })).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('enableQRcode must be true or false'),
+    });
+    const notJson = await fetch(`${sim.url}/__sim/explore`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{kind',
+    });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ error: expect.stringContaining('not JSON') });
   });
@@ -100,8 +130,15 @@ describe('the explorer (POST /__sim/explore): one click, one correctly signed re
 describe('the phone page (/phone/:id): the user approves or denies', async () => {
   const sim = await simulator({ seed: 11, clock: { frozenAt: '2026-03-01T09:00:00Z' } });
   const newChallenge = async (user = 'bob@example.com') => {
-    const r = await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'challenge', user }) });
-    return (JSON.parse(answered((await r.json()) as ExploreResult).message) as { challengeId: string; challengeQRcodeUrl: string });
+    const r = await fetch(`${sim.url}/__sim/explore`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'challenge', user }),
+    });
+    return JSON.parse(answered((await r.json()) as ExploreResult).message) as {
+      challengeId: string;
+      challengeQRcodeUrl: string;
+    };
   };
   const post = (path: string) => fetch(`${sim.url}${path}`, { method: 'POST', redirect: 'manual' });
 
@@ -126,7 +163,9 @@ describe('the phone page (/phone/:id): the user approves or denies', async () =>
     const state = sim.challenges().find((x) => x.id === c.challengeId)!;
     expect(state).toMatchObject({ state: 'approved', endedBy: 'user' });
     expect(state.authCode).toMatch(/^\d{6}$/);
-    expect(await (await fetch(c.challengeQRcodeUrl)).text()).toContain(`<div class="code" id="auth-code" aria-label="auth code">${state.authCode}</div>`);
+    expect(await (await fetch(c.challengeQRcodeUrl)).text()).toContain(
+      `<div class="code" id="auth-code" aria-label="auth code">${state.authCode}</div>`,
+    );
     const again = await post(`/phone/${c.challengeId}/deny`);
     expect(again.status).toBe(409);
     expect(await again.text()).toContain('Nothing changed: this request is already approved.');
@@ -169,9 +208,17 @@ describe('the explorer under another identifier token and the sdk response style
   const sim = await simulator({ token: 'acme', responseStyle: 'sdk', secret: SECRET });
 
   it("signs the token's headers and user key, and reads the sdk envelope", async () => {
-    const r = (await (await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'challenge' }) })).json()) as ExploreResult;
+    const r = (await (
+      await fetch(`${sim.url}/__sim/explore`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'challenge' }),
+      })
+    ).json()) as ExploreResult;
     const sent = r.exchanges[0].request;
-    expect(sent.headers.authorization).toMatch(/^acme-hmac: apiuser=\d{9},signedheaders=x-acme-utctime;x-acme-cnonce,algorithm=acme-hmac512,signature=[0-9a-f]{128}$/);
+    expect(sent.headers.authorization).toMatch(
+      /^acme-hmac: apiuser=\d{9},signedheaders=x-acme-utctime;x-acme-cnonce,algorithm=acme-hmac512,signature=[0-9a-f]{128}$/,
+    );
     expect(JSON.parse(sent.body!).body).toHaveProperty('acmeUser', 'user@example.com');
     expect(JSON.parse(r.exchanges[0].response.body)).toMatchObject({ code: 2025, utcTime: expect.any(String) });
   });
@@ -181,23 +228,40 @@ describe('the dashboard behind the control token', async () => {
   const sim = await simulator({ controlToken: 'open-sesame' });
 
   it('needs the token for the page, its fragment and the explorer; the phone page needs only the challenge id', async () => {
-    for (const [method, path] of [['GET', '/__sim/ui'], ['GET', '/__sim/ui/challenges'], ['POST', '/__sim/explore']]) {
+    for (const [method, path] of [
+      ['GET', '/__sim/ui'],
+      ['GET', '/__sim/ui/challenges'],
+      ['POST', '/__sim/explore'],
+    ]) {
       expect((await fetch(`${sim.url}${path}`, { method })).status, path).toBe(401);
     }
     const headers = { 'x-sim-control-token': 'open-sesame', 'content-type': 'application/json' };
     expect((await fetch(`${sim.url}/__sim/ui`, { headers })).status).toBe(200);
-    const r = await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers, body: JSON.stringify({ kind: 'challenge' }) });
+    const r = await fetch(`${sim.url}/__sim/explore`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ kind: 'challenge' }),
+    });
     const { challengeId } = JSON.parse(answered((await r.json()) as ExploreResult).message) as { challengeId: string };
-    expect((await fetch(`${sim.url}/phone/${challengeId}/approve`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    expect(
+      (await fetch(`${sim.url}/phone/${challengeId}/approve`, { method: 'POST', redirect: 'manual' })).status,
+    ).toBe(303);
   });
 
   it('a token cookie that does not decode is no token: 401, never a 500', async () => {
-    for (const cookie of ['mfa_sim_control=%E0%A4%A', 'mfa_sim_control=%', 'mfa_sim_control=%ZZopen-sesame', 'a=b; mfa_sim_control=%C0']) {
+    for (const cookie of [
+      'mfa_sim_control=%E0%A4%A',
+      'mfa_sim_control=%',
+      'mfa_sim_control=%ZZopen-sesame',
+      'a=b; mfa_sim_control=%C0',
+    ]) {
       const r = await fetch(`${sim.url}/__sim/ui`, { headers: { cookie } });
       expect(r.status, cookie).toBe(401);
       expect(await r.json()).toHaveProperty('error');
     }
-    expect((await fetch(`${sim.url}/__sim/ui`, { headers: { cookie: 'mfa_sim_control=open-sesame' } })).status).toBe(200);
+    expect((await fetch(`${sim.url}/__sim/ui`, { headers: { cookie: 'mfa_sim_control=open-sesame' } })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -214,10 +278,15 @@ describe('faker stays out of start-up', () => {
       await fetch(sim.url + '/__sim/ui');
       console.log(JSON.stringify({ before, after: loaded() }));
       await sim.close();`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
     expect(JSON.parse(stdout)).toEqual({ before: false, after: true });
     // and no static import would load it behind require's back
-    expect(readFileSync(join(__dirname, '..', 'dist', 'index.js'), 'utf8')).not.toMatch(/(from|import)\s*["']@faker-js/);
+    expect(readFileSync(join(__dirname, '..', 'dist', 'index.js'), 'utf8')).not.toMatch(
+      /(from|import)\s*["']@faker-js/,
+    );
   });
 });
 
@@ -243,7 +312,11 @@ describe('the control API page (docs/control-api.md)', () => {
 describe("the explorer's requests are the simulator's own, not the client's", async () => {
   const sim = await simulator({ secret: SECRET });
   const explore = async (kind: string) => {
-    const r = await fetch(`${sim.url}/__sim/explore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind }) });
+    const r = await fetch(`${sim.url}/__sim/explore`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind }),
+    });
     expect(r.status).toBe(200);
     return (await r.json()) as ExploreResult;
   };
@@ -253,17 +326,24 @@ describe("the explorer's requests are the simulator's own, not the client's", as
     const codes = sim.journal({ limit: 6 }).map((e) => e.code);
     expect(codes).toEqual([2025, -4037, -4034, 15000, -4036, -4036]);
     expect(sim.journal({ limit: 6 }).every((e) => e.by === 'explorer')).toBe(true);
-    expect(formatLine(sim.journal({ limit: 1 })[0])).toMatch(/^\S+ POST \/v1\/svc\/challenge \d{9} \(explorer\) -> 202 2025 /);
+    expect(formatLine(sim.journal({ limit: 1 })[0])).toMatch(
+      /^\S+ POST \/v1\/svc\/challenge \d{9} \(explorer\) -> 202 2025 /,
+    );
     expect(sim.findings(true)).toEqual([]);
     expect(sim.hints()).toEqual([]);
     // Over HTTP, as the dashboard reads them.
-    expect(await (await fetch(`${sim.url}/__sim/findings`)).json()).toEqual({ findings: [], hints: [], observerFailures: [] });
+    expect(await (await fetch(`${sim.url}/__sim/findings`)).json()).toEqual({
+      findings: [],
+      hints: [],
+      observerFailures: [],
+    });
   });
 
   it('a client making the same mistakes with the same API user is still told, and its entries carry no `by`', async () => {
     const who = { apiUser: sim.apiUser.id, secret: SECRET };
     const late = sim.simulator.now() - sim.simulator.scenario.maxDrift - 60_000;
-    for (const offset of [0, 1]) expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: late + offset }), 400, -4036);
+    for (const offset of [0, 1])
+      expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: late + offset }), 400, -4036);
     const [entry] = sim.journal({ limit: 1 });
     expect(entry.by).toBeUndefined();
     expect(formatLine(entry)).not.toContain('(explorer)');

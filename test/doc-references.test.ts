@@ -11,7 +11,10 @@ import { anchors } from '../scripts/check-links.js';
  */
 
 const ROOT = join(__dirname, '..');
-const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'src', 'test', 'bench', 'scripts'], { cwd: ROOT, encoding: 'utf8' })
+const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'src', 'test', 'bench', 'scripts'], {
+  cwd: ROOT,
+  encoding: 'utf8',
+})
   .split('\n')
   // This file writes references and the words it looks for as examples.
   .filter((f) => /\.(ts|mjs|js)$/.test(f) && existsSync(join(ROOT, f)) && f !== 'test/doc-references.test.ts');
@@ -20,7 +23,11 @@ const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'src
 const REFERENCE = /\b(docs\/[\w/.-]+\.md)((?:#[\w-]+)(?:, #[\w-]+)*)?/g;
 
 /** The comments of a source: lines of a block comment, and what follows `// ` (a test's own data is no reference). */
-const comments = (text: string) => text.split('\n').map((line) => (/^\s*(\*|\/\*)/.test(line) ? line : line.split(/(?<![:'"`])\/\/ /)[1] ?? '')).join('\n');
+const comments = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => (/^\s*(\*|\/\*)/.test(line) ? line : (line.split(/(?<![:'"`])\/\/ /)[1] ?? '')))
+    .join('\n');
 
 describe('references from the code to the documentation', () => {
   const found = files.flatMap((file) =>
@@ -46,7 +53,9 @@ describe('references from the code to the documentation', () => {
   });
 
   it('none cites the numbered decisions of a document outside the repository', () => {
-    const outside = files.filter((file) => /decisions §|decisions\.md|service-interface\.md/.test(readFileSync(join(ROOT, file), 'utf8')));
+    const outside = files.filter((file) =>
+      /decisions §|decisions\.md|service-interface\.md/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
     expect(outside).toEqual([]);
   });
 });

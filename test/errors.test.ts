@@ -2,7 +2,17 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ClientError, ControlError, FlagError, InternalError, isMfaSimError, MfaSimError, OptionsError, ScenarioError, type MfaSimErrorCode } from '../src/errors.js';
+import {
+  ClientError,
+  ControlError,
+  FlagError,
+  InternalError,
+  isMfaSimError,
+  MfaSimError,
+  OptionsError,
+  ScenarioError,
+  type MfaSimErrorCode,
+} from '../src/errors.js';
 
 /**
  * Every error mfa-sim throws has a stable code, and is recognised by any copy of the package: a suite that loads the
@@ -11,8 +21,16 @@ import { ClientError, ControlError, FlagError, InternalError, isMfaSimError, Mfa
  */
 
 const KINDS: [MfaSimErrorCode, string, () => MfaSimError][] = [
-  ['MFA_SIM_SCENARIO', 'ScenarioError', () => new ScenarioError('x.yaml', [{ path: ['clock', 'ofset'], line: 3, message: 'unknown key' }])],
-  ['MFA_SIM_OPTIONS', 'OptionsError', () => new OptionsError([{ path: ['journalSize'], message: 'must be at most 100000' }])],
+  [
+    'MFA_SIM_SCENARIO',
+    'ScenarioError',
+    () => new ScenarioError('x.yaml', [{ path: ['clock', 'ofset'], line: 3, message: 'unknown key' }]),
+  ],
+  [
+    'MFA_SIM_OPTIONS',
+    'OptionsError',
+    () => new OptionsError([{ path: ['journalSize'], message: 'must be at most 100000' }]),
+  ],
   ['MFA_SIM_CONTROL', 'ControlError', () => new ControlError(404, 'no challenge x')],
   ['MFA_SIM_FLAG', 'FlagError', () => new FlagError('--port must be a whole number from 0 to 65535.')],
   ['MFA_SIM_CLIENT', 'ClientError', () => new ClientError('HTTP 502: the answer is not JSON', 502, 'Bad Gateway')],
@@ -30,7 +48,10 @@ describe('error kinds', () => {
       expect(isMfaSimError(e), name).toBe(true);
       for (const [other, , makeOther] of KINDS) {
         expect(isMfaSimError(e, other), `${name} as ${other}`).toBe(other === code);
-        expect(e instanceof (makeOther().constructor as typeof MfaSimError), `${name} instanceof the class of ${other}`).toBe(other === code);
+        expect(
+          e instanceof (makeOther().constructor as typeof MfaSimError),
+          `${name} instanceof the class of ${other}`,
+        ).toBe(other === code);
       }
     }
   });
@@ -59,7 +80,18 @@ describe('error kinds', () => {
     const lookAlike = Object.assign(new Error('x'), { code: 'MFA_SIM_SCENARIO', name: 'ScenarioError' });
     // The brand holds one of mfa-sim's codes, or it is not mfa-sim's.
     const otherBrand = { [Symbol.for('mfa-sim.error.code')]: 'ERR_OTHER' };
-    const values = [new Error('x'), new TypeError('x'), lookAlike, otherBrand, { code: 'MFA_SIM_CONTROL' }, null, undefined, 'MFA_SIM_SCENARIO', 42, Object.create(null)];
+    const values = [
+      new Error('x'),
+      new TypeError('x'),
+      lookAlike,
+      otherBrand,
+      { code: 'MFA_SIM_CONTROL' },
+      null,
+      undefined,
+      'MFA_SIM_SCENARIO',
+      42,
+      Object.create(null),
+    ];
     for (const [i, value] of values.entries()) {
       expect(isMfaSimError(value), `value ${i}`).toBe(false);
       expect(isMfaSimError(value, 'MFA_SIM_SCENARIO')).toBe(false);
@@ -109,18 +141,53 @@ describe('across the ES module and CommonJS builds', () => {
       };
       await sim.close();
       console.log(JSON.stringify(out));`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
     const out = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
-    const none = { any: true, sameClass: false, scenario: false, options: false, control: false, instanceOfScenario: false, instanceOfOptions: false, instanceOfControl: false, instanceOfBase: true };
-    expect(out.scenario).toEqual({ ...none, code: 'MFA_SIM_SCENARIO', name: 'ScenarioError', scenario: true, instanceOfScenario: true });
+    const none = {
+      any: true,
+      sameClass: false,
+      scenario: false,
+      options: false,
+      control: false,
+      instanceOfScenario: false,
+      instanceOfOptions: false,
+      instanceOfControl: false,
+      instanceOfBase: true,
+    };
+    expect(out.scenario).toEqual({
+      ...none,
+      code: 'MFA_SIM_SCENARIO',
+      name: 'ScenarioError',
+      scenario: true,
+      instanceOfScenario: true,
+    });
     expect(out.esmSeenByCjs).toEqual(out.scenario);
-    expect(out.options).toEqual({ ...none, code: 'MFA_SIM_OPTIONS', name: 'OptionsError', options: true, instanceOfOptions: true });
-    expect(out.control).toEqual({ ...none, code: 'MFA_SIM_CONTROL', name: 'ControlError', control: true, instanceOfControl: true });
+    expect(out.options).toEqual({
+      ...none,
+      code: 'MFA_SIM_OPTIONS',
+      name: 'OptionsError',
+      options: true,
+      instanceOfOptions: true,
+    });
+    expect(out.control).toEqual({
+      ...none,
+      code: 'MFA_SIM_CONTROL',
+      name: 'ControlError',
+      control: true,
+      instanceOfControl: true,
+    });
     expect(out.clientOptions).toEqual(out.options);
     expect(out.clientAnswer).toEqual({ ...none, code: 'MFA_SIM_CLIENT', name: 'ClientError' });
     expect(out.status).toBe(404);
     // The control API's refusals, through mfa-sim/control, are the same kind as in process, with the scenario's issues.
     expect(out.overHttp).toEqual(out.control);
-    expect(out.refusedScenario).toMatchObject({ code: 'MFA_SIM_CONTROL', status: 400, issues: [{ path: ['clock', 'ofset'] }] });
+    expect(out.refusedScenario).toMatchObject({
+      code: 'MFA_SIM_CONTROL',
+      status: 400,
+      issues: [{ path: ['clock', 'ofset'] }],
+    });
   });
 });

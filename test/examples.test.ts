@@ -34,7 +34,10 @@ describe('the shipped examples', () => {
     });
 
     it(`${example}: depends on mfa-sim as a user's project does, ^${version}, and on nothing by path`, () => {
-      const manifest = JSON.parse(readFileSync(join(root, 'examples', example, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+      const manifest = JSON.parse(readFileSync(join(root, 'examples', example, 'package.json'), 'utf8')) as Record<
+        string,
+        Record<string, string> | undefined
+      >;
       const dependencies = { ...manifest.dependencies, ...manifest.devDependencies };
       expect(dependencies['mfa-sim']).toBe(`^${version}`);
       expect(Object.values(dependencies).filter((spec) => /^(file|link|portal):|^\.{0,2}\//.test(spec))).toEqual([]);
@@ -47,7 +50,8 @@ describe('the shipped examples', () => {
     expect(table).not.toBeNull();
     const rows = [...table![1].matchAll(/^\| \[([a-z-]+)\]\(examples\/\1\/README\.md\) \|[^|]*\| `([^`]*)` \|$/gm)];
     expect(rows.map((r) => r[1]).sort()).toEqual(examples);
-    for (const [, example, commands] of rows) expect(commands, example).toBe(commandsOf(example).map(bare).join(' && '));
+    for (const [, example, commands] of rows)
+      expect(commands, example).toBe(commandsOf(example).map(bare).join(' && '));
   });
 
   it('.ci/run runs every one of them', () => {

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { failedInTransit, FIRST_USES_KEPT, FirstUses, nonceReuseHint, timeReuseHint } from '../src/doctor/first-uses.js';
+import {
+  failedInTransit,
+  FIRST_USES_KEPT,
+  FirstUses,
+  nonceReuseHint,
+  timeReuseHint,
+} from '../src/doctor/first-uses.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 // The memory behind "this nonce was used before, by request n": the client-findings and signature-doctor suites show
@@ -25,7 +31,9 @@ describe('the first uses of nonces and times', () => {
     const f = new FirstUses(2);
     f.note('u', 'a', 1, use(1));
     f.note('u', 'b', 2, use(2));
-    expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofNonce('u', 'b')?.seq, f.ofTime('u', 2)?.seq]).toEqual([1, 1, 2, 2]);
+    expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofNonce('u', 'b')?.seq, f.ofTime('u', 2)?.seq]).toEqual([
+      1, 1, 2, 2,
+    ]);
     // A request whose nonce is not remembered (nonce replay checks off) still has its time.
     f.note('u', undefined, 3, use(3));
     expect([f.ofNonce('u', 'a'), f.ofTime('u', 1)]).toEqual([undefined, undefined]);
@@ -39,8 +47,15 @@ describe('the first uses of nonces and times', () => {
     const f = new FirstUses(6);
     f.note('u', 'a', 1, use(1));
     f.note('v', 'a', 1, use(2));
-    expect([f.ofNonce('u', 'a')?.seq, f.ofNonce('v', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofTime('v', 1)?.seq]).toEqual([1, 2, 1, 2]);
-    expect([f.ofNonce('w', 'a'), f.ofTime('w', 1), f.ofNonce('u', 'b'), f.ofTime('u', 2)]).toEqual([undefined, undefined, undefined, undefined]);
+    expect([f.ofNonce('u', 'a')?.seq, f.ofNonce('v', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofTime('v', 1)?.seq]).toEqual([
+      1, 2, 1, 2,
+    ]);
+    expect([f.ofNonce('w', 'a'), f.ofTime('w', 1), f.ofNonce('u', 'b'), f.ofTime('u', 2)]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     // Accepted again once the replay memory let it go (past the drift window): the newer use tells the story.
     f.note('u', 'a', 1, use(3));
     expect([f.ofNonce('u', 'a')?.seq, f.ofTime('u', 1)?.seq, f.ofNonce('v', 'a')?.seq]).toEqual([3, 3, 2]);
@@ -75,18 +90,36 @@ describe('the first uses of nonces and times', () => {
 
 describe('the hints of a replay, from the first use', () => {
   it('a failure of the network or the server (HTTP 500 and above) is one a client retries; 499 and a success are not', () => {
-    expect([{ fault: 'reset' }, { http: 500 }, { http: 503 }, { http: 499 }, { http: 200 }, {}].map(failedInTransit)).toEqual([true, true, true, false, false, false]);
+    expect(
+      [{ fault: 'reset' }, { http: 500 }, { http: 503 }, { http: 499 }, { http: 200 }, {}].map(failedInTransit),
+    ).toEqual([true, true, true, false, false, false]);
   });
 
   it('a first use forgotten, answered, failed', () => {
-    expect(nonceReuseHint(undefined)).toEqual({ id: 'nonce-reused', text: 'an earlier accepted request used this nonce: make a new nonce (a UUID) for every request' });
-    expect(timeReuseHint(undefined, 5)).toEqual({ id: 'time-reused', text: 'an earlier accepted request was signed with this time: sign every request with the time it is sent' });
+    expect(nonceReuseHint(undefined)).toEqual({
+      id: 'nonce-reused',
+      text: 'an earlier accepted request used this nonce: make a new nonce (a UUID) for every request',
+    });
+    expect(timeReuseHint(undefined, 5)).toEqual({
+      id: 'time-reused',
+      text: 'an earlier accepted request was signed with this time: sign every request with the time it is sent',
+    });
     const at = Date.UTC(2026, 0, 15, 12, 34, 56, 789);
-    expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 200, code: 15000 }).text).toBe('request 4 used this nonce first (at 12:34:56.789, answered HTTP 200 (15000)): make a new nonce for every request');
-    expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 500, code: -5000 })).toEqual({ id: 'retry-not-resigned', text: 'request 4 used this nonce and got HTTP 500 (-5000): a retry must be signed again, with a new nonce and time' });
-    expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 200, code: 15000, fault: 'garbage' }).text).toBe('request 4 used this nonce and got a network fault (garbage): a retry must be signed again, with a new nonce and time');
+    expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 200, code: 15000 }).text).toBe(
+      'request 4 used this nonce first (at 12:34:56.789, answered HTTP 200 (15000)): make a new nonce for every request',
+    );
+    expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 500, code: -5000 })).toEqual({
+      id: 'retry-not-resigned',
+      text: 'request 4 used this nonce and got HTTP 500 (-5000): a retry must be signed again, with a new nonce and time',
+    });
+    expect(nonceReuseHint({ seq: 4, at, arrived: 0, http: 200, code: 15000, fault: 'garbage' }).text).toBe(
+      'request 4 used this nonce and got a network fault (garbage): a retry must be signed again, with a new nonce and time',
+    );
     expect(timeReuseHint({ seq: 4, at, arrived: 1000, http: 200, code: 15000 }, 1999).id).toBe('same-millisecond');
-    expect(timeReuseHint({ seq: 4, at, arrived: 1000, http: 200, code: 15000 }, 2000)).toEqual({ id: 'time-reused', text: 'request 4 was signed with this time 1 s earlier: sign every request, retries included, with the time it is sent' });
+    expect(timeReuseHint({ seq: 4, at, arrived: 1000, http: 200, code: 15000 }, 2000)).toEqual({
+      id: 'time-reused',
+      text: 'request 4 was signed with this time 1 s earlier: sign every request, retries included, with the time it is sent',
+    });
   });
 });
 
@@ -97,14 +130,21 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the first use of a time at its edge', async () => {
   const sim = await simulator({ name: 'first-use-edges', apiUsers: [{ id: EDGE.apiUser, secret: EDGE.secret }] });
-  const time = (t: number, nonce = randomUUID()) => send(sim, '/v1/svc/time', { method: 'GET', as: EDGE, time: t, nonce });
+  const time = (t: number, nonce = randomUUID()) =>
+    send(sim, '/v1/svc/time', { method: 'GET', as: EDGE, time: t, nonce });
 
   it('a time reused: within a second, two requests signed together; a second or more later, a replay with how long ago', async () => {
     const t = sim.simulator.now() + 10;
     expectEnvelope(await time(t), 200, 15000);
     const seq = sim.journal({ limit: 1 })[0].seq;
-    expect(expectEnvelope(await time(t), 400, -4035).message).toContain(`Hint: request ${seq} was signed in the same millisecond: two requests signed in one millisecond collide`);
+    expect(expectEnvelope(await time(t), 400, -4035).message).toContain(
+      `Hint: request ${seq} was signed in the same millisecond: two requests signed in one millisecond collide`,
+    );
     await pause(1100);
-    expect(expectEnvelope(await time(t), 400, -4035).message).toMatch(new RegExp(`Hint: request ${seq} was signed with this time 1 s earlier: sign every request, retries included, with the time it is sent$`));
+    expect(expectEnvelope(await time(t), 400, -4035).message).toMatch(
+      new RegExp(
+        `Hint: request ${seq} was signed with this time 1 s earlier: sign every request, retries included, with the time it is sent$`,
+      ),
+    );
   });
 });

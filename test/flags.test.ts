@@ -46,15 +46,29 @@ describe('the command line flags', () => {
 
   it('takes the last of a repeated flag, and adds up a list flag and its separators', () => {
     expect(read(['--port', '1', '--port', '2'])).toMatchObject({ port: 2 });
-    expect(read(['--allowed-hosts', 'a.test, b.test', '--allowed-hosts', '.c.test'])).toMatchObject({ allowedHosts: ['a.test', 'b.test', '.c.test'] });
-    expect(read(['--scenario-dir', `${one}${delimiter}${two}`, '--scenario-dir', three])).toMatchObject({ scenarioDirs: [one, two, three] });
+    expect(read(['--allowed-hosts', 'a.test, b.test', '--allowed-hosts', '.c.test'])).toMatchObject({
+      allowedHosts: ['a.test', 'b.test', '.c.test'],
+    });
+    expect(read(['--scenario-dir', `${one}${delimiter}${two}`, '--scenario-dir', three])).toMatchObject({
+      scenarioDirs: [one, two, three],
+    });
   });
 
   it('reads the environment when a flag is not given, and a flag wins over its variable', () => {
     expect(read([], { MFA_SIM_PORT: '7000', MFA_SIM_LOG: 'json' })).toMatchObject({ port: 7000, log: 'json' });
     expect(read(['--port', '7001'], { MFA_SIM_PORT: '7000' })).toMatchObject({ port: 7001 });
     expect(read([], { MFA_SIM_PORT: '' })).toMatchObject({ port: 8080 });
-    for (const [text, on] of [['1', true], ['TRUE', true], ['yes', true], [' on ', true], ['0', false], ['False', false], ['no', false], ['off', false], [' off\t', false]] as const) {
+    for (const [text, on] of [
+      ['1', true],
+      ['TRUE', true],
+      ['yes', true],
+      [' on ', true],
+      ['0', false],
+      ['False', false],
+      ['no', false],
+      ['off', false],
+      [' off\t', false],
+    ] as const) {
       expect(read([], { MFA_SIM_QUIET: text }).quiet, text).toBe(on);
       expect(read([], { MFA_SIM_HINTS: text }).hints, text).toBe(on);
     }
@@ -62,12 +76,18 @@ describe('the command line flags', () => {
   });
 
   it('takes the edges of each range, exact values and words for on and off', () => {
-    expect(read(['--port', '65535', '--seed', String(2 ** 32 - 1), '--api-user', '000000001'])).toMatchObject({ port: 65535, seed: 2 ** 32 - 1, apiUser: '000000001' });
+    expect(read(['--port', '65535', '--seed', String(2 ** 32 - 1), '--api-user', '000000001'])).toMatchObject({
+      port: 65535,
+      seed: 2 ** 32 - 1,
+      apiUser: '000000001',
+    });
     expect(read(['--port', '0', '--seed', '0'])).toMatchObject({ port: 0, seed: 0 });
     expect(read(['--allowed-hosts', ',a.test,, b.test ,'])).toMatchObject({ allowedHosts: ['a.test', 'b.test'] });
     expect(read(['--require-coverage', '2025,-4036'])).toMatchObject({ requireCoverage: [2025, -4036] });
     for (const text of ['yesno', 'nope', 'truex', 'xon', '10', 'offf', 'o n']) {
-      expect(refusal([], { MFA_SIM_WATCH: text }), text).toBe('MFA_SIM_WATCH must be on or off (true/false, yes/no, 1/0).');
+      expect(refusal([], { MFA_SIM_WATCH: text }), text).toBe(
+        'MFA_SIM_WATCH must be on or off (true/false, yes/no, 1/0).',
+      );
     }
     for (const user of ['12345678a', 'a12345678', '1234567890', '12345678']) {
       expect(refusal(['--api-user', user]), user).toBe('--api-user must be exactly 9 digits.');
@@ -83,21 +103,33 @@ describe('the command line flags', () => {
     expect(refusal(['--log', 'constructor'])).toBe('--log must be one of text, json (not "constructor").');
     expect(refusal(['--api-user', '12345678'])).toBe('--api-user must be exactly 9 digits.');
     expect(refusal(['--seed', String(2 ** 32)])).toBe('--seed must be a whole number from 0 to 4294967295.');
-    expect(refusal(['--require-coverage', '2025,'])).toBe('--require-coverage takes `all` or a comma-separated list of codes, e.g. 2025,-4036.');
-    expect(refusal([], { MFA_SIM_REQUIRE_COVERAGE: '2025,-9999' })).toBe('MFA_SIM_REQUIRE_COVERAGE -9999 is not a code of the service (see mfa-sim --codes).');
+    expect(refusal(['--require-coverage', '2025,'])).toBe(
+      '--require-coverage takes `all` or a comma-separated list of codes, e.g. 2025,-4036.',
+    );
+    expect(refusal([], { MFA_SIM_REQUIRE_COVERAGE: '2025,-9999' })).toBe(
+      'MFA_SIM_REQUIRE_COVERAGE -9999 is not a code of the service (see mfa-sim --codes).',
+    );
     // An empty variable is as if unset: the default (or nothing) stands, and an error names the flag.
     expect(refusal(['--port', 'x'], { MFA_SIM_PORT: '' })).toBe('--port must be a whole number from 0 to 65535.');
     expect(refusal([], { MFA_SIM_QUIET: 'maybe' })).toBe('MFA_SIM_QUIET must be on or off (true/false, yes/no, 1/0).');
-    expect(refusal([], { MFA_SIM_FAIL_ON_FINDINGS: 'fatal' })).toBe('MFA_SIM_FAIL_ON_FINDINGS must be one of info, warning, error (not "fatal").');
+    expect(refusal([], { MFA_SIM_FAIL_ON_FINDINGS: 'fatal' })).toBe(
+      'MFA_SIM_FAIL_ON_FINDINGS must be one of info, warning, error (not "fatal").',
+    );
   });
 
   it('refuses a scenario directory that is not one, from the flag or its variable, among good ones too', () => {
     const missing = join(dirs, 'missing');
     expect(refusal(['--scenario-dir', missing])).toBe(`--scenario-dir ${missing}: there is no such directory.`);
     expect(refusal(['--scenario-dir', aFile])).toBe(`--scenario-dir ${aFile}: it is not a directory.`);
-    expect(refusal(['--scenario-dir', join(aFile, 'below')])).toBe(`--scenario-dir ${join(aFile, 'below')}: there is no such directory.`);
-    expect(refusal(['--scenario-dir', one, '--scenario-dir', missing])).toBe(`--scenario-dir ${missing}: there is no such directory.`);
-    expect(refusal([], { MFA_SIM_SCENARIO_DIR: `${one}${delimiter}${missing}` })).toBe(`MFA_SIM_SCENARIO_DIR ${missing}: there is no such directory.`);
+    expect(refusal(['--scenario-dir', join(aFile, 'below')])).toBe(
+      `--scenario-dir ${join(aFile, 'below')}: there is no such directory.`,
+    );
+    expect(refusal(['--scenario-dir', one, '--scenario-dir', missing])).toBe(
+      `--scenario-dir ${missing}: there is no such directory.`,
+    );
+    expect(refusal([], { MFA_SIM_SCENARIO_DIR: `${one}${delimiter}${missing}` })).toBe(
+      `MFA_SIM_SCENARIO_DIR ${missing}: there is no such directory.`,
+    );
     // A name too long to quote whole is quoted by its start.
     const long = join(dirs, ...Array<string>(30).fill('abcdefgh'));
     expect(refusal(['--scenario-dir', long])).toBe(`--scenario-dir ${long.slice(0, 200)}: there is no such directory.`);
@@ -133,7 +165,9 @@ describe('the command line flags', () => {
     const huge = `--${'x'.repeat(1_000_000)}`;
     expect(refusal([huge])).toBe(`unknown flag --${'x'.repeat(40)}.`);
     expect(refusal(['y'.repeat(1_000_000)])).toBe(`unexpected argument "${'y'.repeat(40)}": mfa-sim takes only flags.`);
-    expect(refusal(['--log', 'y'.repeat(1_000_000)])).toBe(`--log must be one of text, json (not "${'y'.repeat(40)}").`);
+    expect(refusal(['--log', 'y'.repeat(1_000_000)])).toBe(
+      `--log must be one of text, json (not "${'y'.repeat(40)}").`,
+    );
   });
 
   it('each flag is its option as the schemas declare it: description, bounds, choices, default; its variable by rule', () => {
@@ -144,7 +178,9 @@ describe('the command line flags', () => {
       if (START_KEYS.includes(f.key as 'port')) expect(f.description, f.name).toBe(declared.description);
     }
     const run = RunOptionsSchema.properties;
-    expect(refusal(['--seed', '-1'])).toBe(`--seed must be a whole number from ${run.seed.minimum} to ${run.seed.maximum}.`);
+    expect(refusal(['--seed', '-1'])).toBe(
+      `--seed must be a whole number from ${run.seed.minimum} to ${run.seed.maximum}.`,
+    );
     expect(refusal(['--response-style', 'x'])).toBe('--response-style must be one of document, sdk (not "x").');
     expect(FLAGS.find((f) => f.key === 'host')?.default).toBe(run.host.default);
     // The command line's own default port; in process, 0 picks a free one.
@@ -152,8 +188,28 @@ describe('the command line flags', () => {
   });
 
   it('hands startSimulator the options of its flags by their names, and nothing of its own', () => {
-    const o = read(['--scenario-dir', one, '--token', 'acme', '--no-hints', '--watch', '--log', 'json', '--report', 'r.md', '--api-user', '000000001']);
-    expect(startOptions(o)).toStrictEqual({ port: 8080, host: '127.0.0.1', scenarioDirs: [one], token: 'acme', hints: false, apiUser: '000000001' });
+    const o = read([
+      '--scenario-dir',
+      one,
+      '--token',
+      'acme',
+      '--no-hints',
+      '--watch',
+      '--log',
+      'json',
+      '--report',
+      'r.md',
+      '--api-user',
+      '000000001',
+    ]);
+    expect(startOptions(o)).toStrictEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      scenarioDirs: [one],
+      token: 'acme',
+      hints: false,
+      apiUser: '000000001',
+    });
     expect(startOptions(read(['--help', '-q']))).toStrictEqual({ port: 8080, host: '127.0.0.1' });
   });
 

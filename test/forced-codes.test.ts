@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CHECKS, codeInfo } from '../src/codes.js';
-import { cancelEnvelope, challengeEnvelope, clientTime, expectEnvelope, send, simulator, type SendOptions } from './helpers.js';
+import {
+  cancelEnvelope,
+  challengeEnvelope,
+  clientTime,
+  expectEnvelope,
+  send,
+  simulator,
+  type SendOptions,
+} from './helpers.js';
 
 /**
  * A code a scenario rule forces answers at its own check (docs/behaviour.md#scenarios-and-forced-codes), after every
@@ -25,13 +33,26 @@ describe('a forced code answers at its own check', async () => {
     accounts: { 'locked@example.com': 'locked' },
   });
   // One rule per forced code, keyed on a header: `x-force: <code>`.
-  const codes = [-413, -5000, -404, -4000, -4004, -4006, -4008, -4026, -4028, -4030, -4032, -1001, -1003, -4036, -4037, -4034, -4035, -1026, -5072, -5077, -6021, -1095, -2004];
-  sim.loadScenario({ ...sim.simulator.scenario.input, rules: codes.map((code) => ({ when: { headers: { 'x-force': String(code) } }, respond: { code } })) });
+  const codes = [
+    -413, -5000, -404, -4000, -4004, -4006, -4008, -4026, -4028, -4030, -4032, -1001, -1003, -4036, -4037, -4034, -4035,
+    -1026, -5072, -5077, -6021, -1095, -2004,
+  ];
+  sim.loadScenario({
+    ...sim.simulator.scenario.input,
+    rules: codes.map((code) => ({ when: { headers: { 'x-force': String(code) } }, respond: { code } })),
+  });
 
-  const force = (code: number, opts: SendOptions = {}) => ({ ...opts, headers: { ...opts.headers, 'x-force': String(code) } });
+  const force = (code: number, opts: SendOptions = {}) => ({
+    ...opts,
+    headers: { ...opts.headers, 'x-force': String(code) },
+  });
   const time = (opts: SendOptions) => send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, ...opts });
-  const drop = (...names: string[]) => (h: Record<string, string>) => names.forEach((n) => delete h[n]);
-  const withoutPart = (part: string) => (h: Record<string, string>) => (h.Authorization = h.Authorization.replace(new RegExp(`${part}=[^,]*,?`), '').replace(/,$/, ''));
+  const drop =
+    (...names: string[]) =>
+    (h: Record<string, string>) =>
+      names.forEach((n) => delete h[n]);
+  const withoutPart = (part: string) => (h: Record<string, string>) =>
+    (h.Authorization = h.Authorization.replace(new RegExp(`${part}=[^,]*,?`), '').replace(/,$/, ''));
 
   // [check, forced code, a request that fails a later check, the code that later check answers]
   const cases: [string, number, () => ReturnType<typeof send>, number][] = [
@@ -50,12 +71,65 @@ describe('a forced code answers at its own check', async () => {
     ['api-user-usable', -1003, () => time(force(-1003, { time: sim.simulator.now() + 3_600_000 })), -4036],
     ['drift', -4036, () => time(force(-4036, { as: { apiUser: MAIN.apiUser, secret: 'wrong' } })), -4037],
     ['permission', -1026, () => send(sim, '/v1/svc/challenge', force(-1026, { as: MAIN, body: 'not json' })), -5071],
-    ['envelope', -5072, () => send(sim, '/v1/svc/challenge', force(-5072, { as: MAIN, body: challengeEnvelope(MAIN.apiUser, { svcUser: undefined }) })), -5077],
-    ['body', -5077, () => send(sim, '/v1/svc/challenge', force(-5077, { as: IP_USER, body: challengeEnvelope(IP_USER.apiUser, { ipAddress: '203.0.113.9' }) })), -6021],
-    ['ip-rules', -6021, () => send(sim, '/v1/svc/challenge', force(-6021, { as: CHALLENGE_ONLY, body: challengeEnvelope(CHALLENGE_ONLY.apiUser, { enableAutoVerify: true }) })), -1095],
-    ['auto-verify', -1095, () => send(sim, '/v1/svc/challenge', force(-1095, { as: MAIN, body: challengeEnvelope(MAIN.apiUser, { svcUser: 'locked@example.com' }) })), -2006],
+    [
+      'envelope',
+      -5072,
+      () =>
+        send(
+          sim,
+          '/v1/svc/challenge',
+          force(-5072, { as: MAIN, body: challengeEnvelope(MAIN.apiUser, { svcUser: undefined }) }),
+        ),
+      -5077,
+    ],
+    [
+      'body',
+      -5077,
+      () =>
+        send(
+          sim,
+          '/v1/svc/challenge',
+          force(-5077, { as: IP_USER, body: challengeEnvelope(IP_USER.apiUser, { ipAddress: '203.0.113.9' }) }),
+        ),
+      -6021,
+    ],
+    [
+      'ip-rules',
+      -6021,
+      () =>
+        send(
+          sim,
+          '/v1/svc/challenge',
+          force(-6021, {
+            as: CHALLENGE_ONLY,
+            body: challengeEnvelope(CHALLENGE_ONLY.apiUser, { enableAutoVerify: true }),
+          }),
+        ),
+      -1095,
+    ],
+    [
+      'auto-verify',
+      -1095,
+      () =>
+        send(
+          sim,
+          '/v1/svc/challenge',
+          force(-1095, { as: MAIN, body: challengeEnvelope(MAIN.apiUser, { svcUser: 'locked@example.com' }) }),
+        ),
+      -2006,
+    ],
     // The account check's own refusal comes after a forced code of the same check, too.
-    ['account', -2004, () => send(sim, '/v1/svc/challenge', force(-2004, { as: MAIN, body: cancelEnvelope(MAIN.apiUser, 'nope', 'locked@example.com') })), -2006],
+    [
+      'account',
+      -2004,
+      () =>
+        send(
+          sim,
+          '/v1/svc/challenge',
+          force(-2004, { as: MAIN, body: cancelEnvelope(MAIN.apiUser, 'nope', 'locked@example.com') }),
+        ),
+      -2006,
+    ],
   ];
 
   for (const [check, code, request, later] of cases) {

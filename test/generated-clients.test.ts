@@ -118,7 +118,10 @@ function typeErrors(...files: string[]): Record<string, number[]> {
 describe('clients generated from the OpenAPI documents', async () => {
   const sim = await simulator({ secret: 'generated-client-secret' });
   mkdirSync(DIR, { recursive: true });
-  for (const [name, path] of [['api', '/openapi.json'], ['control', '/__sim/openapi.json']]) {
+  for (const [name, path] of [
+    ['api', '/openapi.json'],
+    ['control', '/__sim/openapi.json'],
+  ]) {
     const doc = (await (await fetch(`${sim.url}${path}`)).json()) as Parameters<typeof openapiTS>[0];
     writeFileSync(join(DIR, `${name}.ts`), astToString(await openapiTS(doc)));
   }
@@ -126,7 +129,16 @@ describe('clients generated from the OpenAPI documents', async () => {
   writeFileSync(join(DIR, 'wrong.ts'), WRONG);
 
   it('name every operation: the generated types carry the operation ids', () => {
-    for (const operation of ['loadScenario', 'bindScenario', 'claimApiUser', 'approveChallenge', 'advanceClock', 'getJournal', 'getVerdict', 'getHealth']) {
+    for (const operation of [
+      'loadScenario',
+      'bindScenario',
+      'claimApiUser',
+      'approveChallenge',
+      'advanceClock',
+      'getJournal',
+      'getVerdict',
+      'getHealth',
+    ]) {
       expect(ts.sys.readFile(join(DIR, 'control.ts')), operation).toContain(`    ${operation}: {`);
     }
     for (const operation of ['challenge', 'timeGet', 'time', 'status', 'verify', 'blocked']) {
@@ -135,14 +147,20 @@ describe('clients generated from the OpenAPI documents', async () => {
   });
 
   // Type-checking with the DOM's and Node's types takes seconds on a busy machine.
-  it('a program written against them type-checks, and one that misuses them does not, at each misuse', { timeout: 120_000 }, () => {
-    const refused = WRONG.split('\n').flatMap((line, i) => (line.includes('// refused') ? [i + 1] : []));
-    expect(refused).toHaveLength(5);
-    expect(typeErrors(join(DIR, 'drive.ts'), join(DIR, 'wrong.ts'))).toEqual({ 'drive.ts': [], 'wrong.ts': refused });
-  });
+  it(
+    'a program written against them type-checks, and one that misuses them does not, at each misuse',
+    { timeout: 120_000 },
+    () => {
+      const refused = WRONG.split('\n').flatMap((line, i) => (line.includes('// refused') ? [i + 1] : []));
+      expect(refused).toHaveLength(5);
+      expect(typeErrors(join(DIR, 'drive.ts'), join(DIR, 'wrong.ts'))).toEqual({ 'drive.ts': [], 'wrong.ts': refused });
+    },
+  );
 
   it('drives a running simulator: a scenario, a challenge made, approved and verified, a refusal, the journal', async () => {
-    const { drive } = (await import(join(DIR, 'drive.ts'))) as { drive: (url: string, apiUser: string, secret: string, now: () => number) => Promise<Record<string, unknown>> };
+    const { drive } = (await import(join(DIR, 'drive.ts'))) as {
+      drive: (url: string, apiUser: string, secret: string, now: () => number) => Promise<Record<string, unknown>>;
+    };
     let t = sim.simulator.now();
     const result = await drive(sim.url, sim.apiUser.id, 'generated-client-secret', () => ++t);
     expect(result).toEqual({

@@ -13,7 +13,8 @@ import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js
 const matches = (pattern: string, value: string) => compileGlob(pattern)(value);
 
 function expectMatches(cases: [pattern: string, value: string, expected: boolean][]): void {
-  for (const [pattern, value, expected] of cases) expect(matches(pattern, value), `${pattern} ~ ${JSON.stringify(value)}`).toBe(expected);
+  for (const [pattern, value, expected] of cases)
+    expect(matches(pattern, value), `${pattern} ~ ${JSON.stringify(value)}`).toBe(expected);
 }
 
 describe('the glob syntax', () => {
@@ -108,7 +109,10 @@ describe('the glob syntax', () => {
       }
     })();
     expect(refused).toBeInstanceOf(GlobError);
-    expect(refused).toMatchObject({ name: 'GlobError', message: `a glob stands for at most ${MAX_GLOB_ALTERNATIVES} alternatives once its braces are expanded` });
+    expect(refused).toMatchObject({
+      name: 'GlobError',
+      message: `a glob stands for at most ${MAX_GLOB_ALTERNATIVES} alternatives once its braces are expanded`,
+    });
   });
 });
 
@@ -125,7 +129,8 @@ describe('globs read from a scenario and met through the server', async () => {
     },
     rules: [{ name: 'by header', when: { headers: { 'x-case': 'drift-{a,b}[!0-9]*' } }, respond: { code: -5000 } }],
   });
-  const challenge = (svcUser: string, headers: Record<string, string> = {}) => send(sim, '/v1/svc/challenge', { as: A, headers, body: challengeEnvelope(A.apiUser, { svcUser }) });
+  const challenge = (svcUser: string, headers: Record<string, string> = {}) =>
+    send(sim, '/v1/svc/challenge', { as: A, headers, body: challengeEnvelope(A.apiUser, { svcUser }) });
 
   it('accounts by alternatives, sets, ? and an escaped *', async () => {
     expectEnvelope(await challenge('BOB@team.example'), 400, -2006);
@@ -146,9 +151,13 @@ describe('globs read from a scenario and met through the server', async () => {
   });
 
   it('a glob past its limits is refused when the scenario is read, naming where', async () => {
-    await expect(startSimulator({ accounts: { [`*${'a'.repeat(MAX_GLOB_LENGTH)}`]: 'locked' } })).rejects.toThrow(`a glob is at most ${MAX_GLOB_LENGTH} characters`);
-    await expect(startSimulator({ rules: [{ when: { svcUser: '{a,b,c,d,e}{a,b,c,d}{a,b,c,d}{a,b,c,d}@x.io' }, respond: { code: -2004 } }] })).rejects.toThrow(
-      /rules\[0\]\.when\.svcUser: a glob stands for at most 256 alternatives/,
+    await expect(startSimulator({ accounts: { [`*${'a'.repeat(MAX_GLOB_LENGTH)}`]: 'locked' } })).rejects.toThrow(
+      `a glob is at most ${MAX_GLOB_LENGTH} characters`,
     );
+    await expect(
+      startSimulator({
+        rules: [{ when: { svcUser: '{a,b,c,d,e}{a,b,c,d}{a,b,c,d}{a,b,c,d}@x.io' }, respond: { code: -2004 } }],
+      }),
+    ).rejects.toThrow(/rules\[0\]\.when\.svcUser: a glob stands for at most 256 alternatives/);
   });
 });

@@ -69,18 +69,28 @@ export function clientTime(sim: RunningSimulator): number {
 
 /** Sends a request to a running simulator, freshly signed unless told otherwise, and reads the answer. */
 export async function send(sim: RunningSimulator, path: string, opts: SendOptions = {}): Promise<Sent> {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', accept: 'application/json; charset=utf-8' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    accept: 'application/json; charset=utf-8',
+  };
   if (opts.time !== undefined) givenTimes.set(sim.url, (givenTimes.get(sim.url) ?? new Set()).add(opts.time));
   if (opts.as !== false) {
     const who = opts.as ?? { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
     Object.assign(
       headers,
-      signedHeaders({ apiUser: who.apiUser, secret: who.secret, token: opts.token ?? sim.token, time: opts.time ?? clientTime(sim), nonce: opts.nonce ?? randomUUID() }),
+      signedHeaders({
+        apiUser: who.apiUser,
+        secret: who.secret,
+        token: opts.token ?? sim.token,
+        time: opts.time ?? clientTime(sim),
+        nonce: opts.nonce ?? randomUUID(),
+      }),
     );
   }
   Object.assign(headers, opts.headers);
   opts.mutate?.(headers);
-  const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const body =
+    opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
   return raw(sim.url, opts.method ?? 'POST', path, Object.entries(headers), body);
 }
 
@@ -88,26 +98,42 @@ export async function send(sim: RunningSimulator, path: string, opts: SendOption
  * Sends exactly these headers (in this order; a repeated name is sent as several lines) and body; a new connection
  * unless an agent is given.
  */
-export function raw(base: string, method: string, path: string, headers: [string, string | string[]][], body?: string | Buffer, agent: Agent | false = false): Promise<Sent> {
+export function raw(
+  base: string,
+  method: string,
+  path: string,
+  headers: [string, string | string[]][],
+  body?: string | Buffer,
+  agent: Agent | false = false,
+): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);
     // An IPv6 host name keeps its brackets in a URL; http.request wants the bare address.
-    const req = httpRequest({ host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: url.pathname + url.search, method, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text,
-          get json() {
-            return JSON.parse(text) as Envelope;
-          },
+    const req = httpRequest(
+      {
+        host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        agent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            get json() {
+              return JSON.parse(text) as Envelope;
+            },
+          });
         });
-      });
-      res.on('error', reject);
-    });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     // setHeader keeps each name's spelling and the order given.
     for (const [name, value] of headers) req.setHeader(name, value);
@@ -119,22 +145,46 @@ export function raw(base: string, method: string, path: string, headers: [string
 }
 
 /** An envelope for a new challenge, as the interface document shows it. */
-export function challengeEnvelope(apiUser: string, body: Record<string, unknown> = {}, extra: Record<string, unknown> = {}, token = 'svc') {
+export function challengeEnvelope(
+  apiUser: string,
+  body: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+  token = 'svc',
+) {
   return {
     id: 'ref-1',
     utctime: String(Date.now()),
     apiUser,
     type: 150,
-    body: { [`${token}User`]: 'user@example.com', challengeType: 'UserKeyAndPattern', challengeExpiry: 'FiveMins', enableQRcode: false, status: 'NEW', ...body },
+    body: {
+      [`${token}User`]: 'user@example.com',
+      challengeType: 'UserKeyAndPattern',
+      challengeExpiry: 'FiveMins',
+      enableQRcode: false,
+      status: 'NEW',
+      ...body,
+    },
     ...extra,
   };
 }
 
 export function cancelEnvelope(apiUser: string, challengeId: string, user = 'user@example.com', token = 'svc') {
-  return { id: 'ref-2', utctime: String(Date.now()), apiUser, type: 151, body: { challengeId, [`${token}User`]: user, status: 'CANCEL' } };
+  return {
+    id: 'ref-2',
+    utctime: String(Date.now()),
+    apiUser,
+    type: 151,
+    body: { challengeId, [`${token}User`]: user, status: 'CANCEL' },
+  };
 }
 
-export function lookupEnvelope(apiUser: string, type: 170 | 171, challengeId: string, extra: Record<string, unknown> = {}, user = 'user@example.com') {
+export function lookupEnvelope(
+  apiUser: string,
+  type: 170 | 171,
+  challengeId: string,
+  extra: Record<string, unknown> = {},
+  user = 'user@example.com',
+) {
   return { id: 'ref-3', utctime: String(Date.now()), apiUser, type, body: { challengeId, svcUser: user, ...extra } };
 }
 
@@ -143,18 +193,28 @@ export function expectEnvelope(r: Sent, http: number, code: number, style: 'docu
   const e = r.json;
   const timeKey = style === 'sdk' ? 'utcTime' : 'utctime';
   const keys = Object.keys(e);
-  if (keys.join(',') !== ['id', timeKey, 'status', 'code', 'message', 'moreInfo'].join(',')) throw new Error(`envelope keys are ${keys.join(',')}: ${r.text}`);
-  if (r.status !== http || e.status !== http || e.code !== code) throw new Error(`expected HTTP ${http} code ${code}, got HTTP ${r.status} ${r.text}`);
-  if (typeof e.message !== 'string' || typeof e.id !== 'string') throw new Error(`message and id must be strings: ${r.text}`);
+  if (keys.join(',') !== ['id', timeKey, 'status', 'code', 'message', 'moreInfo'].join(','))
+    throw new Error(`envelope keys are ${keys.join(',')}: ${r.text}`);
+  if (r.status !== http || e.status !== http || e.code !== code)
+    throw new Error(`expected HTTP ${http} code ${code}, got HTTP ${r.status} ${r.text}`);
+  if (typeof e.message !== 'string' || typeof e.id !== 'string')
+    throw new Error(`message and id must be strings: ${r.text}`);
   const t = (e as unknown as Record<string, string>)[timeKey];
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t)) throw new Error(`${timeKey} is not ISO 8601 with ms and Z: ${t}`);
-  if (!new RegExp(`^http://[^/]+/status\\?code=${code}$`).test(e.moreInfo)) throw new Error(`moreInfo is ${e.moreInfo}`);
-  if (!String(r.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${String(r.headers['content-type'])}`);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t))
+    throw new Error(`${timeKey} is not ISO 8601 with ms and Z: ${t}`);
+  if (!new RegExp(`^http://[^/]+/status\\?code=${code}$`).test(e.moreInfo))
+    throw new Error(`moreInfo is ${e.moreInfo}`);
+  if (!String(r.headers['content-type']).startsWith('application/json'))
+    throw new Error(`content-type ${String(r.headers['content-type'])}`);
   return e;
 }
 
 /** Writes raw bytes to the simulator's port and reads everything until the server closes the connection. */
-export function rawSocket(base: string, bytes: string | Buffer, opts: { endAfterWrite?: boolean; timeoutMs?: number } = {}): Promise<string> {
+export function rawSocket(
+  base: string,
+  bytes: string | Buffer,
+  opts: { endAfterWrite?: boolean; timeoutMs?: number } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const url = new URL(base);
     const socket = connect(Number(url.port), url.hostname);

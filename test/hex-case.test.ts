@@ -11,9 +11,11 @@ import { challengeEnvelope, expectEnvelope, send, simulator, type SendOptions } 
  */
 
 const SECRET = 'hex-case-secret';
-const recase = (to: (hex: string) => string): SendOptions['mutate'] => (h) => {
-  h.Authorization = h.Authorization.replace(/signature=([0-9a-f]+)$/, (_m, hex: string) => `signature=${to(hex)}`);
-};
+const recase =
+  (to: (hex: string) => string): SendOptions['mutate'] =>
+  (h) => {
+    h.Authorization = h.Authorization.replace(/signature=([0-9a-f]+)$/, (_m, hex: string) => `signature=${to(hex)}`);
+  };
 const upper = recase((hex) => hex.toUpperCase());
 const mixed = recase((hex) => hex.replace(/[a-f]/g, (c, i: number) => (i % 2 ? c.toUpperCase() : c)));
 
@@ -21,11 +23,22 @@ describe('a signature in upper-case hexadecimal', async () => {
   const lenient = await simulator({ secret: SECRET });
   const strict = await simulator({ secret: SECRET, strict: true });
 
-  for (const [name, sim] of [['lenient', lenient], ['strict', strict]] as const) {
+  for (const [name, sim] of [
+    ['lenient', lenient],
+    ['strict', strict],
+  ] as const) {
     it(`is accepted ${name}, upper and mixed case, and the client doctor finds nothing`, async () => {
       const as = { apiUser: sim.apiUser.id, secret: SECRET };
       expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as, mutate: upper }), 200, 15000);
-      expectEnvelope(await send(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(as.apiUser, {}, { id: `up-${name}` }), mutate: upper }), 202, 2025);
+      expectEnvelope(
+        await send(sim, '/v1/svc/challenge', {
+          as,
+          body: challengeEnvelope(as.apiUser, {}, { id: `up-${name}` }),
+          mutate: upper,
+        }),
+        202,
+        2025,
+      );
       expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as, mutate: mixed }), 200, 15000);
       expect(sim.journal().every((e) => e.hint === undefined)).toBe(true);
       expect(sim.findings()).toEqual([]);
@@ -52,7 +65,10 @@ describe('a signature in upper-case hexadecimal', async () => {
       as,
       mutate: (h) => {
         sha256!(h);
-        h.Authorization += createHmac('sha256', SECRET).update(stringToSign(h['x-svc-utctime'], h['x-svc-cnonce'])).digest('hex').toUpperCase();
+        h.Authorization += createHmac('sha256', SECRET)
+          .update(stringToSign(h['x-svc-utctime'], h['x-svc-cnonce']))
+          .digest('hex')
+          .toUpperCase();
       },
     });
     expectEnvelope(r, 400, -4027);
@@ -60,7 +76,9 @@ describe('a signature in upper-case hexadecimal', async () => {
   });
 
   it('the API document asks for hexadecimal in either case', async () => {
-    const doc = (await (await fetch(`${lenient.url}/openapi.json`)).json()) as { components: { securitySchemes: Record<string, { description: string }> } };
+    const doc = (await (await fetch(`${lenient.url}/openapi.json`)).json()) as {
+      components: { securitySchemes: Record<string, { description: string }> };
+    };
     const auth = doc.components.securitySchemes.signature;
     expect(auth.description).toContain('as 128 hexadecimal characters (either case)');
     expect(auth.description).not.toMatch(/lower.case/);

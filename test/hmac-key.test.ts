@@ -19,9 +19,18 @@ describe('HmacKey: HMAC-SHA512 with its pads hashed once', () => {
   ];
   // Messages are put together in a 4 KiB scratch buffer: the last two are longer than it in UTF-8 (two and three bytes
   // a character).
-  const messages = ['', 'x-svc-utctime: 1795000000000\nx-svc-cnonce: 0b6f1c6e-2c7a-4a4e-9d1e-1b2c3d4e5f60', 'ü'.repeat(300), 'm'.repeat(129), 'ü'.repeat(2000), '€'.repeat(1400)];
+  const messages = [
+    '',
+    'x-svc-utctime: 1795000000000\nx-svc-cnonce: 0b6f1c6e-2c7a-4a4e-9d1e-1b2c3d4e5f60',
+    'ü'.repeat(300),
+    'm'.repeat(129),
+    'ü'.repeat(2000),
+    '€'.repeat(1400),
+  ];
 
-  it.each(keys.map((k) => [k.length > 20 ? `${k.slice(0, 8)}… (${Buffer.byteLength(k)} bytes)` : JSON.stringify(k), k]))('key %s: the same bytes as createHmac', (_, secret) => {
+  it.each(
+    keys.map((k) => [k.length > 20 ? `${k.slice(0, 8)}… (${Buffer.byteLength(k)} bytes)` : JSON.stringify(k), k]),
+  )('key %s: the same bytes as createHmac', (_, secret) => {
     const key = new HmacKey(Buffer.from(secret, 'utf8'));
     for (const message of messages) {
       expect(key.hexDigest(message)).toBe(createHmac('sha512', secret).update(message).digest('hex'));

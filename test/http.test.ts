@@ -19,7 +19,10 @@ describe('every answer of the API is a JSON envelope', async () => {
     expectEnvelope(await send(sim, '/v1/svc/challenge', { method: 'OPTIONS', as: false }), 405, -405);
     for (const path of ['/', '/status?code=-4037', '/phone/any-id', '/favicon.ico', '/openapi.json']) {
       const r = await fetch(`${sim.url}${path}`, { method: 'OPTIONS' });
-      expect({ status: r.status, allow: r.headers.get('allow'), type: r.headers.get('content-type'), body: await r.text() }, path).toEqual({ status: 204, allow: 'GET, HEAD, OPTIONS', type: null, body: '' });
+      expect(
+        { status: r.status, allow: r.headers.get('allow'), type: r.headers.get('content-type'), body: await r.text() },
+        path,
+      ).toEqual({ status: 204, allow: 'GET, HEAD, OPTIONS', type: null, body: '' });
     }
     expectEnvelope(await send(sim, '/wp-admin', { method: 'OPTIONS', as: false }), 404, -404);
     expectEnvelope(await send(sim, '/phone/%ZZ', { method: 'OPTIONS', as: false }), 404, -404);
@@ -33,34 +36,66 @@ describe('every answer of the API is a JSON envelope', async () => {
 
   it('a body that is not JSON is judged after authentication (-5071), and a bad signature wins over it', async () => {
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: '<xml>no</xml>' }), 400, -5071);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: { ...who, secret: 'x' }, body: '<xml>no</xml>' }), 400, -4037);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: { ...who, secret: 'x' }, body: '<xml>no</xml>' }),
+      400,
+      -4037,
+    );
   });
 
   it('a body over 64 KiB gets 413 (-413) and the connection is closed', async () => {
-    const r = await send(sim, '/v1/svc/challenge', { as: who, body: JSON.stringify(challengeEnvelope(who.apiUser, { pad: 'x'.repeat(66_000) })) });
+    const r = await send(sim, '/v1/svc/challenge', {
+      as: who,
+      body: JSON.stringify(challengeEnvelope(who.apiUser, { pad: 'x'.repeat(66_000) })),
+    });
     expectEnvelope(r, 413, -413);
     expect(r.headers.connection).toBe('close');
     // The limit is on bytes received, whatever Content-Length claims.
-    const chunked = await raw(sim.url, 'POST', '/v1/svc/challenge', [['transfer-encoding', 'chunked']], 'x'.repeat(70_000));
+    const chunked = await raw(
+      sim.url,
+      'POST',
+      '/v1/svc/challenge',
+      [['transfer-encoding', 'chunked']],
+      'x'.repeat(70_000),
+    );
     expectEnvelope(chunked, 413, -413);
     // A body under the limit is read whole.
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: JSON.stringify(challengeEnvelope(who.apiUser, { pad: 'x'.repeat(60_000) })) }), 202, 2025);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', {
+        as: who,
+        body: JSON.stringify(challengeEnvelope(who.apiUser, { pad: 'x'.repeat(60_000) })),
+      }),
+      202,
+      2025,
+    );
   });
 
   it('the time endpoint answers GET without a body, and POST with the documented envelope', async () => {
     expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who }), 200, 15000);
-    expectEnvelope(await send(sim, '/v1/svc/time', { as: who, body: { apiUser: who.apiUser, type: 990, body: {} } }), 200, 15000);
+    expectEnvelope(
+      await send(sim, '/v1/svc/time', { as: who, body: { apiUser: who.apiUser, type: 990, body: {} } }),
+      200,
+      15000,
+    );
   });
 
   it('echoes the caller id, else gives a fresh reference', async () => {
-    const e = expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser, {}, { id: 'my-ref-42' }) }), 202, 2025);
+    const e = expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser, {}, { id: 'my-ref-42' }) }),
+      202,
+      2025,
+    );
     expect(e.id).toBe('my-ref-42');
     const t = expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who }), 200, 15000);
     expect(t.id).toMatch(/^sim-\d+$/);
   });
 
   it("moreInfo links to the simulator's own page for the code, which explains it in plain words", async () => {
-    const e = expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: { ...who, secret: 'nope' } }), 400, -4037);
+    const e = expectEnvelope(
+      await send(sim, '/v1/svc/time', { method: 'GET', as: { ...who, secret: 'nope' } }),
+      400,
+      -4037,
+    );
     expect(e.moreInfo).toBe(`${sim.url}/status?code=-4037`);
     const page = await fetch(e.moreInfo);
     expect(page.status).toBe(200);
@@ -91,7 +126,10 @@ describe('an internal failure is a -5000 envelope, never a stack trace', () => {
     expect(Object.keys(r.body)).toEqual(['id', 'utctime', 'status', 'code', 'message', 'moreInfo']);
     expect(r.body).toMatchObject({ status: 500, code: -5000, message: 'Internal error' });
     expect(r.text).not.toMatch(/at .*\.ts|on fire/);
-    expect(app.simulator.requestJournal.entries()[0]).toMatchObject({ code: -5000, internalError: 'the challenge store is on fire' });
+    expect(app.simulator.requestJournal.entries()[0]).toMatchObject({
+      code: -5000,
+      internalError: 'the challenge store is on fire',
+    });
   });
 
   it('a failure outside the API (a page) is answered the same way', async () => {

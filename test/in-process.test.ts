@@ -22,7 +22,11 @@ describe('in-process use', () => {
     host.use('/mock', createApp({ apiUser: '123456789', secret: 'supertest-secret' }));
     expect((await request(host).get('/mock/__sim/health')).body).toEqual({ ok: true, scenario: 'default' });
     const wrong = await request(host).put('/mock/__sim/reset');
-    expect([wrong.status, wrong.headers.allow, wrong.body]).toEqual([405, 'POST', { error: 'PUT `/mock/__sim/reset`: this control route answers POST' }]);
+    expect([wrong.status, wrong.headers.allow, wrong.body]).toEqual([
+      405,
+      'POST',
+      { error: 'PUT `/mock/__sim/reset`: this control route answers POST' },
+    ]);
     expect((await request(host).get('/mock/__sim/nothing')).status).toBe(404);
   });
 
@@ -30,7 +34,12 @@ describe('in-process use', () => {
     const outcome = (host: string) =>
       startSimulator({ host }).then(
         async (sim) => {
-          const shape = { url: sim.url.replace(/:\d+$/, ':<port>'), host: sim.host, controlToken: sim.controlToken, time: (await send(sim, '/v1/svc/time', { method: 'GET' })).status };
+          const shape = {
+            url: sim.url.replace(/:\d+$/, ':<port>'),
+            host: sim.host,
+            controlToken: sim.controlToken,
+            time: (await send(sim, '/v1/svc/time', { method: 'GET' })).status,
+          };
           await sim.close();
           return shape;
         },
@@ -39,10 +48,12 @@ describe('in-process use', () => {
     const bare = await outcome('::1');
     expect(await outcome('[::1]')).toEqual(bare);
     // Where the machine has IPv6 loopback (this one does), both listen there, as loopback: no control token.
-    if (!('error' in bare)) expect(bare).toEqual({ url: 'http://[::1]:<port>', host: '::1', controlToken: undefined, time: 200 });
+    if (!('error' in bare))
+      expect(bare).toEqual({ url: 'http://[::1]:<port>', host: '::1', controlToken: undefined, time: 200 });
     // Brackets around anything but an IPv6 address are no address: `[]` must not become the empty host (every
     // interface).
-    for (const host of ['[]', '[ ]', '[localhost]', '[[::1]]']) expect(await outcome(host), host).toEqual({ error: 'ENOTFOUND' });
+    for (const host of ['[]', '[ ]', '[localhost]', '[[::1]]'])
+      expect(await outcome(host), host).toEqual({ error: 'ENOTFOUND' });
   });
 
   it('startSimulator resolves to { url, port, close() } with a free port and the API user to sign with', async () => {
@@ -72,14 +83,26 @@ describe('in-process use', () => {
   });
 
   it('runs many simulators in one process without sharing anything', async () => {
-    const sims = await Promise.all([1, 2, 3].map((i) => startSimulator({ secret: `secret-${i}`, accounts: i === 2 ? { 'user@example.com': 'locked' } : {} })));
+    const sims = await Promise.all(
+      [1, 2, 3].map((i) =>
+        startSimulator({ secret: `secret-${i}`, accounts: i === 2 ? { 'user@example.com': 'locked' } : {} }),
+      ),
+    );
     try {
       const nonce = 'abcdef01-2345-4678-9abc-def012345678';
       const time = sims[0].simulator.now();
       // The same nonce and time in each: no replay across simulators; each its own accounts and secret.
-      const codes = await Promise.all(sims.map((s) => send(s, '/v1/svc/challenge', { nonce, time, body: challengeEnvelope(s.apiUser.id) }).then((r) => r.json.code)));
+      const codes = await Promise.all(
+        sims.map((s) =>
+          send(s, '/v1/svc/challenge', { nonce, time, body: challengeEnvelope(s.apiUser.id) }).then((r) => r.json.code),
+        ),
+      );
       expect(codes).toEqual([2025, -2006, 2025]);
-      expectEnvelope(await send(sims[0], '/v1/svc/time', { method: 'GET', as: { apiUser: '123456789', secret: 'secret-2' } }), 400, -4037);
+      expectEnvelope(
+        await send(sims[0], '/v1/svc/time', { method: 'GET', as: { apiUser: '123456789', secret: 'secret-2' } }),
+        400,
+        -4037,
+      );
       expect(sims.map((s) => s.simulator.challenges().length)).toEqual([1, 0, 1]);
       sims[0].simulator.clock.advance(3_600_000);
       expect(Math.abs(sims[1].simulator.now() - Date.now())).toBeLessThan(1000);

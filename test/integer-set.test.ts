@@ -10,7 +10,10 @@ import { IntegerSet, hash53 } from '../src/auth/integer-set.js';
 type Op = { add: number } | { has: number };
 
 function agreesWithSet(keys: fc.Arbitrary<number>, small: boolean) {
-  const op = fc.oneof(keys.map((k): Op => ({ add: k })), keys.map((k): Op => ({ has: k })));
+  const op = fc.oneof(
+    keys.map((k): Op => ({ add: k })),
+    keys.map((k): Op => ({ has: k })),
+  );
   fc.assert(
     fc.property(fc.array(op, { maxLength: 400 }), fc.integer({ min: 1, max: 64 }), (ops, capacity) => {
       const ours = new IntegerSet(capacity, small);
@@ -35,8 +38,17 @@ describe('IntegerSet', () => {
   });
 
   it('agrees with a Set across the whole range of its keys: below 2^53, and below 2^31 when small', () => {
-    agreesWithSet(fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(2 ** 31 - 1, 2 ** 31 - 2, 1)), true);
-    agreesWithSet(fc.oneof(fc.maxSafeInteger().filter((n) => n >= 0), fc.constantFrom(2 ** 53 - 1, 2 ** 32, 2 ** 32 + 1, 4294967295)), false);
+    agreesWithSet(
+      fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(2 ** 31 - 1, 2 ** 31 - 2, 1)),
+      true,
+    );
+    agreesWithSet(
+      fc.oneof(
+        fc.maxSafeInteger().filter((n) => n >= 0),
+        fc.constantFrom(2 ** 53 - 1, 2 ** 32, 2 ** 32 + 1, 4294967295),
+      ),
+      false,
+    );
   });
 
   it('its table is a power of two of at least 16 slots, 8 bytes each, or 4 when small', () => {

@@ -6,11 +6,27 @@ describe('life of a challenge (docs/behaviour.md#challenges)', async () => {
   const sim = await simulator({ clock: { frozenAt: '2026-07-01T08:00:00Z' }, autoVerify: { delay: '10s' } });
   const who = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
   const control = (path: string, body?: unknown) =>
-    fetch(`${sim.url}/__sim/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${sim.url}/__sim/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const create = async (body: Record<string, unknown> = {}) =>
-    (JSON.parse(expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser, body) }), 202, 2025).message) as { challengeId: string }).challengeId;
+    (
+      JSON.parse(
+        expectEnvelope(
+          await send(sim, '/v1/svc/challenge', { as: who, body: challengeEnvelope(who.apiUser, body) }),
+          202,
+          2025,
+        ).message,
+      ) as { challengeId: string }
+    ).challengeId;
   const status = (id: string) => send(sim, '/v1/svc/status', { as: who, body: lookupEnvelope(who.apiUser, 171, id) });
-  const verify = (id: string, authCode?: string) => send(sim, '/v1/svc/verify', { as: who, body: lookupEnvelope(who.apiUser, 170, id, { authCode, verifyType: 'Manual' }) });
+  const verify = (id: string, authCode?: string) =>
+    send(sim, '/v1/svc/verify', {
+      as: who,
+      body: lookupEnvelope(who.apiUser, 170, id, { authCode, verifyType: 'Manual' }),
+    });
 
   it('send -> status waiting -> the user approves (control API) -> status -> verify 3080', async () => {
     const id = await create();
@@ -19,9 +35,15 @@ describe('life of a challenge (docs/behaviour.md#challenges)', async () => {
     const approved = await control(`challenges/${id}/approve`, { authCode: '424242' });
     expect(approved.status).toBe(200);
     expect(await approved.json()).toMatchObject({ id, state: 'approved', authCode: '424242' });
-    expect(JSON.parse(expectEnvelope(await status(id), 200, 3080).message)).toEqual({ challengeId: id, status: 'APPROVED' });
+    expect(JSON.parse(expectEnvelope(await status(id), 200, 3080).message)).toEqual({
+      challengeId: id,
+      status: 'APPROVED',
+    });
     expectEnvelope(await verify(id, '111111'), 400, -3087);
-    expect(JSON.parse(expectEnvelope(await verify(id, '424242'), 200, 3080).message)).toEqual({ challengeId: id, status: 'VERIFIED' });
+    expect(JSON.parse(expectEnvelope(await verify(id, '424242'), 200, 3080).message)).toEqual({
+      challengeId: id,
+      status: 'VERIFIED',
+    });
     expect(JSON.parse(expectEnvelope(await status(id), 200, 3080).message).status).toBe('VERIFIED');
   });
 
@@ -38,14 +60,22 @@ describe('life of a challenge (docs/behaviour.md#challenges)', async () => {
     expectEnvelope(await status(id), 400, -3091);
     expect((await control('clock/advance', { by: '5m' })).status).toBe(200);
     expect(expectEnvelope(await status(id), 400, -3092).message).toMatch(/expired/);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: cancelEnvelope(who.apiUser, id) }), 400, -2035);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: who, body: cancelEnvelope(who.apiUser, id) }),
+      400,
+      -2035,
+    );
   });
 
   it('the client cancels: status -3092 (cancelled), a second cancel -2035', async () => {
     const id = await create();
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: cancelEnvelope(who.apiUser, id) }), 202, 2028);
     expect(expectEnvelope(await status(id), 400, -3092).message).toMatch(/cancelled/);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: cancelEnvelope(who.apiUser, id) }), 400, -2035);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: who, body: cancelEnvelope(who.apiUser, id) }),
+      400,
+      -2035,
+    );
   });
 
   it('expire through the control API works at once', async () => {
@@ -64,7 +94,18 @@ describe('life of a challenge (docs/behaviour.md#challenges)', async () => {
 
   it("another user's or another API user's challenge is unknown (-3087, -2035)", async () => {
     const id = await create();
-    expectEnvelope(await send(sim, '/v1/svc/status', { as: who, body: lookupEnvelope(who.apiUser, 171, id, {}, 'other@example.com') }), 400, -3087);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: who, body: cancelEnvelope(who.apiUser, id, 'other@example.com') }), 400, -2035);
+    expectEnvelope(
+      await send(sim, '/v1/svc/status', {
+        as: who,
+        body: lookupEnvelope(who.apiUser, 171, id, {}, 'other@example.com'),
+      }),
+      400,
+      -3087,
+    );
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: who, body: cancelEnvelope(who.apiUser, id, 'other@example.com') }),
+      400,
+      -2035,
+    );
   });
 });

@@ -28,20 +28,32 @@ describe('an observer of traffic that fails', async () => {
       broken.mockRestore();
       stop();
     }
-    expect(sim.observerFailures()).toEqual([{ observer: 'coverage', count: 1, message: 'coverage broke', firstSeq: 1, lastSeq: 1 }]);
+    expect(sim.observerFailures()).toEqual([
+      { observer: 'coverage', count: 1, message: 'coverage broke', firstSeq: 1, lastSeq: 1 },
+    ]);
     expect(told).toEqual(['coverage 1 coverage broke']);
     // The gate cannot trust its figures: 5, whatever else holds, with the reason.
     const v = sim.verdict({ required: [15000] });
     expect(v.status).toBe(5);
-    expect(v.lines).toEqual(['observers: 1 observer of traffic failed, so coverage and findings may be wrong (a bug of mfa-sim\'s):', '  coverage: 1× (#1), last: coverage broke']);
+    expect(v.lines).toEqual([
+      "observers: 1 observer of traffic failed, so coverage and findings may be wrong (a bug of mfa-sim's):",
+      '  coverage: 1× (#1), last: coverage broke',
+    ]);
     const md = sim.report('markdown');
-    expect(md).toContain('### Observer failures: the figures below may be wrong\n\n| Observer | Failures | Requests | Last error |\n|---|---:|---|---|\n| coverage | 1 | #1 | coverage broke |');
+    expect(md).toContain(
+      '### Observer failures: the figures below may be wrong\n\n| Observer | Failures | Requests | Last error |\n|---|---:|---|---|\n| coverage | 1 | #1 | coverage broke |',
+    );
     const junit = new XMLParser({ ignoreAttributes: false }).parse(sim.report('junit'));
     const suite = junit.testsuites.testsuite.find((s: { '@_name': string }) => s['@_name'] === 'mfa-sim observers');
-    expect(suite).toMatchObject({ '@_failures': '1', testcase: { '@_name': 'coverage', failure: { '@_type': 'observer' } } });
+    expect(suite).toMatchObject({
+      '@_failures': '1',
+      testcase: { '@_name': 'coverage', failure: { '@_type': 'observer' } },
+    });
     expect(junit.testsuites['@_failures']).not.toBe('0');
     // Over HTTP too.
-    expect(((await (await fetch(`${sim.url}/__sim/findings`)).json()) as { observerFailures: unknown[] }).observerFailures).toHaveLength(1);
+    expect(
+      ((await (await fetch(`${sim.url}/__sim/findings`)).json()) as { observerFailures: unknown[] }).observerFailures,
+    ).toHaveLength(1);
     expect(((await (await fetch(`${sim.url}/__sim/verdict`)).json()) as { status: number }).status).toBe(5);
     // A new run starts with none.
     sim.newRun();
@@ -78,9 +90,11 @@ describe('an observer of traffic that fails', async () => {
 
   it('a failure whose message holds a secret is shown with the secret hidden', async () => {
     sim.newRun();
-    const see = vi.spyOn(ClientFindings.prototype as unknown as { see: () => void }, 'see').mockImplementationOnce(() => {
-      throw new Error(`cannot read ${sim.apiUser.secret}`);
-    });
+    const see = vi
+      .spyOn(ClientFindings.prototype as unknown as { see: () => void }, 'see')
+      .mockImplementationOnce(() => {
+        throw new Error(`cannot read ${sim.apiUser.secret}`);
+      });
     try {
       await send(sim, '/v1/svc/time', { method: 'GET' });
     } finally {

@@ -25,32 +25,48 @@ describe('a client configured for the token gridy, against a simulator with the 
     const hint = entry.hint!.text;
     expect(r.message.endsWith(`. Hint: ${hint}`)).toBe(true);
     expect(formatLine(entry)).toContain(`; hint: ${hint}`);
-    expect(hint).toContain('uses the token gridy, but this simulator runs with the token svc: start it with --token gridy');
+    expect(hint).toContain(
+      'uses the token gridy, but this simulator runs with the token svc: start it with --token gridy',
+    );
     return hint;
   };
   const svcBody = challengeEnvelope(sim.apiUser.id);
   const gridyBody = challengeEnvelope(sim.apiUser.id, {}, {}, 'gridy');
 
   it('in the path, /v1/gridy/time and /v1/gridy/challenge: -404 with the hint', async () => {
-    expect(await refused('/v1/gridy/time', -404, 404, { method: 'GET', token: 'gridy' })).toMatch(/^the path \/v1\/gridy\/time uses/);
-    expect(await refused('/v1/gridy/challenge/?x=1', -404, 404, { token: 'gridy', body: gridyBody })).toMatch(/^the path \/v1\/gridy\/challenge uses/);
+    expect(await refused('/v1/gridy/time', -404, 404, { method: 'GET', token: 'gridy' })).toMatch(
+      /^the path \/v1\/gridy\/time uses/,
+    );
+    expect(await refused('/v1/gridy/challenge/?x=1', -404, 404, { token: 'gridy', body: gridyBody })).toMatch(
+      /^the path \/v1\/gridy\/challenge uses/,
+    );
   });
 
   it('in the scheme, gridy-hmac: and GRIDY-HMAC:, on the right path: -4001', async () => {
-    expect(await refused('/v1/svc/time', -4001, 400, { method: 'GET', token: 'gridy' })).toMatch(/^the Authorization scheme uses/);
+    expect(await refused('/v1/svc/time', -4001, 400, { method: 'GET', token: 'gridy' })).toMatch(
+      /^the Authorization scheme uses/,
+    );
     const upper: SendOptions['mutate'] = (h) => {
       h.Authorization = h.Authorization.replace('svc-hmac:', 'GRIDY-HMAC:');
     };
-    expect(await refused('/v1/svc/time', -4001, 400, { method: 'GET', mutate: upper })).toMatch(/^the Authorization scheme uses/);
+    expect(await refused('/v1/svc/time', -4001, 400, { method: 'GET', mutate: upper })).toMatch(
+      /^the Authorization scheme uses/,
+    );
   });
 
   it('in the header names, x-gridy-utctime, -cnonce, -apiuser, with the right scheme: -4004, -4006, -4008', async () => {
-    for (const [name, code] of [['utctime', -4004], ['cnonce', -4006], ['apiuser', -4008]] as const) {
+    for (const [name, code] of [
+      ['utctime', -4004],
+      ['cnonce', -4006],
+      ['apiuser', -4008],
+    ] as const) {
       const rename: SendOptions['mutate'] = (h) => {
         h[`x-gridy-${name}`] = h[`x-svc-${name}`];
         delete h[`x-svc-${name}`];
       };
-      expect(await refused('/v1/svc/time', code, 400, { method: 'GET', mutate: rename })).toMatch(new RegExp(`^the header x-gridy-${name} uses`));
+      expect(await refused('/v1/svc/time', code, 400, { method: 'GET', mutate: rename })).toMatch(
+        new RegExp(`^the header x-gridy-${name} uses`),
+      );
     }
   });
 
@@ -60,15 +76,29 @@ describe('a client configured for the token gridy, against a simulator with the 
       h['x-gridy-cnonce'] = h['x-svc-cnonce'];
       delete h['x-svc-cnonce'];
     };
-    expect(await refused('/v1/svc/time', -4004, 400, { method: 'GET', mutate: cnonceOnly })).toMatch(/^the header x-gridy-cnonce uses/);
+    expect(await refused('/v1/svc/time', -4004, 400, { method: 'GET', mutate: cnonceOnly })).toMatch(
+      /^the header x-gridy-cnonce uses/,
+    );
   });
 
   it('in the Authorization parts, algorithm=gridy-hmac512 and signedheaders=x-gridy-…: -4031, -4033', async () => {
-    const part = (from: string, to: string): SendOptions['mutate'] => (h) => {
-      h.Authorization = h.Authorization.replace(from, to);
-    };
-    expect(await refused('/v1/svc/time', -4031, 400, { method: 'GET', mutate: part('algorithm=svc-hmac512', 'algorithm=GRIDY-hmac512') })).toMatch(/^the algorithm uses/);
-    expect(await refused('/v1/svc/time', -4033, 400, { method: 'GET', mutate: part('x-svc-utctime;x-svc-cnonce', 'x-gridy-utctime;x-gridy-cnonce') })).toMatch(/^signedheaders uses/);
+    const part =
+      (from: string, to: string): SendOptions['mutate'] =>
+      (h) => {
+        h.Authorization = h.Authorization.replace(from, to);
+      };
+    expect(
+      await refused('/v1/svc/time', -4031, 400, {
+        method: 'GET',
+        mutate: part('algorithm=svc-hmac512', 'algorithm=GRIDY-hmac512'),
+      }),
+    ).toMatch(/^the algorithm uses/);
+    expect(
+      await refused('/v1/svc/time', -4033, 400, {
+        method: 'GET',
+        mutate: part('x-svc-utctime;x-svc-cnonce', 'x-gridy-utctime;x-gridy-cnonce'),
+      }),
+    ).toMatch(/^signedheaders uses/);
   });
 
   it("in the body's user field, gridyUser: -5077", async () => {
@@ -84,11 +114,29 @@ describe('a client configured for the token gridy, against a simulator with the 
     await bare('/v1/gridy/times', -404, 404, { method: 'GET' });
     await bare('/v1/svc/nothing', -404, 404, { method: 'GET' });
     await bare('/v1/svc/time', -4004, 400, { method: 'GET', mutate: (h) => delete h['x-svc-utctime'] });
-    await bare('/v1/svc/time', -4004, 400, { method: 'GET', mutate: (h) => { h['x-gri-dy-utctime'] = h['x-svc-utctime']; delete h['x-svc-utctime']; } });
-    await bare('/v1/svc/time', -4031, 400, { method: 'GET', mutate: (h) => { h.Authorization = h.Authorization.replace('svc-hmac512', 'svc-hmac256'); } });
+    await bare('/v1/svc/time', -4004, 400, {
+      method: 'GET',
+      mutate: (h) => {
+        h['x-gri-dy-utctime'] = h['x-svc-utctime'];
+        delete h['x-svc-utctime'];
+      },
+    });
+    await bare('/v1/svc/time', -4031, 400, {
+      method: 'GET',
+      mutate: (h) => {
+        h.Authorization = h.Authorization.replace('svc-hmac512', 'svc-hmac256');
+      },
+    });
     // Two tokens in one signedheaders: not a client set up for another one.
-    await bare('/v1/svc/time', -4033, 400, { method: 'GET', mutate: (h) => { h.Authorization = h.Authorization.replace('x-svc-utctime;x-svc-cnonce', 'x-gridy-utctime;x-acme-cnonce'); } });
-    await bare('/v1/svc/challenge', -5077, 400, { body: challengeEnvelope(sim.apiUser.id, { svcUser: undefined, user: 'user@example.com' }) });
+    await bare('/v1/svc/time', -4033, 400, {
+      method: 'GET',
+      mutate: (h) => {
+        h.Authorization = h.Authorization.replace('x-svc-utctime;x-svc-cnonce', 'x-gridy-utctime;x-acme-cnonce');
+      },
+    });
+    await bare('/v1/svc/challenge', -5077, 400, {
+      body: challengeEnvelope(sim.apiUser.id, { svcUser: undefined, user: 'user@example.com' }),
+    });
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as, body: svcBody }), 202, 2025);
   });
 });
@@ -99,19 +147,27 @@ describe('the advice works: started with --token gridy, the simulator serves tha
 
   it('on /v1/gridy/… and on /v1/svc/…', async () => {
     expectEnvelope(await send(sim, '/v1/gridy/time', { method: 'GET', as }), 200, 15000);
-    expectEnvelope(await send(sim, '/v1/gridy/challenge', { as, body: challengeEnvelope(as.apiUser, {}, {}, 'gridy') }), 202, 2025);
+    expectEnvelope(
+      await send(sim, '/v1/gridy/challenge', { as, body: challengeEnvelope(as.apiUser, {}, {}, 'gridy') }),
+      202,
+      2025,
+    );
     expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as }), 200, 15000);
     expect(sim.journal().map((e) => e.endpoint)).toEqual(['time', 'challenge', 'time']);
   });
 
   it('and names the default token the other way round', async () => {
     const r = expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as, token: 'svc' }), 400, -4001);
-    expect(r.message).toContain('the Authorization scheme uses the token svc, but this simulator runs with the token gridy: start it with --token svc');
+    expect(r.message).toContain(
+      'the Authorization scheme uses the token svc, but this simulator runs with the token gridy: start it with --token svc',
+    );
     expect(sim.journal({ limit: 1 })[0].hint?.id).toBe('other-token');
   });
 
   it('a path under a third token is named against this one', async () => {
     const r = expectEnvelope(await send(sim, '/v1/acme/time', { method: 'GET', as }), 404, -404);
-    expect(r.message).toContain('the path /v1/acme/time uses the token acme, but this simulator runs with the token gridy');
+    expect(r.message).toContain(
+      'the path /v1/acme/time uses the token acme, but this simulator runs with the token gridy',
+    );
   });
 });

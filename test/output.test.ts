@@ -10,7 +10,9 @@ import { xmlText } from '../src/output/xml.js';
  */
 describe('one escaping function per output', () => {
   it('HTML: the five characters that can end text or an attribute, as character references', () => {
-    expect(htmlText(`<a href="x" title='y'>&amp;</a>`)).toBe('&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;amp;&#60;/a&#62;');
+    expect(htmlText(`<a href="x" title='y'>&amp;</a>`)).toBe(
+      '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;amp;&#60;/a&#62;',
+    );
     expect(htmlText('plain é 🙂')).toBe('plain é 🙂');
     expect(htmlText(42)).toBe('42');
   });

@@ -27,24 +27,49 @@ describe('permissions, auto-verify and IP rules', async () => {
   const challenge = (as: typeof MAIN, body: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
     send(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(as.apiUser, body, extra) });
   const blocked = (as: typeof MAIN, ipAddress?: string) =>
-    send(sim, '/v1/svc/blocked', { as, body: { id: 'b', utctime: '1', apiUser: as.apiUser, type: 950, body: { svcUser: 'user@example.com', ...(ipAddress ? { ipAddress } : {}) } } });
+    send(sim, '/v1/svc/blocked', {
+      as,
+      body: {
+        id: 'b',
+        utctime: '1',
+        apiUser: as.apiUser,
+        type: 950,
+        body: { svcUser: 'user@example.com', ...(ipAddress ? { ipAddress } : {}) },
+      },
+    });
 
   it('an operation is judged on its own permission, on an endpoint shared with others', async () => {
     expectEnvelope(await challenge(CHALLENGE_ONLY), 202, 2025);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: CHALLENGE_ONLY, body: cancelEnvelope(CHALLENGE_ONLY.apiUser, 'x') }), 400, -1026);
-    expect(expectEnvelope(await challenge(CANCEL_ONLY), 400, -1026).message).toContain('API user 200000005 may not call challenge');
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: CANCEL_ONLY, body: cancelEnvelope(CANCEL_ONLY.apiUser, 'x') }), 400, -2035);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: CHALLENGE_ONLY, body: cancelEnvelope(CHALLENGE_ONLY.apiUser, 'x') }),
+      400,
+      -1026,
+    );
+    expect(expectEnvelope(await challenge(CANCEL_ONLY), 400, -1026).message).toContain(
+      'API user 200000005 may not call challenge',
+    );
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: CANCEL_ONLY, body: cancelEnvelope(CANCEL_ONLY.apiUser, 'x') }),
+      400,
+      -2035,
+    );
   });
 
   it('a type the endpoint does not take is -1026 only when none of its operations is permitted', async () => {
     expectEnvelope(await challenge(CANCEL_ONLY, {}, { type: 999 }), 400, -5072);
-    expect(expectEnvelope(await challenge(TIME_ONLY, {}, { type: 999 }), 400, -1026).message).toContain('API user 200000001 may not call /v1/svc/challenge');
+    expect(expectEnvelope(await challenge(TIME_ONLY, {}, { type: 999 }), 400, -1026).message).toContain(
+      'API user 200000001 may not call /v1/svc/challenge',
+    );
   });
 
   it('once authenticated, an envelope in relaxed JSON is read whole: its operation is judged', async () => {
     const relaxed = `{'id': 'r', 'utctime': '1', 'apiUser': '${CANCEL_ONLY.apiUser}', 'type': 150, 'body': {'svcUser': 'user@example.com', 'challengeType': 'UserKeyAndPattern'}}`;
     expectEnvelope(await send(sim, '/v1/svc/challenge', { as: CANCEL_ONLY, body: relaxed }), 400, -1026);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: MAIN, body: relaxed.replace(CANCEL_ONLY.apiUser, MAIN.apiUser) }), 202, 2025);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: MAIN, body: relaxed.replace(CANCEL_ONLY.apiUser, MAIN.apiUser) }),
+      202,
+      2025,
+    );
   });
 
   it('auto-verify needs its own permission; a challenge without it needs none', async () => {
@@ -57,7 +82,11 @@ describe('permissions, auto-verify and IP rules', async () => {
     expectEnvelope(await challenge(IP_USER), 400, -5075);
     expectEnvelope(await challenge(IP_USER, { ipAddress: '203.0.113.7' }), 400, -6021);
     expectEnvelope(await challenge(IP_USER, { ipAddress: '198.51.100.7' }), 202, 2025);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { as: IP_USER, body: cancelEnvelope(IP_USER.apiUser, 'x') }), 400, -2035);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { as: IP_USER, body: cancelEnvelope(IP_USER.apiUser, 'x') }),
+      400,
+      -2035,
+    );
     expectEnvelope(await challenge(MAIN), 202, 2025);
     expectEnvelope(await challenge(MAIN, { ipAddress: '203.0.113.7' }), 202, 2025);
   });

@@ -56,7 +56,11 @@ describe('challenges: ids, QR codes, the QR URL, expiry', async () => {
     // An expired challenge cannot be cancelled.
     const cancel = await send(sim, '/v1/svc/challenge', {
       as: who,
-      body: { apiUser: who.apiUser, type: 151, body: { challengeId: three.challengeId, svcUser: 'user@example.com', status: 'CANCEL' } },
+      body: {
+        apiUser: who.apiUser,
+        type: 151,
+        body: { challengeId: three.challengeId, svcUser: 'user@example.com', status: 'CANCEL' },
+      },
     });
     expectEnvelope(cancel, 400, -2035);
   });

@@ -25,7 +25,9 @@ describe('the README and docs/', () => {
       const undocumented = await apiReference(out);
       expect(undocumented).toEqual([]);
       const files = filesOf(out);
-      expect(Object.keys(files)).toEqual(expect.arrayContaining(['index.md', 'mfa-sim.md', 'mfa-sim/client.md', 'mfa-sim/control.md']));
+      expect(Object.keys(files)).toEqual(
+        expect.arrayContaining(['index.md', 'mfa-sim.md', 'mfa-sim/client.md', 'mfa-sim/control.md']),
+      );
       expect(files['mfa-sim.md']).toMatch(/startSimulator/);
     } finally {
       rmSync(out, { recursive: true, force: true });
@@ -43,7 +45,13 @@ describe('the README and docs/', () => {
 
   it('its set-up tells a project that installs the package from a clone of the repository, two commands each', () => {
     const setUp = /^## Set-up\n([\s\S]*?)^## /m.exec(readme)![1];
-    const blocks = [...setUp.matchAll(/\*\*(In [^*]+)\*\*[^`]*```sh\n([\s\S]*?)```/g)].map(([, where, commands]) => [where, commands.trim().split('\n').map((c) => c.replace(/\s+#.*$/, ''))]);
+    const blocks = [...setUp.matchAll(/\*\*(In [^*]+)\*\*[^`]*```sh\n([\s\S]*?)```/g)].map(([, where, commands]) => [
+      where,
+      commands
+        .trim()
+        .split('\n')
+        .map((c) => c.replace(/\s+#.*$/, '')),
+    ]);
     expect(blocks).toEqual([
       ['In your project:', ['npm install --save-dev mfa-sim', 'npx mfa-sim --secret dev-secret']],
       ['In a clone of this repository', ['npm ci && npm start -- --secret dev-secret', 'npm ci && npm test']],
@@ -55,7 +63,11 @@ describe('the README and docs/', () => {
     const block = /<!-- example:request -->\n```sh\n([\s\S]*?)```\n<!-- \/example:request -->/.exec(readme);
     expect(block).not.toBeNull();
     // Asynchronously: the simulator answers from this same process.
-    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block![1]], { env: { ...process.env, MFA_SIM_URL: sim.url }, encoding: 'utf8', timeout: 10_000 });
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block![1]], {
+      env: { ...process.env, MFA_SIM_URL: sim.url },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     const answer = JSON.parse(stdout) as { id: string; status: number; code: number; message: string };
     expect(answer).toMatchObject({ id: 'ref-1', status: 202, code: 2025 });
     expect(JSON.parse(answer.message)).toMatchObject({ challengeId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
@@ -63,12 +75,18 @@ describe('the README and docs/', () => {
 
   it('the example script sends a signed challenge and gets 2025', async () => {
     const sim = await simulator({ secret: 'dev-secret' });
-    const { stdout: out } = await promisify(execFile)(process.execPath, [join(root, 'examples', 'send-challenge.mjs')], {
-      env: { ...process.env, MFA_SIM_URL: sim.url, MFA_SIM_SECRET: 'dev-secret' },
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    expect(out).toMatch(/^202 2025 \{"challengeId":"[0-9a-f-]{36}","challengeQRcodeUrl":"http:\/\/127\.0\.0\.1:\d+\/phone\/[0-9a-f-]{36}"\}\n$/);
+    const { stdout: out } = await promisify(execFile)(
+      process.execPath,
+      [join(root, 'examples', 'send-challenge.mjs')],
+      {
+        env: { ...process.env, MFA_SIM_URL: sim.url, MFA_SIM_SECRET: 'dev-secret' },
+        encoding: 'utf8',
+        timeout: 10_000,
+      },
+    );
+    expect(out).toMatch(
+      /^202 2025 \{"challengeId":"[0-9a-f-]{36}","challengeQRcodeUrl":"http:\/\/127\.0\.0\.1:\d+\/phone\/[0-9a-f-]{36}"\}\n$/,
+    );
   });
 
   it('the catalog example forces the code asked for', async () => {

@@ -6,7 +6,11 @@ describe('a map of the most recently set keys', () => {
   it('forgets the oldest key when more than max were set, and iterates oldest first', () => {
     const m = new RecentMap<string, number>(3);
     for (const [i, k] of ['a', 'b', 'c'].entries()) m.set(k, i);
-    expect([...m]).toEqual([['a', 0], ['b', 1], ['c', 2]]);
+    expect([...m]).toEqual([
+      ['a', 0],
+      ['b', 1],
+      ['c', 2],
+    ]);
     m.set('d', 3);
     expect([...m.values()]).toEqual([1, 2, 3]);
     expect([m.has('a'), m.get('a'), m.size]).toEqual([false, undefined, 3]);
@@ -17,13 +21,28 @@ describe('a map of the most recently set keys', () => {
     m.set('a', 1);
     m.set('b', 2);
     m.set('a', 3);
-    expect([...m]).toEqual([['b', 2], ['a', 3]]);
+    expect([...m]).toEqual([
+      ['b', 2],
+      ['a', 3],
+    ]);
     m.set('c', 4);
-    expect([...m]).toEqual([['b', 2], ['a', 3], ['c', 4]]);
+    expect([...m]).toEqual([
+      ['b', 2],
+      ['a', 3],
+      ['c', 4],
+    ]);
     m.set('d', 5);
-    expect([...m]).toEqual([['a', 3], ['c', 4], ['d', 5]]);
+    expect([...m]).toEqual([
+      ['a', 3],
+      ['c', 4],
+      ['d', 5],
+    ]);
     m.set('e', 6);
-    expect([...m]).toEqual([['c', 4], ['d', 5], ['e', 6]]);
+    expect([...m]).toEqual([
+      ['c', 4],
+      ['d', 5],
+      ['e', 6],
+    ]);
   });
 
   it('a deleted key frees nothing early and is not brought back; clear starts over', () => {
@@ -33,7 +52,10 @@ describe('a map of the most recently set keys', () => {
     expect(m.delete(1)).toBe(true);
     expect(m.delete(1)).toBe(false);
     m.set(3, 'z');
-    expect([...m]).toEqual([[2, 'y'], [3, 'z']]);
+    expect([...m]).toEqual([
+      [2, 'y'],
+      [3, 'z'],
+    ]);
     m.clear();
     expect([m.size, [...m]]).toEqual([0, []]);
     m.set(4, 'w');

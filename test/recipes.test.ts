@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
  */
 
 const root = join(__dirname, '..');
-const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 interface Block {
   page: string;
@@ -28,7 +33,13 @@ export function blocksOf(page: string, text: string): Block[] {
     if (!open) continue;
     const end = lines.indexOf('```', i + 1);
     const above = lines[i - 1] ?? '';
-    out.push({ page, line: i + 1, lang: open[1], code: lines.slice(i + 1, end).join('\n'), marker: /^<!-- (recipe: .+|not run: .+) -->$/.exec(above)?.[1] });
+    out.push({
+      page,
+      line: i + 1,
+      lang: open[1],
+      code: lines.slice(i + 1, end).join('\n'),
+      marker: /^<!-- (recipe: .+|not run: .+) -->$/.exec(above)?.[1],
+    });
     i = end;
   }
   return out;
@@ -48,26 +59,40 @@ const recipes = blocks.filter((b) => b.marker?.startsWith('recipe: '));
 describe("the docs' recipes", () => {
   it('there are recipes for every runner the docs show a scenario per test with', () => {
     const files = new Set(recipes.map((b) => b.marker!.slice('recipe: '.length)));
-    for (const f of ['examples/jest/mfa-login.test.js', 'examples/vitest/mfa.test.ts', 'examples/vitest/global-setup.ts', 'examples/python/test_mfa.py', 'examples/python/parallel/conftest.py', 'examples/java/junit/LockedAccountTest.java', 'examples/php/MfaSimTest.php']) {
+    for (const f of [
+      'examples/jest/mfa-login.test.js',
+      'examples/vitest/mfa.test.ts',
+      'examples/vitest/global-setup.ts',
+      'examples/python/test_mfa.py',
+      'examples/python/parallel/conftest.py',
+      'examples/java/junit/LockedAccountTest.java',
+      'examples/php/MfaSimTest.php',
+    ]) {
       expect(files, f).toContain(f);
     }
   });
 
-  it.each(recipes.map((b) => [`${b.page}:${b.line} (${b.marker})`, b]))('%s is an excerpt of its example, word for word', (_, b) => {
-    const file = readFileSync(join(root, (b).marker!.slice('recipe: '.length)), 'utf8');
-    const parts = pieces((b).code);
-    expect(parts.length).toBeGreaterThan(0);
-    let from = 0;
-    for (const part of parts) {
-      const at = file.indexOf(part, from);
-      expect(at, `not in the file (or not in this order):\n${part}`).toBeGreaterThanOrEqual(0);
-      from = at + part.length;
-    }
-  });
+  it.each(recipes.map((b) => [`${b.page}:${b.line} (${b.marker})`, b]))(
+    '%s is an excerpt of its example, word for word',
+    (_, b) => {
+      const file = readFileSync(join(root, b.marker!.slice('recipe: '.length)), 'utf8');
+      const parts = pieces(b.code);
+      expect(parts.length).toBeGreaterThan(0);
+      let from = 0;
+      for (const part of parts) {
+        const at = file.indexOf(part, from);
+        expect(at, `not in the file (or not in this order):\n${part}`).toBeGreaterThanOrEqual(0);
+        from = at + part.length;
+      }
+    },
+  );
 
   it('a block that loads a scenario per test is a recipe, or says it is not run', () => {
     const perTest = blocks.filter(
-      (b) => ['js', 'ts', 'python', 'java', 'php'].includes(b.lang) && /beforeEach|@BeforeEach|def setUp\(|function setUp\(|autouse/.test(b.code) && /loadScenario\(|load_scenario\(|\/__sim\/scenario|"scenario"/.test(b.code),
+      (b) =>
+        ['js', 'ts', 'python', 'java', 'php'].includes(b.lang) &&
+        /beforeEach|@BeforeEach|def setUp\(|function setUp\(|autouse/.test(b.code) &&
+        /loadScenario\(|load_scenario\(|\/__sim\/scenario|"scenario"/.test(b.code),
     );
     expect(perTest.length).toBeGreaterThan(3);
     const unmarked = perTest.filter((b) => b.marker === undefined).map((b) => `${b.page}:${b.line}`);

@@ -24,12 +24,13 @@ function hideWhole(text: string, secrets: string[]): string {
   const u = unescapeWithOrigins(text);
   for (const s of secrets) {
     for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + 1)) spans.push([i, i + s.length]);
-    for (let i = u.text.indexOf(s); i >= 0; i = u.text.indexOf(s, i + 1)) spans.push([u.from[i], u.to[i + s.length - 1]]);
+    for (let i = u.text.indexOf(s); i >= 0; i = u.text.indexOf(s, i + 1))
+      spans.push([u.from[i], u.to[i + s.length - 1]]);
   }
   spans.sort((a, b) => a[0] - b[0]);
   let out = '';
   let at = 0;
-  for (let k = 0; k < spans.length; ) {
+  for (let k = 0; k < spans.length;) {
     const start = spans[k][0];
     let end = spans[k++][1];
     while (k < spans.length && spans[k][0] < end) end = Math.max(end, spans[k++][1]);
@@ -94,7 +95,10 @@ describe('hiding decodes only the stretches around escapes, and finds what decod
     expect(escapedStretches('0123456789%41abcdefghij', 3)).toEqual([[8, 15]]);
     // Two escapes closer than twice the reach make one stretch; farther apart, two.
     expect(escapedStretches('\\x41123456\\x42', 4)).toEqual([[0, 14]]);
-    expect(escapedStretches('\\x411234567890\\x42', 4)).toEqual([[0, 7], [11, 18]]);
+    expect(escapedStretches('\\x411234567890\\x42', 4)).toEqual([
+      [0, 7],
+      [11, 18],
+    ]);
     // A percent sign that decodes to nothing is a plain character: no stretch of its own.
     expect(escapedStretches('100% sure, %zz', 8)).toEqual([]);
   });
@@ -111,7 +115,14 @@ describe('hiding decodes only the stretches around escapes, and finds what decod
 describe('with many secrets the search skips ahead, and never past a secret', () => {
   // Each crafted secret has, among its first four characters, a pair another one has at another place: how far the
   // search may skip on a pair is the least any secret allows, whichever secret comes last in the list.
-  const crafted = ['abxy-first-secret', 'xyab-second-secret', 'bxya-third-secret', 'yabx-fourth-secret', 'aaaa-fifth-secret', 'ŁŁŁŁ-wide-secret'];
+  const crafted = [
+    'abxy-first-secret',
+    'xyab-second-secret',
+    'bxya-third-secret',
+    'yabx-fourth-secret',
+    'aaaa-fifth-secret',
+    'ŁŁŁŁ-wide-secret',
+  ];
   const fillers = Array.from({ length: 20 }, (_, i) => `filler-${i}-Secret-Qz`);
 
   for (const [order, list] of [
@@ -126,7 +137,9 @@ describe('with many secrets the search skips ahead, and never past a secret', ()
           // Text before it that shares its pairs too, so that the search's steps land at every place in turn.
           const before = 'xyabxyab'.slice(0, pad);
           expect(redactor.hide(`${before}${secret}`), `${secret} after ${pad}`).toBe(`${before}${HIDDEN}`);
-          expect(redactor.hide(`${before}${secret}!${before}`), `${secret} inside, after ${pad}`).toBe(`${before}${HIDDEN}!${before}`);
+          expect(redactor.hide(`${before}${secret}!${before}`), `${secret} inside, after ${pad}`).toBe(
+            `${before}${HIDDEN}!${before}`,
+          );
         }
       }
       // A character whose low byte is a secret's (A and Ł share 0x41) is only a place to look, never a match.

@@ -58,7 +58,6 @@ describe('ReplayMemory', () => {
     expect(memory.size).toBe(4);
   });
 
-
   it('past its cap, forgets the generation that expires first', () => {
     const memory = new ReplayMemory(1000, 3);
     memory.remember('old', 100, 0, true);

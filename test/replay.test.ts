@@ -7,7 +7,14 @@ const A = { apiUser: '123456789', secret: 'secret-a' };
 const B = { apiUser: '987654321', secret: 'secret-b' };
 
 describe('drift and replay (docs/behaviour.md#time-drift-and-replay)', async () => {
-  const sim = await simulator({ name: 'replay', apiUsers: [{ id: A.apiUser, secret: A.secret }, { id: B.apiUser, secret: B.secret }], clock: { maxDrift: '5m' } });
+  const sim = await simulator({
+    name: 'replay',
+    apiUsers: [
+      { id: A.apiUser, secret: A.secret },
+      { id: B.apiUser, secret: B.secret },
+    ],
+    clock: { maxDrift: '5m' },
+  });
   const time = (opts: Parameters<typeof send>[2] = {}) => send(sim, '/v1/svc/time', { method: 'GET', as: A, ...opts });
 
   it('accepts a time exactly at the drift limit and rejects one a millisecond past it', async () => {
@@ -62,10 +69,18 @@ describe('drift and replay (docs/behaviour.md#time-drift-and-replay)', async () 
       ['content-type', 'application/json'],
     ];
     const body = JSON.stringify(challengeEnvelope(A.apiUser));
-    const answers = await Promise.all(Array.from({ length: 60 }, () => raw(sim.url, 'POST', '/v1/svc/challenge', headers, body)));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, () => raw(sim.url, 'POST', '/v1/svc/challenge', headers, body)),
+    );
     const codes = answers.map((r) => r.json.code);
-    expect(codes.filter((c) => c === 2025), `codes: ${codes.join(' ')}`).toHaveLength(1);
-    expect(codes.filter((c) => c === -4034), `codes: ${codes.join(' ')}`).toHaveLength(59);
+    expect(
+      codes.filter((c) => c === 2025),
+      `codes: ${codes.join(' ')}`,
+    ).toHaveLength(1);
+    expect(
+      codes.filter((c) => c === -4034),
+      `codes: ${codes.join(' ')}`,
+    ).toHaveLength(59);
     const made = sim.simulator.challenges().filter((c) => c.apiUser === A.apiUser);
     expect(made).toHaveLength(1);
   });
@@ -74,8 +89,14 @@ describe('drift and replay (docs/behaviour.md#time-drift-and-replay)', async () 
     const t = clientTime(sim) + 17;
     const answers = await Promise.all(Array.from({ length: 40 }, () => time({ time: t })));
     const codes = answers.map((r) => r.json.code);
-    expect(codes.filter((c) => c === 15000), `codes: ${codes.join(' ')}`).toHaveLength(1);
-    expect(codes.filter((c) => c === -4035), `codes: ${codes.join(' ')}`).toHaveLength(39);
+    expect(
+      codes.filter((c) => c === 15000),
+      `codes: ${codes.join(' ')}`,
+    ).toHaveLength(1);
+    expect(
+      codes.filter((c) => c === -4035),
+      `codes: ${codes.join(' ')}`,
+    ).toHaveLength(39);
   });
 });
 
@@ -87,11 +108,24 @@ describe('replay memory is bounded by the drift window', () => {
       const base = sim.simulator.now();
       const first = randomUUID();
       for (let i = 0; i < 300; i++) {
-        expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: base - i, nonce: i === 0 ? first : undefined }), 200, 15000);
+        expectEnvelope(
+          await send(sim, '/v1/svc/time', {
+            method: 'GET',
+            as: who,
+            time: base - i,
+            nonce: i === 0 ? first : undefined,
+          }),
+          200,
+          15000,
+        );
       }
       expect(sim.simulator.world.replayStats()[who.apiUser].entries).toBe(600);
       // Inside the window a replay is still caught.
-      expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: base + 1, nonce: first }), 400, -4034);
+      expectEnvelope(
+        await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: base + 1, nonce: first }),
+        400,
+        -4034,
+      );
       // Two windows later every old entry is gone; the memory holds only what came since.
       sim.simulator.clock.advance(2 * 60_000 + 10_000);
       expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who }), 200, 15000);

@@ -17,23 +17,36 @@ describe('the command line at exit: --report, --junit, --fail-on-findings', () =
   const dir = mkdtempSync(join(tmpdir(), 'mfa-sim-report-'));
 
   async function runWith(args: string[], traffic: (url: string) => Promise<void>, env: Record<string, string> = {}) {
-    const s = await start(['--port', '0', '--api-user', MAIN.apiUser, '--secret', MAIN.secret, '--quiet', ...args], env);
+    const s = await start(
+      ['--port', '0', '--api-user', MAIN.apiUser, '--secret', MAIN.secret, '--quiet', ...args],
+      env,
+    );
     await traffic(s.url);
     s.child.kill('SIGTERM');
     return { status: await s.exit, err: s.err() };
   }
   const reusedIds = async (url: string) => {
     const r = remote(url, MAIN.apiUser, MAIN.secret);
-    for (let i = 0; i < 2; i++) expectEnvelope(await send(r, '/v1/svc/challenge', { body: challengeEnvelope(MAIN.apiUser, {}, { id: 'again' }) }), 202, 2025);
+    for (let i = 0; i < 2; i++)
+      expectEnvelope(
+        await send(r, '/v1/svc/challenge', { body: challengeEnvelope(MAIN.apiUser, {}, { id: 'again' }) }),
+        202,
+        2025,
+      );
   };
 
   it('writes both files, appends the Markdown, and exits 4 on a finding at or above the severity', async () => {
     const report = join(dir, 'summary.md');
     const junit = join(dir, 'junit.xml');
     writeFileSync(report, '# Earlier step\n\n');
-    const { status, err } = await runWith(['--report', report, '--junit', junit, '--fail-on-findings', 'warning'], reusedIds);
+    const { status, err } = await runWith(
+      ['--report', report, '--junit', junit, '--fail-on-findings', 'warning'],
+      reusedIds,
+    );
     expect(status).toBe(4);
-    expect(err).toContain('mfa-sim: the client doctor found 1 finding at or above warning:\n  warning  envelope-id-reused (API user 123456789, #2, 1×)\n');
+    expect(err).toContain(
+      'mfa-sim: the client doctor found 1 finding at or above warning:\n  warning  envelope-id-reused (API user 123456789, #2, 1×)\n',
+    );
     const md = readFileSync(report, 'utf8');
     expect(md.startsWith('# Earlier step\n\n## mfa-sim report\n')).toBe(true);
     await validJunit(readFileSync(junit, 'utf8'));
@@ -50,10 +63,17 @@ describe('the command line at exit: --report, --junit, --fail-on-findings', () =
     expect(bad).toContain('mfa-sim: --fail-on-findings must be one of info, warning, error (not "fatal").');
     const badEnv = await start(['--port', '0'], { MFA_SIM_HINTS: 'maybe' }).catch((e: Error) => e.message);
     expect(badEnv).toContain('mfa-sim: MFA_SIM_HINTS must be on or off (true/false, yes/no, 1/0).');
-    const { status } = await runWith([], async (url) => {
-      const r = await send(remote(url, MAIN.apiUser, MAIN.secret), '/v1/svc/time', { method: 'GET', time: Date.now() - 600_000 });
-      expect(expectEnvelope(r, 400, -4036).message).toBe('utctime clock drift error');
-    }, { MFA_SIM_HINTS: 'off' });
+    const { status } = await runWith(
+      [],
+      async (url) => {
+        const r = await send(remote(url, MAIN.apiUser, MAIN.secret), '/v1/svc/time', {
+          method: 'GET',
+          time: Date.now() - 600_000,
+        });
+        expect(expectEnvelope(r, 400, -4036).message).toBe('utctime clock drift error');
+      },
+      { MFA_SIM_HINTS: 'off' },
+    );
     expect(status).toBe(0);
   });
 

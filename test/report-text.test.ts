@@ -17,11 +17,20 @@ const T = Date.UTC(2026, 0, 15, 12, 0, 0);
 const title = (c: number) => codeInfo(c)!.title;
 
 describe('the reports, word for word', async () => {
-  const sim = await simulator({ name: 'report-text', apiUsers: [{ id: MAIN.apiUser, secret: MAIN.secret }], clock: { frozenAt: T } });
+  const sim = await simulator({
+    name: 'report-text',
+    apiUsers: [{ id: MAIN.apiUser, secret: MAIN.secret }],
+    clock: { frozenAt: T },
+  });
   const challenge = (t: number, id: string, body: unknown) =>
-    send(sim, '/v1/svc/challenge', { as: MAIN, time: t, body: { id, utctime: String(t), apiUser: MAIN.apiUser, type: 150, body } });
+    send(sim, '/v1/svc/challenge', {
+      as: MAIN,
+      time: t,
+      body: { id, utctime: String(t), apiUser: MAIN.apiUser, type: 150, body },
+    });
   const userBody = { svcUser: 'user@example.com', challengeType: 'UserKeyAndPattern' };
-  const wrongSecret = (t: number) => send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: MAIN.apiUser, secret: 'not-it' }, time: t });
+  const wrongSecret = (t: number) =>
+    send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: MAIN.apiUser, secret: 'not-it' }, time: t });
 
   /** #1 a body sent as a JSON string; #2 to #4 one envelope id three times; #5 a time; #6 and #7 a wrong secret. */
   async function run(): Promise<string> {
@@ -119,38 +128,71 @@ describe('the reports, word for word', async () => {
     const n = SERVICE_CODES.length;
     expect(lines[0]).toBe('<?xml version="1.0" encoding="UTF-8"?>');
     expect(lines[1]).toBe(`<testsuites name="mfa-sim ${version}" tests="${n + 2}" failures="2" errors="0" time="0">`);
-    expect(lines[2]).toMatch(new RegExp(`^  <testsuite name="mfa-sim contract coverage" tests="${n}" failures="1" errors="0" skipped="${n - 4}" time="0" timestamp="\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z">$`));
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^  <testsuite name="mfa-sim contract coverage" tests="${n}" failures="1" errors="0" skipped="${n - 4}" time="0" timestamp="\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z">$`,
+      ),
+    );
     const at = (c: number) => lines[3 + SERVICE_CODES.indexOf(c)];
-    expect(at(2025)).toBe(`    <testcase classname="mfa-sim.coverage" name="2025 ${title(2025)}" time="0"><system-out>answered 4 times</system-out></testcase>`);
-    expect(at(15000)).toBe(`    <testcase classname="mfa-sim.coverage" name="15000 ${title(15000)}" time="0"><system-out>answered 1 time</system-out></testcase>`);
-    expect(at(-4036)).toBe(`    <testcase classname="mfa-sim.coverage" name="-4036 ${title(-4036)}" time="0"><failure type="coverage" message="-4036 was never answered; --require-coverage demands it"/></testcase>`);
-    expect(at(-4034)).toBe(`    <testcase classname="mfa-sim.coverage" name="-4034 ${title(-4034)}" time="0"><skipped/></testcase>`);
+    expect(at(2025)).toBe(
+      `    <testcase classname="mfa-sim.coverage" name="2025 ${title(2025)}" time="0"><system-out>answered 4 times</system-out></testcase>`,
+    );
+    expect(at(15000)).toBe(
+      `    <testcase classname="mfa-sim.coverage" name="15000 ${title(15000)}" time="0"><system-out>answered 1 time</system-out></testcase>`,
+    );
+    expect(at(-4036)).toBe(
+      `    <testcase classname="mfa-sim.coverage" name="-4036 ${title(-4036)}" time="0"><failure type="coverage" message="-4036 was never answered; --require-coverage demands it"/></testcase>`,
+    );
+    expect(at(-4034)).toBe(
+      `    <testcase classname="mfa-sim.coverage" name="-4034 ${title(-4034)}" time="0"><skipped/></testcase>`,
+    );
     const rest = lines.slice(3 + n);
     expect(rest[0]).toBe('  </testsuite>');
-    expect(rest[1]).toMatch(/^ {2}<testsuite name="mfa-sim client findings" tests="2" failures="1" errors="0" skipped="1" time="0" timestamp="[^"]+">$/);
+    expect(rest[1]).toMatch(
+      /^ {2}<testsuite name="mfa-sim client findings" tests="2" failures="1" errors="0" skipped="1" time="0" timestamp="[^"]+">$/,
+    );
     const reused = FINDING_KINDS['envelope-id-reused'].explanation.replace(/'/g, '&apos;');
-    expect(rest[2]).toBe(`    <testcase classname="mfa-sim.findings" name="envelope-id-reused (API user ${MAIN.apiUser})" time="0"><failure type="warning" message="warning: envelope-id-reused">${reused} (request 3 sent the same id)`);
+    expect(rest[2]).toBe(
+      `    <testcase classname="mfa-sim.findings" name="envelope-id-reused (API user ${MAIN.apiUser})" time="0"><failure type="warning" message="warning: envelope-id-reused">${reused} (request 3 sent the same id)`,
+    );
     expect(rest[3]).toBe('Requests #3 to #4, 2 times.</failure></testcase>');
-    expect(rest[4]).toBe(`    <testcase classname="mfa-sim.findings" name="body-as-string (API user ${MAIN.apiUser})" time="0"><skipped/><system-out>info: ${FINDING_KINDS['body-as-string'].explanation}`);
+    expect(rest[4]).toBe(
+      `    <testcase classname="mfa-sim.findings" name="body-as-string (API user ${MAIN.apiUser})" time="0"><skipped/><system-out>info: ${FINDING_KINDS['body-as-string'].explanation}`,
+    );
     expect(rest[5]).toBe('Requests #1, 1 time.</system-out></testcase>');
     expect(rest.slice(6)).toEqual(['  </testsuite>', '</testsuites>', '']);
     // Without a severity that fails, every finding is skipped.
     expect(sim.report('junit').match(/<failure/g)).toBeNull();
   });
 
-  it("a hint quoting what the client sent is text in its table cell: a pipe, an ampersand, an angle bracket, a backtick", async () => {
+  it('a hint quoting what the client sent is text in its table cell: a pipe, an ampersand, an angle bracket, a backtick', async () => {
     // One API user for each character: a hint is kept once per code, kind and API user.
     const quoted = ['|', '&', '<', '`'];
     const users = quoted.map((_, i) => ({ apiUser: `90000000${i}`, secret: `report-cell-secret-${i}` }));
-    const own = await simulator({ name: 'report-cells', apiUsers: users.map((u) => ({ id: u.apiUser, secret: u.secret })), clock: { frozenAt: T } });
+    const own = await simulator({
+      name: 'report-cells',
+      apiUsers: users.map((u) => ({ id: u.apiUser, secret: u.secret })),
+      clock: { frozenAt: T },
+    });
     // 128 characters whose first one is not hexadecimal: the hint quotes that character (-4027, not-hex).
     for (const [i, ch] of quoted.entries()) {
-      const r = await send(own, '/v1/svc/time', { method: 'GET', as: users[i], time: T + 1 + i, mutate: (h) => (h.Authorization = h.Authorization.replace(/signature=[0-9a-f]+/, `signature=${ch}${'a'.repeat(127)}`)) });
+      const r = await send(own, '/v1/svc/time', {
+        method: 'GET',
+        as: users[i],
+        time: T + 1 + i,
+        mutate: (h) =>
+          (h.Authorization = h.Authorization.replace(/signature=[0-9a-f]+/, `signature=${ch}${'a'.repeat(127)}`)),
+      });
       expectEnvelope(r, 400, -4027);
     }
     // Quoted as a code span that holds any character: a backtick in one of two backticks, with spaces.
-    expect(own.hints().map((h) => h.text)).toEqual(['`|`', '`&`', '`<`', '`` ` ``'].map((q) => `128 characters, but ${q} at position 1 is not hexadecimal`));
-    const rows = own.report('markdown').split('\n').filter((line) => line.startsWith('| -4027 | `not-hex`'));
+    expect(own.hints().map((h) => h.text)).toEqual(
+      ['`|`', '`&`', '`<`', '`` ` ``'].map((q) => `128 characters, but ${q} at position 1 is not hexadecimal`),
+    );
+    const rows = own
+      .report('markdown')
+      .split('\n')
+      .filter((line) => line.startsWith('| -4027 | `not-hex`'));
     expect(rows).toEqual([
       `| -4027 | \`not-hex\` | ${users[0].apiUser} | #1 | 1 | 128 characters, but \\\`\\|\\\` at position 1 is not hexadecimal |`,
       `| -4027 | \`not-hex\` | ${users[1].apiUser} | #2 | 1 | 128 characters, but \\\`\\&\\\` at position 1 is not hexadecimal |`,

@@ -19,7 +19,15 @@ describe('reports', async () => {
   beforeAll(async () => {
     await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });
     await send(sim, '/v1/svc/challenge', { as: MAIN, body: challengeEnvelope(MAIN.apiUser) });
-    await send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, mutate: (h) => (h.Authorization = h.Authorization.replace(/signature=[0-9a-f]+/, 'signature=<hmac.HMAC object at 0x7f1d4a27ff10>')) });
+    await send(sim, '/v1/svc/time', {
+      method: 'GET',
+      as: MAIN,
+      mutate: (h) =>
+        (h.Authorization = h.Authorization.replace(
+          /signature=[0-9a-f]+/,
+          'signature=<hmac.HMAC object at 0x7f1d4a27ff10>',
+        )),
+    });
   });
 
   it('Markdown: the coverage, the findings and the hints render as tables, angle brackets as text', () => {
@@ -60,12 +68,17 @@ describe('reports', async () => {
     expect(coverage.cases).toHaveLength(SERVICE_CODES.length);
     expect(coverage.tests).toBe(SERVICE_CODES.length);
     // -4036 was required and never answered: the one failure; every other code never met is skipped.
-    expect(coverage.cases.filter((c) => c.failure).map((c) => c['@_name'])).toEqual(['-4036 utctime clock drift error']);
+    expect(coverage.cases.filter((c) => c.failure).map((c) => c['@_name'])).toEqual([
+      '-4036 utctime clock drift error',
+    ]);
     expect(coverage.failures).toBe(1);
     expect(coverage.skipped).toBe(SERVICE_CODES.length - 3);
     expect(coverage.cases.find((c) => c['@_name'].startsWith('2025 '))!.failure).toBeUndefined();
     expect(findings.cases.map((c) => c['@_name'])).toEqual(['envelope-id-reused (API user 123456789)']);
-    expect(findings.cases[0].failure).toMatchObject({ '@_type': 'warning', '@_message': 'warning: envelope-id-reused' });
+    expect(findings.cases[0].failure).toMatchObject({
+      '@_type': 'warning',
+      '@_message': 'warning: envelope-id-reused',
+    });
     // At error, a warning is noted (skipped), not failed.
     const lenient = suites(sim.report('junit', { failOn: 'error' }))[1];
     expect(lenient.failures).toBe(0);
@@ -94,9 +107,18 @@ describe('reports', async () => {
       ['failOn=fatal', 'failOn must be one of info, warning, error'],
       ['require=2025,nope', 'require nope is not a code of the service (see mfa-sim --codes)'],
       ['require=2025,', 'require takes `all` or a comma-separated list of codes, e.g. 2025,-4036'],
-      ['require=all&require=2025', 'require is given more than once: give it once (a comma-separated list where it takes several)'],
-      ['format=junit&format=junit', 'format is given more than once: give it once (a comma-separated list where it takes several)'],
-      ['failOn=error&failOn=error', 'failOn is given more than once: give it once (a comma-separated list where it takes several)'],
+      [
+        'require=all&require=2025',
+        'require is given more than once: give it once (a comma-separated list where it takes several)',
+      ],
+      [
+        'format=junit&format=junit',
+        'format is given more than once: give it once (a comma-separated list where it takes several)',
+      ],
+      [
+        'failOn=error&failOn=error',
+        'failOn is given more than once: give it once (a comma-separated list where it takes several)',
+      ],
     ]) {
       const r = await fetch(`${sim.url}/__sim/report?${query}`);
       expect(r.status).toBe(400);

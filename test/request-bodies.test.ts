@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { BODY_OPERATIONS, CHALLENGE_ID, ENVELOPE_MISTAKES, exampleEnvelope, type BodyOperation, type Mistake } from '../scripts/bodies.js';
+import {
+  BODY_OPERATIONS,
+  CHALLENGE_ID,
+  ENVELOPE_MISTAKES,
+  exampleEnvelope,
+  type BodyOperation,
+  type Mistake,
+} from '../scripts/bodies.js';
 import { bodySchemas, requestEnvelopeSchema } from '../src/contract/schemas.js';
 import type { RunningSimulator } from '../src/index.js';
 import { challengeEnvelope, clientTime, expectEnvelope, send, simulator } from './helpers.js';
@@ -16,26 +23,43 @@ const AUTH_CODE = '123456';
 describe('docs/requests.md says what the simulator answers', async () => {
   const lenient = await simulator({ secret: SECRET });
   const strict = await simulator({ secret: SECRET, strict: true });
-  const modes = [['lenient', lenient], ['strict', strict]] as const;
+  const modes = [
+    ['lenient', lenient],
+    ['strict', strict],
+  ] as const;
 
   /** The example's envelope, its challenge made (and approved, for verify) so that the example gets its answer. */
   const prepared = async (sim: RunningSimulator, o: BodyOperation) => {
-    const envelope = exampleEnvelope(o, String(clientTime(sim)), sim.apiUser.id) as { body: Record<string, unknown> } & Record<string, unknown>;
+    const envelope = exampleEnvelope(o, String(clientTime(sim)), sim.apiUser.id) as {
+      body: Record<string, unknown>;
+    } & Record<string, unknown>;
     const body = { ...envelope.body };
     if (body.challengeId === CHALLENGE_ID) {
-      const made = expectEnvelope(await send(sim, '/v1/svc/challenge', { as: { apiUser: sim.apiUser.id, secret: SECRET }, body: challengeEnvelope(sim.apiUser.id) }), 202, 2025);
+      const made = expectEnvelope(
+        await send(sim, '/v1/svc/challenge', {
+          as: { apiUser: sim.apiUser.id, secret: SECRET },
+          body: challengeEnvelope(sim.apiUser.id),
+        }),
+        202,
+        2025,
+      );
       body.challengeId = (JSON.parse(made.message) as { challengeId: string }).challengeId;
       if (o.op === 'verify') sim.approve(body.challengeId as string, AUTH_CODE);
     }
     return { ...envelope, body };
   };
-  const sent = async (sim: RunningSimulator, o: BodyOperation, change: (envelope: Record<string, unknown> & { body: Record<string, unknown> }) => void = () => {}) => {
+  const sent = async (
+    sim: RunningSimulator,
+    o: BodyOperation,
+    change: (envelope: Record<string, unknown> & { body: Record<string, unknown> }) => void = () => {},
+  ) => {
     const envelope = await prepared(sim, o);
     change(envelope);
     const r = await send(sim, o.endpoint, { as: { apiUser: sim.apiUser.id, secret: SECRET }, body: envelope });
     return { status: r.status, code: r.json.code, message: r.json.message };
   };
-  const expectedCode = (o: BodyOperation, m: Mistake, mode: 'lenient' | 'strict') => (m.lenient && mode === 'lenient' ? o.answer.code : m.code);
+  const expectedCode = (o: BodyOperation, m: Mistake, mode: 'lenient' | 'strict') =>
+    m.lenient && mode === 'lenient' ? o.answer.code : m.code;
   const put = (target: Record<string, unknown>, field: string, m: Mistake) => {
     if (m.value === undefined) delete target[field];
     else target[field] = m.value;
@@ -69,9 +93,12 @@ describe('docs/requests.md says what the simulator answers', async () => {
 
   it('lists mistakes for every field of every schema, and for no field the schemas lack', () => {
     const schemas = bodySchemas('svc') as unknown as Record<string, { properties: Record<string, unknown> }>;
-    for (const o of BODY_OPERATIONS) expect(Object.keys(o.mistakes).sort(), o.op).toEqual(Object.keys(schemas[o.op].properties).sort());
+    for (const o of BODY_OPERATIONS)
+      expect(Object.keys(o.mistakes).sort(), o.op).toEqual(Object.keys(schemas[o.op].properties).sort());
     expect(BODY_OPERATIONS.map((o) => o.op).sort()).toEqual(Object.keys(schemas).sort());
-    const envelope = requestEnvelopeSchema('challenge', schemas.challenge as never) as unknown as { properties: Record<string, unknown> };
+    const envelope = requestEnvelopeSchema('challenge', schemas.challenge as never) as unknown as {
+      properties: Record<string, unknown>;
+    };
     expect(Object.keys(ENVELOPE_MISTAKES).sort()).toEqual(Object.keys(envelope.properties).sort());
   });
 
@@ -83,9 +110,18 @@ describe('docs/requests.md says what the simulator answers', async () => {
     const schemas = bodySchemas('svc');
     for (const o of BODY_OPERATIONS) {
       const envelope = exampleEnvelope(o) as { body: Record<string, unknown> };
-      const body = { ...envelope.body, challengeId: envelope.body.challengeId === CHALLENGE_ID ? 'c0ffee00-0000-4000-8000-000000000000' : envelope.body.challengeId };
+      const body = {
+        ...envelope.body,
+        challengeId:
+          envelope.body.challengeId === CHALLENGE_ID
+            ? 'c0ffee00-0000-4000-8000-000000000000'
+            : envelope.body.challengeId,
+      };
       if (body.challengeId === undefined) delete body.challengeId;
-      expect(ajv.validate(requestEnvelopeSchema(o.op, schemas[o.op]), { ...envelope, body }), `${o.op}: ${ajv.errorsText()}`).toBe(true);
+      expect(
+        ajv.validate(requestEnvelopeSchema(o.op, schemas[o.op]), { ...envelope, body }),
+        `${o.op}: ${ajv.errorsText()}`,
+      ).toBe(true);
     }
   });
 });

@@ -1,12 +1,24 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { loadScenarioText, signedHeaders, startSimulator, type RunningSimulator } from '../src/index.js';
-import { cancelEnvelope, challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, send, simulator, type SendOptions } from './helpers.js';
+import {
+  cancelEnvelope,
+  challengeEnvelope,
+  clientTime,
+  expectEnvelope,
+  lookupEnvelope,
+  send,
+  simulator,
+  type SendOptions,
+} from './helpers.js';
 
 const A = { apiUser: '123456789', secret: 'rules-a' };
 const B = { apiUser: '987654321', secret: 'rules-b' };
 
-async function withSim<T>(options: Parameters<typeof startSimulator>[0], fn: (sim: RunningSimulator) => Promise<T>): Promise<T> {
+async function withSim<T>(
+  options: Parameters<typeof startSimulator>[0],
+  fn: (sim: RunningSimulator) => Promise<T>,
+): Promise<T> {
   const sim = await startSimulator(options);
   try {
     return await fn(sim);
@@ -17,7 +29,8 @@ async function withSim<T>(options: Parameters<typeof startSimulator>[0], fn: (si
 
 const challenge = (sim: RunningSimulator, body: Record<string, unknown> = {}, opts: SendOptions = {}) =>
   send(sim, '/v1/svc/challenge', { as: A, ...opts, body: challengeEnvelope((opts.as || A).apiUser, body) });
-const time = (sim: RunningSimulator, opts: SendOptions = {}) => send(sim, '/v1/svc/time', { method: 'GET', as: A, ...opts });
+const time = (sim: RunningSimulator, opts: SendOptions = {}) =>
+  send(sim, '/v1/svc/time', { method: 'GET', as: A, ...opts });
 const users = [
   { id: A.apiUser, secret: A.secret },
   { id: B.apiUser, secret: B.secret },
@@ -28,7 +41,11 @@ describe('rules: what a rule matches', async () => {
     name: 'matching',
     apiUsers: users,
     rules: [
-      { name: 'by endpoint', when: { endpoint: 'blocked' }, respond: { code: -5000, message: 'blocked endpoint is down' } },
+      {
+        name: 'by endpoint',
+        when: { endpoint: 'blocked' },
+        respond: { code: -5000, message: 'blocked endpoint is down' },
+      },
       { name: 'by type', when: { type: 151 }, respond: { code: -2035 } },
       { name: 'by API user', when: { apiUser: B.apiUser, endpoint: 'time' }, respond: { code: -1003 } },
       { name: 'by exact user', when: { svcUser: 'Exact@Example.com' }, respond: { code: -2004 } },
@@ -40,7 +57,10 @@ describe('rules: what a rule matches', async () => {
   });
 
   it('matches the endpoint, with a custom message', async () => {
-    const r = await send(sim, '/v1/svc/blocked', { as: A, body: { apiUser: A.apiUser, type: 950, body: { ipAddress: '192.0.2.1', svcUser: 'u@example.com' } } });
+    const r = await send(sim, '/v1/svc/blocked', {
+      as: A,
+      body: { apiUser: A.apiUser, type: 950, body: { ipAddress: '192.0.2.1', svcUser: 'u@example.com' } },
+    });
     expect(expectEnvelope(r, 500, -5000).message).toBe('blocked endpoint is down');
   });
 
@@ -72,7 +92,11 @@ describe('rules: what a rule matches', async () => {
   it('applies a forced code only to requests it exists for (-3091: status and verify)', async () => {
     expectEnvelope(await time(sim, { headers: { 'x-scope': 'yes' } }), 200, 15000);
     const made = JSON.parse(expectEnvelope(await challenge(sim), 202, 2025).message) as { challengeId: string };
-    const status = await send(sim, '/v1/svc/status', { as: A, headers: { 'x-scope': 'yes' }, body: lookupEnvelope(A.apiUser, 171, made.challengeId) });
+    const status = await send(sim, '/v1/svc/status', {
+      as: A,
+      headers: { 'x-scope': 'yes' },
+      body: lookupEnvelope(A.apiUser, 171, made.challengeId),
+    });
     expectEnvelope(status, 400, -3091);
   });
 
@@ -86,7 +110,8 @@ describe('rules: counting (times, after, every) and the first match deciding', (
   it('times: N applies to the first N matching requests only', () =>
     withSim({ rules: [{ times: 2, respond: { code: -5000 } }] }, async (sim) => {
       const codes = [];
-      for (let i = 0; i < 4; i++) codes.push((await time(sim, { as: { apiUser: sim.apiUser.id, secret: sim.apiUser.secret } })).json.code);
+      for (let i = 0; i < 4; i++)
+        codes.push((await time(sim, { as: { apiUser: sim.apiUser.id, secret: sim.apiUser.secret } })).json.code);
       expect(codes).toEqual([-5000, -5000, 15000, 15000]);
     }));
 
@@ -106,14 +131,19 @@ describe('rules: counting (times, after, every) and the first match deciding', (
       expect(second.status).toBe(503);
       expect(second.headers['content-type']).toMatch(/text\/html/);
       expectEnvelope(await time(sim, { as: who }), 200, 15000);
-      expect(sim.journal().map((e) => e.rule ?? e.code)).toEqual([15000, 'second request meets a proxy\'s 503 page', 'first request is cut by a connection reset']);
+      expect(sim.journal().map((e) => e.rule ?? e.code)).toEqual([
+        15000,
+        "second request meets a proxy's 503 page",
+        'first request is cut by a connection reset',
+      ]);
     }));
 
   it('lock-after-three: the fourth challenge of lockme@example.com is refused, others go on', () =>
     withSim({ scenario: 'lock-after-three', secret: 's' }, async (sim) => {
       const who = { apiUser: sim.apiUser.id, secret: 's' };
       const codes = [];
-      for (let i = 0; i < 5; i++) codes.push((await challenge(sim, { svcUser: 'lockme@example.com' }, { as: who })).json.code);
+      for (let i = 0; i < 5; i++)
+        codes.push((await challenge(sim, { svcUser: 'lockme@example.com' }, { as: who })).json.code);
       expect(codes).toEqual([2025, 2025, 2025, -2006, -2006]);
       expectEnvelope(await challenge(sim, { svcUser: 'other@example.com' }, { as: who }), 202, 2025);
     }));
@@ -155,7 +185,9 @@ function rawGet(sim: RunningSimulator, timeoutMs: number): Promise<{ status?: nu
       res.setEncoding('utf8');
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode, body }));
-      res.on('error', (e) => resolve({ status: res.statusCode, body, error: (e as NodeJS.ErrnoException).code ?? e.message }));
+      res.on('error', (e) =>
+        resolve({ status: res.statusCode, body, error: (e as NodeJS.ErrnoException).code ?? e.message }),
+      );
       res.on('aborted', () => resolve({ status: res.statusCode, body, error: 'aborted' }));
     });
     req.setTimeout(timeoutMs, () => {
@@ -167,7 +199,8 @@ function rawGet(sim: RunningSimulator, timeoutMs: number): Promise<{ status?: nu
 }
 
 describe('rules: wire faults, as a real HTTP client sees them', () => {
-  const fault = (f: string, extra: Record<string, unknown> = {}) => ({ rules: [{ fault: f, ...extra }] }) as Parameters<typeof startSimulator>[0];
+  const fault = (f: string, extra: Record<string, unknown> = {}) =>
+    ({ rules: [{ fault: f, ...extra }] }) as Parameters<typeof startSimulator>[0];
 
   it('reset: the connection is reset', () =>
     withSim(fault('reset'), async (sim) => {
@@ -216,7 +249,10 @@ describe('rules: wire faults, as a real HTTP client sees them', () => {
 describe('authentication modes', () => {
   it('log: any signature is accepted, and the journal says what would have failed', () =>
     withSim({ auth: 'log', secret: 'real' }, async (sim) => {
-      const r = await time(sim, { as: { apiUser: sim.apiUser.id, secret: 'wrong' }, time: sim.simulator.now() - 3_600_000 });
+      const r = await time(sim, {
+        as: { apiUser: sim.apiUser.id, secret: 'wrong' },
+        time: sim.simulator.now() - 3_600_000,
+      });
       expectEnvelope(r, 200, 15000);
       const e = sim.journal({ limit: 1 })[0];
       expect(e.wouldFail?.map((w) => w.code)).toEqual([-4036, -4037]);
@@ -236,18 +272,62 @@ describe('authentication modes', () => {
 
 describe('rule validation: refused, not ignored', () => {
   const refused: [string, string, RegExp][] = [
-    ['an unknown code', 'rules:\n  - respond: { code: -9999 }\n', /:3: rules\[0\]\.respond\.code: -9999 is not a code of the code table/],
-    ['a typo in a key', 'rules:\n  - respond: { code: -5000 }\n    tims: 2\n', /:4: rules\[0\]\.tims: unknown key \(did you mean "times"\?\)/],
-    ['a type the endpoint never gets', 'rules:\n  - when: { endpoint: time, type: 150 }\n    respond: { code: -5000 }\n', /:3: rules\[0\]\.when\.type: impossible: type 150 is never sent to \/v1\/svc\/time/],
-    ['a code the matched requests never get', 'rules:\n  - when: { endpoint: time }\n    respond: { code: -2035 }\n', /:4: rules\[0\]\.respond\.code: impossible: -2035 is answered only to cancel requests/],
-    ['a user on time requests', 'rules:\n  - when: { endpoint: time, svcUser: a@b.c }\n    respond: { code: -5000 }\n', /impossible: time requests carry no user/],
+    [
+      'an unknown code',
+      'rules:\n  - respond: { code: -9999 }\n',
+      /:3: rules\[0\]\.respond\.code: -9999 is not a code of the code table/,
+    ],
+    [
+      'a typo in a key',
+      'rules:\n  - respond: { code: -5000 }\n    tims: 2\n',
+      /:4: rules\[0\]\.tims: unknown key \(did you mean "times"\?\)/,
+    ],
+    [
+      'a type the endpoint never gets',
+      'rules:\n  - when: { endpoint: time, type: 150 }\n    respond: { code: -5000 }\n',
+      /:3: rules\[0\]\.when\.type: impossible: type 150 is never sent to \/v1\/svc\/time/,
+    ],
+    [
+      'a code the matched requests never get',
+      'rules:\n  - when: { endpoint: time }\n    respond: { code: -2035 }\n',
+      /:4: rules\[0\]\.respond\.code: impossible: -2035 is answered only to cancel requests/,
+    ],
+    [
+      'a user on time requests',
+      'rules:\n  - when: { endpoint: time, svcUser: a@b.c }\n    respond: { code: -5000 }\n',
+      /impossible: time requests carry no user/,
+    ],
     ['a rule that does nothing', 'rules:\n  - when: { endpoint: time }\n', /:3: rules\[0\]: does nothing/],
-    ['a forced code with a reset', 'rules:\n  - fault: reset\n    respond: { code: -5000 }\n', /rules\[0\]\.respond: has no effect: fault reset never sends the service's answer/],
-    ['hangFor without hang', 'rules:\n  - fault: reset\n    hangFor: 1s\n', /rules\[0\]\.hangFor: only applies with fault: hang/],
-    ['an unknown fault', 'rules:\n  - fault: explode\n', /rules\[0\]\.fault: must be one of: reset, hang, truncate, garbage, proxy-502, proxy-503, proxy-504/],
-    ['a bad delay range', 'rules:\n  - delay: { min: 2s, max: 1s }\n', /rules\[0\]\.delay: must not be negative, and min must not exceed max/],
-    ['an API user the scenario does not have', 'apiUsers: [{ id: "111111111", secret: s }]\nrules:\n  - when: { apiUser: "222222222" }\n    respond: { code: -5000 }\n', /impossible: API user 222222222 is not in this scenario's apiUsers/],
-    ['every beyond times', 'rules:\n  - times: 2\n    every: 3\n    respond: { code: -5000 }\n', /rules\[0\]\.every: impossible/],
+    [
+      'a forced code with a reset',
+      'rules:\n  - fault: reset\n    respond: { code: -5000 }\n',
+      /rules\[0\]\.respond: has no effect: fault reset never sends the service's answer/,
+    ],
+    [
+      'hangFor without hang',
+      'rules:\n  - fault: reset\n    hangFor: 1s\n',
+      /rules\[0\]\.hangFor: only applies with fault: hang/,
+    ],
+    [
+      'an unknown fault',
+      'rules:\n  - fault: explode\n',
+      /rules\[0\]\.fault: must be one of: reset, hang, truncate, garbage, proxy-502, proxy-503, proxy-504/,
+    ],
+    [
+      'a bad delay range',
+      'rules:\n  - delay: { min: 2s, max: 1s }\n',
+      /rules\[0\]\.delay: must not be negative, and min must not exceed max/,
+    ],
+    [
+      'an API user the scenario does not have',
+      'apiUsers: [{ id: "111111111", secret: s }]\nrules:\n  - when: { apiUser: "222222222" }\n    respond: { code: -5000 }\n',
+      /impossible: API user 222222222 is not in this scenario's apiUsers/,
+    ],
+    [
+      'every beyond times',
+      'rules:\n  - times: 2\n    every: 3\n    respond: { code: -5000 }\n',
+      /rules\[0\]\.every: impossible/,
+    ],
   ];
   for (const [what, yaml, message] of refused) {
     it(`refuses ${what}`, () => {

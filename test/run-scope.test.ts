@@ -22,7 +22,10 @@ const REQUIRED = [-4036, -2006, -4034];
  * required codes across them and none in the last. Returns how many requests it sent, and how many the journal held
  * just before each load (its scenario's share).
  */
-async function suite(sim: RunningSimulator, load: (name: string) => Promise<unknown>): Promise<{ sent: number; journaled: number[] }> {
+async function suite(
+  sim: RunningSimulator,
+  load: (name: string) => Promise<unknown>,
+): Promise<{ sent: number; journaled: number[] }> {
   let sent = 0;
   const journaled: number[] = [];
   const before = async () => {
@@ -40,7 +43,11 @@ async function suite(sim: RunningSimulator, load: (name: string) => Promise<unkn
   // A locked account is reported.
   await before();
   await load('locked-account');
-  expectEnvelope(await call('/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id, { svcUser: 'locked@example.com' }) }), 400, -2006);
+  expectEnvelope(
+    await call('/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id, { svcUser: 'locked@example.com' }) }),
+    400,
+    -2006,
+  );
   // A replayed nonce is refused.
   await before();
   const nonce = randomUUID();
@@ -72,7 +79,9 @@ describe('in process: a scenario loaded before each test, then the verdict', asy
     expect(sim.verdict({ required: REQUIRED })).toEqual({ status: 0, lines: [], unmet: [] });
     const md = sim.report('markdown', { required: REQUIRED });
     expect(md).toContain(`scenario default, ${sent} requests answered.`);
-    expect(md).toContain('The whole run: every request since the simulator started (or since the last new run), across 5 scenario loads or resets.');
+    expect(md).toContain(
+      'The whole run: every request since the simulator started (or since the last new run), across 5 scenario loads or resets.',
+    );
     expect(md).not.toContain('never answered');
     const counts = sim.coverage().counts;
     for (const c of REQUIRED) expect(counts[String(c)], String(c)).toBe(1);
@@ -80,8 +89,13 @@ describe('in process: a scenario loaded before each test, then the verdict', asy
     // JUnit: the required codes pass, with what was answered; nothing fails.
     const junit = new XMLParser({ ignoreAttributes: false }).parse(sim.report('junit', { required: REQUIRED }));
     expect(junit.testsuites['@_failures']).toBe('0');
-    const cases = junit.testsuites.testsuite[0].testcase as { '@_name': string; 'system-out'?: string; failure?: unknown }[];
-    for (const c of REQUIRED) expect(cases.find((x) => x['@_name'].startsWith(`${c} `))).toMatchObject({ 'system-out': 'answered 1 time' });
+    const cases = junit.testsuites.testsuite[0].testcase as {
+      '@_name': string;
+      'system-out'?: string;
+      failure?: unknown;
+    }[];
+    for (const c of REQUIRED)
+      expect(cases.find((x) => x['@_name'].startsWith(`${c} `))).toMatchObject({ 'system-out': 'answered 1 time' });
   });
 
   it('one required code never met: verdict 3 naming that code only', async () => {
@@ -91,7 +105,9 @@ describe('in process: a scenario loaded before each test, then the verdict', asy
     expect(v.status).toBe(3);
     expect(v.unmet).toEqual([-4035]);
     expect(v.lines[0]).toBe('coverage: 1 of 4 required codes were never answered: -4035');
-    const junit = new XMLParser({ ignoreAttributes: false }).parse(sim.report('junit', { required: [...REQUIRED, -4035] }));
+    const junit = new XMLParser({ ignoreAttributes: false }).parse(
+      sim.report('junit', { required: [...REQUIRED, -4035] }),
+    );
     expect(junit.testsuites['@_failures']).toBe('1');
   });
 
@@ -99,7 +115,9 @@ describe('in process: a scenario loaded before each test, then the verdict', asy
     sim.newRun();
     const { journaled } = await suite(sim, async (name) => sim.loadScenario(name));
     expect(sim.coverage('scenario')).toMatchObject({ counts: { '2025': 1 }, met: [2025] });
-    expect(sim.report('markdown', { scope: 'scenario' })).toContain(`scenario default, ${journaled.at(-1)} request answered.`);
+    expect(sim.report('markdown', { scope: 'scenario' })).toContain(
+      `scenario default, ${journaled.at(-1)} request answered.`,
+    );
     expect(sim.report('markdown', { scope: 'scenario' })).toContain('The current scenario only');
     const run = sim.coverage();
     sim.reset();
@@ -122,12 +140,23 @@ describe('in process: a scenario loaded before each test, then the verdict', asy
     expect(expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET' }), 200, 15000).id).toBe('sim-1');
   });
 
-  it("requests under a bound scenario and under a scenario picked by header count towards the run", async () => {
+  it('requests under a bound scenario and under a scenario picked by header count towards the run', async () => {
     sim.newRun();
     const other = { apiUser: '555555555', secret: 'bound-secret' };
-    sim.bindScenario(other.apiUser, { name: 'bound', apiUsers: [{ id: other.apiUser, secret: other.secret }], rules: [{ when: { endpoint: 'time' }, respond: { code: -5000 } }] });
+    sim.bindScenario(other.apiUser, {
+      name: 'bound',
+      apiUsers: [{ id: other.apiUser, secret: other.secret }],
+      rules: [{ when: { endpoint: 'time' }, respond: { code: -5000 } }],
+    });
     expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: other }), 500, -5000);
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { headers: { 'x-sim-scenario': 'locked-account' }, body: challengeEnvelope(sim.apiUser.id, { svcUser: 'locked@example.com' }) }), 400, -2006);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', {
+        headers: { 'x-sim-scenario': 'locked-account' },
+        body: challengeEnvelope(sim.apiUser.id, { svcUser: 'locked@example.com' }),
+      }),
+      400,
+      -2006,
+    );
     sim.loadScenario('default');
     expect(sim.coverage().counts).toEqual({ '-5000': 1, '-2006': 1 });
     expect(sim.unbindScenario(other.apiUser)).toBe(true);
@@ -139,9 +168,17 @@ describe('over HTTP: the control API shows the run by default', async () => {
 
   it('GET /__sim/coverage, /__sim/report and /__sim/verdict judge the run; ?scope=scenario the current one', async () => {
     await fetch(`${sim.url}/__sim/run`, { method: 'POST' });
-    const { sent } = await suite(sim, (name) => fetch(`${sim.url}/__sim/scenario`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) }));
+    const { sent } = await suite(sim, (name) =>
+      fetch(`${sim.url}/__sim/scenario`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      }),
+    );
     const get = async (path: string) => (await fetch(`${sim.url}/__sim/${path}`)).json();
-    expect(((await get('coverage')) as { met: number[] }).met).toEqual(expect.arrayContaining([...REQUIRED, 15000, 2025]));
+    expect(((await get('coverage')) as { met: number[] }).met).toEqual(
+      expect.arrayContaining([...REQUIRED, 15000, 2025]),
+    );
     expect(((await get('coverage?scope=scenario')) as { met: number[] }).met).toEqual([2025]);
     expect(await (await fetch(`${sim.url}/__sim/report`)).text()).toContain(`${sent} requests answered.`);
     expect(await get(`verdict?require=${REQUIRED.join(',')}`)).toEqual({ status: 0, lines: [], unmet: [] });
@@ -155,13 +192,36 @@ describe('the command line: exit status and reports of the whole run', () => {
   async function cliRun(required: number[]) {
     const dir = mkdtempSync(join(tmpdir(), 'mfa-sim-run-'));
     const [report, junit] = [join(dir, 'report.md'), join(dir, 'junit.xml')];
-    const s = await start(['--port', '0', '--secret', 'cli-run-secret', '--require-coverage', required.join(','), '--report', report, '--junit', junit]);
+    const s = await start([
+      '--port',
+      '0',
+      '--secret',
+      'cli-run-secret',
+      '--require-coverage',
+      required.join(','),
+      '--report',
+      report,
+      '--junit',
+      junit,
+    ]);
     const sim = remote(s.url, '123456789', 'cli-run-secret');
-    const load = (name: string) => fetch(`${s.url}/__sim/scenario`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+    const load = (name: string) =>
+      fetch(`${s.url}/__sim/scenario`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
     const { sent } = await suite(sim, load);
     s.child.kill('SIGTERM');
     const status = await s.exit;
-    return { status, sent, err: s.err(), out: s.out(), report: readFileSync(report, 'utf8'), junit: readFileSync(junit, 'utf8') };
+    return {
+      status,
+      sent,
+      err: s.err(),
+      out: s.out(),
+      report: readFileSync(report, 'utf8'),
+      junit: readFileSync(junit, 'utf8'),
+    };
   }
 
   it('a suite that meets every required code across its tests exits 0; the report counts every request', async () => {
@@ -178,7 +238,9 @@ describe('the command line: exit status and reports of the whole run', () => {
   it('the same suite with one required code never met exits 3, naming that code only', async () => {
     const r = await cliRun([...REQUIRED, -4035]);
     expect(r.status).toBe(3);
-    expect(r.err).toMatch(/^mfa-sim: coverage: 1 of 4 required codes were never answered: -4035\n +-4035 {2}Timestamp reused\n$/);
+    expect(r.err).toMatch(
+      /^mfa-sim: coverage: 1 of 4 required codes were never answered: -4035\n +-4035 {2}Timestamp reused\n$/,
+    );
     expect(r.err).not.toMatch(/-4036|-2006|-4034/);
     expect(r.report).toContain('**1 required code was never answered:** -4035');
   });

@@ -44,14 +44,18 @@ describe('every problem of a scenario in one pass', () => {
     ].join('\n');
     expect(problems(text)).toEqual([
       's.yaml:2: acounts: unknown key (did you mean "accounts"?)',
-      expect.stringMatching(/^s\.yaml:3: acounts\["locked@example\.com"\]: unknown account state `lockd` \(did you mean "locked"\? one of: active, /),
+      expect.stringMatching(
+        /^s\.yaml:3: acounts\["locked@example\.com"\]: unknown account state `lockd` \(did you mean "locked"\? one of: active, /,
+      ),
       's.yaml:5: rules[0].when.endpoint: must be one of: challenge, time, status, verify, blocked (did you mean "challenge"?)',
       's.yaml:7: rules[1].afer: unknown key (did you mean "after"?)',
     ]);
   });
 
   it('a value under a misspelled key is checked as the key it is near: its own problems, at the key as written', () => {
-    expect(problems('name: x\nrules:\n  - afer: two\n    respond: { cod: -5000 }\n  - respond: { code: -99999 }\n')).toEqual([
+    expect(
+      problems('name: x\nrules:\n  - afer: two\n    respond: { cod: -5000 }\n  - respond: { code: -99999 }\n'),
+    ).toEqual([
       's.yaml:3: rules[0].afer: unknown key (did you mean "after"?)',
       's.yaml:3: rules[0].afer: must be a whole number',
       // Not "code is required" as well: the misspelled key is read as code.
@@ -100,14 +104,21 @@ describe('every problem of a scenario in one pass', () => {
       's.yaml:3: apiUsers[0].id: must be a string',
       expect.stringMatching(/^s\.yaml:6: clock\.offset: /),
       's.yaml:9: rules[0].respond.cod: unknown key (did you mean "code"?)',
-      expect.stringMatching(/^s\.yaml:10: rules\[1\]\.fault: must be one of: reset, hang, .* \(did you mean "hang"\?\)$/),
+      expect.stringMatching(
+        /^s\.yaml:10: rules\[1\]\.fault: must be one of: reset, hang, .* \(did you mean "hang"\?\)$/,
+      ),
       // A rule read whole still has its problems of meaning reported.
       's.yaml:14: rules[3].every: impossible: every 3th request within only 2',
     ]);
   });
 
-  it('in-process options too: every problem, by key, and the caller\'s value unchanged', async () => {
-    const options = { name: 'x', acounts: { 'a@example.com': 'lockd' }, rules: [{ respond: { code: 12345 } }], ['__proto__']: { polluted: true } };
+  it("in-process options too: every problem, by key, and the caller's value unchanged", async () => {
+    const options = {
+      name: 'x',
+      acounts: { 'a@example.com': 'lockd' },
+      rules: [{ respond: { code: 12345 } }],
+      ['__proto__']: { polluted: true },
+    };
     Object.defineProperty(options, '__proto__', { value: { polluted: true }, enumerable: true });
     const before = JSON.stringify(options);
     expect(issues(options).map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([
@@ -124,23 +135,38 @@ describe('every problem of a scenario in one pass', () => {
   });
 
   it('a key with no near known key is set aside with its part: a rule that only misnames its respond is not also "does nothing"', () => {
-    expect(problems('name: x\nrules:\n  - reply: { code: -5000 }\n  - every: 3\n    times: 2\n    respond: { code: -5000 }\n')).toEqual([
+    expect(
+      problems(
+        'name: x\nrules:\n  - reply: { code: -5000 }\n  - every: 3\n    times: 2\n    respond: { code: -5000 }\n',
+      ),
+    ).toEqual([
       's.yaml:3: rules[0].reply: unknown key (known keys: name, when, after, times, every, respond, delay, fault, hangFor)',
       's.yaml:4: rules[1].every: impossible: every 3th request within only 2',
     ]);
   });
 
   it('an API user set aside takes with it the rules that name API users, and nothing else', () => {
-    const text = 'name: x\napiUsers:\n  - id: 123456789\n    secret: s\nrules:\n  - when: { apiUser: "123456789" }\n    respond: { code: -5000 }\n  - every: 3\n    times: 2\n    respond: { code: -5000 }\n';
-    expect(problems(text)).toEqual(['s.yaml:3: apiUsers[0].id: must be a string', 's.yaml:8: rules[1].every: impossible: every 3th request within only 2']);
+    const text =
+      'name: x\napiUsers:\n  - id: 123456789\n    secret: s\nrules:\n  - when: { apiUser: "123456789" }\n    respond: { code: -5000 }\n  - every: 3\n    times: 2\n    respond: { code: -5000 }\n';
+    expect(problems(text)).toEqual([
+      's.yaml:3: apiUsers[0].id: must be a string',
+      's.yaml:8: rules[1].every: impossible: every 3th request within only 2',
+    ]);
   });
 
   it('which rule an earlier one beats is told only when every rule was read whole', () => {
     // The misspelled endpoint stands in as the first of the list (challenge): read so, the first rule would beat the second.
-    const setAside = 'name: x\nrules:\n  - when: { endpoint: challenges }\n    respond: { code: -5000 }\n  - when: { endpoint: challenge }\n    respond: { code: -2006 }\n';
-    expect(problems(setAside)).toEqual(['s.yaml:3: rules[0].when.endpoint: must be one of: challenge, time, status, verify, blocked (did you mean "challenge"?)']);
-    const whole = 'name: x\nacounts: {}\nrules:\n  - when: { endpoint: challenge }\n    respond: { code: -5000 }\n  - when: { endpoint: challenge }\n    respond: { code: -2006 }\n';
-    expect(problems(whole)).toEqual(['s.yaml:2: acounts: unknown key (did you mean "accounts"?)', expect.stringMatching(/^s\.yaml:6: rules\[1\]: impossible: rules\[0\] before it decides/)]);
+    const setAside =
+      'name: x\nrules:\n  - when: { endpoint: challenges }\n    respond: { code: -5000 }\n  - when: { endpoint: challenge }\n    respond: { code: -2006 }\n';
+    expect(problems(setAside)).toEqual([
+      's.yaml:3: rules[0].when.endpoint: must be one of: challenge, time, status, verify, blocked (did you mean "challenge"?)',
+    ]);
+    const whole =
+      'name: x\nacounts: {}\nrules:\n  - when: { endpoint: challenge }\n    respond: { code: -5000 }\n  - when: { endpoint: challenge }\n    respond: { code: -2006 }\n';
+    expect(problems(whole)).toEqual([
+      's.yaml:2: acounts: unknown key (did you mean "accounts"?)',
+      expect.stringMatching(/^s\.yaml:6: rules\[1\]: impossible: rules\[0\] before it decides/),
+    ]);
   });
 
   it('values of the wrong kind (a list for a mapping, a mapping for a list) stand aside and the rest is still read', () => {
@@ -153,7 +179,9 @@ describe('every problem of a scenario in one pass', () => {
   });
 
   it('misspellings nested three deep are each read as meant, and the value under them checked', () => {
-    expect(problems('name: x\napiUser:\n  - id: "123456789"\n    secret: s\n    ipRule:\n      blok: [300.1.2.3/8]\n')).toEqual([
+    expect(
+      problems('name: x\napiUser:\n  - id: "123456789"\n    secret: s\n    ipRule:\n      blok: [300.1.2.3/8]\n'),
+    ).toEqual([
       's.yaml:2: apiUser: unknown key (did you mean "apiUsers"?)',
       's.yaml:5: apiUser[0].ipRule: unknown key (did you mean "ipRules"?)',
       's.yaml:6: apiUser[0].ipRule.blok: unknown key (did you mean "block"?)',
@@ -162,7 +190,12 @@ describe('every problem of a scenario in one pass', () => {
   });
 
   it('at most 20 problems: those of shape, then the first of meaning, in the order of the file', () => {
-    const text = ['name: x', 'accounts:', ...Array.from({ length: 25 }, (_, i) => `  u${i}@example.com: lockd`), 'acountz: 1'].join('\n');
+    const text = [
+      'name: x',
+      'accounts:',
+      ...Array.from({ length: 25 }, (_, i) => `  u${i}@example.com: lockd`),
+      'acountz: 1',
+    ].join('\n');
     const got = problems(text);
     expect(got).toHaveLength(20);
     expect(got[0]).toMatch(/^s\.yaml:3: accounts\["u0@example\.com"\]: unknown account state/);
@@ -179,7 +212,8 @@ describe('every problem of a scenario in one pass', () => {
   });
 
   it("a rule's own problems of meaning still count when another rule is set aside", () => {
-    const text = 'name: x\napiUsers:\n  - id: "123456789"\n    secret: s\nrules:\n  - fault: hangs\n  - when: { apiUser: "987654321" }\n    respond: { code: -5000 }\n';
+    const text =
+      'name: x\napiUsers:\n  - id: "123456789"\n    secret: s\nrules:\n  - fault: hangs\n  - when: { apiUser: "987654321" }\n    respond: { code: -5000 }\n';
     expect(problems(text)).toEqual([
       expect.stringMatching(/^s\.yaml:6: rules\[0\]\.fault: must be one of: /),
       "s.yaml:7: rules[1].when.apiUser: impossible: API user 987654321 is not in this scenario's apiUsers",
@@ -187,14 +221,17 @@ describe('every problem of a scenario in one pass', () => {
   });
 
   it('a value set aside outside the rules leaves which rule beats which to be told', () => {
-    expect(problems('name: x\nstrict: maybe\nrules:\n  - respond: { code: -5000 }\n  - respond: { code: -5000 }\n')).toEqual([
+    expect(
+      problems('name: x\nstrict: maybe\nrules:\n  - respond: { code: -5000 }\n  - respond: { code: -5000 }\n'),
+    ).toEqual([
       's.yaml:2: strict: must be true or false',
       expect.stringMatching(/^s\.yaml:5: rules\[1\]: impossible: rules\[0\] before it decides/),
     ]);
   });
 
   it('a number, a duration or a count of the wrong kind stands aside as one of the right kind: the rest is read', () => {
-    const text = 'name: x\nclock:\n  offset: [1]\n  frozenAt: someday\nrules:\n  - times: two\n    respond: { code: -5000 }\n  - after: -1\n    respond: { code: -5000 }\ndefaultAccountState: lockd\n';
+    const text =
+      'name: x\nclock:\n  offset: [1]\n  frozenAt: someday\nrules:\n  - times: two\n    respond: { code: -5000 }\n  - after: -1\n    respond: { code: -5000 }\ndefaultAccountState: lockd\n';
     expect(problems(text)).toEqual([
       expect.stringMatching(/^s\.yaml:3: clock\.offset: must be a duration/),
       expect.stringMatching(/^s\.yaml:4: clock\.frozenAt: /),
@@ -205,7 +242,14 @@ describe('every problem of a scenario in one pass', () => {
   });
 
   it('a value that is no scenario at all, or too broken to mend, gets its problems of shape alone', () => {
-    for (const value of [null, 'name: x', 5, ['name', 'x']]) expect(issues(value).map((i) => `${i.path.join('.')}: ${i.message}`), String(value)).toEqual([': must be a mapping (key: value)']);
-    expect(issues({ name: 5, accounts: { 'a@example.com': 'lockd' } }).map((i) => i.path.join('.'))).toEqual(['name', 'accounts.a@example.com']);
+    for (const value of [null, 'name: x', 5, ['name', 'x']])
+      expect(
+        issues(value).map((i) => `${i.path.join('.')}: ${i.message}`),
+        String(value),
+      ).toEqual([': must be a mapping (key: value)']);
+    expect(issues({ name: 5, accounts: { 'a@example.com': 'lockd' } }).map((i) => i.path.join('.'))).toEqual([
+      'name',
+      'accounts.a@example.com',
+    ]);
   });
 });

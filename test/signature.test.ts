@@ -38,7 +38,9 @@ const VECTORS = [
 
 describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
   it('builds the string-to-sign exactly: two header lines, one space after each colon, no trailing newline', () => {
-    expect(stringToSign('1795000000000', 'abc12345', 'svc')).toBe('x-svc-utctime: 1795000000000\nx-svc-cnonce: abc12345');
+    expect(stringToSign('1795000000000', 'abc12345', 'svc')).toBe(
+      'x-svc-utctime: 1795000000000\nx-svc-cnonce: abc12345',
+    );
     expect(stringToSign('1', 'abc12345', 'gridy')).toBe('x-gridy-utctime: 1\nx-gridy-cnonce: abc12345');
   });
 
@@ -68,12 +70,19 @@ describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
         algorithm: `${token}-hmac512`,
       });
       expect(signingLines(names, '5', 'n0nce-123')).toBe(stringToSign('5', 'n0nce-123', token));
-      expect(Object.keys(signedHeaders({ apiUser: '123456789', secret: 's', token }))).toEqual(['Authorization', names.apiUser, names.utctime, names.nonce]);
+      expect(Object.keys(signedHeaders({ apiUser: '123456789', secret: 's', token }))).toEqual([
+        'Authorization',
+        names.apiUser,
+        names.utctime,
+        names.nonce,
+      ]);
     }
   });
 
   it('parses Authorization parts in any order, with spaces, case-insensitive scheme', () => {
-    expect(parseAuthorization(' SVC-HMAC:  signature=ab , algorithm = svc-hmac512,apiuser=1,signedheaders=x', 'svc')).toEqual({
+    expect(
+      parseAuthorization(' SVC-HMAC:  signature=ab , algorithm = svc-hmac512,apiuser=1,signedheaders=x', 'svc'),
+    ).toEqual({
       signature: 'ab',
       algorithm: 'svc-hmac512',
       apiuser: '1',
@@ -100,8 +109,14 @@ describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
 
   it('a line break around a part (spaces the grammar skips) is allowed; only one inside a value refuses the header', () => {
     for (const br of ['\n', '\r', '\u2028', '\u2029']) {
-      expect(parseAuthorization(`svc-hmac:${br}apiuser=1,algorithm${br}=a`, 'svc')).toEqual({ apiuser: '1', algorithm: 'a' });
-      expect(parseAuthorization(`svc-hmac: apiuser= 1${br},algorithm=a${br}`, 'svc')).toEqual({ apiuser: '1', algorithm: 'a' });
+      expect(parseAuthorization(`svc-hmac:${br}apiuser=1,algorithm${br}=a`, 'svc')).toEqual({
+        apiuser: '1',
+        algorithm: 'a',
+      });
+      expect(parseAuthorization(`svc-hmac: apiuser= 1${br},algorithm=a${br}`, 'svc')).toEqual({
+        apiuser: '1',
+        algorithm: 'a',
+      });
       expect(parseAuthorization(`svc-hmac:${br}apiuser=1,algorithm=a${br}b`, 'svc')).toBeUndefined();
       expect(parseAuthorization(`svc-hmac: apiuser=1${br}2${br},algorithm=a`, 'svc')).toBeUndefined();
     }
@@ -112,7 +127,8 @@ describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
     const toSign = stringToSign('1795000000000', 'nonce-123', 'svc');
     const right = sign('test-secret', '1795000000000', 'nonce-123', 'svc');
     expect(signatureMatches(key, toSign, right)).toBe(true);
-    for (const short of ['', 'ab', right.slice(0, 126), `${right}00`]) expect(signatureMatches(key, toSign, short)).toBe(false);
+    for (const short of ['', 'ab', right.slice(0, 126), `${right}00`])
+      expect(signatureMatches(key, toSign, short)).toBe(false);
   });
 
   it('compares every character: one changed anywhere is refused; only A-F count as a-f', () => {
@@ -127,7 +143,11 @@ describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
       expect(signatureMatches(key, toSign, at(i, other))).toBe(false);
       // Characters one bit away from the right one, in either direction of the case bit: never the same.
       const code = right.charCodeAt(i);
-      for (const near of [code ^ 0x20, code ^ 0x01, code - 0x20]) if (near !== code && near > 0) expect(signatureMatches(key, toSign, at(i, String.fromCharCode(near))), `${i} ${near}`).toBe(near >= 0x41 && near <= 0x46 && near + 0x20 === code);
+      for (const near of [code ^ 0x20, code ^ 0x01, code - 0x20])
+        if (near !== code && near > 0)
+          expect(signatureMatches(key, toSign, at(i, String.fromCharCode(near))), `${i} ${near}`).toBe(
+            near >= 0x41 && near <= 0x46 && near + 0x20 === code,
+          );
     }
   });
 });

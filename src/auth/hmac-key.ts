@@ -44,7 +44,8 @@ export class HmacKey {
    * UTF-16 unit).
    */
   private innerInput(message: string): Buffer {
-    if (message.length * 3 > scratch.length - BLOCK) return Buffer.concat([this.innerPad, Buffer.from(message, 'utf8')]);
+    if (message.length * 3 > scratch.length - BLOCK)
+      return Buffer.concat([this.innerPad, Buffer.from(message, 'utf8')]);
     this.innerPad.copy(scratch, 0);
     const written = scratch.write(message, BLOCK, 'utf8');
     return scratch.subarray(0, BLOCK + written);

@@ -29,7 +29,10 @@ interface ChallengeView {
 interface Explored {
   label: string;
   expect: string;
-  exchanges: { request: { method: string; url: string; headers: Record<string, string>; body?: string }; response: { status: number; body: string } }[];
+  exchanges: {
+    request: { method: string; url: string; headers: Record<string, string>; body?: string };
+    response: { status: number; body: string };
+  }[];
 }
 
 /**
@@ -71,7 +74,11 @@ function pretty(text: string): string {
 }
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const r = await fetch(path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const j = (await r.json().catch(() => ({ error: `HTTP ${r.status}` }))) as T & { error?: string };
   if (!r.ok) throw new Error(j.error ?? `HTTP ${r.status}`);
   return j;
@@ -153,7 +160,8 @@ function countDown(): void {
 function challengeStep(c: ChallengeView): void {
   const step = c.trail[c.trail.length - 1];
   // What this page did itself it already says; what someone else did is told.
-  if (step && step.by !== 'control' && step.by !== 'explorer' && step.state !== 'waiting') flash(`Challenge for ${c.user} ${stepWords(step)}`);
+  if (step && step.by !== 'control' && step.by !== 'explorer' && step.state !== 'waiting')
+    flash(`Challenge for ${c.user} ${stepWords(step)}`);
   void refreshChallenges();
 }
 
@@ -181,13 +189,32 @@ function entry(e: JournalEntry): HTMLElement {
   );
   const d = el('details', { class: 'entry', 'data-tone': c, 'data-code': String(e.code) }, sum);
   const headers = e.request?.headers ?? {};
-  if (e.hint) d.append(el('h4', { text: e.by ? 'What a client sending this is told' : 'What the client likely did wrong' }), el('p', { class: 'hint', text: e.hint.text }));
+  if (e.hint)
+    d.append(
+      el('h4', { text: e.by ? 'What a client sending this is told' : 'What the client likely did wrong' }),
+      el('p', { class: 'hint', text: e.hint.text }),
+    );
   d.append(
     el('h4', { text: 'Request' }),
-    el('pre', { text: `${e.method} ${e.path}\n${Object.entries(headers).map(([k, v]) => `${k}: ${String(v)}`).join('\n')}${e.request?.body ? `\n\n${pretty(e.request.body)}` : ''}` }),
+    el('pre', {
+      text: `${e.method} ${e.path}\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join('\n')}${e.request?.body ? `\n\n${pretty(e.request.body)}` : ''}`,
+    }),
   );
-  d.append(el('h4', { text: 'Response' }), el('pre', { text: e.response ? `HTTP ${e.http}\n\n${pretty(e.response.body)}` : `(no answer: the connection was ${e.fault ?? 'broken'})` }));
-  if (e.expectedStringToSign) d.append(el('h4', { text: 'The string the simulator expected to be signed' }), el('pre', { text: e.expectedStringToSign }));
+  d.append(
+    el('h4', { text: 'Response' }),
+    el('pre', {
+      text: e.response
+        ? `HTTP ${e.http}\n\n${pretty(e.response.body)}`
+        : `(no answer: the connection was ${e.fault ?? 'broken'})`,
+    }),
+  );
+  if (e.expectedStringToSign)
+    d.append(
+      el('h4', { text: 'The string the simulator expected to be signed' }),
+      el('pre', { text: e.expectedStringToSign }),
+    );
   const facts: [string, unknown][] = [
     ['operation', e.operation],
     ['type', e.type],
@@ -198,8 +225,20 @@ function entry(e: JournalEntry): HTMLElement {
     ['sent by', e.by ?? 'a client'],
     ['internal error', e.internalError],
   ];
-  if (e.wouldFail) facts.push(['would also fail', e.wouldFail.map((w) => `${w.code} ${w.reason}${w.hint ? ` (hint: ${w.hint.text})` : ''}`).join('; ')]);
-  d.append(el('h4', { text: 'Details' }), el('pre', { text: facts.filter((f) => f[1] != null).map(([k, v]) => `${k}: ${String(v)}`).join('\n') }));
+  if (e.wouldFail)
+    facts.push([
+      'would also fail',
+      e.wouldFail.map((w) => `${w.code} ${w.reason}${w.hint ? ` (hint: ${w.hint.text})` : ''}`).join('; '),
+    ]);
+  d.append(
+    el('h4', { text: 'Details' }),
+    el('pre', {
+      text: facts
+        .filter((f) => f[1] != null)
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join('\n'),
+    }),
+  );
   return el('li', {}, d);
 }
 
@@ -214,15 +253,21 @@ const TONE: Record<Finding['severity'], string> = { error: 'err', warning: 'warn
  * loaded) or the current scenario (since it was loaded or reset).
  */
 function scope(): 'run' | 'scenario' {
-  return document.querySelector<HTMLInputElement>('input[name="scope"]:checked')?.value === 'scenario' ? 'scenario' : 'run';
+  return document.querySelector<HTMLInputElement>('input[name="scope"]:checked')?.value === 'scenario'
+    ? 'scenario'
+    : 'run';
 }
 async function refreshFindings(): Promise<void> {
-  const [r, c] = await Promise.all([fetch(`/__sim/findings?scope=${scope()}`), fetch(`/__sim/coverage?scope=${scope()}`)]);
+  const [r, c] = await Promise.all([
+    fetch(`/__sim/findings?scope=${scope()}`),
+    fetch(`/__sim/coverage?scope=${scope()}`),
+  ]);
   if (!r.ok || !c.ok) return;
   const { findings } = (await r.json()) as { findings: Finding[] };
   const coverage = (await c.json()) as { met: number[]; missing: number[] };
   const codes = coverage.met.length + coverage.missing.length;
-  $('#coverage').textContent = `Codes answered ${scope() === 'run' ? 'in the whole run' : 'in the current scenario'}: ${coverage.met.length} of ${codes}${coverage.met.length ? ` (${coverage.met.join(', ')})` : ''}.`;
+  $('#coverage').textContent =
+    `Codes answered ${scope() === 'run' ? 'in the whole run' : 'in the current scenario'}: ${coverage.met.length} of ${codes}${coverage.met.length ? ` (${coverage.met.join(', ')})` : ''}.`;
   const box = $('#findings');
   if (!findings.length) return void box.replaceChildren(el('p', { class: 'muted', text: 'Nothing found yet.' }));
   const rows = findings.map((f) =>
@@ -230,13 +275,39 @@ async function refreshFindings(): Promise<void> {
       'tr',
       { 'data-finding': f.id },
       el('td', {}, el('span', { class: `pill ${TONE[f.severity]}`, text: f.severity })),
-      el('td', {}, el('code', { text: f.id }), el('div', { class: 'muted small', text: `API user ${f.apiUser} · #${f.firstSeq}${f.lastSeq !== f.firstSeq ? ` to #${f.lastSeq}` : ''} · ${f.count}×` })),
+      el(
+        'td',
+        {},
+        el('code', { text: f.id }),
+        el('div', {
+          class: 'muted small',
+          text: `API user ${f.apiUser} · #${f.firstSeq}${f.lastSeq !== f.firstSeq ? ` to #${f.lastSeq}` : ''} · ${f.count}×`,
+        }),
+      ),
       el('td', { class: 'small', text: f.explanation + (f.detail ? ` (${f.detail})` : '') }),
     ),
   );
-  box.replaceChildren(el('table', {}, el('thead', {}, el('tr', {}, el('th', { text: 'Severity' }), el('th', { text: 'Finding' }), el('th', { text: 'What it means and the fix' }))), el('tbody', {}, ...rows)));
+  box.replaceChildren(
+    el(
+      'table',
+      {},
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { text: 'Severity' }),
+          el('th', { text: 'Finding' }),
+          el('th', { text: 'What it means and the fix' }),
+        ),
+      ),
+      el('tbody', {}, ...rows),
+    ),
+  );
 }
-for (const input of document.querySelectorAll<HTMLInputElement>('input[name="scope"]')) input.addEventListener('change', () => void refreshFindings());
+for (const input of document.querySelectorAll<HTMLInputElement>('input[name="scope"]'))
+  input.addEventListener('change', () => void refreshFindings());
 let findingsTimer: ReturnType<typeof setTimeout> | undefined;
 function refreshFindingsSoon(): void {
   findingsTimer ??= setTimeout(() => {
@@ -255,7 +326,9 @@ events.addEventListener('request', (ev) => {
   else buffered.push(e);
   refreshFindingsSoon();
 });
-events.addEventListener('challenge', (ev) => challengeStep(JSON.parse((ev as MessageEvent<string>).data) as ChallengeView));
+events.addEventListener('challenge', (ev) =>
+  challengeStep(JSON.parse((ev as MessageEvent<string>).data) as ChallengeView),
+);
 events.onerror = () => {
   live.textContent = 'reconnecting';
   live.className = 'pill warn';
@@ -356,24 +429,61 @@ async function explore(kind: string): Promise<void> {
     last = code;
     const box = el('div', { class: 'answer' });
     if (code === 2025 && typeof env?.message === 'string') {
-      const m = JSON.parse(env.message) as { challengeId: string; challengeQRcodeUrl: string; challengeQRcode?: string };
+      const m = JSON.parse(env.message) as {
+        challengeId: string;
+        challengeQRcodeUrl: string;
+        challengeQRcode?: string;
+      };
       setField('challengeId', m.challengeId);
       setField('authCode', '');
-      box.append(el('p', {}, el('span', { class: 'pill ok', text: '2025' }), ' Challenge sent. Its id is in the form; the user answers on ', el('a', { href: m.challengeQRcodeUrl, target: '_blank', rel: 'noopener', text: 'the phone page' }), '.'));
-      if (m.challengeQRcode) box.append(el('img', { src: m.challengeQRcode, alt: 'QR code of the phone page', width: '120', height: '120' }));
+      box.append(
+        el(
+          'p',
+          {},
+          el('span', { class: 'pill ok', text: '2025' }),
+          ' Challenge sent. Its id is in the form; the user answers on ',
+          el('a', { href: m.challengeQRcodeUrl, target: '_blank', rel: 'noopener', text: 'the phone page' }),
+          '.',
+        ),
+      );
+      if (m.challengeQRcode)
+        box.append(
+          el('img', { src: m.challengeQRcode, alt: 'QR code of the phone page', width: '120', height: '120' }),
+        );
     } else {
       const said = typeof env?.message === 'string' ? env.message : x.response.body.slice(0, 200);
-      box.append(el('p', {}, el('span', { class: `pill ${cls(code)}`, text: code == null ? `HTTP ${x.response.status}` : String(code) }), ` ${said}`));
+      box.append(
+        el(
+          'p',
+          {},
+          el('span', { class: `pill ${cls(code)}`, text: code == null ? `HTTP ${x.response.status}` : String(code) }),
+          ` ${said}`,
+        ),
+      );
     }
-    const sent = `${x.request.method} ${x.request.url}\n${Object.entries(x.request.headers).map(([k, val]) => `${k}: ${val}`).join('\n')}${x.request.body ? `\n\n${pretty(x.request.body)}` : ''}`;
+    const sent = `${x.request.method} ${x.request.url}\n${Object.entries(x.request.headers)
+      .map(([k, val]) => `${k}: ${val}`)
+      .join('\n')}${x.request.body ? `\n\n${pretty(x.request.body)}` : ''}`;
     box.append(el('details', {}, el('summary', { text: 'Request sent' }), el('pre', { text: sent })));
-    box.append(el('details', {}, el('summary', { text: `Answer (HTTP ${x.response.status})` }), el('pre', { text: pretty(x.response.body) })));
+    box.append(
+      el(
+        'details',
+        {},
+        el('summary', { text: `Answer (HTTP ${x.response.status})` }),
+        el('pre', { text: pretty(x.response.body) }),
+      ),
+    );
     result.append(box);
   }
   const usual = (r.expect.match(/-?\d+/g) ?? []).map(Number);
   const unusual = last !== undefined && !usual.includes(last);
   result.append(
-    el('p', { class: 'muted small usual', text: unusual ? `This button usually gets ${r.expect}: this answer came from what was asked or from the scenario (its message says why).` : `The usual answer for this button: ${r.expect}.` }),
+    el('p', {
+      class: 'muted small usual',
+      text: unusual
+        ? `This button usually gets ${r.expect}: this answer came from what was asked or from the scenario (its message says why).`
+        : `The usual answer for this button: ${r.expect}.`,
+    }),
   );
 }
 
@@ -386,8 +496,13 @@ document.addEventListener('click', async (ev) => {
   try {
     if (data.kind) return void (await explore(data.kind));
     if (data.act) {
-      const c = await call<{ id: string; state: string; authCode?: string }>('POST', `/__sim/challenges/${encodeURIComponent(data.id!)}/${data.act}`);
-      flash(`Challenge ${c.state} by a control call (this page)${c.authCode ? `: the user was shown auth code ${c.authCode}` : ''}`);
+      const c = await call<{ id: string; state: string; authCode?: string }>(
+        'POST',
+        `/__sim/challenges/${encodeURIComponent(data.id!)}/${data.act}`,
+      );
+      flash(
+        `Challenge ${c.state} by a control call (this page)${c.authCode ? `: the user was shown auth code ${c.authCode}` : ''}`,
+      );
       if (c.authCode && field('challengeId').value === c.id) setField('authCode', c.authCode);
       return void (await refreshChallenges());
     }
@@ -398,7 +513,13 @@ document.addEventListener('click', async (ev) => {
       return void flash('Challenge put into the explorer');
     }
     if (data.clock) {
-      showClock(await call<{ now: number; frozen: boolean }>('POST', `/__sim/clock/${data.clock}`, data.by ? { by: data.by } : undefined));
+      showClock(
+        await call<{ now: number; frozen: boolean }>(
+          'POST',
+          `/__sim/clock/${data.clock}`,
+          data.by ? { by: data.by } : undefined,
+        ),
+      );
       return void (await refreshChallenges());
     }
     if (b.id === 'switch') {

@@ -1,7 +1,14 @@
 import type { Operation } from '../codes.js';
 import { answer, isObject, own, type Answer } from './answer.js';
 import { decodeUser, lenientInteger, parseJson } from './envelope.js';
-import { CHALLENGE_TYPES, EXPIRY_MS, LENIENT_EXPIRY_MS, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
+import {
+  CHALLENGE_TYPES,
+  EXPIRY_MS,
+  LENIENT_EXPIRY_MS,
+  TYPE_OPERATION,
+  endpointTypes,
+  type Endpoint,
+} from './operations.js';
 
 /**
  * The envelope and body checks of step 7 of docs/behaviour.md#order-of-checks (-5070 to -5079, and the envelope's
@@ -41,7 +48,12 @@ const STRICT_ENVELOPE_KEYS = new Set(['id', 'utctime', 'apiUser', 'apiuser', 'ty
  * that is not an object (-5071), `apiUser` absent or not the authenticated one (-1003), a `type` this endpoint does not
  * serve (-5072), then the envelope's own fields (-5075).
  */
-export function judgeEnvelope(text: string, endpoint: Endpoint, apiUser: string, mode: ReadMode): Answer | JudgedEnvelope {
+export function judgeEnvelope(
+  text: string,
+  endpoint: Endpoint,
+  apiUser: string,
+  mode: ReadMode,
+): Answer | JudgedEnvelope {
   const lenient = !mode.strict;
   const parsed = parseJson(text, lenient);
   if (parsed.kind === 'empty') return answer(-5070, 'the request has no JSON envelope');
@@ -62,15 +74,27 @@ export function judgeEnvelope(text: string, endpoint: Endpoint, apiUser: string,
   if (!isObject(body)) return answer(-5071, '`body` is not a JSON object');
 
   const givenApiUser = own(env, 'apiUser') ?? own(env, 'apiuser');
-  const apiUserText = typeof givenApiUser === 'string' ? givenApiUser : lenient && typeof givenApiUser === 'number' ? String(givenApiUser) : undefined;
+  const apiUserText =
+    typeof givenApiUser === 'string'
+      ? givenApiUser
+      : lenient && typeof givenApiUser === 'number'
+        ? String(givenApiUser)
+        : undefined;
   if (apiUserText === undefined) return answer(-1003, 'the envelope has no `apiUser`');
   if (apiUserText !== apiUser) return answer(-1003, "the envelope's `apiUser` is not the authenticated API user");
 
   const rawType = own(env, 'type');
-  const type = lenient ? lenientInteger(rawType) : typeof rawType === 'number' && Number.isInteger(rawType) ? rawType : undefined;
+  const type = lenient
+    ? lenientInteger(rawType)
+    : typeof rawType === 'number' && Number.isInteger(rawType)
+      ? rawType
+      : undefined;
   if (type === undefined || !endpointTypes(endpoint, mode.strict).includes(type)) {
     const types = endpointTypes(endpoint, mode.strict);
-    return answer(-5072, `type ${shown(rawType)} is not an operation of /v1/svc/${endpoint}, which takes ${types.length > 1 ? `${types.slice(0, -1).join(', ')} or ${types[types.length - 1]}` : types[0]}`);
+    return answer(
+      -5072,
+      `type ${shown(rawType)} is not an operation of /v1/svc/${endpoint}, which takes ${types.length > 1 ? `${types.slice(0, -1).join(', ')} or ${types[types.length - 1]}` : types[0]}`,
+    );
   }
 
   const rawId = own(env, 'id');
@@ -84,9 +108,11 @@ export function judgeEnvelope(text: string, endpoint: Endpoint, apiUser: string,
     return answer(-5075, '`id` is null');
   }
   if (!lenient) {
-    for (const key of Object.keys(env)) if (!STRICT_ENVELOPE_KEYS.has(key)) return answer(-5075, `unknown envelope key \`${key}\``);
+    for (const key of Object.keys(env))
+      if (!STRICT_ENVELOPE_KEYS.has(key)) return answer(-5075, `unknown envelope key \`${key}\``);
     const utctime = own(env, 'utctime');
-    if (typeof utctime !== 'string' || !/^\d{1,16}$/.test(utctime)) return answer(-5075, '`utctime` must be a string of milliseconds');
+    if (typeof utctime !== 'string' || !/^\d{1,16}$/.test(utctime))
+      return answer(-5075, '`utctime` must be a string of milliseconds');
   }
   return { op: TYPE_OPERATION.get(type) as Operation, type, id, body };
 }
@@ -154,7 +180,8 @@ class Fields {
     const v = this.get(name, [], strictAliases);
     if (v === undefined) return fallback;
     if (typeof v === 'boolean') return v;
-    if (this.lenient && typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === 'true';
+    if (this.lenient && typeof v === 'string' && /^(true|false)$/i.test(v.trim()))
+      return v.trim().toLowerCase() === 'true';
     this.fail(`\`${name}\` is not a boolean`);
     return fallback;
   }
@@ -182,7 +209,12 @@ function isIPv4(s: string): boolean {
  * The body checks of each operation, in the order -5075, -5076, -5077, -5078, -5079: the first failing
  * one decides. Returns the normalized body or the answer.
  */
-export function judgeBody(op: Operation, raw: Record<string, unknown>, mode: ReadMode, ipRulesApply: boolean): Answer | Body {
+export function judgeBody(
+  op: Operation,
+  raw: Record<string, unknown>,
+  mode: ReadMode,
+  ipRulesApply: boolean,
+): Answer | Body {
   const lenient = !mode.strict;
   const f = new Fields(raw, lenient);
   const userKey = `${mode.token}User`;
@@ -195,7 +227,8 @@ export function judgeBody(op: Operation, raw: Record<string, unknown>, mode: Rea
       const expiry = f.string('challengeExpiry') ?? 'FifteenMins';
       const table = lenient ? LENIENT_EXPIRY_MS : EXPIRY_MS;
       const expiryMs = Object.prototype.hasOwnProperty.call(table, expiry) ? table[expiry] : undefined;
-      if (expiryMs === undefined) f.fail(`challengeExpiry \`${expiry}\` is not one of ${Object.keys(table).join(', ')}`);
+      if (expiryMs === undefined)
+        f.fail(`challengeExpiry \`${expiry}\` is not one of ${Object.keys(table).join(', ')}`);
       const qr = f.boolean('enableQRcode', true, ['enableQRCode']);
       const autoVerify = f.boolean('enableAutoVerify', false);
       const profile = f.string('profile');
@@ -203,14 +236,24 @@ export function judgeBody(op: Operation, raw: Record<string, unknown>, mode: Rea
       if (status !== undefined && (lenient ? status.toUpperCase() : status) !== 'NEW') f.fail('`status` must be NEW');
       const ipAddress = readIp(f, ipRulesApply, false);
       if (challengeType !== undefined && typeof challengeType !== 'string') f.fail('`challengeType` is not a string');
-      out = { user: user ?? '', challengeType: typeof challengeType === 'string' ? challengeType : '', expiry, expiryMs: expiryMs ?? 0, qr, autoVerify, profile, ipAddress };
+      out = {
+        user: user ?? '',
+        challengeType: typeof challengeType === 'string' ? challengeType : '',
+        expiry,
+        expiryMs: expiryMs ?? 0,
+        qr,
+        autoVerify,
+        profile,
+        ipAddress,
+      };
       break;
     }
     case 'cancel': {
       const challengeId = f.string('challengeId', undefined, ['challngeId']);
       const status = f.string('status');
       if (challengeId === undefined || challengeId === '') f.fail('`challengeId` is missing');
-      if (status === undefined || (lenient ? status.toUpperCase() : status) !== 'CANCEL') f.fail('`status` must be CANCEL');
+      if (status === undefined || (lenient ? status.toUpperCase() : status) !== 'CANCEL')
+        f.fail('`status` must be CANCEL');
       out = { user: user ?? '', challengeId: challengeId ?? '' };
       break;
     }
@@ -238,7 +281,12 @@ export function judgeBody(op: Operation, raw: Record<string, unknown>, mode: Rea
   if (f.problem) return answer(-5075, f.problem);
   // challengeType is a string or absent here (another type failed above); never String() a caller's object: its
   // toString may be anything.
-  if (op === 'challenge' && typeof challengeType === 'string' && challengeType !== '' && !(CHALLENGE_TYPES as readonly string[]).includes(challengeType)) {
+  if (
+    op === 'challenge' &&
+    typeof challengeType === 'string' &&
+    challengeType !== '' &&
+    !(CHALLENGE_TYPES as readonly string[]).includes(challengeType)
+  ) {
     return answer(-5076, `\`${challengeType}\` is not one of ${CHALLENGE_TYPES.join(', ')}`);
   }
   if (user === undefined || user === '') return answer(-5077, `the body has no \`${userKey}\``);

@@ -2,7 +2,14 @@ import { version } from '../../package.json';
 import { CODES, type CodeInfo, type Operation } from '../codes.js';
 import { authorizationValue, headerNames, stringToSign } from '../auth/signature.js';
 import { API_USER_ID } from './api-user.js';
-import { endpointMethods, ENDPOINTS, OPERATION_TYPE, TYPE_OPERATION, endpointTypes, type Endpoint } from './operations.js';
+import {
+  endpointMethods,
+  ENDPOINTS,
+  OPERATION_TYPE,
+  TYPE_OPERATION,
+  endpointTypes,
+  type Endpoint,
+} from './operations.js';
 import { bodySchemas, requestEnvelopeSchema, responseEnvelopeSchema } from './schemas.js';
 
 /**
@@ -26,9 +33,27 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
   const bodies = bodySchemas(o.token);
   // The Authorization header is the security scheme below: OpenAPI ignores a header parameter of that name.
   const headerParams = [
-    { name: h.utctime, in: 'header', required: true, description: 'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock', schema: { type: 'string', pattern: '^\\d{1,16}$' } },
-    { name: h.nonce, in: 'header', required: true, description: 'fresh for every request, retries included (a UUID)', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,128}$' } },
-    { name: h.apiUser, in: 'header', required: true, description: 'the API user id', schema: { type: 'string', pattern: API_USER_ID.source } },
+    {
+      name: h.utctime,
+      in: 'header',
+      required: true,
+      description: 'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock',
+      schema: { type: 'string', pattern: '^\\d{1,16}$' },
+    },
+    {
+      name: h.nonce,
+      in: 'header',
+      required: true,
+      description: 'fresh for every request, retries included (a UUID)',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,128}$' },
+    },
+    {
+      name: h.apiUser,
+      in: 'header',
+      required: true,
+      description: 'the API user id',
+      schema: { type: 'string', pattern: API_USER_ID.source },
+    },
   ];
 
   const paths: Record<string, unknown> = {};
@@ -38,7 +63,12 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
     for (const method of endpointMethods(endpoint)) {
       const withBody = endpoint !== 'time';
       const transport = CODES.filter((c) => c.check === 'transport' && (withBody || c.code !== -413));
-      const codes = [...CODES.filter((c) => c.check !== 'transport' && c.check !== 'route' && ops.some((op) => !c.scope || c.scope.includes(op))), ...transport];
+      const codes = [
+        ...CODES.filter(
+          (c) => c.check !== 'transport' && c.check !== 'route' && ops.some((op) => !c.scope || c.scope.includes(op)),
+        ),
+        ...transport,
+      ];
       const operation: Record<string, unknown> = {
         operationId: `${endpoint}${method === 'GET' ? 'Get' : ''}`,
         summary: ops.map((op) => `${op} (${op === 'time' ? 'no envelope' : `type ${OPERATION_TYPE[op]}`})`).join(', '),
@@ -46,8 +76,13 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
         responses: responsesFor(codes, o.responseStyle),
       };
       if (withBody) {
-        const envelopes = ops.map((op) => requestEnvelopeSchema(op as Exclude<Operation, 'time'>, bodies[op as Exclude<Operation, 'time'>]));
-        operation.requestBody = { required: true, content: { 'application/json': { schema: envelopes.length === 1 ? envelopes[0] : { oneOf: envelopes } } } };
+        const envelopes = ops.map((op) =>
+          requestEnvelopeSchema(op as Exclude<Operation, 'time'>, bodies[op as Exclude<Operation, 'time'>]),
+        );
+        operation.requestBody = {
+          required: true,
+          content: { 'application/json': { schema: envelopes.length === 1 ? envelopes[0] : { oneOf: envelopes } } },
+        };
       }
       item[method.toLowerCase()] = operation;
     }
@@ -59,7 +94,8 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
     info: {
       title: 'mfa-sim: the simulated multi-factor challenge and time service',
       version,
-      description: 'Every operation of the service as mfa-sim simulates it, with every status code it can answer. The request schemas are the strict reading of the interface document (the lenient default accepts more: see the README). Each answer is the envelope {id, utctime, status, code, message, moreInfo}; `/status?code=N` explains a code.',
+      description:
+        'Every operation of the service as mfa-sim simulates it, with every status code it can answer. The request schemas are the strict reading of the interface document (the lenient default accepts more: see the README). Each answer is the envelope {id, utctime, status, code, message, moreInfo}; `/status?code=N` explains a code.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: o.serverUrl }],
@@ -90,7 +126,14 @@ function responsesFor(codes: readonly CodeInfo[], style: 'document' | 'sdk'): Re
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: list.map((c) => `${c.code} ${c.title}`).join('; '),
-      content: { 'application/json': { schema: responseEnvelopeSchema(style, list.map((c) => c.code)) } },
+      content: {
+        'application/json': {
+          schema: responseEnvelopeSchema(
+            style,
+            list.map((c) => c.code),
+          ),
+        },
+      },
     };
   }
   return out;

@@ -65,7 +65,11 @@ export const API_PREFIX = '/v1/svc/';
  * that puts its own name in the path as well). A trailing slash and a query string are ignored.
  */
 export function endpointOf(path: string, token: string): Endpoint | undefined {
-  const prefix = path.startsWith(API_PREFIX) ? API_PREFIX.length : path.startsWith(`/v1/${token}/`) ? token.length + 5 : -1;
+  const prefix = path.startsWith(API_PREFIX)
+    ? API_PREFIX.length
+    : path.startsWith(`/v1/${token}/`)
+      ? token.length + 5
+      : -1;
   if (prefix < 0) return undefined;
   let rest = path.slice(prefix);
   const q = rest.indexOf('?');

@@ -18,7 +18,14 @@ export type ResponseStyle = 'document' | 'sdk';
  * (docs/behaviour.md#responses), `status` equal to the HTTP status, `message` always a string, `moreInfo` the
  * simulator's page for the code.
  */
-export function envelopeJson(style: ResponseStyle, id: string, now: number, code: number, message: string, baseUrl: string): string {
+export function envelopeJson(
+  style: ResponseStyle,
+  id: string,
+  now: number,
+  code: number,
+  message: string,
+  baseUrl: string,
+): string {
   const status = mustCode(code).http;
   const utc = isoTime(now);
   const moreInfo = `${baseUrl}/status?code=${code}`;
@@ -43,10 +50,23 @@ export function isoTime(now: number): string {
 }
 
 /** The last-resort -5000 envelope when even building one fails: constants only, so it cannot fail in turn. */
-const STATIC_INTERNAL_ERROR = JSON.stringify({ id: 'sim-internal', utctime: '1970-01-01T00:00:00.000Z', status: 500, code: -5000, message: 'Internal error', moreInfo: '/status?code=-5000' });
+const STATIC_INTERNAL_ERROR = JSON.stringify({
+  id: 'sim-internal',
+  utctime: '1970-01-01T00:00:00.000Z',
+  status: 500,
+  code: -5000,
+  message: 'Internal error',
+  moreInfo: '/status?code=-5000',
+});
 
 /** A -5000 envelope. Whatever the values given, it returns an envelope and never throws. */
-export function internalErrorJson(style: ResponseStyle, id: string, now: number, baseUrl: string, message = 'Internal error'): string {
+export function internalErrorJson(
+  style: ResponseStyle,
+  id: string,
+  now: number,
+  baseUrl: string,
+  message = 'Internal error',
+): string {
   try {
     return envelopeJson(style, id, now, -5000, message, baseUrl);
   } catch {

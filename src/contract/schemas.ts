@@ -21,25 +21,53 @@ export function bodySchemas(token: string): Record<Exclude<Operation, 'time'>, T
       {
         ...user,
         challengeType: Type.Union(CHALLENGE_TYPES.map((t) => Type.Literal(t))),
-        challengeExpiry: Type.Optional(Type.Union(Object.keys(EXPIRY_MS).map((e) => Type.Literal(e)), { description: 'default FifteenMins' })),
+        challengeExpiry: Type.Optional(
+          Type.Union(
+            Object.keys(EXPIRY_MS).map((e) => Type.Literal(e)),
+            { description: 'default FifteenMins' },
+          ),
+        ),
         enableQRcode: Type.Optional(Type.Boolean({ description: 'default true: the answer carries the QR image' })),
-        enableAutoVerify: Type.Optional(Type.Boolean({ description: 'the challenge completes by itself (needs the autoVerify permission)' })),
+        enableAutoVerify: Type.Optional(
+          Type.Boolean({ description: 'the challenge completes by itself (needs the autoVerify permission)' }),
+        ),
         profile: Type.Optional(Type.String()),
         status: Type.Optional(Type.Literal('NEW')),
-        ipAddress: Type.Optional(Type.String({ format: 'ipv4', description: 'required when the API user has IP rules' })),
+        ipAddress: Type.Optional(
+          Type.String({ format: 'ipv4', description: 'required when the API user has IP rules' }),
+        ),
       },
       { additionalProperties: false, description: 'a new challenge (type 150)' },
     ),
-    cancel: Type.Object({ ...user, challengeId: CHALLENGE_ID, status: Type.Literal('CANCEL') }, { additionalProperties: false, description: 'cancel a waiting challenge (type 151)' }),
+    cancel: Type.Object(
+      { ...user, challengeId: CHALLENGE_ID, status: Type.Literal('CANCEL') },
+      { additionalProperties: false, description: 'cancel a waiting challenge (type 151)' },
+    ),
     status: Type.Object(
-      { ...user, challengeId: CHALLENGE_ID, verifyType: Type.Optional(Type.String()), expiry: Type.Optional(Type.String()), status: Type.Optional(Type.String()) },
+      {
+        ...user,
+        challengeId: CHALLENGE_ID,
+        verifyType: Type.Optional(Type.String()),
+        expiry: Type.Optional(Type.String()),
+        status: Type.Optional(Type.String()),
+      },
       { additionalProperties: false, description: 'the state of a challenge (type 171)' },
     ),
     verify: Type.Object(
-      { ...user, challengeId: CHALLENGE_ID, authCode: Type.String({ maxLength: 64, description: 'the code the user was shown' }), verifyType: Type.Optional(Type.String()), expiry: Type.Optional(Type.String()), status: Type.Optional(Type.String()) },
+      {
+        ...user,
+        challengeId: CHALLENGE_ID,
+        authCode: Type.String({ maxLength: 64, description: 'the code the user was shown' }),
+        verifyType: Type.Optional(Type.String()),
+        expiry: Type.Optional(Type.String()),
+        status: Type.Optional(Type.String()),
+      },
       { additionalProperties: false, description: 'verify the auth code of an approved challenge (type 170)' },
     ),
-    blocked: Type.Object({ ...user, ipAddress: Type.String({ format: 'ipv4' }) }, { additionalProperties: false, description: 'whether the user is blocked at an address (type 950)' }),
+    blocked: Type.Object(
+      { ...user, ipAddress: Type.String({ format: 'ipv4' }) },
+      { additionalProperties: false, description: 'whether the user is blocked at an address (type 950)' },
+    ),
   };
 }
 
@@ -65,7 +93,10 @@ export function responseEnvelopeSchema(style: 'document' | 'sdk', codes: readonl
   return Type.Object(
     {
       id: Type.String({ description: 'your id, or sim-<n>' }),
-      [style === 'sdk' ? 'utcTime' : 'utctime']: Type.String({ format: 'date-time', description: "the server's time, ISO 8601 with milliseconds" }),
+      [style === 'sdk' ? 'utcTime' : 'utctime']: Type.String({
+        format: 'date-time',
+        description: "the server's time, ISO 8601 with milliseconds",
+      }),
       status: Type.Integer({ description: 'the HTTP status' }),
       code: Type.Integer({ enum: [...codes], description: 'the status codes this answer may carry' }),
       message: Type.String({ description: 'JSON text for a success, a sentence for an error' }),

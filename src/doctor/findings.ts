@@ -77,7 +77,8 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
   },
   'envelope-id-reused': {
     severity: 'warning',
-    explanation: 'The same envelope id was sent in more than one request. The id ties a request to its answer in both sides\' logs: give every request its own.',
+    explanation:
+      "The same envelope id was sent in more than one request. The id ties a request to its answer in both sides' logs: give every request its own.",
   },
   'body-relaxed-json': {
     severity: 'warning',
@@ -86,31 +87,38 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
   },
   'body-as-string': {
     severity: 'info',
-    explanation: '`body` was sent as a string holding JSON; the interface document shows an object. Accepted leniently; strict answers -5071. Send `body` as a JSON object.',
+    explanation:
+      '`body` was sent as a string holding JSON; the interface document shows an object. Accepted leniently; strict answers -5071. Send `body` as a JSON object.',
   },
   'string-booleans': {
     severity: 'warning',
-    explanation: 'enableQRcode or enableAutoVerify was sent as the text "true" or "false". Accepted leniently; strict answers -5075. Send JSON true and false.',
+    explanation:
+      'enableQRcode or enableAutoVerify was sent as the text "true" or "false". Accepted leniently; strict answers -5075. Send JSON true and false.',
   },
   'base64-user': {
     severity: 'warning',
-    explanation: "The user's e-mail address was sent Base64-encoded. Accepted leniently; strict answers -5079. Send the address as it is.",
+    explanation:
+      "The user's e-mail address was sent Base64-encoded. Accepted leniently; strict answers -5079. Send the address as it is.",
   },
   'challngeid-typo': {
     severity: 'warning',
-    explanation: 'The body names the challenge `challngeId` (a letter missing). Accepted leniently; strict ignores it and answers -5075. Spell it challengeId.',
+    explanation:
+      'The body names the challenge `challngeId` (a letter missing). Accepted leniently; strict ignores it and answers -5075. Spell it challengeId.',
   },
   'blocked-on-challenge-endpoint': {
     severity: 'warning',
-    explanation: 'Type 950 (the blocked check) was sent to /v1/svc/challenge. Accepted leniently; strict answers -5072. Send it to /v1/svc/blocked.',
+    explanation:
+      'Type 950 (the blocked check) was sent to /v1/svc/challenge. Accepted leniently; strict answers -5072. Send it to /v1/svc/blocked.',
   },
   'fast-polling': {
     severity: 'warning',
-    explanation: "The status of one challenge was asked more than twice a second, again and again. A user takes seconds to answer: poll once a second or less, and stop when the challenge ends.",
+    explanation:
+      'The status of one challenge was asked more than twice a second, again and again. A user takes seconds to answer: poll once a second or less, and stop when the challenge ends.',
   },
   'challenge-abandoned': {
     severity: 'info',
-    explanation: 'A challenge was created and the client never asked its status, verified it or cancelled it. Follow every challenge to its end, or cancel it when the user leaves.',
+    explanation:
+      'A challenge was created and the client never asked its status, verified it or cancelled it. Follow every challenge to its end, or cancel it when the user leaves.',
   },
   'unknown-api-user': {
     severity: 'info',
@@ -242,7 +250,9 @@ export class ClientFindings {
   /** The seq of the request whose nonce failed in transit. */
   private readonly failedNonces = new RecentMap<number, number>(NONCES_KEPT);
   /** Challenges the simulator made for a watched API user (its own ids), and how each is polled. */
-  private readonly created = new RecentMap<string, { apiUser: string; seq: number; followed: boolean }>(CHALLENGES_FOLLOWED);
+  private readonly created = new RecentMap<string, { apiUser: string; seq: number; followed: boolean }>(
+    CHALLENGES_FOLLOWED,
+  );
   private readonly polls = new RecentMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
 
   /** `hide`: hides secrets in a text before it is cut to be kept (a cut secret would no longer be recognised). */
@@ -286,7 +296,11 @@ export class ClientFindings {
    * The findings, worst first. `final`: the run is over (at exit), so a challenge still waiting was left open and
    * a -4036 with nothing accepted after it was never corrected; `state` tells whether a challenge is still waiting.
    */
-  findings(final = false, state: (challengeId: string) => string | undefined = () => undefined, scope: Scope = 'run'): Finding[] {
+  findings(
+    final = false,
+    state: (challengeId: string) => string | undefined = () => undefined,
+    scope: Scope = 'run',
+  ): Finding[] {
     const from = scope === 'run' ? 0 : this.scenarioFrom;
     const found = scope === 'run' ? this.found : this.foundHere;
     const out = [...found.values()].map((f) => ({ ...f }));
@@ -303,7 +317,10 @@ export class ClientFindings {
     if (final) {
       for (const [apiUser, c] of this.clients) {
         if (c.drift && c.drift.seq >= from && !found.has(`drift-not-corrected\0${apiUser}`)) {
-          out.push({ ...this.make('drift-not-corrected', apiUser, c.drift.seq), detail: 'no request was accepted after it' });
+          out.push({
+            ...this.make('drift-not-corrected', apiUser, c.drift.seq),
+            detail: 'no request was accepted after it',
+          });
         }
       }
     }
@@ -313,7 +330,9 @@ export class ClientFindings {
 
   /** The doctor's hints given, most frequent first. */
   hintsSeen(scope: Scope = 'run'): HintSeen[] {
-    return [...(scope === 'run' ? this.hints : this.hintsHere).values()].map((h) => ({ ...h })).sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
+    return [...(scope === 'run' ? this.hints : this.hintsHere).values()]
+      .map((h) => ({ ...h }))
+      .sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
   }
 
   /**
@@ -346,20 +365,28 @@ export class ClientFindings {
       const key = keyOf(apiUser, nonce);
       const failedAt = this.failedNonces.get(key);
       // Only a signed retry is the client's: anyone can send a request naming its API user and a nonce.
-      if (signed && failedAt !== undefined && failedAt !== r.seq) this.note('retry-not-resigned', apiUser, r.seq, `request ${failedAt} failed with this nonce`);
+      if (signed && failedAt !== undefined && failedAt !== r.seq)
+        this.note('retry-not-resigned', apiUser, r.seq, `request ${failedAt} failed with this nonce`);
       if (failedInTransit(r)) this.failedNonces.set(key, r.seq);
     }
     if (!signed) return;
     if (r.code === -4036 && time !== undefined) {
       const ms = time - at;
-      if (client.drift && Math.abs(ms - client.drift.ms) < 10_000) this.note('drift-not-corrected', apiUser, r.seq, `request ${client.drift.seq} was ${Math.round(client.drift.ms / 1000)} s off, and this one ${Math.round(ms / 1000)} s`);
+      if (client.drift && Math.abs(ms - client.drift.ms) < 10_000)
+        this.note(
+          'drift-not-corrected',
+          apiUser,
+          r.seq,
+          `request ${client.drift.seq} was ${Math.round(client.drift.ms / 1000)} s off, and this one ${Math.round(ms / 1000)} s`,
+        );
       client.drift = { seq: r.seq, ms };
     } else if (r.http !== undefined && r.http < 400) {
       client.drift = undefined;
       if (time !== undefined) this.watchClock(client, apiUser, r.seq, time - at);
     }
     if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(apiUser, r, time);
-    if (r.code === 2025 && r.challengeId !== undefined) this.created.set(r.challengeId, { apiUser, seq: r.seq, followed: false });
+    if (r.code === 2025 && r.challengeId !== undefined)
+      this.created.set(r.challengeId, { apiUser, seq: r.seq, followed: false });
     // A challenge the simulator found for the request (its own id), not whatever the body named.
     if (r.endpoint === 'status' && r.challengeId !== undefined) this.watchPolling(r.challengeId, apiUser, r.seq);
   }
@@ -374,10 +401,25 @@ export class ClientFindings {
     if (parsed.kind !== 'value' || !isObject(parsed.value)) return;
     const env = parsed.value;
     const sentAt = own(env, 'utctime') ?? own(env, 'utcTime');
-    const envTime = typeof sentAt === 'number' ? sentAt : typeof sentAt === 'string' && /^\d{1,16}$/.test(sentAt) ? Number(sentAt) : undefined;
+    const envTime =
+      typeof sentAt === 'number'
+        ? sentAt
+        : typeof sentAt === 'string' && /^\d{1,16}$/.test(sentAt)
+          ? Number(sentAt)
+          : undefined;
     // An envelope time in seconds (below 1e11) is another matter than staleness: not judged here.
-    if (time !== undefined && envTime !== undefined && envTime >= 1e11 && Math.abs(time - envTime) > STALE_ENVELOPE_MS) {
-      this.note('stale-envelope', apiUser, r.seq, `the envelope's utctime was ${((time - envTime) / 1000).toFixed(1)} s before the signed time`);
+    if (
+      time !== undefined &&
+      envTime !== undefined &&
+      envTime >= 1e11 &&
+      Math.abs(time - envTime) > STALE_ENVELOPE_MS
+    ) {
+      this.note(
+        'stale-envelope',
+        apiUser,
+        r.seq,
+        `the envelope's utctime was ${((time - envTime) / 1000).toFixed(1)} s before the signed time`,
+      );
     }
     const id = own(env, 'id');
     if (typeof id === 'string' || typeof id === 'number') {
@@ -386,7 +428,8 @@ export class ClientFindings {
       if (before !== undefined) this.note('envelope-id-reused', apiUser, r.seq, `request ${before} sent the same id`);
       this.ids.set(key, r.seq);
     }
-    if (r.endpoint === 'challenge' && lenientInteger(own(env, 'type')) === 950) this.note('blocked-on-challenge-endpoint', apiUser, r.seq);
+    if (r.endpoint === 'challenge' && lenientInteger(own(env, 'type')) === 950)
+      this.note('blocked-on-challenge-endpoint', apiUser, r.seq);
 
     let body = own(env, 'body');
     if (typeof body === 'string') {
@@ -401,10 +444,12 @@ export class ClientFindings {
       }
     }
     if (!isObject(body)) return;
-    if (['enableQRcode', 'enableQRCode', 'enableAutoVerify'].some((k) => typeof own(body, k) === 'string')) this.note('string-booleans', apiUser, r.seq);
+    if (['enableQRcode', 'enableQRCode', 'enableAutoVerify'].some((k) => typeof own(body, k) === 'string'))
+      this.note('string-booleans', apiUser, r.seq);
     for (const key of Object.keys(body)) {
       const v = body[key];
-      if (key.endsWith('User') && typeof v === 'string' && !v.includes('@') && decodeUser(v, true) !== undefined) this.note('base64-user', apiUser, r.seq);
+      if (key.endsWith('User') && typeof v === 'string' && !v.includes('@') && decodeUser(v, true) !== undefined)
+        this.note('base64-user', apiUser, r.seq);
     }
     const typo = own(body, 'challngeId');
     if (typo !== undefined) this.note('challngeid-typo', apiUser, r.seq);
@@ -420,7 +465,8 @@ export class ClientFindings {
     if (!p) return this.polls.set(challengeId, { last: now, fast: 0 });
     p.fast = now - p.last < FAST_POLL_MS ? p.fast + 1 : 0;
     p.last = now;
-    if (p.fast >= FAST_POLLS) this.note('fast-polling', apiUser, seq, `${p.fast} polls in a row less than ${FAST_POLL_MS} ms apart`);
+    if (p.fast >= FAST_POLLS)
+      this.note('fast-polling', apiUser, seq, `${p.fast} polls in a row less than ${FAST_POLL_MS} ms apart`);
   }
 
   private watchClock(client: Client, apiUser: string, seq: number, offset: number): void {
@@ -444,7 +490,15 @@ export class ClientFindings {
 
   private make(id: string, apiUser: string, seq: number): Finding {
     const kind = FINDING_KINDS[id];
-    return { id, severity: kind.severity, apiUser, explanation: kind.explanation, firstSeq: seq, lastSeq: seq, count: 1 };
+    return {
+      id,
+      severity: kind.severity,
+      apiUser,
+      explanation: kind.explanation,
+      firstSeq: seq,
+      lastSeq: seq,
+      count: 1,
+    };
   }
 
   private note(id: string, apiUser: string, seq: number, detail?: string): void {

@@ -72,8 +72,10 @@ export class FirstUses {
    */
   private newest(keys: Float64Array, key: number, apiUser: string): FirstUse | undefined {
     // Newest first: from the slot before `next` down to the start, then from the end down to `next`.
-    for (let slot = this.next - 1; slot >= 0; slot--) if (keys[slot] === key && this.apiUsers[slot] === apiUser) return this.uses[slot];
-    for (let slot = keys.length - 1; slot >= this.next; slot--) if (keys[slot] === key && this.apiUsers[slot] === apiUser) return this.uses[slot];
+    for (let slot = this.next - 1; slot >= 0; slot--)
+      if (keys[slot] === key && this.apiUsers[slot] === apiUser) return this.uses[slot];
+    for (let slot = keys.length - 1; slot >= this.next; slot--)
+      if (keys[slot] === key && this.apiUsers[slot] === apiUser) return this.uses[slot];
     return undefined;
   }
 
@@ -108,14 +110,21 @@ const clockOf = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /** -4034: when and by which request the nonce was first used, and what to do. */
 export function nonceReuseHint(first: FirstUse | undefined): Hint {
-  if (!first) return { id: 'nonce-reused', text: 'an earlier accepted request used this nonce: make a new nonce (a UUID) for every request' };
+  if (!first)
+    return {
+      id: 'nonce-reused',
+      text: 'an earlier accepted request used this nonce: make a new nonce (a UUID) for every request',
+    };
   if (failedInTransit(first)) {
     return {
       id: 'retry-not-resigned',
       text: `request ${first.seq} used this nonce and got ${outcomeOf(first)}: a retry must be signed again, with a new nonce and time`,
     };
   }
-  return { id: 'nonce-reused', text: `request ${first.seq} used this nonce first (at ${clockOf(first.at)}, answered ${outcomeOf(first)}): make a new nonce for every request` };
+  return {
+    id: 'nonce-reused',
+    text: `request ${first.seq} used this nonce first (at ${clockOf(first.at)}, answered ${outcomeOf(first)}): make a new nonce for every request`,
+  };
 }
 
 /**
@@ -123,7 +132,11 @@ export function nonceReuseHint(first: FirstUse | undefined): Hint {
  * replay.
  */
 export function timeReuseHint(first: FirstUse | undefined, arrived: number): Hint {
-  if (!first) return { id: 'time-reused', text: 'an earlier accepted request was signed with this time: sign every request with the time it is sent' };
+  if (!first)
+    return {
+      id: 'time-reused',
+      text: 'an earlier accepted request was signed with this time: sign every request with the time it is sent',
+    };
   const apart = arrived - first.arrived;
   if (apart < 1000) {
     return {
@@ -131,5 +144,8 @@ export function timeReuseHint(first: FirstUse | undefined, arrived: number): Hin
       text: `request ${first.seq} was signed in the same millisecond: two requests signed in one millisecond collide; give each its own time (keep the last time used and add 1 ms)`,
     };
   }
-  return { id: 'time-reused', text: `request ${first.seq} was signed with this time ${Math.round(apart / 1000)} s earlier: sign every request, retries included, with the time it is sent` };
+  return {
+    id: 'time-reused',
+    text: `request ${first.seq} was signed with this time ${Math.round(apart / 1000)} s earlier: sign every request, retries included, with the time it is sent`,
+  };
 }

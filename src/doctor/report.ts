@@ -101,19 +101,36 @@ export function markdownReport(s: RunSummary): string {
     '',
   ];
   if (s.observerFailures.length) {
-    lines.push(`### Observer failures: the figures below may be wrong`, '', '| Observer | Failures | Requests | Last error |', '|---|---:|---|---|');
-    for (const f of s.observerFailures) lines.push(`| ${markdownText(f.observer)} | ${f.count} | ${requests(f.firstSeq, f.lastSeq)} | ${markdownText(f.message)} |`);
+    lines.push(
+      `### Observer failures: the figures below may be wrong`,
+      '',
+      '| Observer | Failures | Requests | Last error |',
+      '|---|---:|---|---|',
+    );
+    for (const f of s.observerFailures)
+      lines.push(
+        `| ${markdownText(f.observer)} | ${f.count} | ${requests(f.firstSeq, f.lastSeq)} | ${markdownText(f.message)} |`,
+      );
     lines.push('');
   }
   lines.push(`### Contract coverage: ${coverage.met.length} of ${SERVICE_CODES.length} codes met`, '');
-  if (missingRequired.length) lines.push(`**${missingRequired.length} required code${missingRequired.length === 1 ? ' was' : 's were'} never answered:** ${missingRequired.join(', ')}`, '');
+  if (missingRequired.length)
+    lines.push(
+      `**${missingRequired.length} required code${missingRequired.length === 1 ? ' was' : 's were'} never answered:** ${missingRequired.join(', ')}`,
+      '',
+    );
   if (coverage.met.length) {
     lines.push('| Code | Meaning | Answered |', '|---:|---|---:|');
     for (const c of coverage.met) lines.push(`| ${c} | ${title(c)} | ${coverage.counts[String(c)]} |`);
     lines.push('');
   }
   if (coverage.missing.length) {
-    lines.push(`<details><summary>${coverage.missing.length} codes never met</summary>`, '', '| Code | Meaning | Required |', '|---:|---|---|');
+    lines.push(
+      `<details><summary>${coverage.missing.length} codes never met</summary>`,
+      '',
+      '| Code | Meaning | Required |',
+      '|---:|---|---|',
+    );
     for (const c of coverage.missing) lines.push(`| ${c} | ${title(c)} | ${required.has(c) ? 'yes, not met' : ''} |`);
     lines.push('', '</details>', '');
   }
@@ -122,20 +139,47 @@ export function markdownReport(s: RunSummary): string {
   const table = (head: string[], rows: string[], what: string, where: string) => {
     const { shown, left } = fitting(rows, budget - head.join('\n').length);
     lines.push(...head, ...shown, '');
-    if (left) lines.push(`**${left} of the ${rows.length} ${what} are left out** to keep this report under ${MAX_REPORT_BYTES} bytes (a job summary takes 1 MiB at most): ${where} has them all.`, '');
+    if (left)
+      lines.push(
+        `**${left} of the ${rows.length} ${what} are left out** to keep this report under ${MAX_REPORT_BYTES} bytes (a job summary takes 1 MiB at most): ${where} has them all.`,
+        '',
+      );
     budget -= Buffer.byteLength([...head, ...shown].join('\n'));
   };
-  lines.push(`### Client findings: ${s.findings.length}${s.failOn ? ` (${failing.length} at or above ${s.failOn}, which fail the run)` : ''}`, '');
-  if (s.findings.length === 0) lines.push('None: nothing the client did would be refused or merely tolerated by the service.', '');
+  lines.push(
+    `### Client findings: ${s.findings.length}${s.failOn ? ` (${failing.length} at or above ${s.failOn}, which fail the run)` : ''}`,
+    '',
+  );
+  if (s.findings.length === 0)
+    lines.push('None: nothing the client did would be refused or merely tolerated by the service.', '');
   else {
-    const rows = s.findings.map((f) => `| ${f.severity} | ${markdownCode(f.id)} | ${markdownText(f.apiUser)} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${f.explanation}${f.detail ? ` (${markdownText(f.detail)})` : ''} |`);
-    table(['| Severity | Finding | API user | Requests | Count | What it means and the fix |', '|---|---|---|---|---:|---|'], rows, 'findings', '`GET /__sim/findings`');
+    const rows = s.findings.map(
+      (f) =>
+        `| ${f.severity} | ${markdownCode(f.id)} | ${markdownText(f.apiUser)} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${f.explanation}${f.detail ? ` (${markdownText(f.detail)})` : ''} |`,
+    );
+    table(
+      [
+        '| Severity | Finding | API user | Requests | Count | What it means and the fix |',
+        '|---|---|---|---|---:|---|',
+      ],
+      rows,
+      'findings',
+      '`GET /__sim/findings`',
+    );
   }
   lines.push(`### Hints given: ${s.hints.length}`, '');
   if (s.hints.length === 0) lines.push('None: no refusal the doctor could explain.', '');
   else {
-    const rows = s.hints.map((h) => `| ${h.code} | ${markdownCode(h.id)} | ${markdownText(h.apiUser ?? '')} | ${requests(h.firstSeq, h.lastSeq)} | ${h.count} | ${markdownText(h.text)} |`);
-    table(['| Code | Mistake | API user | Requests | Count | Hint |', '|---:|---|---|---|---:|---|'], rows, 'hints', '`GET /__sim/findings`');
+    const rows = s.hints.map(
+      (h) =>
+        `| ${h.code} | ${markdownCode(h.id)} | ${markdownText(h.apiUser ?? '')} | ${requests(h.firstSeq, h.lastSeq)} | ${h.count} | ${markdownText(h.text)} |`,
+    );
+    table(
+      ['| Code | Mistake | API user | Requests | Count | Hint |', '|---:|---|---|---|---:|---|'],
+      rows,
+      'hints',
+      '`GET /__sim/findings`',
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -157,35 +201,70 @@ export function junitReport(s: RunSummary, timestamp: string): string {
   const codeCases = SERVICE_CODES.map((c) => {
     const name = `${c} ${title(c)}`;
     const n = s.coverage.counts[String(c)];
-    if (n) return { name, xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><system-out>${xmlText(`answered ${n} time${n === 1 ? '' : 's'}`)}</system-out></testcase>` };
-    if (required.has(c)) return { name, failed: true, xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><failure type="coverage" message="${xmlText(`${c} was never answered; --require-coverage demands it`)}"/></testcase>` };
-    return { name, skipped: true, xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><skipped/></testcase>` };
+    if (n)
+      return {
+        name,
+        xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><system-out>${xmlText(`answered ${n} time${n === 1 ? '' : 's'}`)}</system-out></testcase>`,
+      };
+    if (required.has(c))
+      return {
+        name,
+        failed: true,
+        xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><failure type="coverage" message="${xmlText(`${c} was never answered; --require-coverage demands it`)}"/></testcase>`,
+      };
+    return {
+      name,
+      skipped: true,
+      xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><skipped/></testcase>`,
+    };
   });
   const failing = new Set(failingFindings(s.findings, s.failOn));
   const allFindingCases = s.findings.map((f) => {
     const name = `${f.id} (API user ${f.apiUser})`;
     const body = `${f.explanation}${f.detail ? ` (${f.detail})` : ''}\nRequests ${requests(f.firstSeq, f.lastSeq)}, ${f.count} time${f.count === 1 ? '' : 's'}.`;
-    if (failing.has(f)) return { failed: true, xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><failure type="${f.severity}" message="${xmlText(`${f.severity}: ${f.id}`)}">${xmlText(body)}</failure></testcase>` };
-    return { skipped: true, xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><skipped/><system-out>${xmlText(`${f.severity}: ${body}`)}</system-out></testcase>` };
+    if (failing.has(f))
+      return {
+        failed: true,
+        xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><failure type="${f.severity}" message="${xmlText(`${f.severity}: ${f.id}`)}">${xmlText(body)}</failure></testcase>`,
+      };
+    return {
+      skipped: true,
+      xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><skipped/><system-out>${xmlText(`${f.severity}: ${body}`)}</system-out></testcase>`,
+    };
   });
   // Past the bound, one test case stands for the findings left out: failing when any of them fails the run (findings
   // come worst first, so those that fail are shown first).
   const coverageBytes = codeCases.reduce((n, c) => n + Buffer.byteLength(c.xml) + 5, 0);
-  const { shown, left } = fitting(allFindingCases.map((c) => c.xml), MAX_REPORT_BYTES - CLOSING_BYTES - coverageBytes, '\n    '.length);
+  const { shown, left } = fitting(
+    allFindingCases.map((c) => c.xml),
+    MAX_REPORT_BYTES - CLOSING_BYTES - coverageBytes,
+    '\n    '.length,
+  );
   const findingCases: { failed?: boolean; skipped?: boolean; xml: string }[] = allFindingCases.slice(0, shown.length);
   if (left) {
     const failingLeft = allFindingCases.slice(shown.length).filter((c) => c.failed).length;
     const name = `${left} more findings left out${s.failOn ? ` (${failingLeft} at or above ${s.failOn})` : ''} to keep this file under ${MAX_REPORT_BYTES} bytes: GET /__sim/findings has them all`;
     findingCases.push(
       failingLeft
-        ? { failed: true, xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><failure type="${s.failOn}" message="${xmlText(`${failingLeft} findings left out fail the run`)}"/></testcase>` }
-        : { skipped: true, xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><skipped/></testcase>` },
+        ? {
+            failed: true,
+            xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><failure type="${s.failOn}" message="${xmlText(`${failingLeft} findings left out fail the run`)}"/></testcase>`,
+          }
+        : {
+            skipped: true,
+            xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><skipped/></testcase>`,
+          },
     );
   }
   const suite = (name: string, cases: { failed?: boolean; skipped?: boolean; xml: string }[]) => {
     const failures = cases.filter((c) => c.failed).length;
     const skipped = cases.filter((c) => c.skipped).length;
-    return { failures, skipped, tests: cases.length, xml: `  <testsuite name="${xmlText(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${xmlText(timestamp)}">\n${cases.map((c) => `    ${c.xml}`).join('\n')}\n  </testsuite>` };
+    return {
+      failures,
+      skipped,
+      tests: cases.length,
+      xml: `  <testsuite name="${xmlText(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${xmlText(timestamp)}">\n${cases.map((c) => `    ${c.xml}`).join('\n')}\n  </testsuite>`,
+    };
   };
   const observerCases = s.observerFailures.map((f) => ({
     failed: true,
@@ -214,8 +293,12 @@ export function checkScope(scope: unknown): Scope {
 
 /** The gates a caller gives a report; a ControlError (400) names the first that is wrong. */
 export function checkReportGates(required: unknown, failOn: unknown): void {
-  if (failOn !== undefined && !SEVERITIES.includes(failOn as Severity)) throw new ControlError(400, `failOn must be one of ${SEVERITIES.join(', ')}`);
-  if (required !== undefined && (!Array.isArray(required) || required.some((c) => !SERVICE_CODES.includes(c as number)))) {
+  if (failOn !== undefined && !SEVERITIES.includes(failOn as Severity))
+    throw new ControlError(400, `failOn must be one of ${SEVERITIES.join(', ')}`);
+  if (
+    required !== undefined &&
+    (!Array.isArray(required) || required.some((c) => !SERVICE_CODES.includes(c as number)))
+  ) {
     throw new ControlError(400, 'required must be a list of codes of the service (see mfa-sim --codes)');
   }
 }

@@ -24,19 +24,35 @@ export function signatureShape(value: string): Hint | undefined {
   const v = value.trim();
   const pythonObject = /^<([\w.]{1,64}) object at 0x[0-9a-f]+>$/i.exec(v);
   if (pythonObject) {
-    return { id: 'object-text', text: `the signature is the text of a Python object (<${pythonObject[1]} object at 0x…>), not its digest: send hmac.new(secret, message, hashlib.sha512).hexdigest()` };
+    return {
+      id: 'object-text',
+      text: `the signature is the text of a Python object (<${pythonObject[1]} object at 0x…>), not its digest: send hmac.new(secret, message, hashlib.sha512).hexdigest()`,
+    };
   }
-  if (/^\[B@[0-9a-f]+$/i.test(v)) return { id: 'object-text', text: "the signature is the text of a Java byte array ([B@…), not its digest: write the bytes as hexadecimal (HexFormat.of().formatHex(bytes))" };
+  if (/^\[B@[0-9a-f]+$/i.test(v))
+    return {
+      id: 'object-text',
+      text: 'the signature is the text of a Java byte array ([B@…), not its digest: write the bytes as hexadecimal (HexFormat.of().formatHex(bytes))',
+    };
   if (/^(\[object \w+\]|System\.Byte\[\]|Array|Object|Resource id #\d+|[\w.$]+@[0-9a-f]{4,})$/.test(v)) {
-    return { id: 'object-text', text: `the signature is the text of an object (${quote(v)}), not its digest: write the HMAC-SHA512's bytes as 128 hexadecimal characters` };
+    return {
+      id: 'object-text',
+      text: `the signature is the text of an object (${quote(v)}), not its digest: write the HMAC-SHA512's bytes as 128 hexadecimal characters`,
+    };
   }
-  if (/^["'].*["']$/.test(v) && v.length > 2) return { id: 'quoted', text: 'the signature is in quotes: send the hexadecimal characters bare' };
-  if (/^0x[0-9a-f]+$/i.test(v)) return { id: 'hex-prefix', text: 'the signature starts with 0x: send the 128 hexadecimal characters alone' };
-  if (/^[0-9a-f]{2}([:\s-][0-9a-f]{2})+$/i.test(v)) return { id: 'separated-hex', text: 'the hexadecimal digits are separated: send the 128 digits together' };
+  if (/^["'].*["']$/.test(v) && v.length > 2)
+    return { id: 'quoted', text: 'the signature is in quotes: send the hexadecimal characters bare' };
+  if (/^0x[0-9a-f]+$/i.test(v))
+    return { id: 'hex-prefix', text: 'the signature starts with 0x: send the 128 hexadecimal characters alone' };
+  if (/^[0-9a-f]{2}([:\s-][0-9a-f]{2})+$/i.test(v))
+    return { id: 'separated-hex', text: 'the hexadecimal digits are separated: send the 128 digits together' };
   if (/^[0-9a-f]+$/i.test(v)) {
     const algorithm = HEX_LENGTH_OF[v.length];
     return algorithm
-      ? { id: 'digest-length', text: `${v.length} hexadecimal characters, the length of an ${algorithm}: sign with HMAC-SHA512, which is 128` }
+      ? {
+          id: 'digest-length',
+          text: `${v.length} hexadecimal characters, the length of an ${algorithm}: sign with HMAC-SHA512, which is 128`,
+        }
       : { id: 'digest-length', text: `${v.length} hexadecimal characters: an HMAC-SHA512 is 128` };
   }
   if (v.length === 128) {
@@ -44,7 +60,10 @@ export function signatureShape(value: string): Hint | undefined {
     return { id: 'not-hex', text: `128 characters, but ${quote(v[at])} at position ${at + 1} is not hexadecimal` };
   }
   if (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && v.length % 4 === 0) {
-    return { id: 'base64', text: `Base64 of ${Buffer.from(v, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 hexadecimal characters` };
+    return {
+      id: 'base64',
+      text: `Base64 of ${Buffer.from(v, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 hexadecimal characters`,
+    };
   }
   return undefined;
 }
@@ -53,7 +72,8 @@ export function signatureShape(value: string): Hint | undefined {
 export function authorizationShape(value: string, token: string): Hint | undefined {
   const v = value.trim();
   const expected = authorizationValue('<id>', '<hex>', token);
-  if (/^[0-9a-f]{64,128}$/i.test(v)) return { id: 'bare-signature', text: `the header holds only a signature: send ${expected}` };
+  if (/^[0-9a-f]{64,128}$/i.test(v))
+    return { id: 'bare-signature', text: `the header holds only a signature: send ${expected}` };
   const otherToken = schemeToken(v, token);
   if (otherToken) return otherToken;
   const other = /^(Bearer|Basic|Digest|HMAC|Signature)\b/i.exec(v);
@@ -64,19 +84,29 @@ export function authorizationShape(value: string, token: string): Hint | undefin
 /** `x-<token>-utctime` is not 1 to 16 digits (-4005): what kind of time it is instead. */
 export function timeShape(value: string): Hint | undefined {
   const v = value.trim();
-  if (/^\d{17,}$/.test(v)) return { id: 'time-units', text: `${v.length} digits: send milliseconds since the epoch (13 digits today)${v.length >= 19 ? ', not nanoseconds' : ''}` };
-  if (/^\d+\.\d+$/.test(v)) return { id: 'time-fraction', text: 'a number with a fraction: send whole milliseconds since the epoch' };
-  if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(v)) return { id: 'time-as-date', text: 'an ISO 8601 date: send milliseconds since the epoch' };
-  if (/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} /.test(v)) return { id: 'time-as-date', text: 'an HTTP date: send milliseconds since the epoch' };
+  if (/^\d{17,}$/.test(v))
+    return {
+      id: 'time-units',
+      text: `${v.length} digits: send milliseconds since the epoch (13 digits today)${v.length >= 19 ? ', not nanoseconds' : ''}`,
+    };
+  if (/^\d+\.\d+$/.test(v))
+    return { id: 'time-fraction', text: 'a number with a fraction: send whole milliseconds since the epoch' };
+  if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(v))
+    return { id: 'time-as-date', text: 'an ISO 8601 date: send milliseconds since the epoch' };
+  if (/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} /.test(v))
+    return { id: 'time-as-date', text: 'an HTTP date: send milliseconds since the epoch' };
   return undefined;
 }
 
 /** `x-<token>-cnonce` is not 8 to 128 letters, digits, `-` or `_` (-4007): what it is instead. */
 export function nonceShape(value: string): Hint | undefined {
   const v = value.trim();
-  if (/^\{[0-9a-f-]{36}\}$/i.test(v)) return { id: 'nonce-braces', text: 'a UUID in braces: send the UUID without them' };
-  if (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && /[+/=]/.test(v)) return { id: 'nonce-base64', text: 'Base64 with + / or =: use Base64url without padding, or a UUID' };
-  if (v.length < 8 && /^[\w-]+$/.test(v)) return { id: 'nonce-short', text: `${v.length} characters: a nonce has at least 8 (a UUID is the usual choice)` };
+  if (/^\{[0-9a-f-]{36}\}$/i.test(v))
+    return { id: 'nonce-braces', text: 'a UUID in braces: send the UUID without them' };
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && /[+/=]/.test(v))
+    return { id: 'nonce-base64', text: 'Base64 with + / or =: use Base64url without padding, or a UUID' };
+  if (v.length < 8 && /^[\w-]+$/.test(v))
+    return { id: 'nonce-short', text: `${v.length} characters: a nonce has at least 8 (a UUID is the usual choice)` };
   return undefined;
 }
 
@@ -87,8 +117,13 @@ export function nonceShape(value: string): Hint | undefined {
  */
 export function driftHint(time: number, now: number, maxDrift: number): Hint {
   const DAY = 86_400_000;
-  if (Math.abs(time * 1000 - now) < DAY) return { id: 'time-in-seconds', text: 'the time is in seconds since the epoch: send milliseconds (seconds × 1000)' };
-  if (Math.abs(time / 1000 - now) < DAY) return { id: 'time-in-microseconds', text: 'the time is in microseconds since the epoch: send milliseconds' };
+  if (Math.abs(time * 1000 - now) < DAY)
+    return {
+      id: 'time-in-seconds',
+      text: 'the time is in seconds since the epoch: send milliseconds (seconds × 1000)',
+    };
+  if (Math.abs(time / 1000 - now) < DAY)
+    return { id: 'time-in-microseconds', text: 'the time is in microseconds since the epoch: send milliseconds' };
   const drift = time - now;
   const seconds = Math.round(Math.abs(drift) / 1000);
   const way = drift < 0 ? 'behind' : 'ahead of';

@@ -30,8 +30,20 @@ export interface SignedRequest {
 const BODY_TRIED_UP_TO = 8192;
 
 type Algorithm = 'sha512' | 'sha384' | 'sha256' | 'sha1' | 'md5';
-const ALGORITHM_BY_BYTES: Record<number, Algorithm> = { 64: 'sha512', 48: 'sha384', 32: 'sha256', 20: 'sha1', 16: 'md5' };
-const ALGORITHM_NAME: Record<Algorithm, string> = { sha512: 'HMAC-SHA512', sha384: 'HMAC-SHA384', sha256: 'HMAC-SHA256', sha1: 'HMAC-SHA1', md5: 'HMAC-MD5' };
+const ALGORITHM_BY_BYTES: Record<number, Algorithm> = {
+  64: 'sha512',
+  48: 'sha384',
+  32: 'sha256',
+  20: 'sha1',
+  16: 'md5',
+};
+const ALGORITHM_NAME: Record<Algorithm, string> = {
+  sha512: 'HMAC-SHA512',
+  sha384: 'HMAC-SHA384',
+  sha256: 'HMAC-SHA256',
+  sha1: 'HMAC-SHA1',
+  md5: 'HMAC-MD5',
+};
 
 /** One mistake: what was signed, or what it was keyed with, in place of the right one. */
 interface Mistake {
@@ -48,31 +60,87 @@ function messageMistakes(r: SignedRequest): Mistake[] {
   const { utctime: timeName, nonce: nonceName } = headerNames(t);
   const title = (s: string) => s.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
   const out: Mistake[] = [
-    { id: 'trailing-newline', text: 'the string signed ends with a line break: nothing may follow the nonce', message: `${right}\n` },
-    { id: 'trailing-crlf', text: 'the string signed ends with \\r\\n: nothing may follow the nonce', message: `${right}\r\n` },
-    { id: 'crlf', text: 'the two lines are joined with \\r\\n: join them with \\n alone', message: `${timeName}: ${time}\r\n${nonceName}: ${nonce}` },
-    { id: 'swapped-lines', text: `the two lines are swapped: the ${timeName} line comes first, then ${nonceName}`, message: `${nonceName}: ${nonce}\n${timeName}: ${time}` },
-    { id: 'header-case', text: `the header names were signed as ${title(timeName)}: sign them in lower case, ${timeName}`, message: `${title(timeName)}: ${time}\n${title(nonceName)}: ${nonce}` },
-    { id: 'header-case', text: `the header names were signed in capitals: sign them in lower case, ${timeName}`, message: right.replace(/x-[^:]+/g, (name) => name.toUpperCase()) },
-    { id: 'no-space', text: 'no space after the colons: write one space after each', message: `${timeName}:${time}\n${nonceName}:${nonce}` },
-    { id: 'values-only', text: 'only the values were signed: sign the whole lines, header names included', message: `${time}\n${nonce}` },
+    {
+      id: 'trailing-newline',
+      text: 'the string signed ends with a line break: nothing may follow the nonce',
+      message: `${right}\n`,
+    },
+    {
+      id: 'trailing-crlf',
+      text: 'the string signed ends with \\r\\n: nothing may follow the nonce',
+      message: `${right}\r\n`,
+    },
+    {
+      id: 'crlf',
+      text: 'the two lines are joined with \\r\\n: join them with \\n alone',
+      message: `${timeName}: ${time}\r\n${nonceName}: ${nonce}`,
+    },
+    {
+      id: 'swapped-lines',
+      text: `the two lines are swapped: the ${timeName} line comes first, then ${nonceName}`,
+      message: `${nonceName}: ${nonce}\n${timeName}: ${time}`,
+    },
+    {
+      id: 'header-case',
+      text: `the header names were signed as ${title(timeName)}: sign them in lower case, ${timeName}`,
+      message: `${title(timeName)}: ${time}\n${title(nonceName)}: ${nonce}`,
+    },
+    {
+      id: 'header-case',
+      text: `the header names were signed in capitals: sign them in lower case, ${timeName}`,
+      message: right.replace(/x-[^:]+/g, (name) => name.toUpperCase()),
+    },
+    {
+      id: 'no-space',
+      text: 'no space after the colons: write one space after each',
+      message: `${timeName}:${time}\n${nonceName}:${nonce}`,
+    },
+    {
+      id: 'values-only',
+      text: 'only the values were signed: sign the whole lines, header names included',
+      message: `${time}\n${nonce}`,
+    },
   ];
   if (time.length > 3) {
     const seconds = time.slice(0, -3);
-    out.push({ id: 'seconds', text: `the time signed is in seconds (${seconds}) while the header says milliseconds: sign the header's value exactly`, message: stringToSign(seconds, nonce, t) });
+    out.push({
+      id: 'seconds',
+      text: `the time signed is in seconds (${seconds}) while the header says milliseconds: sign the header's value exactly`,
+      message: stringToSign(seconds, nonce, t),
+    });
   }
   for (const other of otherTokens(r)) {
-    out.push({ id: 'other-token', text: `signed with the token ${other} (${headerNames(other).utctime}), but this simulator runs with ${t}: sign ${timeName} and ${nonceName}`, message: stringToSign(time, nonce, other) });
+    out.push({
+      id: 'other-token',
+      text: `signed with the token ${other} (${headerNames(other).utctime}), but this simulator runs with ${t}: sign ${timeName} and ${nonceName}`,
+      message: stringToSign(time, nonce, other),
+    });
   }
   const path = r.path;
   out.push(
-    { id: 'path-signed', text: 'the method and path were signed as well: sign only the two header lines', message: `${r.method} ${path}\n${right}` },
-    { id: 'path-signed', text: 'the path was signed as well: sign only the two header lines', message: `${right}\n${path}` },
+    {
+      id: 'path-signed',
+      text: 'the method and path were signed as well: sign only the two header lines',
+      message: `${r.method} ${path}\n${right}`,
+    },
+    {
+      id: 'path-signed',
+      text: 'the path was signed as well: sign only the two header lines',
+      message: `${right}\n${path}`,
+    },
   );
   if (r.body !== '' && r.body.length <= BODY_TRIED_UP_TO) {
     out.push(
-      { id: 'body-signed', text: 'the body was signed as well: sign only the two header lines', message: `${right}\n${r.body}` },
-      { id: 'body-signed', text: 'the body was signed as well: sign only the two header lines', message: `${right}${r.body}` },
+      {
+        id: 'body-signed',
+        text: 'the body was signed as well: sign only the two header lines',
+        message: `${right}\n${r.body}`,
+      },
+      {
+        id: 'body-signed',
+        text: 'the body was signed as well: sign only the two header lines',
+        message: `${right}${r.body}`,
+      },
     );
   }
   return out;
@@ -96,13 +164,36 @@ function otherTokens(r: SignedRequest): string[] {
 function keyMistakes(r: SignedRequest): Mistake[] {
   const s = r.secret;
   const out: Mistake[] = [
-    { id: 'keyed-with-api-user', text: "keyed with the API user id: key it with the API user's secret", key: r.apiUser },
+    {
+      id: 'keyed-with-api-user',
+      text: "keyed with the API user id: key it with the API user's secret",
+      key: r.apiUser,
+    },
     { id: 'empty-secret', text: 'keyed with an empty secret: the client has no secret configured', key: '' },
-    { id: 'secret-newline', text: 'keyed with the secret and a line break after it (as read from a file): drop the line break', key: `${s}\n` },
+    {
+      id: 'secret-newline',
+      text: 'keyed with the secret and a line break after it (as read from a file): drop the line break',
+      key: `${s}\n`,
+    },
   ];
-  if (s.trim() !== s) out.push({ id: 'secret-trimmed', text: 'keyed with the secret without its leading or trailing spaces: use the secret exactly as given', key: s.trim() });
-  if (/^(?:[0-9a-f]{2})+$/i.test(s)) out.push({ id: 'secret-decoded', text: "keyed with the secret's hexadecimal decoded to bytes: key it with the secret's UTF-8 text as it is", key: Buffer.from(s, 'hex') });
-  if (s.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(s)) out.push({ id: 'secret-decoded', text: "keyed with the secret decoded from Base64: key it with the secret's UTF-8 text as it is", key: Buffer.from(s, 'base64') });
+  if (s.trim() !== s)
+    out.push({
+      id: 'secret-trimmed',
+      text: 'keyed with the secret without its leading or trailing spaces: use the secret exactly as given',
+      key: s.trim(),
+    });
+  if (/^(?:[0-9a-f]{2})+$/i.test(s))
+    out.push({
+      id: 'secret-decoded',
+      text: "keyed with the secret's hexadecimal decoded to bytes: key it with the secret's UTF-8 text as it is",
+      key: Buffer.from(s, 'hex'),
+    });
+  if (s.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(s))
+    out.push({
+      id: 'secret-decoded',
+      text: "keyed with the secret decoded from Base64: key it with the secret's UTF-8 text as it is",
+      key: Buffer.from(s, 'base64'),
+    });
   return out;
 }
 
@@ -133,8 +224,13 @@ export function signatureMistake(r: SignedRequest, sent: string): Hint | undefin
       keyMistakes(r).find((m) => same(hmac(m.key!, right), bytes));
     if (!found) continue;
     const parts: Hint[] = [];
-    if (algorithm !== 'sha512') parts.push({ id: algorithm, text: `signed with ${ALGORITHM_NAME[algorithm]}: sign with HMAC-SHA512` });
-    if (base64) parts.push({ id: 'base64', text: 'the digest is written in Base64: write its bytes as hexadecimal, 128 characters' });
+    if (algorithm !== 'sha512')
+      parts.push({ id: algorithm, text: `signed with ${ALGORITHM_NAME[algorithm]}: sign with HMAC-SHA512` });
+    if (base64)
+      parts.push({
+        id: 'base64',
+        text: 'the digest is written in Base64: write its bytes as hexadecimal, 128 characters',
+      });
     if (found.id) parts.push(found);
     // The right HMAC in the right encoding is never refused; this would be a bug of the simulator's.
     if (parts.length === 0) return undefined;

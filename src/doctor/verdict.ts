@@ -24,19 +24,29 @@ export interface Verdict {
 export function verdictOf(s: RunSummary): Verdict {
   const unmet = s.required ? unmetCodes(s.coverage, s.required) : [];
   if (s.observerFailures.length) {
-    const lines = [`observers: ${s.observerFailures.length} observer${s.observerFailures.length === 1 ? '' : 's'} of traffic failed, so coverage and findings may be wrong (a bug of mfa-sim's):`];
-    for (const f of s.observerFailures) lines.push(`  ${f.observer}: ${f.count}× (${requests(f.firstSeq, f.lastSeq)}), last: ${f.message}`);
+    const lines = [
+      `observers: ${s.observerFailures.length} observer${s.observerFailures.length === 1 ? '' : 's'} of traffic failed, so coverage and findings may be wrong (a bug of mfa-sim's):`,
+    ];
+    for (const f of s.observerFailures)
+      lines.push(`  ${f.observer}: ${f.count}× (${requests(f.firstSeq, f.lastSeq)}), last: ${f.message}`);
     return { status: VERDICT_STATUS.observers, lines, unmet };
   }
   if (unmet.length) {
-    const lines = [`coverage: ${unmet.length} of ${s.required!.length} required codes were never answered: ${unmet.join(', ')}`];
+    const lines = [
+      `coverage: ${unmet.length} of ${s.required!.length} required codes were never answered: ${unmet.join(', ')}`,
+    ];
     for (const c of unmet) lines.push(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}`);
     return { status: VERDICT_STATUS.coverage, lines, unmet };
   }
   const failing = failingFindings(s.findings, s.failOn);
   if (failing.length) {
-    const lines = [`the client doctor found ${failing.length} finding${failing.length === 1 ? '' : 's'} at or above ${s.failOn}:`];
-    for (const f of failing) lines.push(`  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f.firstSeq, f.lastSeq)}, ${f.count}×)`);
+    const lines = [
+      `the client doctor found ${failing.length} finding${failing.length === 1 ? '' : 's'} at or above ${s.failOn}:`,
+    ];
+    for (const f of failing)
+      lines.push(
+        `  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f.firstSeq, f.lastSeq)}, ${f.count}×)`,
+      );
     return { status: VERDICT_STATUS.findings, lines, unmet };
   }
   return { status: VERDICT_STATUS.ok, lines: [], unmet };

@@ -22,7 +22,9 @@ import { answerInternalError, serveApi } from './serve-api.js';
  * A simulator as a Node request listener (the Express app that serves it): give it to supertest, to
  * `http.createServer`, or mount it in your own Express app. The simulator is `app.simulator`.
  */
-export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void) & { simulator: Simulator };
+export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void) & {
+  simulator: Simulator;
+};
 
 /**
  * The Express app of a simulator. The simulated API (`/v1/...`) is handed to the simulator's request path by the
@@ -31,8 +33,17 @@ export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (
  */
 export function createApp(options: SimulatorOptions | string | Simulator = {}): SimulatorApp {
   // Proxy mode forwards over HTTP and must be closed: startSimulator and the command line run it.
-  if (typeof options === 'object' && !(options instanceof Simulator) && (options as StartOptions | null)?.upstream !== undefined) {
-    throw new OptionsError([{ path: ['upstream'], message: 'proxy mode runs with startSimulator or the command line: createApp answers the API itself' }]);
+  if (
+    typeof options === 'object' &&
+    !(options instanceof Simulator) &&
+    (options as StartOptions | null)?.upstream !== undefined
+  ) {
+    throw new OptionsError([
+      {
+        path: ['upstream'],
+        message: 'proxy mode runs with startSimulator or the command line: createApp answers the API itself',
+      },
+    ]);
   }
   const sim = options instanceof Simulator ? options : new Simulator(options);
   const app = expressLib()();
@@ -54,7 +65,11 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   const control = controlRoutes(sim);
   const pages: Route[] = [
     // Built from the code table alone (no caller input), so it skips the replacer's work.
-    { method: 'GET', path: '/openapi.json', handlers: [(req, res) => void res.type('json').send(jsonText(apiDocument(sim, req)))] },
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      handlers: [(req, res) => void res.type('json').send(jsonText(apiDocument(sim, req)))],
+    },
     ...pageRoutes(sim),
   ];
   app.use('/__sim', requireAllowedHost(sim.allowedHosts));
@@ -79,7 +94,11 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
 
 /** The simulated API's OpenAPI document, for the token and response style in force and the address asked. */
 function apiDocument(sim: Simulator, req: Request): Record<string, unknown> {
-  return openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl: sim.links.base(req.headers.host) });
+  return openApiDocument({
+    token: sim.token,
+    responseStyle: sim.scenario.responseStyle,
+    serverUrl: sim.links.base(req.headers.host),
+  });
 }
 
 /**
@@ -96,5 +115,3 @@ function answerControlFailure(res: ServerResponse): void {
     res.destroy();
   }
 }
-
-

@@ -60,9 +60,12 @@ export function requireControl(token: () => string | undefined, guarded: Guarded
     const header = req.headers[CONTROL_HEADER];
     const given = (typeof header === 'string' ? header : undefined) ?? cookie(req, COOKIE) ?? query;
     if (!tokenMatches(given, want)) {
-      return void res.status(401).json({ error: `${guarded.what} needs the control token (header ${CONTROL_HEADER}, or ?token= once in a browser): ${guarded.why}` });
+      return void res.status(401).json({
+        error: `${guarded.what} needs the control token (header ${CONTROL_HEADER}, or ?token= once in a browser): ${guarded.why}`,
+      });
     }
-    if (query) res.setHeader('set-cookie', `${COOKIE}=${encodeURIComponent(query)}; Path=/__sim; HttpOnly; SameSite=Strict`);
+    if (query)
+      res.setHeader('set-cookie', `${COOKIE}=${encodeURIComponent(query)}; Path=/__sim; HttpOnly; SameSite=Strict`);
     next();
   };
 }

@@ -32,7 +32,10 @@ export function controlOpenApiDocument(routes: readonly Operation[], serverUrl: 
       ...(route.open ? { security: [{}] } : {}),
       ...(route.parameters ? { parameters: route.parameters } : {}),
       ...(route.requestBody ? { requestBody: route.requestBody } : {}),
-      responses: { ...route.answers, ...Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])) },
+      responses: {
+        ...route.answers,
+        ...Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])),
+      },
     };
   }
   return {
@@ -49,7 +52,14 @@ export function controlOpenApiDocument(routes: readonly Operation[], serverUrl: 
     security: [{}, { controlToken: [] }],
     paths,
     components: {
-      securitySchemes: { controlToken: { type: 'apiKey', in: 'header', name: CONTROL_HEADER, description: 'needed when the simulator listens beyond loopback' } },
+      securitySchemes: {
+        controlToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: CONTROL_HEADER,
+          description: 'needed when the simulator listens beyond loopback',
+        },
+      },
       responses: Object.fromEntries(Object.entries(ERRORS).map(([s, d]) => [`Error${s}`, json(ErrorAnswer, d)])),
     },
   };

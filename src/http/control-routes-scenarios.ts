@@ -8,9 +8,11 @@ import { clockView } from './control.js';
 /** The control API's routes for scenarios, bindings, API users, the scope and the run: rows of its table. */
 
 /** A scenario as the control API's body gives it (a name, a file in a scenario directory, text or an object). */
-const scenarioOf = (sim: Simulator, req: Request) => controlSource(req.body, sim.scenarioDirectories, (v, max) => sim.echo(v, max));
+const scenarioOf = (sim: Simulator, req: Request) =>
+  controlSource(req.body, sim.scenarioDirectories, (v, max) => sim.echo(v, max));
 /** Whether a body was sent at all: none, `{}` or empty text means "none". */
-const sent = (body: unknown) => body !== undefined && body !== '' && !(typeof body === 'object' && body !== null && Object.keys(body).length === 0);
+const sent = (body: unknown) =>
+  body !== undefined && body !== '' && !(typeof body === 'object' && body !== null && Object.keys(body).length === 0);
 
 export const SCENARIO_ROUTES: readonly ControlRoute[] = [
   {
@@ -19,7 +21,9 @@ export const SCENARIO_ROUTES: readonly ControlRoute[] = [
     operationId: 'getHealth',
     summary: 'Is it up?',
     open: true,
-    answers: { 200: json(Type.Object({ ok: Type.Literal(true), scenario: Type.String() }), 'up, with the active scenario') },
+    answers: {
+      200: json(Type.Object({ ok: Type.Literal(true), scenario: Type.String() }), 'up, with the active scenario'),
+    },
     handler: (sim) => (_req, res) => void res.json({ ok: true, scenario: sim.scenario.name }),
   },
   {
@@ -66,13 +70,15 @@ export const SCENARIO_ROUTES: readonly ControlRoute[] = [
     summary: 'End a binding',
     parameters: [apiUser],
     answers: { 200: json(Type.Object({ apiUser: Type.String(), removed: Type.Boolean() }), 'whether there was one') },
-    handler: (sim) => (req, res) => void res.json({ apiUser: req.params.apiUser, removed: sim.unbindScenario(String(req.params.apiUser)) }),
+    handler: (sim) => (req, res) =>
+      void res.json({ apiUser: req.params.apiUser, removed: sim.unbindScenario(String(req.params.apiUser)) }),
   },
   {
     method: 'POST',
     path: '/__sim/reset',
     operationId: 'reset',
-    summary: "Start the scenario's scope afresh: challenges, replay memory, journal, rule counts, clock (the run goes on)",
+    summary:
+      "Start the scenario's scope afresh: challenges, replay memory, journal, rule counts, clock (the run goes on)",
     answers: { 200: json(Type.Object({ reset: Type.Literal(true), scenario: Type.String(), clock: Clock }), 'reset') },
     handler: (sim) => (_req, res) => {
       sim.reset();
@@ -84,7 +90,9 @@ export const SCENARIO_ROUTES: readonly ControlRoute[] = [
     path: '/__sim/run',
     operationId: 'newRun',
     summary: "Start a new run: the run's coverage, findings, request count and observer failures too",
-    answers: { 200: json(Type.Object({ newRun: Type.Literal(true), scenario: Type.String(), clock: Clock }), 'a new run') },
+    answers: {
+      200: json(Type.Object({ newRun: Type.Literal(true), scenario: Type.String(), clock: Clock }), 'a new run'),
+    },
     handler: (sim) => (_req, res) => {
       sim.newRun();
       res.json({ newRun: true, scenario: sim.scenario.name, clock: clockView(sim) });
@@ -94,7 +102,8 @@ export const SCENARIO_ROUTES: readonly ControlRoute[] = [
     method: 'POST',
     path: '/__sim/api-users',
     operationId: 'claimApiUser',
-    summary: 'Claim an API user of its own for one parallel test worker, running its own scenario (default: the active one)',
+    summary:
+      'Claim an API user of its own for one parallel test worker, running its own scenario (default: the active one)',
     body: 'scenario',
     requestBody: { ...scenarioBody(), required: false },
     answers: { 201: json(Claimed, 'claimed') },
@@ -104,7 +113,13 @@ export const SCENARIO_ROUTES: readonly ControlRoute[] = [
       const { apiUser, secret, scenario } = sim.claimApiUser(sent(req.body) ? await scenarioOf(sim, req) : undefined);
       // The one answer that shows a secret, on purpose: the caller asked for it, as the banner shows a generated one.
       // The app's JSON replacer would hide it, so the rest is hidden here.
-      const answer = { apiUser, secret, scenario: sim.redact(scenario), url: sim.redact(sim.links.base(req.headers.host)), token: sim.token };
+      const answer = {
+        apiUser,
+        secret,
+        scenario: sim.redact(scenario),
+        url: sim.redact(sim.links.base(req.headers.host)),
+        token: sim.token,
+      };
       res.status(201).type('json').send(JSON.stringify(answer));
     },
   },
@@ -115,6 +130,7 @@ export const SCENARIO_ROUTES: readonly ControlRoute[] = [
     summary: 'Release a claimed API user',
     parameters: [apiUser],
     answers: { 200: json(Type.Object({ apiUser: Type.String(), released: Type.Boolean() }), 'whether it was claimed') },
-    handler: (sim) => (req, res) => void res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) }),
+    handler: (sim) => (req, res) =>
+      void res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) }),
   },
 ];

@@ -55,11 +55,13 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
       const q = queryOf(req);
       const code = q('code');
       const codes = code !== undefined && code !== '' ? code.split(',').map(Number) : undefined;
-      if (codes?.some((c) => !Number.isInteger(c))) throw new ControlError(400, 'code must be a code or a comma-separated list of codes');
+      if (codes?.some((c) => !Number.isInteger(c)))
+        throw new ControlError(400, 'code must be a code or a comma-separated list of codes');
       // Read as the command line reads its numbers: digits only (Number() would take ' 5', '0x10' and '1e3'); empty
       // is not given, as for code.
       const limitText = q('limit') || undefined;
-      if (limitText !== undefined && !/^\d+$/.test(limitText)) throw new ControlError(400, 'limit must be a whole number');
+      if (limitText !== undefined && !/^\d+$/.test(limitText))
+        throw new ControlError(400, 'limit must be a whole number');
       const limit = limitText === undefined ? undefined : Number(limitText);
       // Entries come sealed (every secret hidden), and every string of a JSON answer passes the app's replacer too.
       res.json(sim.journal({ code: codes, apiUser: q('apiUser'), limit }));
@@ -94,14 +96,21 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     parameters: [scope],
     answers: {
       200: json(
-        Type.Object({ findings: Type.Array(Finding), hints: Type.Array(HintSeen), observerFailures: Type.Array(ObserverFailure) }, { additionalProperties: false }),
+        Type.Object(
+          { findings: Type.Array(Finding), hints: Type.Array(HintSeen), observerFailures: Type.Array(ObserverFailure) },
+          { additionalProperties: false },
+        ),
         'the findings and hints',
       ),
     },
     errors: [400],
     handler: (sim) => (req, res) => {
       const scope = scopeOf(queryOf(req));
-      res.json({ findings: sim.findings(false, scope), hints: sim.hints(scope), observerFailures: sim.observerFailures() });
+      res.json({
+        findings: sim.findings(false, scope),
+        hints: sim.hints(scope),
+        observerFailures: sim.observerFailures(),
+      });
     },
   },
   {
@@ -109,13 +118,24 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     path: '/__sim/report',
     operationId: 'getReport',
     summary: 'The report a CI job shows: Markdown, or JUnit XML',
-    parameters: [{ name: 'format', in: 'query', schema: { enum: ['markdown', 'junit'] }, description: 'markdown (default) or junit' }, ...gates, scope],
+    parameters: [
+      {
+        name: 'format',
+        in: 'query',
+        schema: { enum: ['markdown', 'junit'] },
+        description: 'markdown (default) or junit',
+      },
+      ...gates,
+      scope,
+    ],
     answers: { 200: text('the report', 'text/markdown', 'application/xml') },
     errors: [400],
     handler: (sim) => (req, res) => {
       const q = queryOf(req);
       const { format, options } = reportQuery(q);
-      res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(sim.runSummary({ ...options, scope: scopeOf(q) }), format));
+      res
+        .type(format === 'junit' ? 'application/xml' : 'text/markdown')
+        .send(renderReport(sim.runSummary({ ...options, scope: scopeOf(q) }), format));
     },
   },
   {
@@ -136,7 +156,10 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     answers: { 200: text('an event stream', 'text/event-stream') },
     errors: [503],
     handler: (sim) =>
-      eventStream<Challenge>(sim.requestJournal, (e) => e, { watch: (w) => sim.world.challenges.watch(w), view: (c) => redacted(sim, challengeView(c)) }),
+      eventStream<Challenge>(sim.requestJournal, (e) => e, {
+        watch: (w) => sim.world.challenges.watch(w),
+        view: (c) => redacted(sim, challengeView(c)),
+      }),
   },
   {
     method: 'GET',
@@ -164,14 +187,29 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
       type: 'object',
       properties: {
         kind: { enum: Object.keys(EXPLORE_KINDS) },
-        ...Object.fromEntries(['apiUser', 'user', 'challengeId', 'authCode', 'ipAddress', 'challengeType', 'challengeExpiry'].map((k) => [k, { type: 'string' }])),
+        ...Object.fromEntries(
+          ['apiUser', 'user', 'challengeId', 'authCode', 'ipAddress', 'challengeType', 'challengeExpiry'].map((k) => [
+            k,
+            { type: 'string' },
+          ]),
+        ),
         enableQRcode: { type: 'boolean' },
         enableAutoVerify: { type: 'boolean' },
         clock: { enum: ['simulator', 'machine'] },
       },
       required: ['kind'],
     }),
-    answers: { 200: json(Type.Object({ kind: Type.String(), label: Type.String(), expect: Type.String(), exchanges: Type.Array(Exchange) }), 'what was sent and what came back') },
+    answers: {
+      200: json(
+        Type.Object({
+          kind: Type.String(),
+          label: Type.String(),
+          expect: Type.String(),
+          exchanges: Type.Array(Exchange),
+        }),
+        'what was sent and what came back',
+      ),
+    },
     errors: [400],
     handler: (sim) => dashboard(sim).explore,
   },

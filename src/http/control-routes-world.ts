@@ -25,7 +25,14 @@ export const WORLD_ROUTES: readonly ControlRoute[] = [
     summary: 'The user approves a waiting challenge',
     body: 'json',
     parameters: [id],
-    requestBody: jsonBody({ type: 'object', properties: { authCode: { type: 'string', minLength: 1, maxLength: 64 } }, additionalProperties: false }, false),
+    requestBody: jsonBody(
+      {
+        type: 'object',
+        properties: { authCode: { type: 'string', minLength: 1, maxLength: 64 } },
+        additionalProperties: false,
+      },
+      false,
+    ),
     answers: { 200: json(Challenge, 'approved') },
     errors: [400, 404, 409],
     handler: (sim) => (req, res) => {
@@ -67,7 +74,13 @@ export const WORLD_ROUTES: readonly ControlRoute[] = [
     operationId: 'freezeClock',
     summary: 'Stop the clock, at an instant or where it stands',
     body: 'json',
-    requestBody: jsonBody({ type: 'object', properties: { at: { type: ['string', 'number'], description: 'ISO 8601 or epoch ms, 1970 to 9999' } } }, false),
+    requestBody: jsonBody(
+      {
+        type: 'object',
+        properties: { at: { type: ['string', 'number'], description: 'ISO 8601 or epoch ms, 1970 to 9999' } },
+      },
+      false,
+    ),
     answers: { 200: json(Clock, 'the clock') },
     errors: [400],
     handler: (sim) => (req, res) => {

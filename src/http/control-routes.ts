@@ -29,7 +29,8 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     // The description of these routes needs no token, as the simulated API's own at /openapi.json.
     open: true,
     answers: { 200: json({ type: 'object' }, 'the document') },
-    handler: (sim) => (req, res) => void res.type('json').send(jsonText(controlOpenApiDocument(CONTROL_ROUTES, sim.links.base(req.headers.host)))),
+    handler: (sim) => (req, res) =>
+      void res.type('json').send(jsonText(controlOpenApiDocument(CONTROL_ROUTES, sim.links.base(req.headers.host)))),
   },
   ...SCENARIO_ROUTES,
   ...WORLD_ROUTES,

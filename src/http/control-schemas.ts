@@ -23,7 +23,13 @@ export interface ControlRoute extends Operation {
 }
 
 export const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'a challenge id' };
-export const apiUser = { name: 'apiUser', in: 'path', required: true, schema: { type: 'string', pattern: API_USER_ID.source }, description: 'an API user id' };
+export const apiUser = {
+  name: 'apiUser',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: API_USER_ID.source },
+  description: 'an API user id',
+};
 export const scope = {
   name: 'scope',
   in: 'query',
@@ -31,7 +37,12 @@ export const scope = {
   description: 'the whole run (default: every request since start, across scenario loads) or the current scenario',
 };
 export const gates = [
-  { name: 'require', in: 'query', schema: { type: 'string' }, description: 'codes that must have been answered (comma-separated, or all)' },
+  {
+    name: 'require',
+    in: 'query',
+    schema: { type: 'string' },
+    description: 'codes that must have been answered (comma-separated, or all)',
+  },
   { name: 'failOn', in: 'query', schema: { enum: [...SEVERITIES] }, description: 'findings this severe or worse fail' },
 ];
 
@@ -67,10 +78,17 @@ export const Challenge = Type.Object(
     endedBy: Type.Optional(Type.Union(ENDED_BY.map((s) => Type.Literal(s)))),
     trail: Type.Array(
       Type.Object(
-        { state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))), at: Iso, by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))) },
+        {
+          state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))),
+          at: Iso,
+          by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))),
+        },
         { additionalProperties: false },
       ),
-      { description: 'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify' },
+      {
+        description:
+          'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify',
+      },
     ),
     authCode: Type.Optional(Type.String({ description: 'the code the user was shown' })),
     ipAddress: Type.Optional(Type.String()),
@@ -78,7 +96,12 @@ export const Challenge = Type.Object(
   { additionalProperties: false },
 );
 export const Clock = Type.Object(
-  { now: Type.Number({ description: 'simulator time, epoch ms' }), iso: Iso, frozen: Type.Boolean(), offsetMs: Type.Number({ description: "the active scenario's clock.offset" }) },
+  {
+    now: Type.Number({ description: 'simulator time, epoch ms' }),
+    iso: Iso,
+    frozen: Type.Boolean(),
+    offsetMs: Type.Number({ description: "the active scenario's clock.offset" }),
+  },
   { additionalProperties: false },
 );
 export const Scenarios = Type.Object(
@@ -89,7 +112,13 @@ export const Scenarios = Type.Object(
   },
   { additionalProperties: false },
 );
-const Hint = Type.Object({ id: Type.String({ description: 'stable: the mistake' }), text: Type.String({ description: 'the mistake and its fix, in words' }) }, { description: "the client doctor's diagnosis", additionalProperties: false });
+const Hint = Type.Object(
+  {
+    id: Type.String({ description: 'stable: the mistake' }),
+    text: Type.String({ description: 'the mistake and its fix, in words' }),
+  },
+  { description: "the client doctor's diagnosis", additionalProperties: false },
+);
 const Seq = Type.Integer({ description: 'a journal seq' });
 export const Finding = Type.Object(
   {
@@ -105,7 +134,15 @@ export const Finding = Type.Object(
   { additionalProperties: false },
 );
 export const HintSeen = Type.Object(
-  { code: Type.Integer(), id: Type.String(), text: Type.String(), apiUser: Type.Optional(Type.String()), firstSeq: Seq, lastSeq: Seq, count: Type.Integer() },
+  {
+    code: Type.Integer(),
+    id: Type.String(),
+    text: Type.String(),
+    apiUser: Type.Optional(Type.String()),
+    firstSeq: Seq,
+    lastSeq: Seq,
+    count: Type.Integer(),
+  },
   { additionalProperties: false },
 );
 export const JournalEntry = Type.Object(
@@ -127,31 +164,57 @@ export const JournalEntry = Type.Object(
     rule: Type.Optional(Type.String()),
     fault: Type.Optional(Type.String()),
     challengeId: Type.Optional(Type.String()),
-    expectedStringToSign: Type.Optional(Type.String({ description: '-4037: the string the simulator expected to be signed' })),
+    expectedStringToSign: Type.Optional(
+      Type.String({ description: '-4037: the string the simulator expected to be signed' }),
+    ),
     hint: Type.Optional(Hint),
-    wouldFail: Type.Optional(Type.Array(Type.Object({ code: Type.Integer(), reason: Type.String(), hint: Type.Optional(Hint) }))),
+    wouldFail: Type.Optional(
+      Type.Array(Type.Object({ code: Type.Integer(), reason: Type.String(), hint: Type.Optional(Hint) })),
+    ),
     internalError: Type.Optional(Type.String()),
-    by: Type.Optional(Type.Literal('explorer', { description: "sent by the dashboard's explorer, not a client: left out of the client doctor's findings and hints" })),
+    by: Type.Optional(
+      Type.Literal('explorer', {
+        description:
+          "sent by the dashboard's explorer, not a client: left out of the client doctor's findings and hints",
+      }),
+    ),
     request: Type.Object({
-      headers: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), { description: 'the first 100 headers as sent' }),
+      headers: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), {
+        description: 'the first 100 headers as sent',
+      }),
       body: Type.String(),
-      headersLeftOut: Type.Optional(Type.Integer({ description: 'how many headers past the first 100 the journal did not keep' })),
+      headersLeftOut: Type.Optional(
+        Type.Integer({ description: 'how many headers past the first 100 the journal did not keep' }),
+      ),
     }),
     response: Type.Optional(Type.Object({ body: Type.String() })),
   },
   { description: 'one request as the simulator saw and answered it; secrets are shown as [secret]' },
 );
 export const Coverage = Type.Object(
-  { counts: Type.Record(Type.String(), Type.Integer()), met: Type.Array(Type.Integer()), missing: Type.Array(Type.Integer()) },
+  {
+    counts: Type.Record(Type.String(), Type.Integer()),
+    met: Type.Array(Type.Integer()),
+    missing: Type.Array(Type.Integer()),
+  },
   { additionalProperties: false },
 );
 export const ObserverFailure = Type.Object(
   { observer: Type.String(), count: Type.Integer(), message: Type.String(), firstSeq: Seq, lastSeq: Seq },
-  { description: 'an observer of traffic that failed: coverage and findings may be wrong', additionalProperties: false },
+  {
+    description: 'an observer of traffic that failed: coverage and findings may be wrong',
+    additionalProperties: false,
+  },
 );
 export const Verdict = Type.Object(
   {
-    status: Type.Union([0, 3, 4, 5].map((n) => Type.Literal(n)), { description: "the command line's exit status: 0 passed, 3 a required code never answered, 4 findings that fail, 5 an observer failed" }),
+    status: Type.Union(
+      [0, 3, 4, 5].map((n) => Type.Literal(n)),
+      {
+        description:
+          "the command line's exit status: 0 passed, 3 a required code never answered, 4 findings that fail, 5 an observer failed",
+      },
+    ),
     lines: Type.Array(Type.String(), { description: 'why it failed, one line per reason' }),
     unmet: Type.Array(Type.Integer(), { description: 'the required codes never answered' }),
   },
@@ -168,7 +231,12 @@ export const Claimed = Type.Object(
   { additionalProperties: false },
 );
 export const Exchange = Type.Object({
-  request: Type.Object({ method: Type.String(), url: Type.String(), headers: Type.Record(Type.String(), Type.String()), body: Type.Optional(Type.String()) }),
+  request: Type.Object({
+    method: Type.String(),
+    url: Type.String(),
+    headers: Type.Record(Type.String(), Type.String()),
+    body: Type.Optional(Type.String()),
+  }),
   response: Type.Object({ status: Type.Integer(), body: Type.String() }),
 });
 
@@ -183,8 +251,20 @@ export function scenarioBody(): Record<string, unknown> {
         schema: {
           // anyOf, not oneOf: `{ "name": "x" }` is both a name and the smallest whole scenario, and it means the name.
           anyOf: [
-            { type: 'object', properties: { name: { type: 'string', description: 'a shipped scenario, or <name>.yaml in a scenario directory' } }, required: ['name'], additionalProperties: false },
-            { type: 'object', properties: { file: { type: 'string', description: 'a file in a scenario directory (--scenario-dir)' } }, required: ['file'], additionalProperties: false },
+            {
+              type: 'object',
+              properties: {
+                name: { type: 'string', description: 'a shipped scenario, or <name>.yaml in a scenario directory' },
+              },
+              required: ['name'],
+              additionalProperties: false,
+            },
+            {
+              type: 'object',
+              properties: { file: { type: 'string', description: 'a file in a scenario directory (--scenario-dir)' } },
+              required: ['file'],
+              additionalProperties: false,
+            },
             { type: 'object', properties: { scenario: scenario }, required: ['scenario'], additionalProperties: false },
             scenario,
           ],
@@ -196,9 +276,17 @@ export function scenarioBody(): Record<string, unknown> {
 }
 
 /** A JSON answer of this schema. */
-export const json = (schema: TSchema | Record<string, unknown>, description: string) => ({ description, content: { 'application/json': { schema } } });
+export const json = (schema: TSchema | Record<string, unknown>, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 /** An answer of another type, as text. */
-export const text = (description: string, ...types: string[]) => ({ description, content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' } }])) });
+export const text = (description: string, ...types: string[]) => ({
+  description,
+  content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' } }])),
+});
 /** A JSON request body of this schema. */
-export const jsonBody = (schema: Record<string, unknown>, required = true) => ({ required, content: { 'application/json': { schema } } });
-
+export const jsonBody = (schema: Record<string, unknown>, required = true) => ({
+  required,
+  content: { 'application/json': { schema } },
+});

@@ -40,7 +40,9 @@ export type ChallengeView = ReturnType<typeof challengeView>;
  * through Express's JSON replacer, such as the event stream).
  */
 export function redacted<T>(sim: Simulator, view: T): T {
-  return JSON.parse(JSON.stringify(view, (_key, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value))) as T;
+  return JSON.parse(
+    JSON.stringify(view, (_key, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value)),
+  ) as T;
 }
 
 /** The simulator's clock as the control API shows it. */
@@ -61,7 +63,11 @@ export function queryOf(req: Request): (name: string) => string | undefined {
   return (name) => {
     if (!Object.hasOwn(query, name)) return undefined;
     const value = query[name];
-    if (typeof value !== 'string') throw new ControlError(400, `${name} is given more than once: give it once (a comma-separated list where it takes several)`);
+    if (typeof value !== 'string')
+      throw new ControlError(
+        400,
+        `${name} is given more than once: give it once (a comma-separated list where it takes several)`,
+      );
     return value;
   };
 }
@@ -72,7 +78,10 @@ export function scopeOf(q: (name: string) => string | undefined): Scope {
 }
 
 /** `GET /__sim/report`'s query: `format` (markdown or junit), `require` (codes or all) and `failOn` (a severity). */
-export function reportQuery(q: (name: string) => string | undefined): { format: ReportFormat; options: { required?: number[]; failOn?: Severity } } {
+export function reportQuery(q: (name: string) => string | undefined): {
+  format: ReportFormat;
+  options: { required?: number[]; failOn?: Severity };
+} {
   const format = reportFormat(q('format') ?? 'markdown');
   // failOn is checked with the other gates by runSummary.
   const failOn = q('failOn');
@@ -96,10 +105,12 @@ export function controlErrors(err: unknown, _req: Request, res: Response, next: 
   if (err instanceof ScenarioError) return void res.status(400).json({ error: err.message, issues: err.issues });
   const e = err as { status?: number; type?: string; message?: string; limit?: number; body?: unknown };
   if (e.type === 'entity.parse.failed') return void res.status(400).json({ error: bodyParseError(e) });
-  if (e.type === 'entity.too.large') return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });
+  if (e.type === 'entity.too.large')
+    return void res.status(413).json({ error: `the body is larger than ${e.limit ?? 'the limit of'} bytes` });
   // Any other refusal of the request itself (an unsupported charset or encoding, a path that does not decode): its
   // status and reason.
-  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return void res.status(e.status).json({ error: e.message ?? 'bad request' });
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500)
+    return void res.status(e.status).json({ error: e.message ?? 'bad request' });
   next(err);
 }
 

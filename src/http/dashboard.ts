@@ -26,7 +26,8 @@ function challengesFragment(sim: Simulator): string {
   const list = sim.challenges().slice(0, 50);
   // The simulator's clock as it stood: the page counts the time left from it (a test may have moved or frozen it).
   const clock = `data-now="${now}" data-frozen="${sim.clock.frozen}"`;
-  if (list.length === 0) return `<p class="muted" id="no-challenges" ${clock}>No challenges yet. Send a <b>New challenge</b> from the explorer.</p>`;
+  if (list.length === 0)
+    return `<p class="muted" id="no-challenges" ${clock}>No challenges yet. Send a <b>New challenge</b> from the explorer.</p>`;
   const rows = list
     .map((c) => {
       const waiting = c.state === 'waiting';
@@ -34,7 +35,9 @@ function challengesFragment(sim: Simulator): string {
       // The user e-mail is what the client sent: shown with its secrets hidden, as everything a caller sent.
       const user = esc(sim.redact(c.user));
       // Counted down by the page's script on the simulator's clock.
-      const left = waiting ? `<td class="left" data-expires="${c.expiresAt}">${duration(c.expiresAt - now)}</td>` : '<td class="left"></td>';
+      const left = waiting
+        ? `<td class="left" data-expires="${c.expiresAt}">${duration(c.expiresAt - now)}</td>`
+        : '<td class="left"></td>';
       const by = `<div class="muted small trail">${c.trail.map((step) => esc(stepWords(step))).join(' · ')}</div>`;
       const buttons = waiting
         ? `<button type="button" class="approve" data-act="approve" data-id="${id}">Approve</button> <button type="button" data-act="deny" data-id="${id}">Deny</button> <button type="button" data-act="expire" data-id="${id}">Expire</button>`
@@ -54,7 +57,10 @@ function options(values: readonly string[], selected?: string): string {
 
 function kindButtons(kinds: ExploreKind[], cls = ''): string {
   return kinds
-    .map((k) => `<button type="button" class="kind ${cls}" data-kind="${k}">${esc(EXPLORE_KINDS[k].label)} <span class="expect">${esc(EXPLORE_KINDS[k].expect)}</span></button>`)
+    .map(
+      (k) =>
+        `<button type="button" class="kind ${cls}" data-kind="${k}">${esc(EXPLORE_KINDS[k].label)} <span class="expect">${esc(EXPLORE_KINDS[k].expect)}</span></button>`,
+    )
     .join('');
 }
 
@@ -64,7 +70,9 @@ function dashboardPage(sim: Simulator, host?: string): string {
   const listed = Object.keys(sc.input.accounts ?? {}).filter((k) => !isGlob(k));
   const emails = [...new Set(['user@example.com', ...listed, ...sim.world.people.emails(6)])];
   const shipped = shippedScenarioNames();
-  const scenarioOptions = shipped.includes(sc.name) ? options(shipped, sc.name) : `<option selected disabled>${esc(sc.name)} (loaded)</option>${options(shipped)}`;
+  const scenarioOptions = shipped.includes(sc.name)
+    ? options(shipped, sc.name)
+    : `<option selected disabled>${esc(sc.name)} (loaded)</option>${options(shipped)}`;
   const clock = sim.clock.frozen;
   const body = `<h1>Dashboard <span class="muted small">send a request (1), answer it as the user (2), see what the simulator did (3)</span></h1>
 <div class="top">
@@ -116,9 +124,16 @@ function dashboardPage(sim: Simulator, host?: string): string {
 <ol id="log" class="log"></ol></section>
 </div>
 </div>${DASHBOARD_STYLE}`;
-  const config = { classes: Object.fromEntries(CODES.map((c) => [c.code, codeClass(c.code)])), logRows: DASHBOARD_LOG_ROWS };
+  const config = {
+    classes: Object.fromEntries(CODES.map((c) => [c.code, codeClass(c.code)])),
+    logRows: DASHBOARD_LOG_ROWS,
+  };
   // The page's script is src/browser/dashboard.ts; these are its settings.
-  return page('Dashboard', `${body}<script type="application/json" id="dashboard-config">${jsonInPage(config)}</script>`, { script: browserScript('dashboard') });
+  return page(
+    'Dashboard',
+    `${body}<script type="application/json" id="dashboard-config">${jsonInPage(config)}</script>`,
+    { script: browserScript('dashboard') },
+  );
 }
 
 const DASHBOARD_STYLE = `<style>
@@ -169,7 +184,13 @@ export function dashboardHandlers(sim: Simulator) {
     explore: async (req: Request, res: Response) => {
       const input = exploreInput(req.body);
       const socket = req.socket;
-      res.json(await explorer.explore(input, { host: socket.localAddress ?? '127.0.0.1', port: socket.localPort ?? 0, hostHeader: req.headers.host }));
+      res.json(
+        await explorer.explore(input, {
+          host: socket.localAddress ?? '127.0.0.1',
+          port: socket.localPort ?? 0,
+          hostHeader: req.headers.host,
+        }),
+      );
     },
   };
 }

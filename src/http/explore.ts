@@ -54,18 +54,31 @@ export interface ExploreResult {
   exchanges: Exchange[];
 }
 
-const STRING_FIELDS = ['apiUser', 'user', 'challengeId', 'authCode', 'ipAddress', 'challengeType', 'challengeExpiry'] as const;
+const STRING_FIELDS = [
+  'apiUser',
+  'user',
+  'challengeId',
+  'authCode',
+  'ipAddress',
+  'challengeType',
+  'challengeExpiry',
+] as const;
 
 /** Checks the explorer's JSON body; a mistake is a ControlError (400) that says what is wrong. */
 export function exploreInput(body: unknown): ExploreInput {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ControlError(400, `send { "kind": "<${Object.keys(EXPLORE_KINDS).join('|')}>", ... }`);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ControlError(400, `send { "kind": "<${Object.keys(EXPLORE_KINDS).join('|')}>", ... }`);
   const b = body as Record<string, unknown>;
-  if (typeof b.kind !== 'string' || !Object.hasOwn(EXPLORE_KINDS, b.kind)) throw new ControlError(400, `kind must be one of ${Object.keys(EXPLORE_KINDS).join(', ')}`);
+  if (typeof b.kind !== 'string' || !Object.hasOwn(EXPLORE_KINDS, b.kind))
+    throw new ControlError(400, `kind must be one of ${Object.keys(EXPLORE_KINDS).join(', ')}`);
   for (const k of STRING_FIELDS) {
-    if (b[k] !== undefined && (typeof b[k] !== 'string' || (b[k]).length > 500)) throw new ControlError(400, `${k} must be a string of at most 500 characters`);
+    if (b[k] !== undefined && (typeof b[k] !== 'string' || b[k].length > 500))
+      throw new ControlError(400, `${k} must be a string of at most 500 characters`);
   }
-  for (const k of ['enableQRcode', 'enableAutoVerify'] as const) if (b[k] !== undefined && typeof b[k] !== 'boolean') throw new ControlError(400, `${k} must be true or false`);
-  if (b.clock !== undefined && b.clock !== 'simulator' && b.clock !== 'machine') throw new ControlError(400, 'clock must be "simulator" or "machine"');
+  for (const k of ['enableQRcode', 'enableAutoVerify'] as const)
+    if (b[k] !== undefined && typeof b[k] !== 'boolean') throw new ControlError(400, `${k} must be true or false`);
+  if (b.clock !== undefined && b.clock !== 'simulator' && b.clock !== 'machine')
+    throw new ControlError(400, 'clock must be "simulator" or "machine"');
   return b as unknown as ExploreInput;
 }
 
@@ -82,12 +95,19 @@ export class Explorer {
   constructor(private readonly sim: Simulator) {}
 
   /** @param target where the simulator listens (host and port of the connection the page came by). */
-  async explore(input: ExploreInput, target: { host: string; port: number; hostHeader?: string }): Promise<ExploreResult> {
+  async explore(
+    input: ExploreInput,
+    target: { host: string; port: number; hostHeader?: string },
+  ): Promise<ExploreResult> {
     const sim = this.sim;
     const kind = EXPLORE_KINDS[input.kind];
     const users = sim.apiUsers();
     const who = input.apiUser ? users.find((u) => u.id === input.apiUser) : users[0];
-    if (!who) throw new ControlError(400, `API user ${sim.echo(String(input.apiUser), 20)} is not one of this scenario's: ${users.map((u) => u.id).join(', ')}`);
+    if (!who)
+      throw new ControlError(
+        400,
+        `API user ${sim.echo(String(input.apiUser), 20)} is not one of this scenario's: ${users.map((u) => u.id).join(', ')}`,
+      );
     const token = sim.token;
     const names = headerNames(token);
     const time = this.time(input.clock === 'machine' ? Date.now() : sim.now());
@@ -100,7 +120,13 @@ export class Explorer {
         [names.utctime]: String(utctime),
         [names.nonce]: nonce,
       };
-      return send(target, kind.path === 'time' ? 'GET' : 'POST', `/v1/svc/${kind.path}`, headers, kind.path === 'time' ? undefined : body);
+      return send(
+        target,
+        kind.path === 'time' ? 'GET' : 'POST',
+        `/v1/svc/${kind.path}`,
+        headers,
+        kind.path === 'time' ? undefined : body,
+      );
     };
     const exchanges: Exchange[] = [];
     switch (input.kind) {
@@ -121,7 +147,9 @@ export class Explorer {
       default:
         exchanges.push(await exchange(time, randomUUID(), who.secret));
     }
-    return JSON.parse(sim.redact(JSON.stringify({ kind: input.kind, label: kind.label, expect: kind.expect, exchanges }))) as ExploreResult;
+    return JSON.parse(
+      sim.redact(JSON.stringify({ kind: input.kind, label: kind.label, expect: kind.expect, exchanges })),
+    ) as ExploreResult;
   }
 
   /** A signing time at or just after `t` that this explorer has not signed with yet (whichever clock it reads). */
@@ -140,7 +168,13 @@ export class Explorer {
     let body: Record<string, unknown>;
     switch (input.kind) {
       case 'challenge':
-        body = { [userKey]: user, challengeType: input.challengeType || 'UserKeyAndPattern', challengeExpiry: input.challengeExpiry || 'FiveMins', enableQRcode: input.enableQRcode ?? false, status: 'NEW' };
+        body = {
+          [userKey]: user,
+          challengeType: input.challengeType || 'UserKeyAndPattern',
+          challengeExpiry: input.challengeExpiry || 'FiveMins',
+          enableQRcode: input.enableQRcode ?? false,
+          status: 'NEW',
+        };
         if (input.enableAutoVerify) body.enableAutoVerify = true;
         if (input.ipAddress) body.ipAddress = input.ipAddress;
         break;
@@ -151,7 +185,12 @@ export class Explorer {
         body = { challengeId: input.challengeId ?? '', [userKey]: user };
         break;
       case 'verify':
-        body = { challengeId: input.challengeId ?? '', [userKey]: user, authCode: input.authCode ?? '', verifyType: 'Manual' };
+        body = {
+          challengeId: input.challengeId ?? '',
+          [userKey]: user,
+          authCode: input.authCode ?? '',
+          verifyType: 'Manual',
+        };
         break;
       case 'blocked':
         body = { [userKey]: user, ipAddress: input.ipAddress || '198.51.100.7' };
@@ -167,7 +206,13 @@ export class Explorer {
 const EXPLORE_TIMEOUT_MS = 5000;
 const MAX_ANSWER_BYTES = 256 * 1024;
 
-function send(target: { host: string; port: number; hostHeader?: string }, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Exchange> {
+function send(
+  target: { host: string; port: number; hostHeader?: string },
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Exchange> {
   const sent: Exchange['request'] = { method, url: path, headers: { ...headers }, body };
   const all: Record<string, string | number> = { ...headers, accept: 'application/json' };
   if (target.hostHeader) all.host = target.hostHeader;
@@ -177,20 +222,30 @@ function send(target: { host: string; port: number; hostHeader?: string }, metho
   }
   return new Promise((resolve) => {
     const answer = (status: number, text: string) => resolve({ request: sent, response: { status, body: text } });
-    const req = httpRequest({ host: target.host, port: target.port, method, path, headers: all, agent: false, timeout: EXPLORE_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= MAX_ANSWER_BYTES) chunks.push(c);
-      });
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        answer(res.statusCode ?? 0, size > MAX_ANSWER_BYTES ? `${text}… (${size - MAX_ANSWER_BYTES} more bytes)` : text);
-      });
-      res.on('error', (e) => answer(0, `(the answer broke off: ${e.message})`));
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${EXPLORE_TIMEOUT_MS / 1000} s (a scenario rule may hold the connection)`)));
+    const req = httpRequest(
+      { host: target.host, port: target.port, method, path, headers: all, agent: false, timeout: EXPLORE_TIMEOUT_MS },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size <= MAX_ANSWER_BYTES) chunks.push(c);
+        });
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          answer(
+            res.statusCode ?? 0,
+            size > MAX_ANSWER_BYTES ? `${text}… (${size - MAX_ANSWER_BYTES} more bytes)` : text,
+          );
+        });
+        res.on('error', (e) => answer(0, `(the answer broke off: ${e.message})`));
+      },
+    );
+    req.on('timeout', () =>
+      req.destroy(
+        new Error(`no answer within ${EXPLORE_TIMEOUT_MS / 1000} s (a scenario rule may hold the connection)`),
+      ),
+    );
     req.on('error', (e) => answer(0, `(no answer: ${e.message})`));
     req.end(body);
   });

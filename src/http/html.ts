@@ -56,4 +56,3 @@ export function stateClass(state: string): string {
   if (state === 'waiting') return 'info';
   return state === 'approved' || state === 'verified' ? 'ok' : 'err';
 }
-

@@ -18,7 +18,15 @@ const SOURCE: Record<CodeInfo['source'], string> = {
 
 /** A code's row as JSON (the status page for clients that ask for JSON). */
 function codeJson(c: CodeInfo) {
-  return { code: c.code, http: c.http, title: c.title, explain: c.explain, check: c.check, operations: c.scope ?? 'all', source: c.source };
+  return {
+    code: c.code,
+    http: c.http,
+    title: c.title,
+    explain: c.explain,
+    check: c.check,
+    operations: c.scope ?? 'all',
+    source: c.source,
+  };
 }
 
 function statusPage(c: CodeInfo): string {
@@ -61,7 +69,11 @@ function wantsJson(req: Request): boolean {
 
 /** The pages outside the API and the control API: status codes, the user's phone, the landing page, the icon. */
 export function pageRoutes(sim: Simulator): Route[] {
-  const get = (path: string, handler: (req: Request, res: Response) => void): Route => ({ method: 'GET', path, handlers: [handler] });
+  const get = (path: string, handler: (req: Request, res: Response) => void): Route => ({
+    method: 'GET',
+    path,
+    handlers: [handler],
+  });
   const favicon = (_req: Request, res: Response) => void res.type('image/svg+xml').send(FAVICON);
   const status = (req: Request, res: Response) => {
     const raw = req.query.code;
@@ -72,11 +84,17 @@ export function pageRoutes(sim: Simulator): Route[] {
     const c = typeof raw === 'string' && /^-?\d{1,6}$/.test(raw) ? codeInfo(Number(raw)) : undefined;
     if (!c) {
       const shown = sim.echo(typeof raw === 'string' ? raw : JSON.stringify(raw), 50);
-      if (wantsJson(req)) return void res.status(404).json({ error: `${shown} is not a status code of this service`, codes: '/status' });
+      if (wantsJson(req))
+        return void res.status(404).json({ error: `${shown} is not a status code of this service`, codes: '/status' });
       return void res
         .status(404)
         .type('html')
-        .send(page('Unknown code', `<h1>Not a status code</h1><p><code>${htmlText(shown)}</code> is not a code this service answers. See <a href="/status">all status codes</a>.</p>`));
+        .send(
+          page(
+            'Unknown code',
+            `<h1>Not a status code</h1><p><code>${htmlText(shown)}</code> is not a code this service answers. See <a href="/status">all status codes</a>.</p>`,
+          ),
+        );
     }
     if (wantsJson(req)) return void res.json(codeJson(c));
     res.type('html').send(statusPage(c));
@@ -91,5 +109,11 @@ export function pageRoutes(sim: Simulator): Route[] {
       ),
     );
   };
-  return [get('/status', status), ...phoneRoutes(sim), get('/favicon.svg', favicon), get('/favicon.ico', favicon), get('/', landing)];
+  return [
+    get('/status', status),
+    ...phoneRoutes(sim),
+    get('/favicon.svg', favicon),
+    get('/favicon.ico', favicon),
+    get('/', landing),
+  ];
 }

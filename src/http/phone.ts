@@ -70,7 +70,16 @@ ${
 }
 
 function missing(sim: Simulator, res: Response, id: string): void {
-  res.status(404).type('html').send(page('No such challenge', `<h1>No such challenge</h1><p>This simulator has no challenge <code>${htmlText(sim.echo(id, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`, { nav: false }));
+  res
+    .status(404)
+    .type('html')
+    .send(
+      page(
+        'No such challenge',
+        `<h1>No such challenge</h1><p>This simulator has no challenge <code>${htmlText(sim.echo(id, 64))}</code> (it may have been reset, or forgotten past the challenge limit).</p>`,
+        { nav: false },
+      ),
+    );
 }
 
 /**
@@ -96,7 +105,9 @@ export function phoneRoutes(sim: Simulator): Route[] {
     // Opened with the token a seed makes it need, its buttons carry it; any other text given is not echoed.
     const want = needed();
     const given = typeof req.query.token === 'string' ? req.query.token : undefined;
-    res.type('html').send(phonePage(sim, c, undefined, want !== undefined && tokenMatches(given, want) ? given : undefined));
+    res
+      .type('html')
+      .send(phonePage(sim, c, undefined, want !== undefined && tokenMatches(given, want) ? given : undefined));
   };
   const answer = (action: 'approve' | 'deny') => (req: Request, res: Response) => {
     const id = String(req.params.id);
@@ -109,7 +120,10 @@ export function phoneRoutes(sim: Simulator): Route[] {
       const c = find(id);
       if (!c) return missing(sim, res, id);
       // A finished challenge cannot be answered again: say so, and show where it stands.
-      return void res.status(409).type('html').send(phonePage(sim, c, `Nothing changed: this request is already ${c.state}.`));
+      return void res
+        .status(409)
+        .type('html')
+        .send(phonePage(sim, c, `Nothing changed: this request is already ${c.state}.`));
     }
     res.redirect(303, `/phone/${encodeURIComponent(id)}`);
   };

@@ -103,7 +103,9 @@ export function controlRouteMissing(routes: readonly Route[]) {
     const allowed = methodsAt(routes, `/__sim${req.path}`);
     if (allowed.length > 0) {
       res.setHeader('allow', allowed.join(', '));
-      return void res.status(405).json({ error: `${req.method} ${quoted(path, 100)}: this control route answers ${allowed.join(', ')}` });
+      return void res
+        .status(405)
+        .json({ error: `${req.method} ${quoted(path, 100)}: this control route answers ${allowed.join(', ')}` });
     }
     res.status(404).json({
       error: `no control route at ${quoted(path, 100)}: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui`,

@@ -17,7 +17,16 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
   const go = (body: string, over: boolean) => {
     let result: ApiResult | Promise<ApiResult>;
     try {
-      result = sim.path.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, tooLarge: over ? limit : undefined }, startedAt);
+      result = sim.path.handle(
+        {
+          method: req.method ?? 'GET',
+          url: req.url ?? '/',
+          headers: req.headers,
+          body,
+          tooLarge: over ? limit : undefined,
+        },
+        startedAt,
+      );
     } catch (e) {
       result = internalErrorOf(sim, req, e);
     }
@@ -33,7 +42,8 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
   if (tooLarge || declared > limit) return go('', true);
   if (req.readableEnded || (req as { complete?: boolean }).complete) return go('', false);
   // Neither Content-Length (or 0) nor Transfer-Encoding: the request has no body (RFC 9112 §6.3), nothing to wait for.
-  if (req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || declared === 0)) return go('', false);
+  if (req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || declared === 0))
+    return go('', false);
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
@@ -102,7 +112,10 @@ function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, 
       return;
     }
   }
-  const headers: Record<string, string | number> = { 'content-type': r.contentType, 'content-length': Buffer.byteLength(r.body) };
+  const headers: Record<string, string | number> = {
+    'content-type': r.contentType,
+    'content-length': Buffer.byteLength(r.body),
+  };
   if (r.close) headers.connection = 'close';
   res.writeHead(r.status, headers);
   res.end(r.body);

@@ -183,7 +183,14 @@ function controlMethods(sim: Simulator): SimulatorControl {
 function answerTransportErrors(server: Server, sim: Simulator): void {
   const endWith = (socket: Duplex, code: number) => {
     const info = mustCode(code);
-    const body = envelopeJson(sim.scenario.responseStyle, 'sim-transport', sim.now(), code, info.title, sim.links.base());
+    const body = envelopeJson(
+      sim.scenario.responseStyle,
+      'sim-transport',
+      sim.now(),
+      code,
+      info.title,
+      sim.links.base(),
+    );
     socket.end(
       `HTTP/1.1 ${info.http} ${info.title}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

@@ -30,7 +30,11 @@ export class Coverage {
   report(): CoverageReport {
     const counts: Record<string, number> = {};
     for (const [code, n] of this.counts) counts[code] = n;
-    return { counts, met: SERVICE_CODES.filter((c) => this.counts.has(c)), missing: SERVICE_CODES.filter((c) => !this.counts.has(c)) };
+    return {
+      counts,
+      met: SERVICE_CODES.filter((c) => this.counts.has(c)),
+      missing: SERVICE_CODES.filter((c) => !this.counts.has(c)),
+    };
   }
 
   clear(): void {
@@ -47,10 +51,12 @@ export function parseRequiredCodes(spec: string): number[] {
   const text = spec.trim();
   if (text.toLowerCase() === 'all') return [...SERVICE_CODES];
   const codes = text.split(',').map((s) => s.trim());
-  if (codes.length === 0 || codes.some((c) => c === '')) throw new Error('takes `all` or a comma-separated list of codes, e.g. 2025,-4036');
+  if (codes.length === 0 || codes.some((c) => c === ''))
+    throw new Error('takes `all` or a comma-separated list of codes, e.g. 2025,-4036');
   return codes.map((c) => {
     const n = Number(c);
-    if (!/^-?\d+$/.test(c) || !SERVICE_CODES.includes(n)) throw new Error(`${c.slice(0, 20)} is not a code of the service (see mfa-sim --codes)`);
+    if (!/^-?\d+$/.test(c) || !SERVICE_CODES.includes(n))
+      throw new Error(`${c.slice(0, 20)} is not a code of the service (see mfa-sim --codes)`);
     return n;
   });
 }

@@ -38,7 +38,9 @@ export function eventStream<C>(journal: Journal, view: (e: JournalEntry) => unkn
   const send = (e: JournalEntry) => write(`event: request\ndata: ${jsonText(view(e))}\n\n`);
   const subscribe = () => {
     const stopJournal = journal.subscribe(send);
-    const stopChallenges = challenges?.watch((c) => write(`event: challenge\ndata: ${jsonText(challenges.view(c))}\n\n`));
+    const stopChallenges = challenges?.watch((c) =>
+      write(`event: challenge\ndata: ${jsonText(challenges.view(c))}\n\n`),
+    );
     return () => {
       stopJournal();
       stopChallenges?.();
@@ -50,7 +52,11 @@ export function eventStream<C>(journal: Journal, view: (e: JournalEntry) => unkn
     }
     open.add(res);
     stop ??= subscribe();
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     res.write(': mfa-sim events\n\n');
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
     ping.unref();

@@ -89,15 +89,23 @@ export class Journal {
 
   /** Entries, newest first, optionally only some codes and one API user, at most `limit`. */
   query(filter: JournalFilter): JournalEntry[] {
-    if (typeof filter !== 'object' || filter === null) throw new ControlError(400, 'the journal filter is an object: { code?, apiUser?, limit? }');
+    if (typeof filter !== 'object' || filter === null)
+      throw new ControlError(400, 'the journal filter is an object: { code?, apiUser?, limit? }');
     // In-process callers pass anything: a wrong filter would otherwise answer a wrong list (slice(0, -1) drops one).
     const wanted = filter.code === undefined ? undefined : Array.isArray(filter.code) ? filter.code : [filter.code];
-    if (wanted?.some((c) => !Number.isInteger(c))) throw new ControlError(400, 'code must be a code or a list of codes');
-    if (filter.apiUser !== undefined && typeof filter.apiUser !== 'string') throw new ControlError(400, 'apiUser must be a string');
-    if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit >= 0)) throw new ControlError(400, 'limit must be a whole number');
+    if (wanted?.some((c) => !Number.isInteger(c)))
+      throw new ControlError(400, 'code must be a code or a list of codes');
+    if (filter.apiUser !== undefined && typeof filter.apiUser !== 'string')
+      throw new ControlError(400, 'apiUser must be a string');
+    if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit >= 0))
+      throw new ControlError(400, 'limit must be a whole number');
     const codes = wanted === undefined ? undefined : new Set(wanted);
     const from = filter.apiUser ? (this.fromSeq.get(filter.apiUser) ?? 0) : 0;
-    const out = this.entries().filter((e) => (!codes || (e.code !== undefined && codes.has(e.code))) && (!filter.apiUser || (e.apiUser === filter.apiUser && e.seq >= from)));
+    const out = this.entries().filter(
+      (e) =>
+        (!codes || (e.code !== undefined && codes.has(e.code))) &&
+        (!filter.apiUser || (e.apiUser === filter.apiUser && e.seq >= from)),
+    );
     return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
   }
 
@@ -152,7 +160,10 @@ export class Journal {
    * Calls `fn` with every new entry until the returned function is called; `summary: true` when it shows only the
    * entry's summary (a log line), so that headers and bodies need not be sealed for it; `name` names it when it fails.
    */
-  subscribe(fn: (e: JournalEntry) => void, { summary = false, name = 'journal feed' }: { summary?: boolean; name?: string } = {}): () => void {
+  subscribe(
+    fn: (e: JournalEntry) => void,
+    { summary = false, name = 'journal feed' }: { summary?: boolean; name?: string } = {},
+  ): () => void {
     this.listeners.set(fn, { name, level: summary ? SUMMARY : WHOLE });
     this.feedLevel = this.mostSealed();
     return () => {
@@ -176,5 +187,7 @@ export class Journal {
  * A string cut to the journal's limit, saying how much was cut (of `length` characters in all, when it was cut before).
  */
 export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): string {
-  return s.length <= max && length <= max ? s : detached(`${s.slice(0, max)}… (${length - Math.min(max, s.length)} more characters)`);
+  return s.length <= max && length <= max
+    ? s
+    : detached(`${s.slice(0, max)}… (${length - Math.min(max, s.length)} more characters)`);
 }

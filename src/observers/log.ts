@@ -16,7 +16,12 @@ export const MAX_LOGGED_VALUE = 160;
 export function loggable(text: string, max = MAX_LOGGED_VALUE): string {
   // Most values (a path, a short message) need nothing done: one scan says so, where the replacements take two.
   if (text.length <= max && !NEEDS_SHORTENING.test(text)) return text;
-  const short = text.replace(/data:([\w/+.-]+);base64,[A-Za-z0-9+/=]+/g, (url, type: string) => `data:${type};base64,… (${url.length} characters)`).replace(/[\r\n]+/g, ' ');
+  const short = text
+    .replace(
+      /data:([\w/+.-]+);base64,[A-Za-z0-9+/=]+/g,
+      (url, type: string) => `data:${type};base64,… (${url.length} characters)`,
+    )
+    .replace(/[\r\n]+/g, ' ');
   return short.length <= max ? short : `${short.slice(0, max)}… (${short.length} characters)`;
 }
 
@@ -40,14 +45,16 @@ function withoutHint(message: string, hint: JournalEntry['hint']): string {
 export function formatLine(e: JournalEntry): string {
   const time = e.at.slice(11, 23);
   const who = `${e.apiUser ? ` ${e.apiUser}` : ''}${e.by ? ` (${e.by})` : ''}`;
-  const outcome = e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${loggable(withoutHint(e.message ?? '', e.hint))}`;
+  const outcome =
+    e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${loggable(withoutHint(e.message ?? '', e.hint))}`;
   let line = `${time} ${e.method} ${loggable(e.path)}${who} -> ${outcome}${e.rule ? ` [${e.rule}]` : ''} (${e.latencyMs} ms)`;
   // The string to sign is shown below whole; a hint that only repeats it is left out.
   if (e.hint && e.hint.id !== 'no-known-mistake') line += `; hint: ${loggable(e.hint.text, MAX_LOGGED_HINT)}`;
   if (e.expectedStringToSign !== undefined) {
     line += `; expected HMAC-SHA512 over ${JSON.stringify(e.expectedStringToSign)} with API user ${e.apiUser}'s secret, as 128 hexadecimal characters`;
   }
-  if (e.wouldFail?.length) line += `; auth: log, would fail: ${e.wouldFail.map((w) => `${w.code} (${w.reason}${w.hint ? `; hint: ${loggable(w.hint.text, MAX_LOGGED_HINT)}` : ''})`).join(', ')}`;
+  if (e.wouldFail?.length)
+    line += `; auth: log, would fail: ${e.wouldFail.map((w) => `${w.code} (${w.reason}${w.hint ? `; hint: ${loggable(w.hint.text, MAX_LOGGED_HINT)}` : ''})`).join(', ')}`;
   if (e.internalError) line += `; internal error: ${loggable(e.internalError)}`;
   return line;
 }
@@ -84,9 +91,16 @@ export class LogSink {
  * JSON lines (`--log json`): one object per request, written by pino into `sink`. pino is loaded only when asked
  * for. The fields are the journal entry's summary, each value at most a line; never headers, bodies or secrets.
  */
-export function jsonLog(sink: LogSink): { request(e: JournalEntry): void; info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void } {
+export function jsonLog(sink: LogSink): {
+  request(e: JournalEntry): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+} {
   const pino = lazy<typeof import('pino')>('pino')();
-  const logger = pino.pino({ base: { name: 'mfa-sim' }, timestamp: pino.stdTimeFunctions.isoTime }, { write: (line: string) => sink.push(line) });
+  const logger = pino.pino(
+    { base: { name: 'mfa-sim' }, timestamp: pino.stdTimeFunctions.isoTime },
+    { write: (line: string) => sink.push(line) },
+  );
   return {
     request(e) {
       const fields = {

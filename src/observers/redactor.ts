@@ -122,7 +122,7 @@ export class Redactor {
       return out;
     }
     const { starts, shifts } = this;
-    for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; ) {
+    for (let i = 0; i + MIN_SECRET_LENGTH <= text.length;) {
       const shift = shifts[pairOf(text, i + MIN_SECRET_LENGTH - 2)];
       if (shift > 0) {
         i += shift;
@@ -281,8 +281,10 @@ function readEscape(text: string, j: number): { chars: string; end: number } | u
     const cp = HEX.test(hex) ? parseInt(hex, 16) : NaN;
     if (cp <= 0x10ffff) return { chars: String.fromCodePoint(cp), end: close + 1 };
   }
-  if (c === 'u' && HEX.test(text.slice(j + 1, j + 5)) && j + 5 <= text.length) return { chars: String.fromCharCode(parseInt(text.slice(j + 1, j + 5), 16)), end: j + 5 };
-  if (c === 'x' && HEX.test(text.slice(j + 1, j + 3)) && j + 3 <= text.length) return { chars: String.fromCharCode(parseInt(text.slice(j + 1, j + 3), 16)), end: j + 3 };
+  if (c === 'u' && HEX.test(text.slice(j + 1, j + 5)) && j + 5 <= text.length)
+    return { chars: String.fromCharCode(parseInt(text.slice(j + 1, j + 5), 16)), end: j + 5 };
+  if (c === 'x' && HEX.test(text.slice(j + 1, j + 3)) && j + 3 <= text.length)
+    return { chars: String.fromCharCode(parseInt(text.slice(j + 1, j + 3), 16)), end: j + 3 };
   const cp = text.codePointAt(j)!;
   const ch = String.fromCodePoint(cp);
   return { chars: ch, end: j + ch.length };
@@ -290,10 +292,22 @@ function readEscape(text: string, j: number): { chars: string; end: number } | u
 
 /** One character written as `%XX` UTF-8 bytes at `i`, or undefined when the bytes there are not one. */
 function readPercent(text: string, i: number): { chars: string; end: number } | undefined {
-  const byte = (at: number) => (text[at] === '%' && HEX.test(text.slice(at + 1, at + 3)) && at + 3 <= text.length ? parseInt(text.slice(at + 1, at + 3), 16) : -1);
+  const byte = (at: number) =>
+    text[at] === '%' && HEX.test(text.slice(at + 1, at + 3)) && at + 3 <= text.length
+      ? parseInt(text.slice(at + 1, at + 3), 16)
+      : -1;
   const lead = byte(i);
   if (lead < 0) return undefined;
-  const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
+  const length =
+    lead < 0x80
+      ? 1
+      : lead >= 0xc2 && lead < 0xe0
+        ? 2
+        : lead >= 0xe0 && lead < 0xf0
+          ? 3
+          : lead >= 0xf0 && lead < 0xf5
+            ? 4
+            : 0;
   if (length === 0) return undefined;
   const bytes = [lead];
   for (let k = 1; k < length; k++) {
@@ -318,7 +332,12 @@ export function sealRecord(redactor: Redactor, e: AnsweredRequest, to: 0 | 1 | 2
     if (e.message !== undefined) e.message = hide(e.message);
     if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
     if (e.hint) e.hint = { id: e.hint.id, text: hide(e.hint.text) };
-    if (e.wouldFail) e.wouldFail = e.wouldFail.map((w) => (w.hint ? { ...w, reason: hide(w.reason), hint: { id: w.hint.id, text: hide(w.hint.text) } } : { ...w, reason: hide(w.reason) }));
+    if (e.wouldFail)
+      e.wouldFail = e.wouldFail.map((w) =>
+        w.hint
+          ? { ...w, reason: hide(w.reason), hint: { id: w.hint.id, text: hide(w.hint.text) } }
+          : { ...w, reason: hide(w.reason) },
+      );
     if (e.internalError !== undefined) e.internalError = hide(e.internalError);
   }
   if (from < 2 && to >= 2) {
@@ -335,7 +354,8 @@ function hideInHeaders(headers: Headers, hide: (text: string) => string): Header
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     const hidden = Array.isArray(value) ? value.map(hide) : hide(value);
-    if (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value) (out ??= Object.assign(Object.create(null) as Headers, headers))[name] = hidden;
+    if (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value)
+      (out ??= Object.assign(Object.create(null) as Headers, headers))[name] = hidden;
   }
   return out ?? headers;
 }

@@ -1,7 +1,15 @@
 import { ClientFindings, type Finding, type HintSeen, type Scope } from '../doctor/findings.js';
 import { version } from '../../package.json';
 import { argumentOnce } from '../arguments.js';
-import { checkReportGates, checkScope, renderReport, reportFormat, type ReportFormat, type ReportOptions, type RunSummary } from '../doctor/report.js';
+import {
+  checkReportGates,
+  checkScope,
+  renderReport,
+  reportFormat,
+  type ReportFormat,
+  type ReportOptions,
+  type RunSummary,
+} from '../doctor/report.js';
 import { verdictOf, type Verdict } from '../doctor/verdict.js';
 import { ControlError } from '../errors.js';
 import type { Simulator } from '../simulator.js';
@@ -70,7 +78,9 @@ export class RunRecord {
 
   /** The findings, worst first (final: the run is over, so a challenge still waiting was left open). */
   findingsOf(final: boolean, scope: Scope): Finding[] {
-    return this.findings.findings(final, (id) => this.sim.challengeState(id), checkScope(scope)).map((f) => (f.detail === undefined ? f : { ...f, detail: this.hide(f.detail) }));
+    return this.findings
+      .findings(final, (id) => this.sim.challengeState(id), checkScope(scope))
+      .map((f) => (f.detail === undefined ? f : { ...f, detail: this.hide(f.detail) }));
   }
 
   hintsOf(scope: Scope): HintSeen[] {
@@ -84,7 +94,8 @@ export class RunRecord {
   /** The run (default) or the current scenario as the reports (`--report`, `--junit`) summarise it. */
   summary(options: ReportOptions): RunSummary {
     const read = argumentOnce(options, 'report options');
-    if (typeof read !== 'object' || read === null) throw new ControlError(400, 'report options must be an object: { required?, failOn?, final?, scope? }');
+    if (typeof read !== 'object' || read === null)
+      throw new ControlError(400, 'report options must be an object: { required?, failOn?, final?, scope? }');
     const { final = false, required, failOn, scope = 'run' } = read;
     checkReportGates(required, failOn);
     const answered = this.sim.path.answeredCount;

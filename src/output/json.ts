@@ -9,7 +9,11 @@ const RAW = new RegExp(`[${RAW_CONTROLS}]`, 'g');
  * and paragraph separators) escaped as `\u009b`. The values are the same; a `curl` of the journal printed to a
  * terminal writes no escape sequence.
  */
-export function jsonText(value: unknown, replacer?: (this: unknown, key: string, value: unknown) => unknown, space?: number): string {
+export function jsonText(
+  value: unknown,
+  replacer?: (this: unknown, key: string, value: unknown) => unknown,
+  space?: number,
+): string {
   // JSON.stringify gives nothing for a value JSON has no text for (undefined, a function): written as null.
   return (JSON.stringify(value, replacer, space) ?? 'null').replace(RAW, unicodeEscape);
 }

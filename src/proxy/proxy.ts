@@ -112,13 +112,10 @@ export class ProxyMode {
     // client), and told to the journal, coverage and the client doctor.
     const mine = await decision;
     let told!: ForwardedAnswer;
-    const seq = this.sim.path.answeredElsewhere(
-      (n) => {
-        told = this.judged(request, answer, reply, mine);
-        return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
-      },
-      callerOf,
-    );
+    const seq = this.sim.path.answeredElsewhere((n) => {
+      told = this.judged(request, answer, reply, mine);
+      return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
+    }, callerOf);
     // 5. Written down, when recording.
     const message = told.envelope?.message;
     this.recorder?.add({

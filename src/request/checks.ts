@@ -40,7 +40,9 @@ function authFail(ctx: RequestContext, code: number, reason?: string, hint?: Hin
     ctx.hint = hint;
     return answer(code, reason);
   }
-  (ctx.wouldFail ??= []).push(hint ? { code, reason: reason ?? codeInfo(code)!.title, hint } : { code, reason: reason ?? codeInfo(code)!.title });
+  (ctx.wouldFail ??= []).push(
+    hint ? { code, reason: reason ?? codeInfo(code)!.title, hint } : { code, reason: reason ?? codeInfo(code)!.title },
+  );
   return undefined;
 }
 
@@ -57,7 +59,16 @@ function signedRequest(ctx: RequestContext, apiUserId: string | undefined): Sign
   const user = apiUserId !== undefined && API_USER_ID.test(apiUserId) ? ctx.apiUserNamed(apiUserId) : undefined;
   if (!user || ctx.utctime === undefined || ctx.nonce === undefined) return undefined;
   const { method, url: path, body } = ctx.req;
-  return { secret: user.secret, apiUser: user.id, token: ctx.sc.token, utctime: ctx.utctime, nonce: ctx.nonce, method, path, body };
+  return {
+    secret: user.secret,
+    apiUser: user.id,
+    token: ctx.sc.token,
+    utctime: ctx.utctime,
+    nonce: ctx.nonce,
+    method,
+    path,
+    body,
+  };
 }
 
 /**
@@ -65,7 +76,11 @@ function signedRequest(ctx: RequestContext, apiUserId: string | undefined): Sign
  * table, so a code forced by a scenario rule answers exactly where the real check would have failed.
  */
 export const CHECKS: readonly (readonly [CheckName, Check])[] = [
-  ['transport', (ctx) => (ctx.req.tooLarge !== undefined ? answer(-413, `the body is larger than ${ctx.req.tooLarge} bytes`) : undefined)],
+  [
+    'transport',
+    (ctx) =>
+      ctx.req.tooLarge !== undefined ? answer(-413, `the body is larger than ${ctx.req.tooLarge} bytes`) : undefined,
+  ],
   ['internal', () => undefined],
   [
     'route',
@@ -75,7 +90,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
         ctx.hint = pathToken(ctx.req.url, ctx.sc.token);
         return answer(-404, `no endpoint at ${ctx.req.url.split('?')[0]}`);
       }
-      if (!endpointMethods(endpoint).includes(ctx.req.method)) return answer(-405, `${ctx.req.method} is not allowed on /v1/svc/${endpoint}`);
+      if (!endpointMethods(endpoint).includes(ctx.req.method))
+        return answer(-405, `${ctx.req.method} is not allowed on /v1/svc/${endpoint}`);
       ctx.endpoint = endpoint;
       return undefined;
     },
@@ -88,7 +104,12 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!value) return authFail(ctx, -4000);
       ctx.parts = parseAuthorization(value, ctx.sc.token) ?? null;
       if (ctx.parts) return undefined;
-      return authFail(ctx, -4001, `expected \`${ctx.sc.token}-hmac: apiuser=...,signedheaders=...,algorithm=...,signature=...\``, authorizationShape(value, ctx.sc.token));
+      return authFail(
+        ctx,
+        -4001,
+        `expected \`${ctx.sc.token}-hmac: apiuser=...,signedheaders=...,algorithm=...,signature=...\``,
+        authorizationShape(value, ctx.sc.token),
+      );
     },
   ],
   [
@@ -110,7 +131,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const name = ctx.sc.names.nonce;
       const v = ctx.header(name);
       if (!v) return authFail(ctx, -4006, undefined, headerToken(ctx.req.headers, ctx.sc.token));
-      if (!NONCE.test(v)) return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`, nonceShape(v));
+      if (!NONCE.test(v))
+        return authFail(ctx, -4007, `${name} must be 8 to 128 letters, digits, - or _`, nonceShape(v));
       ctx.nonce = v;
       return undefined;
     },
@@ -147,7 +169,8 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const v = ctx.parts.apiuser;
       if (!v) return authFail(ctx, -4028);
       if (!API_USER_ID.test(v)) return authFail(ctx, -4029, 'apiuser must be 9 digits');
-      if (ctx.apiUserId !== undefined && v !== ctx.apiUserId) return authFail(ctx, -4029, `apiuser differs from the ${ctx.sc.names.apiUser} header`);
+      if (ctx.apiUserId !== undefined && v !== ctx.apiUserId)
+        return authFail(ctx, -4029, `apiuser differs from the ${ctx.sc.names.apiUser} header`);
       return undefined;
     },
   ],
@@ -157,7 +180,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       if (!ctx.parts) return undefined;
       const v = ctx.parts.algorithm;
       if (!v) return authFail(ctx, -4030);
-      return v.toLowerCase() === ctx.sc.names.algorithm ? undefined : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.names.algorithm}`, algorithmToken(v, ctx.sc.token));
+      return v.toLowerCase() === ctx.sc.names.algorithm
+        ? undefined
+        : authFail(ctx, -4031, `the algorithm must be ${ctx.sc.names.algorithm}`, algorithmToken(v, ctx.sc.token));
     },
   ],
   [
@@ -167,7 +192,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const v = ctx.parts.signedheaders;
       if (!v) return authFail(ctx, -4032);
       const want = ctx.sc.names.signedHeaders;
-      return v.toLowerCase() === want ? undefined : authFail(ctx, -4033, `signedheaders must be ${want}`, signedHeadersToken(v, ctx.sc.token));
+      return v.toLowerCase() === want
+        ? undefined
+        : authFail(ctx, -4033, `signedheaders must be ${want}`, signedHeadersToken(v, ctx.sc.token));
     },
   ],
   [
@@ -175,24 +202,39 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       // Authenticated (auth: verify), the header named the API user already. Otherwise (auth: log or off) it is
       // taken from wherever the request names one (the header is parsed here unless its check ran).
-      const parts = ctx.parts === undefined ? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token) : ctx.parts;
-      const id = ctx.apiUserId ?? [ctx.header(ctx.sc.names.apiUser), parts?.apiuser, ctx.peek.apiUser].find((c) => API_USER_ID.test(c ?? ''));
+      const parts =
+        ctx.parts === undefined ? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token) : ctx.parts;
+      const id =
+        ctx.apiUserId ??
+        [ctx.header(ctx.sc.names.apiUser), parts?.apiuser, ctx.peek.apiUser].find((c) => API_USER_ID.test(c ?? ''));
       if (id === undefined) return answer(-1001, 'the request names no API user');
       ctx.apiUserId = id;
       ctx.apiUser = ctx.apiUserNamed(id);
       return ctx.apiUser ? undefined : answer(-1001, `API user ${id} is not known`);
     },
   ],
-  ['api-user-usable', (ctx) => (ctx.apiUser!.state === 'active' ? undefined : answer(-1003, `API user ${ctx.apiUser!.id} is ${ctx.apiUser!.state}`))],
+  [
+    'api-user-usable',
+    (ctx) =>
+      ctx.apiUser!.state === 'active'
+        ? undefined
+        : answer(-1003, `API user ${ctx.apiUser!.id} is ${ctx.apiUser!.state}`),
+  ],
   [
     'drift',
     (ctx) => {
       if (ctx.utctime === undefined) return undefined;
       const time = Number(ctx.utctime);
-      const fail = driftFail(ctx, time, ctx.now, ctx.sc.maxDrift) ?? (ctx.guard && driftFail(ctx, time, ctx.guard.now, ctx.guard.maxDrift));
+      const fail =
+        driftFail(ctx, time, ctx.now, ctx.sc.maxDrift) ??
+        (ctx.guard && driftFail(ctx, time, ctx.guard.now, ctx.guard.maxDrift));
       // The client doctor judges a clock only by requests its API user signed: a forger naming someone else's API
       // user must not make their findings (a right signature with a wrong clock is a real client's mistake).
-      if (fail) ctx.signed = ctx.signature !== undefined && ctx.nonce !== undefined && signatureMatches(ctx.apiUser!.key, signingLines(ctx.sc.names, ctx.utctime, ctx.nonce), ctx.signature);
+      if (fail)
+        ctx.signed =
+          ctx.signature !== undefined &&
+          ctx.nonce !== undefined &&
+          signatureMatches(ctx.apiUser!.key, signingLines(ctx.sc.names, ctx.utctime, ctx.nonce), ctx.signature);
       return fail;
     },
   ],
@@ -215,7 +257,12 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       if (ctx.nonce === undefined || !ctx.sc.replayNonces) return undefined;
       if (!ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow).hasNonce(ctx.nonce, ctx.replayNow)) return undefined;
-      return authFail(ctx, -4034, 'this nonce was used before', nonceReuseHint(ctx.doctor.firstUses.ofNonce(ctx.apiUser!.id, ctx.nonce)));
+      return authFail(
+        ctx,
+        -4034,
+        'this nonce was used before',
+        nonceReuseHint(ctx.doctor.firstUses.ofNonce(ctx.apiUser!.id, ctx.nonce)),
+      );
     },
   ],
   [
@@ -225,13 +272,25 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
       const memory = ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow);
       const time = Number(ctx.utctime);
       if (ctx.sc.replayTimestamps && memory.hasTime(time, ctx.replayNow)) {
-        const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), monotonicMs()));
+        const fail = authFail(
+          ctx,
+          -4035,
+          'this utctime was used before',
+          timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), monotonicMs()),
+        );
         if (fail) return fail;
       }
       // To be remembered now that the signature verified (docs/behaviour.md#time-drift-and-replay), committed in the
       // same synchronous step as these look-ups: of many identical requests arriving together, exactly one is first.
       const nonce = ctx.sc.replayNonces ? ctx.nonce : undefined;
-      ctx.staged.replay = { memory, nonce, time, window: ctx.replayWindow, timestamps: ctx.sc.replayTimestamps, arrived: monotonicMs() };
+      ctx.staged.replay = {
+        memory,
+        nonce,
+        time,
+        window: ctx.replayWindow,
+        timestamps: ctx.sc.replayTimestamps,
+        arrived: monotonicMs(),
+      };
       ctx.verified = true;
       return undefined;
     },
@@ -241,11 +300,14 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     (ctx) => {
       const perms = ctx.apiUser!.permissions;
       const op = ctx.operation;
-      if (op !== undefined) return perms.has(op) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call ${op}`);
+      if (op !== undefined)
+        return perms.has(op) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call ${op}`);
       // The operation is not known yet (the envelope is judged next): refused only if none of this endpoint's is
       // allowed.
       const ops = endpointTypes(ctx.endpoint!, ctx.sc.strict).map((t) => TYPE_OPERATION.get(t)!);
-      return ops.some((o) => perms.has(o)) ? undefined : answer(-1026, `API user ${ctx.apiUser!.id} may not call /v1/svc/${ctx.endpoint}`);
+      return ops.some((o) => perms.has(o))
+        ? undefined
+        : answer(-1026, `API user ${ctx.apiUser!.id} may not call /v1/svc/${ctx.endpoint}`);
     },
   ],
   [
@@ -262,7 +324,12 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'body',
     (ctx) => {
       if (!ctx.env) return undefined;
-      const judged = judgeBody(ctx.env.op, ctx.env.body, ctx.sc, ctx.env.op === 'challenge' && ctx.apiUser!.ipRules !== undefined);
+      const judged = judgeBody(
+        ctx.env.op,
+        ctx.env.body,
+        ctx.sc,
+        ctx.env.op === 'challenge' && ctx.apiUser!.ipRules !== undefined,
+      );
       if ('code' in judged) {
         if (judged.code === -5077) ctx.hint = bodyUserToken(ctx.env.body, ctx.sc.token);
         return judged as Answer;
@@ -284,7 +351,9 @@ export const CHECKS: readonly (readonly [CheckName, Check])[] = [
     'auto-verify',
     (ctx) => {
       if (ctx.env?.op !== 'challenge' || !(ctx.body as ChallengeBody).autoVerify) return undefined;
-      return ctx.apiUser!.permissions.has('autoVerify') ? undefined : answer(-1095, `API user ${ctx.apiUser!.id} may not use enableAutoVerify`);
+      return ctx.apiUser!.permissions.has('autoVerify')
+        ? undefined
+        : answer(-1095, `API user ${ctx.apiUser!.id} may not use enableAutoVerify`);
     },
   ],
   [

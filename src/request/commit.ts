@@ -11,7 +11,14 @@ export function commit(ctx: RequestContext, answered: Answer): void {
   const { replay, challenge } = ctx.staged;
   if (replay) {
     replay.memory.remember(replay.nonce, replay.time, replay.window, replay.timestamps);
-    const use = { seq: ctx.seq, at: ctx.now, arrived: replay.arrived, http: mustCode(answered.code).http, code: answered.code, fault: ctx.rule?.fault };
+    const use = {
+      seq: ctx.seq,
+      at: ctx.now,
+      arrived: replay.arrived,
+      http: mustCode(answered.code).http,
+      code: answered.code,
+      fault: ctx.rule?.fault,
+    };
     ctx.doctor.firstUses.note(ctx.apiUser!.id, replay.nonce, replay.time, use);
   }
   if (!challenge) return;

@@ -169,7 +169,9 @@ export class RequestContext implements RuleSubject {
    */
   get caller(): Caller {
     const named = this.apiUserId ?? this.header(this.sc.names.apiUser);
-    const known = this.apiUser !== undefined || (named !== undefined && API_USER_ID.test(named) && this.apiUserNamed(named) !== undefined);
+    const known =
+      this.apiUser !== undefined ||
+      (named !== undefined && API_USER_ID.test(named) && this.apiUserNamed(named) !== undefined);
     if (!known) return 'unknown';
     return this.signed || this.sc.auth !== 'verify' ? 'signed' : 'known';
   }
@@ -180,4 +182,3 @@ export class RequestContext implements RuleSubject {
     return id !== undefined && id.length <= 25 ? id : undefined;
   }
 }
-

@@ -17,7 +17,10 @@ export class Links {
   base(hostHeader?: string | string[]): string {
     if (this.publicUrl) return this.publicUrl;
     if (hostHeader === this.last.header && typeof hostHeader === 'string') return this.last.url;
-    const host = typeof hostHeader === 'string' && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(hostHeader) ? hostHeader : 'localhost';
+    const host =
+      typeof hostHeader === 'string' && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(hostHeader)
+        ? hostHeader
+        : 'localhost';
     const url = this.redact(`http://${host}`);
     if (typeof hostHeader === 'string') this.last = { header: hostHeader, url };
     return url;

@@ -21,7 +21,10 @@ export function operate(ctx: RequestContext, forced?: { code: number; message?: 
   // A forced success: the step was staged where it makes sense; the code and message are the rule's.
   if (forced.message !== undefined) return { code: forced.code, message: forced.message };
   if (natural.code === forced.code) return natural;
-  return { code: forced.code, message: codeApplies(codeInfo(forced.code)!, op) ? natural.message : defaultSuccessMessage(ctx, forced.code) };
+  return {
+    code: forced.code,
+    message: codeApplies(codeInfo(forced.code)!, op) ? natural.message : defaultSuccessMessage(ctx, forced.code),
+  };
 }
 
 /**
@@ -59,8 +62,12 @@ function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
       ctx.challenge = c;
       const outcome = lookUpOutcome(op, c, body.authCode);
       if (forced) {
-        if (c && op === 'verify' && (c.state === 'waiting' || c.state === 'approved')) ctx.staged.challenge = { verified: c };
-        return { code: 3080, message: json({ challengeId: body.challengeId, status: op === 'verify' ? 'VERIFIED' : 'APPROVED' }) };
+        if (c && op === 'verify' && (c.state === 'waiting' || c.state === 'approved'))
+          ctx.staged.challenge = { verified: c };
+        return {
+          code: 3080,
+          message: json({ challengeId: body.challengeId, status: op === 'verify' ? 'VERIFIED' : 'APPROVED' }),
+        };
       }
       if (op === 'verify' && outcome.code === 3080 && c!.state !== 'verified') ctx.staged.challenge = { verified: c! };
       return outcome;

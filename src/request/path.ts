@@ -86,7 +86,8 @@ export class RequestPath {
     const fault = ctx.rule?.fault;
     if (stopsBeforeService(fault)) {
       this.report(ctx, this.seq + 1, undefined, undefined, startedAt);
-      if (fault === 'reset' || fault === 'hang') return { status: 0, body: '', contentType: '', fault, hangMs: ctx.rule!.hangMs };
+      if (fault === 'reset' || fault === 'hang')
+        return { status: 0, body: '', contentType: '', fault, hangMs: ctx.rule!.hangMs };
       const status = Number(fault.slice(6));
       return { status, body: proxyPage(status), contentType: 'text/html; charset=utf-8', fault };
     }
@@ -100,7 +101,14 @@ export class RequestPath {
     // the caller's id is echoed (secrets hidden), else the journal's sequence number.
     const result = this.shown(this.told(ctx, decision.answer));
     const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
-    const body = envelopeJson(ctx.sc.responseStyle, id, ctx.now, result.code, result.message, this.links.base(ctx.req.headers.host));
+    const body = envelopeJson(
+      ctx.sc.responseStyle,
+      id,
+      ctx.now,
+      result.code,
+      result.message,
+      this.links.base(ctx.req.headers.host),
+    );
     // 8. One "answered" event: journal, coverage and the rest observe it.
     this.report(ctx, seq, result, body, startedAt);
     // 9. On the wire, as it is or garbled by a fault.
@@ -139,12 +147,22 @@ export class RequestPath {
    * to size after.
    */
   private shown(result: Answer): Answer {
-    return result.code < 0 ? { code: result.code, message: clipText(this.redactor.hide(result.message), MAX_MESSAGE_CHARS) } : result;
+    return result.code < 0
+      ? { code: result.code, message: clipText(this.redactor.hide(result.message), MAX_MESSAGE_CHARS) }
+      : result;
   }
 
   private context(run: Running, req: ApiRequest): RequestContext {
     const clock = this.world.clock;
-    const ctx = new RequestContext(this.world, this.links, this.doctor, this.scenarios.active, run.sc, req, clock.at(run.sc.offset));
+    const ctx = new RequestContext(
+      this.world,
+      this.links,
+      this.doctor,
+      this.scenarios.active,
+      run.sc,
+      req,
+      clock.at(run.sc.offset),
+    );
     // A picked scenario's drift window is checked together with the one it is picked under.
     if (run.under) ctx.guard = { now: clock.at(run.under.sc.offset), maxDrift: run.under.sc.maxDrift };
     return ctx;
@@ -188,7 +206,11 @@ export class RequestPath {
    * A -5000 answered outside the checks, in an envelope built so that it cannot fail in turn (moreInfo relative
    * when even the base URL cannot be had), and written to the journal when that still works.
    */
-  private internalError(req: ApiRequest, startedAt: number, why: { reason?: string; failure?: unknown; counts: boolean }): ApiResult {
+  private internalError(
+    req: ApiRequest,
+    startedAt: number,
+    why: { reason?: string; failure?: unknown; counts: boolean },
+  ): ApiResult {
     const active = this.scenarios.active;
     const seq = this.seq + 1;
     const now = this.world.clock.now();
@@ -230,9 +252,20 @@ export class RequestPath {
   }
 
   /** Emits the one "answered" event. */
-  private report(ctx: RequestContext, seq: number, result: Answer | undefined, body: string | undefined, startedAt: number, counts = true): void {
+  private report(
+    ctx: RequestContext,
+    seq: number,
+    result: Answer | undefined,
+    body: string | undefined,
+    startedAt: number,
+    counts = true,
+  ): void {
     this.seq = seq;
-    this.answered.emit({ record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)), counts, caller: ctx.caller });
+    this.answered.emit({
+      record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)),
+      counts,
+      caller: ctx.caller,
+    });
   }
 
   /** Requests answered in this run. */

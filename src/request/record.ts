@@ -10,7 +10,14 @@ import { monotonicMs } from '../world/monotonic.js';
  * The record of one answered request, as every observer receives it: built from what the checks learned, kept as it
  * came (the journal seals it before anyone is shown it), except where it is cut to size, which hides secrets first.
  */
-export function recordOf(ctx: RequestContext, seq: number, result: Answer | undefined, body: string | undefined, startedAt: number, hide: (text: string) => string): AnsweredRequest {
+export function recordOf(
+  ctx: RequestContext,
+  seq: number,
+  result: Answer | undefined,
+  body: string | undefined,
+  startedAt: number,
+  hide: (text: string) => string,
+): AnsweredRequest {
   return {
     seq,
     at: isoTime(ctx.now),
@@ -29,7 +36,10 @@ export function recordOf(ctx: RequestContext, seq: number, result: Answer | unde
     rule: ctx.rule?.label,
     fault: ctx.rule?.fault,
     challengeId: ctx.challenge?.id,
-    expectedStringToSign: result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? (ctx.expectedStringToSign ?? '') : undefined,
+    expectedStringToSign:
+      result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037)
+        ? (ctx.expectedStringToSign ?? '')
+        : undefined,
     hint: result && ctx.hint ? ctx.hint : undefined,
     wouldFail: ctx.wouldFail,
     internalError: ctx.internalError,
@@ -62,5 +72,7 @@ function headerAsKept(value: string | undefined, hide: (text: string) => string)
  * journal hides secrets when an entry is first read; cut first, a secret across the cut would show in part).
  */
 export function bodyAsKept(body: string, hide: (text: string) => string): string {
-  return body.length <= JOURNAL_BODY_CHARS ? body : clip(hide(body.slice(0, JOURNAL_BODY_CHARS * 2)), JOURNAL_BODY_CHARS, body.length);
+  return body.length <= JOURNAL_BODY_CHARS
+    ? body
+    : clip(hide(body.slice(0, JOURNAL_BODY_CHARS * 2)), JOURNAL_BODY_CHARS, body.length);
 }

@@ -7,13 +7,28 @@ import { AccountBook, foldedValueMatcher, isGlob, type AccountEntry } from '../w
 import { GlobError } from '../world/glob.js';
 import { IpRules, parseRange } from '../world/ip.js';
 import type { ScenarioIssue } from '../errors.js';
-import { ANSWERING_FAULTS, PERMISSIONS, type AuthMode, type Fault, type Permission, type RuleInput, type ScenarioInput } from './schema.js';
+import {
+  ANSWERING_FAULTS,
+  PERMISSIONS,
+  type AuthMode,
+  type Fault,
+  type Permission,
+  type RuleInput,
+  type ScenarioInput,
+} from './schema.js';
 import { mend } from './mend.js';
 import { shadowedRules } from './shadows.js';
 import { checkShape, MAX_ISSUES } from './validate.js';
 import { HmacKey } from '../auth/hmac-key.js';
 import { tokenNames, type TokenNames } from '../auth/signature.js';
-import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS, type DurationLimit } from '../world/time-limits.js';
+import {
+  boundedDuration,
+  boundedInstant,
+  INSTANT_WORDS,
+  isInstantInRange,
+  LIMITS,
+  type DurationLimit,
+} from '../world/time-limits.js';
 
 /**
  * Compiling a scenario (docs/behaviour.md#scenarios-and-forced-codes): checked against the schema, then every value
@@ -92,8 +107,21 @@ const TOKEN = /^[a-z][a-z0-9]{0,31}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** An API user record from its parts. */
-export function makeApiUser(id: string, secret: string, state = 'active', permissions: Iterable<Permission> = PERMISSIONS, ipRules?: IpRules): ApiUser {
-  return { id, secret, key: new HmacKey(Buffer.from(secret, 'utf8')), state, permissions: new Set(permissions), ipRules };
+export function makeApiUser(
+  id: string,
+  secret: string,
+  state = 'active',
+  permissions: Iterable<Permission> = PERMISSIONS,
+  ipRules?: IpRules,
+): ApiUser {
+  return {
+    id,
+    secret,
+    key: new HmacKey(Buffer.from(secret, 'utf8')),
+    state,
+    permissions: new Set(permissions),
+    ipRules,
+  };
 }
 
 /**
@@ -113,14 +141,18 @@ export function compileScenario(value: unknown): { scenario?: CompiledScenario; 
  * Gives the values of a scenario of the right shape their meaning. `rulesWhole`: no rule had a value set aside, so
  * which rule shadows which can be told.
  */
-function compileChecked(input: ScenarioInput, rulesWhole = true): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
+function compileChecked(
+  input: ScenarioInput,
+  rulesWhole = true,
+): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
   const issues: ScenarioIssue[] = [];
   const fail = (path: (string | number)[], message: string) => {
     issues.push({ path, message });
   };
 
   const token = input.token ?? 'svc';
-  if (!TOKEN.test(token)) fail(['token'], 'must be lower-case letters and digits, starting with a letter (it becomes part of header names)');
+  if (!TOKEN.test(token))
+    fail(['token'], 'must be lower-case letters and digits, starting with a letter (it becomes part of header names)');
 
   const offset = duration(input.clock?.offset, 0, ['clock', 'offset'], LIMITS.offset, fail);
   const maxDrift = duration(input.clock?.maxDrift, DEFAULT_MAX_DRIFT, ['clock', 'maxDrift'], LIMITS.maxDrift, fail);
@@ -128,7 +160,11 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): { scenario?: C
   if (input.clock?.frozenAt !== undefined) {
     const read = boundedInstant(input.clock.frozenAt);
     if ('problem' in read) fail(['clock', 'frozenAt'], read.problem);
-    else if (!isInstantInRange(read.ms + offset)) fail(['clock', 'frozenAt'], `with clock.offset added, the clock would start outside its range (${INSTANT_WORDS})`);
+    else if (!isInstantInRange(read.ms + offset))
+      fail(
+        ['clock', 'frozenAt'],
+        `with clock.offset added, the clock would start outside its range (${INSTANT_WORDS})`,
+      );
     else frozenAt = read.ms;
   }
 
@@ -163,19 +199,32 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): { scenario?: C
     if (code !== undefined) return code;
     if (/^-2\d{3}$/.test(ref) && codeInfo(Number(ref))?.check === 'account') return Number(ref);
     const near = closest(ref, ['active', ...ACCOUNT_STATES.keys()]);
-    fail(path, `unknown account state \`${ref}\` (${near ? `did you mean "${near}"? ` : ''}one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`);
+    fail(
+      path,
+      `unknown account state \`${ref}\` (${near ? `did you mean "${near}"? ` : ''}one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`,
+    );
     return 0;
   };
   const accountEntries: AccountEntry[] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
     // The key first, then its state, as the problems are read: a glob compiled once, here, for the account book.
     const matchFolded = isGlob(email) ? matcherOf(email, ['accounts', email], fail) : undefined;
     // An exact e-mail the service would refuse (-5079) is an account no request can reach: said now, not never.
-    if (!isGlob(email) && !isEmail(email)) fail(['accounts', email], 'must be an e-mail address a request can carry (ASCII, name@domain.tld, as -5079 checks) or a glob such as "*@example.com"');
+    if (!isGlob(email) && !isEmail(email))
+      fail(
+        ['accounts', email],
+        'must be an e-mail address a request can carry (ASCII, name@domain.tld, as -5079 checks) or a glob such as "*@example.com"',
+      );
     return { key: email, code: stateCode(ref, ['accounts', email]), matchFolded };
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
 
-  const autoVerifyDelay = duration(input.autoVerify?.delay, DEFAULT_AUTO_VERIFY_DELAY, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay, fail);
+  const autoVerifyDelay = duration(
+    input.autoVerify?.delay,
+    DEFAULT_AUTO_VERIFY_DELAY,
+    ['autoVerify', 'delay'],
+    LIMITS.autoVerifyDelay,
+    fail,
+  );
 
   const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
   if (rulesWhole) {
@@ -214,7 +263,13 @@ type Fail = (path: (string | number)[], message: string) => void;
 /**
  * A duration key: its value in ms within its limit, or the fallback when absent; a problem names the key and the range.
  */
-function duration(v: number | string | undefined, fallback: number, path: (string | number)[], bound: DurationLimit, fail: Fail): number {
+function duration(
+  v: number | string | undefined,
+  fallback: number,
+  path: (string | number)[],
+  bound: DurationLimit,
+  fail: Fail,
+): number {
   if (v === undefined) return fallback;
   const read = boundedDuration(v, bound);
   if ('problem' in read) {
@@ -238,11 +293,24 @@ function matcherOf(pattern: string, path: (string | number)[], fail: Fail): ((fo
   }
 }
 
-function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser> | undefined, fail: Fail): CompiledRule {
+function compileRule(
+  r: RuleInput,
+  index: number,
+  apiUsers: Map<string, ApiUser> | undefined,
+  fail: Fail,
+): CompiledRule {
   const at = (...rest: (string | number)[]) => ['rules', index, ...rest];
   const w = r.when ?? {};
   const decides = r.respond !== undefined || (r.fault !== undefined && !ANSWERING_FAULTS.has(r.fault));
-  const rule: CompiledRule = { index, label: r.name ?? `rule ${index + 1}`, after: r.after ?? 0, times: r.times, every: r.every, hangMs: 60_000, decides };
+  const rule: CompiledRule = {
+    index,
+    label: r.name ?? `rule ${index + 1}`,
+    after: r.after ?? 0,
+    times: r.times,
+    every: r.every,
+    hangMs: 60_000,
+    decides,
+  };
 
   // What the request must be: endpoint, type, and the operations they allow.
   let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
@@ -253,13 +321,15 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
   if (w.type !== undefined) {
     const op = TYPE_OPERATION.get(w.type);
     if (!op) fail(at('when', 'type'), `${w.type} is not an operation type (150, 151, 990, 171, 170, 950)`);
-    else if (!ops.has(op)) fail(at('when', 'type'), `impossible: type ${w.type} is never sent to /v1/svc/${w.endpoint}`);
+    else if (!ops.has(op))
+      fail(at('when', 'type'), `impossible: type ${w.type} is never sent to /v1/svc/${w.endpoint}`);
     else ops = new Set([op]);
     rule.type = w.type;
   }
   if (w.apiUser !== undefined) {
     if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), API_USER_ID_RULE);
-    else if (apiUsers && !apiUsers.has(w.apiUser)) fail(at('when', 'apiUser'), `impossible: API user ${w.apiUser} is not in this scenario's apiUsers`);
+    else if (apiUsers && !apiUsers.has(w.apiUser))
+      fail(at('when', 'apiUser'), `impossible: API user ${w.apiUser} is not in this scenario's apiUsers`);
     rule.apiUser = w.apiUser;
   }
   if (w.svcUser !== undefined) {
@@ -291,7 +361,10 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
     } else if (info.scope) {
       const possible = info.scope.filter((op) => ops.has(op));
       if (possible.length === 0) {
-        fail(at('respond', 'code'), `impossible: ${info.code} is answered only to ${info.scope.join(', ')} requests, and this rule matches none`);
+        fail(
+          at('respond', 'code'),
+          `impossible: ${info.code} is answered only to ${info.scope.join(', ')} requests, and this rule matches none`,
+        );
       }
       rule.ops = new Set(possible);
     }
@@ -318,7 +391,8 @@ function compileRule(r: RuleInput, index: number, apiUsers: Map<string, ApiUser>
     else if ('problem' in h) fail(at('hangFor'), h.problem);
     else rule.hangMs = h.ms;
   }
-  if (!r.respond && r.delay === undefined && !r.fault) fail(at(), 'does nothing: give it `respond`, `delay` or `fault`');
+  if (!r.respond && r.delay === undefined && !r.fault)
+    fail(at(), 'does nothing: give it `respond`, `delay` or `fault`');
   if (r.every !== undefined && r.times !== undefined && r.every > r.times) {
     fail(at('every'), `impossible: every ${r.every}th request within only ${r.times}`);
   }

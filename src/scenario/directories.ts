@@ -23,7 +23,9 @@ export class ScenarioDirectories {
   constructor(dirs: readonly string[] = []) {
     const issues = dirs.flatMap((dir, i) => {
       const problem = directoryProblem(dir);
-      return problem ? [{ path: ['scenarioDirs', i], message: `${JSON.stringify(dir.slice(0, 200))}: ${problem}` }] : [];
+      return problem
+        ? [{ path: ['scenarioDirs', i], message: `${JSON.stringify(dir.slice(0, 200))}: ${problem}` }]
+        : [];
     });
     if (issues.length) throw new OptionsError(issues);
     this.dirs = [...new Set(dirs.map((d) => resolve(d)))];
@@ -36,13 +38,21 @@ export class ScenarioDirectories {
    */
   async locate(file: string): Promise<string> {
     if (this.dirs.length === 0) {
-      throw new ControlError(400, 'this simulator reads no scenario files through the control API: start it with --scenario-dir <dir> (or the option scenarioDirs) to allow the files of that directory');
+      throw new ControlError(
+        400,
+        'this simulator reads no scenario files through the control API: start it with --scenario-dir <dir> (or the option scenarioDirs) to allow the files of that directory',
+      );
     }
-    const candidates = isAbsolute(file) ? this.dirs.map((d) => [d, resolve(file)]) : this.dirs.map((d) => [d, join(d, file)]);
+    const candidates = isAbsolute(file)
+      ? this.dirs.map((d) => [d, resolve(file)])
+      : this.dirs.map((d) => [d, join(d, file)]);
     for (const [dir, candidate] of candidates) {
       if (!inside(dir, candidate)) continue;
       const { realpath } = await import('node:fs/promises');
-      const [realDir, realFile] = await Promise.all([realpath(dir).catch(() => undefined), realpath(candidate).catch(() => undefined)]);
+      const [realDir, realFile] = await Promise.all([
+        realpath(dir).catch(() => undefined),
+        realpath(candidate).catch(() => undefined),
+      ]);
       if (realDir !== undefined && realFile !== undefined && inside(realDir, realFile)) return realFile;
     }
     throw new ControlError(400, `the file is not in this simulator's scenario directories (${this.dirs.join(', ')})`);
@@ -82,7 +92,9 @@ export function directoryProblem(dir: string): string | undefined {
     return statSync(dir).isDirectory() ? undefined : 'it is not a directory';
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? 'there is no such directory' : `it cannot be looked at (${code ?? 'unknown error'})`;
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? 'there is no such directory'
+      : `it cannot be looked at (${code ?? 'unknown error'})`;
   }
 }
 

@@ -18,7 +18,9 @@ export const MAX_SCENARIO_BYTES = 1024 * 1024;
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 function notRegular(file: string): ScenarioError {
-  return new ScenarioError(file, [{ path: [], message: 'is not a regular file (a scenario file is a YAML or JSON text file)' }]);
+  return new ScenarioError(file, [
+    { path: [], message: 'is not a regular file (a scenario file is a YAML or JSON text file)' },
+  ]);
 }
 
 function tooLarge(file: string): ScenarioError {
@@ -27,7 +29,9 @@ function tooLarge(file: string): ScenarioError {
 
 function unreadable(file: string, e: unknown): ScenarioError {
   if (e instanceof ScenarioError) return e;
-  return new ScenarioError(file, [{ path: [], message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  return new ScenarioError(file, [
+    { path: [], message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` },
+  ]);
 }
 
 /** A read of at most MAX_SCENARIO_BYTES, counted as the bytes arrive. */

@@ -28,10 +28,14 @@ const MAX_FLOW_DEPTH = 256;
  */
 export function loadScenarioText(text: string, source: string): CompiledScenario {
   if (Buffer.byteLength(text) > MAX_SCENARIO_BYTES) {
-    throw new ScenarioError(source, [{ path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` }]);
+    throw new ScenarioError(source, [
+      { path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` },
+    ]);
   }
   if (flowDepth(text) > MAX_FLOW_DEPTH) {
-    throw new ScenarioError(source, [{ path: [], message: `is nested too deeply (more than ${MAX_FLOW_DEPTH} levels of [ or {)` }]);
+    throw new ScenarioError(source, [
+      { path: [], message: `is nested too deeply (more than ${MAX_FLOW_DEPTH} levels of [ or {)` },
+    ]);
   }
   const Y = yaml();
   const lineCounter = new Y.LineCounter();
@@ -39,9 +43,21 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   try {
     // Duplicate keys are found below in one pass: the parser's own check compares each key with every other
     // (quadratic).
-    doc = Y.parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: false, strict: true, schema: 'core', merge: false });
+    doc = Y.parseDocument(text, {
+      lineCounter,
+      prettyErrors: true,
+      uniqueKeys: false,
+      strict: true,
+      schema: 'core',
+      merge: false,
+    });
   } catch (e) {
-    throw new ScenarioError(source, [{ path: [], message: e instanceof RangeError ? 'is nested too deeply' : `cannot be read as YAML: ${(e as Error).message}` }]);
+    throw new ScenarioError(source, [
+      {
+        path: [],
+        message: e instanceof RangeError ? 'is nested too deeply' : `cannot be read as YAML: ${(e as Error).message}`,
+      },
+    ]);
   }
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length) {
@@ -56,13 +72,16 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
-    const message = e instanceof RangeError ? 'is nested too deeply' : `cannot be used: ${firstLine((e as Error).message)}`;
+    const message =
+      e instanceof RangeError ? 'is nested too deeply' : `cannot be used: ${firstLine((e as Error).message)}`;
     // The parser names an alias with no anchor before it, but not where it stands.
     const line = /^Unresolved alias/.test((e as Error).message) ? unresolvedAliasLine(doc, lineCounter) : undefined;
     throw new ScenarioError(source, [{ path: [], line, message }]);
   }
   if (value === null || value === undefined) {
-    throw new ScenarioError(source, [{ path: [], line: 1, message: 'is empty: a scenario is a mapping with at least `name`' }]);
+    throw new ScenarioError(source, [
+      { path: [], line: 1, message: 'is empty: a scenario is a mapping with at least `name`' },
+    ]);
   }
   return compileOrThrow(value, source, (path) => lineOf(doc, lineCounter, path));
 }
@@ -78,12 +97,19 @@ export function loadScenarioFile(file: string): CompiledScenario {
 }
 
 /** Compiles an in-memory scenario (an options object, a JSON body); problems name the key but no line. */
-export function compileOrThrow(value: unknown, source: string, line?: (path: (string | number)[]) => number | undefined): CompiledScenario {
+export function compileOrThrow(
+  value: unknown,
+  source: string,
+  line?: (path: (string | number)[]) => number | undefined,
+): CompiledScenario {
   const { scenario, issues } = compileScenario(value);
   if (scenario) return scenario;
   // In the order of the file: the problems of shape and of meaning are found apart.
   const placed = issues.map((i): ScenarioIssue => ({ ...i, line: i.line ?? line?.(i.path) }));
-  throw new ScenarioError(source, placed.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+  throw new ScenarioError(
+    source,
+    placed.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
+  );
 }
 
 /**
@@ -136,7 +162,11 @@ function duplicateKeys(doc: YAML.Document.Parsed, lc: YAML.LineCounter): Scenari
           const key = Y.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
           if (seen.has(key)) {
             const at = (pair.key as YAML.Node | null)?.range?.[0];
-            out.push({ path: [], line: at === undefined ? undefined : lc.linePos(at).line, message: `Map keys must be unique: ${quoted(key)} is repeated` });
+            out.push({
+              path: [],
+              line: at === undefined ? undefined : lc.linePos(at).line,
+              message: `Map keys must be unique: ${quoted(key)} is repeated`,
+            });
             if (out.length >= 10) return Y.visit.BREAK;
           }
           seen.add(key);

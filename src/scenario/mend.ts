@@ -107,7 +107,11 @@ class Document {
 
   /** Whether a problem of meaning at this path could come from a value set aside. */
   touches(path: Path): boolean {
-    return this.untrusted.some((aside) => startsWith(path, partOf(aside)) || (aside[0] === 'apiUsers' && path[0] === 'rules' && path[2] === 'when' && path[3] === 'apiUser'));
+    return this.untrusted.some(
+      (aside) =>
+        startsWith(path, partOf(aside)) ||
+        (aside[0] === 'apiUsers' && path[0] === 'rules' && path[2] === 'when' && path[3] === 'apiUser'),
+    );
   }
 
   /** Whether a value was set aside under this top-level key. */
@@ -162,7 +166,14 @@ function define(target: Record<string, unknown> | unknown[], key: string | numbe
 
 /** A value of the schema's shape, for a value set aside: the least that passes (its meaning is never reported). */
 function placeholder(schema: TSchema): unknown {
-  const s = schema as { type?: string; anyOf?: TSchema[]; const?: unknown; properties?: Record<string, TSchema>; required?: string[]; minimum?: number };
+  const s = schema as {
+    type?: string;
+    anyOf?: TSchema[];
+    const?: unknown;
+    properties?: Record<string, TSchema>;
+    required?: string[];
+    minimum?: number;
+  };
   if (s.const !== undefined) return s.const;
   if (s.anyOf?.length) return placeholder(s.anyOf[0]);
   switch (s.type) {

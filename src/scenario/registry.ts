@@ -91,7 +91,8 @@ export class ScenarioRegistry {
     try {
       return this.picked(pick, base, baseKey) ?? { error: `${SCENARIO_HEADER}: no scenario named \`${pick}\`` };
     } catch (e) {
-      if (e instanceof ScenarioError) return { error: `${SCENARIO_HEADER}: scenario \`${pick}\` cannot be picked: ${e.message}` };
+      if (e instanceof ScenarioError)
+        return { error: `${SCENARIO_HEADER}: scenario \`${pick}\` cannot be picked: ${e.message}` };
       throw e;
     }
   }
@@ -110,12 +111,18 @@ export class ScenarioRegistry {
    * Without a source, the active scenario as it is now, with rule counts of its own.
    */
   bind(apiUser: string, source?: ScenarioSource): CompiledScenario {
-    if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser)) throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
+    if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser))
+      throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
     this.checkRoom(apiUser);
     const sc = source === undefined ? this.active : this.overlay(resolveScenario(source));
-    const live = this.weightOf(this.active) + [...this.bindings].reduce((n, [id, r]) => n + (id === apiUser ? 0 : this.weightOf(r.sc)), 0);
+    const live =
+      this.weightOf(this.active) +
+      [...this.bindings].reduce((n, [id, r]) => n + (id === apiUser ? 0 : this.weightOf(r.sc)), 0);
     if (live + this.weightOf(sc) > MAX_KEPT_SCENARIO_CHARS) {
-      throw new ControlError(400, `the active and bound scenarios would hold more than ${MAX_KEPT_SCENARIO_CHARS / 1024 / 1024} MiB of scenario text: end a binding first (DELETE /__sim/bindings/<apiUser>), or bind a smaller scenario`);
+      throw new ControlError(
+        400,
+        `the active and bound scenarios would hold more than ${MAX_KEPT_SCENARIO_CHARS / 1024 / 1024} MiB of scenario text: end a binding first (DELETE /__sim/bindings/<apiUser>), or bind a smaller scenario`,
+      );
     }
     this.bindings.set(apiUser, running(sc));
     this.forgetPicksUnder(apiUser);
@@ -126,7 +133,10 @@ export class ScenarioRegistry {
   /** Refuses a new binding past MAX_BINDINGS (a claimed API user holds one). */
   checkRoom(apiUser?: string): void {
     if ((apiUser === undefined || !this.bindings.has(apiUser)) && this.bindings.size >= MAX_BINDINGS) {
-      throw new ControlError(400, `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>; a claimed API user holds one until DELETE /__sim/api-users/<apiUser>)`);
+      throw new ControlError(
+        400,
+        `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>; a claimed API user holds one until DELETE /__sim/api-users/<apiUser>)`,
+      );
     }
   }
 
@@ -237,10 +247,14 @@ export class ScenarioRegistry {
   /** Compiles a scenario to run beside the active one: same token and clock, API users added to the simulator's. */
   private overlay(sc: CompiledScenario): CompiledScenario {
     if (sc.input.token !== undefined && sc.token !== this.token) {
-      throw new ScenarioError(sc.name, [{ path: ['token'], message: `is ${sc.token}, but this simulator runs with token ${this.token}` }]);
+      throw new ScenarioError(sc.name, [
+        { path: ['token'], message: `is ${sc.token}, but this simulator runs with token ${this.token}` },
+      ]);
     }
     if (sc.frozenAt !== undefined) {
-      throw new ScenarioError(sc.name, [{ path: ['clock', 'frozenAt'], message: "sets the simulator's clock, so only the active scenario may use it" }]);
+      throw new ScenarioError(sc.name, [
+        { path: ['clock', 'frozenAt'], message: "sets the simulator's clock, so only the active scenario may use it" },
+      ]);
     }
     return sc.token === this.token ? sc : compileOrThrow({ ...sc.input, token: this.token }, sc.name);
   }

@@ -45,7 +45,11 @@ export function pickRule(run: Running, subject: RuleSubject): CompiledRule | und
   let applied: CompiledRule[] | undefined;
   for (const rule of run.sc.rules) {
     if (decided && rule.decides) continue;
-    if (!ruleMatches(rule, subject, endpoint, run.sc.names.apiUser, folded) || !appliesNow(rule, ++run.counts[rule.index])) continue;
+    if (
+      !ruleMatches(rule, subject, endpoint, run.sc.names.apiUser, folded) ||
+      !appliesNow(rule, ++run.counts[rule.index])
+    )
+      continue;
     decided ||= rule.decides;
     (applied ??= []).push(rule);
   }
@@ -70,7 +74,9 @@ function composed(rules: CompiledRule[]): CompiledRule {
   return {
     ...(decider ?? rules[0]),
     label: rules.map((r) => r.label).join(' + '),
-    delay: delays.length ? { min: Math.min(most, sum(delays.map((d) => d.min))), max: Math.min(most, sum(delays.map((d) => d.max))) } : undefined,
+    delay: delays.length
+      ? { min: Math.min(most, sum(delays.map((d) => d.min))), max: Math.min(most, sum(delays.map((d) => d.max))) }
+      : undefined,
     fault: decider?.fault && !ANSWERING_FAULTS.has(decider.fault) ? decider.fault : rules.find((r) => r.fault)?.fault,
   };
 }
@@ -111,7 +117,13 @@ class FoldedValues {
   }
 }
 
-function ruleMatches(rule: CompiledRule, subject: RuleSubject, endpoint: Endpoint | undefined, apiUserHeader: string, folded: FoldedValues): boolean {
+function ruleMatches(
+  rule: CompiledRule,
+  subject: RuleSubject,
+  endpoint: Endpoint | undefined,
+  apiUserHeader: string,
+  folded: FoldedValues,
+): boolean {
   if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
   if (rule.headers) {
     for (const [name, match] of rule.headers) {

@@ -32,7 +32,11 @@ export const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked
  * characters (C0 with NUL, DEL, C1, bidi controls, line separators), which would act on a terminal or hide what follows.
  */
 const Name = (options: { minLength?: number; maxLength?: number; description: string }) =>
-  Type.String({ ...options, pattern: `^[^\\u0000-\\u001f${RAW_CONTROLS}]*$`, errorMessage: 'must not hold control characters (C0, DEL, C1, bidi controls, line separators)' });
+  Type.String({
+    ...options,
+    pattern: `^[^\\u0000-\\u001f${RAW_CONTROLS}]*$`,
+    errorMessage: 'must not hold control characters (C0, DEL, C1, bidi controls, line separators)',
+  });
 
 const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, description });
@@ -58,11 +62,7 @@ const ApiUserSchema = strictObject(
 );
 
 const Delay = Type.Union(
-  [
-    Type.Number(),
-    Type.String(),
-    strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') }),
-  ],
+  [Type.Number(), Type.String(), strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') })],
   { errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }' },
 );
 
@@ -77,7 +77,9 @@ const RuleSchema = strictObject(
           apiUser: Type.Optional(Type.String({ description: 'the 9-digit API user of the request' })),
           svcUser: Type.Optional(Type.String({ description: "the body's user e-mail, exact or glob (*@example.com)" })),
           challengeType: Type.Optional(Type.String()),
-          headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'header name -> exact value or glob' })),
+          headers: Type.Optional(
+            Type.Record(Type.String(), Type.String(), { description: 'header name -> exact value or glob' }),
+          ),
         },
         'every key optional; all given must match',
       ),
@@ -93,7 +95,9 @@ const RuleSchema = strictObject(
     ),
     delay: Type.Optional(Delay),
     fault: Type.Optional(oneOf(FAULTS, 'break the wire instead of answering normally')),
-    hangFor: Type.Optional(Duration('fault hang: how long the connection is held before it is closed (default 60s, at most 10m)')),
+    hangFor: Type.Optional(
+      Duration('fault hang: how long the connection is held before it is closed (default 60s, at most 10m)'),
+    ),
   },
   'a forced outcome: the first rule that matches a request and forces a code or a fault decides; rules that only delay or garble the answer add to it',
 );
@@ -106,19 +110,33 @@ export const ScenarioSchema = strictObject(
   {
     name: Name({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
     description: Type.Optional(Type.String()),
-    token: Type.Optional(Type.String({ description: 'identifier token in header names, scheme, algorithm and user field (default svc)' })),
-    strict: Type.Optional(Type.Boolean({ description: 'reject everything the interface document does not show (default false)' })),
-    responseStyle: Type.Optional(oneOf(['document', 'sdk'] as const, 'document: utctime; sdk: utcTime, as the published clients parse it')),
-    hints: Type.Optional(
-      Type.Boolean({ description: "whether a refusal's message ends with the client doctor's hint (the likely mistake and its fix) or is the code's bare meaning only (default: with the hint)" }),
+    token: Type.Optional(
+      Type.String({ description: 'identifier token in header names, scheme, algorithm and user field (default svc)' }),
     ),
-    auth: Type.Optional(oneOf(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off')),
+    strict: Type.Optional(
+      Type.Boolean({ description: 'reject everything the interface document does not show (default false)' }),
+    ),
+    responseStyle: Type.Optional(
+      oneOf(['document', 'sdk'] as const, 'document: utctime; sdk: utcTime, as the published clients parse it'),
+    ),
+    hints: Type.Optional(
+      Type.Boolean({
+        description:
+          "whether a refusal's message ends with the client doctor's hint (the likely mistake and its fix) or is the code's bare meaning only (default: with the hint)",
+      }),
+    ),
+    auth: Type.Optional(
+      oneOf(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off'),
+    ),
     clock: Type.Optional(
       strictObject({
         offset: Type.Optional(Duration('simulator clock = real time + offset')),
         maxDrift: Type.Optional(Duration('allowed |client time - simulator time| (default 5m)')),
         frozenAt: Type.Optional(
-          Type.Union([Type.String(), Type.Number()], { errorMessage: 'must be an ISO 8601 instant or epoch milliseconds', description: 'start with the clock stopped here' }),
+          Type.Union([Type.String(), Type.Number()], {
+            errorMessage: 'must be an ISO 8601 instant or epoch milliseconds',
+            description: 'start with the clock stopped here',
+          }),
         ),
       }),
     ),
@@ -135,7 +153,9 @@ export const ScenarioSchema = strictObject(
     defaultAccountState: Type.Optional(AccountState),
     autoVerify: Type.Optional(
       strictObject({
-        delay: Type.Optional(Duration('how long an auto-verify challenge waits before it completes by itself (default 2s)')),
+        delay: Type.Optional(
+          Duration('how long an auto-verify challenge waits before it completes by itself (default 2s)'),
+        ),
       }),
     ),
     rules: Type.Optional(Type.Array(RuleSchema)),

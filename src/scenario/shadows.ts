@@ -14,11 +14,17 @@ import type { RuleInput } from './schema.js';
 type When = NonNullable<RuleInput['when']>;
 
 /** A problem for each rule that an earlier one always decides before, at its key path. */
-export function shadowedRules(rules: readonly CompiledRule[], inputs: readonly RuleInput[], skip: (index: number) => boolean): ScenarioIssue[] {
+export function shadowedRules(
+  rules: readonly CompiledRule[],
+  inputs: readonly RuleInput[],
+  skip: (index: number) => boolean,
+): ScenarioIssue[] {
   const issues: ScenarioIssue[] = [];
   rules.forEach((later, j) => {
     if (!later.decides || skip(j)) return;
-    const earlier = rules.slice(0, j).find((d, i) => alwaysDecides(d) && !skip(i) && covers(d, inputs[i].when ?? {}, later, inputs[j].when ?? {}));
+    const earlier = rules
+      .slice(0, j)
+      .find((d, i) => alwaysDecides(d) && !skip(i) && covers(d, inputs[i].when ?? {}, later, inputs[j].when ?? {}));
     if (!earlier) return;
     issues.push({
       path: ['rules', j],
@@ -33,7 +39,9 @@ function alwaysDecides(rule: CompiledRule): boolean {
 }
 
 function quotedLabel(rule: CompiledRule): string {
-  return rule.label === `rule ${rule.index + 1}` ? `rules[${rule.index}]` : `rules[${rule.index}] (${JSON.stringify(rule.label)})`;
+  return rule.label === `rule ${rule.index + 1}`
+    ? `rules[${rule.index}]`
+    : `rules[${rule.index}] (${JSON.stringify(rule.label)})`;
 }
 
 /** Whether every request that `b` (with `bw`) matches is matched by `a` (with `aw`). */

@@ -19,21 +19,29 @@ import { isScenarioText } from './scenario-text.js';
 export type ScenarioSource = string | Partial<ScenarioInput> | { text: string; source?: string };
 
 /** The description of the scenario a simulator starts with when it is given none (the shipped `default`'s). */
-const DEFAULT_DESCRIPTION = 'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
-
+const DEFAULT_DESCRIPTION =
+  'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
 
 /** Compiles a scenario from any of the ways it can be given; anything wrong is a ScenarioError naming where. */
 export function resolveScenario(source: ScenarioSource): CompiledScenario {
   if (source === null || (typeof source !== 'string' && typeof source !== 'object')) {
-    throw new ScenarioError('scenario', [{ path: [], message: 'must be a shipped scenario name, a file, a scenario object, YAML text or { text }' }]);
+    throw new ScenarioError('scenario', [
+      { path: [], message: 'must be a shipped scenario name, a file, a scenario object, YAML text or { text }' },
+    ]);
   }
   if (typeof source === 'string' && isScenarioText(source)) return loadScenarioText(source, 'scenario text');
   if (typeof source === 'string') {
     const file = existsSync(source) ? source : findShippedScenario(source);
-    if (!file) throw new ScenarioError(source, [{ path: [], message: 'is neither a scenario file nor the name of a shipped scenario' }]);
+    if (!file)
+      throw new ScenarioError(source, [
+        { path: [], message: 'is neither a scenario file nor the name of a shipped scenario' },
+      ]);
     return loadScenarioFile(file);
   }
-  if (typeof (source as { text?: unknown }).text === 'string' && Object.keys(source).every((k) => k === 'text' || k === 'source')) {
+  if (
+    typeof (source as { text?: unknown }).text === 'string' &&
+    Object.keys(source).every((k) => k === 'text' || k === 'source')
+  ) {
     const { text, source: label } = source as { text: string; source?: string };
     return loadScenarioText(text, label ?? 'scenario');
   }
@@ -47,7 +55,8 @@ export function resolveScenario(source: ScenarioSource): CompiledScenario {
  */
 export function pinnedKeys(opts: Partial<ScenarioInput>): Partial<ScenarioInput> {
   const pinned: Record<string, unknown> = {};
-  for (const k of ['token', 'strict', 'responseStyle', 'hints'] as const) if (opts[k] !== undefined) pinned[k] = opts[k];
+  for (const k of ['token', 'strict', 'responseStyle', 'hints'] as const)
+    if (opts[k] !== undefined) pinned[k] = opts[k];
   return pinned;
 }
 
@@ -58,7 +67,12 @@ export function scenarioFromOptions(opts: Record<string, unknown> & { scenario?:
   if (opts.scenario !== undefined) {
     const file = existsSync(opts.scenario) ? opts.scenario : findShippedScenario(opts.scenario);
     if (!file) {
-      throw new ScenarioError(opts.scenario, [{ path: [], message: 'is neither a scenario file nor the name of a shipped scenario (see `mfa-sim --list-scenarios`)' }]);
+      throw new ScenarioError(opts.scenario, [
+        {
+          path: [],
+          message: 'is neither a scenario file nor the name of a shipped scenario (see `mfa-sim --list-scenarios`)',
+        },
+      ]);
     }
     const base = loadScenarioFile(file);
     if (Object.keys(inline).length === 0) return base;

@@ -61,7 +61,10 @@ function problem(e: ValueError, path: (string | number)[]): ShapeProblem {
 }
 
 function nearestKey(e: ValueError, path: (string | number)[]): string | undefined {
-  return closest(String(path[path.length - 1]), Object.keys((e.schema as { properties?: Record<string, unknown> }).properties ?? {}));
+  return closest(
+    String(path[path.length - 1]),
+    Object.keys((e.schema as { properties?: Record<string, unknown> }).properties ?? {}),
+  );
 }
 
 function splitPointer(pointer: string): (string | number)[] {
@@ -76,7 +79,14 @@ function splitPointer(pointer: string): (string | number)[] {
 // ValueErrorType numbers are stable within TypeBox 0.34; matched by name through the enum.
 function describe(e: ValueError, path: (string | number)[]): string {
   const T = ValueErrorType;
-  const schema = e.schema as TSchema & { errorMessage?: string; minLength?: number; maxLength?: number; minimum?: number; maximum?: number; maxItems?: number };
+  const schema = e.schema as TSchema & {
+    errorMessage?: string;
+    minLength?: number;
+    maxLength?: number;
+    minimum?: number;
+    maximum?: number;
+    maxItems?: number;
+  };
   switch (e.type) {
     case T.ObjectAdditionalProperties: {
       const known = Object.keys((e.schema as { properties?: Record<string, unknown> }).properties ?? {});
@@ -87,7 +97,9 @@ function describe(e: ValueError, path: (string | number)[]): string {
       return 'is required';
     case T.Union: {
       // One of a list of words: the nearest to a misspelled one.
-      const words = ((schema as { anyOf?: { const?: unknown }[] }).anyOf ?? []).map((a) => a.const).filter((c): c is string => typeof c === 'string');
+      const words = ((schema as { anyOf?: { const?: unknown }[] }).anyOf ?? [])
+        .map((a) => a.const)
+        .filter((c): c is string => typeof c === 'string');
       const near = typeof e.value === 'string' ? closest(e.value, words) : undefined;
       return `${schema.errorMessage ?? 'has the wrong type'}${near ? ` (did you mean "${near}"?)` : ''}`;
     }

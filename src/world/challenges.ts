@@ -128,7 +128,8 @@ export class Challenges {
 
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
   approve(id: string, now: number, authCode?: string, by: Actor = 'control'): Challenge {
-    if (authCode !== undefined && (typeof authCode !== 'string' || authCode.length === 0 || authCode.length > 64)) throw new ControlError(400, 'authCode must be a string of 1 to 64 characters');
+    if (authCode !== undefined && (typeof authCode !== 'string' || authCode.length === 0 || authCode.length > 64))
+      throw new ControlError(400, 'authCode must be a string of 1 to 64 characters');
     const c = this.waiting(id, now);
     c.authCode = authCode ?? this.random.digits(6);
     return this.end(c, 'approved', now, 'user', by);
@@ -188,7 +189,6 @@ export class Challenges {
     this.head = 0;
   }
 
-
   /** A challenge ends (approved, denied, expired or cancelled), and who did it. */
   private end(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy, by: Actor): Challenge {
     endAt(c, state, at, endedBy, by);
@@ -224,7 +224,11 @@ export class Challenges {
     if (typeof id !== 'string') throw new ControlError(400, 'a challenge id is a string');
     const c = this.get(id, now);
     // The id is quoted whole (its secrets hidden) or not at all: cut, a secret in it would show in part.
-    if (!c) throw new ControlError(404, `no challenge ${id.length <= 64 ? this.hide(id) : `(an id of ${id.length} characters)`}`);
+    if (!c)
+      throw new ControlError(
+        404,
+        `no challenge ${id.length <= 64 ? this.hide(id) : `(an id of ${id.length} characters)`}`,
+      );
     if (c.state !== 'waiting') throw new ControlError(409, `the challenge is already ${c.state}`);
     return c;
   }
@@ -247,7 +251,8 @@ export class Challenges {
 /** Applies what the clock has done to a waiting challenge: auto-verify first, then expiry. */
 function settle(c: Challenge, now: number): void {
   if (c.state !== 'waiting') return;
-  if (c.autoVerifyAt !== undefined && now >= c.autoVerifyAt && c.autoVerifyAt < c.expiresAt) endAt(c, 'approved', c.autoVerifyAt, 'auto-verify', 'auto-verify');
+  if (c.autoVerifyAt !== undefined && now >= c.autoVerifyAt && c.autoVerifyAt < c.expiresAt)
+    endAt(c, 'approved', c.autoVerifyAt, 'auto-verify', 'auto-verify');
   else if (now >= c.expiresAt) endAt(c, 'expired', c.expiresAt, 'clock', 'clock');
 }
 
@@ -285,7 +290,11 @@ export function lookUpOutcome(op: 'status' | 'verify', c: Challenge | undefined,
       return answer(-3092, 'the challenge was cancelled');
     case 'approved':
     case 'verified':
-      if (op === 'status') return { code: 3080, message: json({ challengeId: c.id, status: c.state === 'verified' ? 'VERIFIED' : 'APPROVED' }) };
+      if (op === 'status')
+        return {
+          code: 3080,
+          message: json({ challengeId: c.id, status: c.state === 'verified' ? 'VERIFIED' : 'APPROVED' }),
+        };
       if (c.autoVerifyAt === undefined && c.authCode !== undefined && authCode !== c.authCode) {
         return answer(-3087, 'the auth code does not match the one the user was shown');
       }

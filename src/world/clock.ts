@@ -51,7 +51,8 @@ export class VirtualClock {
 
   /** Stops the clock at simulator time `at` when given, else where it stands. */
   freeze(at?: number): void {
-    if (at !== undefined && !isInstantInRange(at)) throw new ControlError(400, `the clock cannot stop at ${at}: it must stay ${INSTANT_WORDS}`);
+    if (at !== undefined && !isInstantInRange(at))
+      throw new ControlError(400, `the clock cannot stop at ${at}: it must stay ${INSTANT_WORDS}`);
     this.frozenBase = at === undefined ? this.now() - this.offsetMs : at - this.offsetMs;
     this.tell();
   }
@@ -66,9 +67,11 @@ export class VirtualClock {
 
   /** Moves the clock by `ms` (negative moves it back), frozen or not. */
   advance(ms: number): void {
-    if (!(ms >= LIMITS.advance.min && ms <= LIMITS.advance.max)) throw new ControlError(400, `one move of the clock must be ${LIMITS.advance.words}`);
+    if (!(ms >= LIMITS.advance.min && ms <= LIMITS.advance.max))
+      throw new ControlError(400, `one move of the clock must be ${LIMITS.advance.words}`);
     const to = this.base() + this.offsetMs + ms;
-    if (!isInstantInRange(to)) throw new ControlError(400, `the clock would leave its range: it must stay ${INSTANT_WORDS}`);
+    if (!isInstantInRange(to))
+      throw new ControlError(400, `the clock would leave its range: it must stay ${INSTANT_WORDS}`);
     if (this.frozenBase !== undefined) this.frozenBase += ms;
     else this.shift += ms;
     this.tell();

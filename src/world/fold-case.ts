@@ -22,7 +22,8 @@ const DOTTED_CAPITAL_I = '\u0130';
  * (µ, ſ, ς, ϐ, ...) and whose folding is the letter's ordinary small form. Every other character of a text lowered
  * as a whole is folded already, the final ς that lowering makes of Σ included: the test walks every code point.
  */
-const LOWER_NOT_FOLDED = '\u00b5\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e9b\u1fbe';
+const LOWER_NOT_FOLDED =
+  '\u00b5\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e9b\u1fbe';
 // Each code point of the class stands alone: U+0345, a combining mark, is a lower-case letter that folds of its own.
 // eslint-disable-next-line no-misleading-character-class
 const HOLDS_LOWER_NOT_FOLDED = new RegExp(`[${LOWER_NOT_FOLDED}]`);

@@ -95,7 +95,8 @@ function literalEnds(tokens: Token[]): Ends {
   let prefix = '';
   for (let i = 0; i < tokens.length && tokens[i].kind === LITERAL; i++) prefix += unit(tokens[i]);
   let suffix = '';
-  if (prefix.length < tokens.length) for (let i = tokens.length - 1; i >= 0 && tokens[i].kind === LITERAL; i--) suffix = unit(tokens[i]) + suffix;
+  if (prefix.length < tokens.length)
+    for (let i = tokens.length - 1; i >= 0 && tokens[i].kind === LITERAL; i--) suffix = unit(tokens[i]) + suffix;
   // Every token but a star stands for exactly one character; a character is one or two code units, so a value
   // shorter in code units than this many characters cannot match.
   const least = tokens.filter((t) => t.kind !== STAR).length;
@@ -121,7 +122,7 @@ function run(tokens: Token[], starts: number[], value: string, counter?: StepCou
     }
   };
   for (const s of starts) add(current, s, 0);
-  for (let i = 0; i < value.length && current.length > 0; ) {
+  for (let i = 0; i < value.length && current.length > 0;) {
     const code = value.codePointAt(i)!;
     i += code > 0xffff ? 2 : 1;
     next.length = 0;
@@ -129,7 +130,8 @@ function run(tokens: Token[], starts: number[], value: string, counter?: StepCou
       const t = tokens[state];
       steps++;
       if (t.kind === STAR) add(next, state, i);
-      else if (t.kind === ONE || (t.kind === LITERAL && t.cp === code) || (t.kind === SET && t.has!(code))) add(next, state + 1, i);
+      else if (t.kind === ONE || (t.kind === LITERAL && t.cp === code) || (t.kind === SET && t.has!(code)))
+        add(next, state + 1, i);
     }
     [current, next] = [next, current];
   }
@@ -150,7 +152,7 @@ function folded(ch: string): number {
 /** One alternative (no braces left) as tokens; an unclosed `[` is a literal. */
 function tokenize(pattern: string): Token[] {
   const out: Token[] = [];
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     const c = charAt(pattern, i);
     i += c.length;
     if (c === '*') {
@@ -190,7 +192,8 @@ function readSet(pattern: string, first: number): { token: Token; end: number } 
   const start = i;
   while (i < pattern.length) {
     const c = charAt(pattern, i);
-    if (c === ']' && i > start) return { token: { kind: SET, has: setMembership(`^[${negated ? '^' : ''}${members}]$`) }, end: i + 1 };
+    if (c === ']' && i > start)
+      return { token: { kind: SET, has: setMembership(`^[${negated ? '^' : ''}${members}]$`) }, end: i + 1 };
     i += c.length;
     const lo = c.codePointAt(0)!;
     // A range: the character, a `-`, and another that does not close the set (a `-` before `]` is itself).
@@ -237,7 +240,10 @@ function expandBraces(pattern: string): string[] {
     for (const middle of expandBraces(option)) {
       for (const tail of tails) {
         out.push(head + middle + tail);
-        if (out.length > MAX_GLOB_ALTERNATIVES) throw new GlobError(`a glob stands for at most ${MAX_GLOB_ALTERNATIVES} alternatives once its braces are expanded`);
+        if (out.length > MAX_GLOB_ALTERNATIVES)
+          throw new GlobError(
+            `a glob stands for at most ${MAX_GLOB_ALTERNATIVES} alternatives once its braces are expanded`,
+          );
       }
     }
   }

@@ -36,7 +36,8 @@ export class People {
     const f = this.faker;
     f.seed(this.seed);
     const out = new Set<string>();
-    for (let i = 0; out.size < n && i < n * 4; i++) out.add(f.internet.email({ provider: 'example.com' }).toLowerCase());
+    for (let i = 0; out.size < n && i < n * 4; i++)
+      out.add(f.internet.email({ provider: 'example.com' }).toLowerCase());
     return [...out];
   }
 

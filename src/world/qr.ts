@@ -32,7 +32,10 @@ const MASK_PATTERN = 0;
  * path costs several times more than the matrix itself and this is paid on every new challenge.
  */
 export function qrPng(text: string): Buffer {
-  const { modules } = qrcode().create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M', maskPattern: MASK_PATTERN });
+  const { modules } = qrcode().create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], {
+    errorCorrectionLevel: 'M',
+    maskPattern: MASK_PATTERN,
+  });
   const n = modules.size;
   const side = (n + 2 * MARGIN) * SCALE;
   const rowBytes = Math.ceil(side / 8);
@@ -56,7 +59,12 @@ export function qrPng(text: string): Buffer {
   ihdr.writeUInt32BE(side, 4);
   ihdr[8] = 1; // bit depth
   ihdr[9] = 0; // grayscale
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', zlib().deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib().deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** The image as a `data:` URL, as the vendor's examples carry it in `challengeQRcode`. */

@@ -30,7 +30,10 @@ export class RandomSource {
 
   /** `length` characters of base64url, for the simulated world (garbled bytes on the wire); never a secret. */
   chars(length: number): string {
-    if (!this.next) return randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
+    if (!this.next)
+      return randomBytes(Math.ceil((length * 3) / 4))
+        .toString('base64url')
+        .slice(0, length);
     const b = Buffer.alloc(Math.ceil((length * 3) / 4) + 4);
     for (let i = 0; i + 4 <= b.length; i += 4) b.writeUInt32LE(this.next(), i);
     return b.toString('base64url').slice(0, length);
@@ -73,5 +76,7 @@ function sfc32(seed: number): () => number {
  * from it would be the same in every run with that seed, and one run's token would open another's control API.
  */
 export function unguessable(length: number): string {
-  return randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
+  return randomBytes(Math.ceil((length * 3) / 4))
+    .toString('base64url')
+    .slice(0, length);
 }

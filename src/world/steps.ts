@@ -20,7 +20,14 @@ export interface Step {
   by: Actor;
 }
 
-const DONE: Record<ChallengeState, string> = { waiting: 'sent', approved: 'approved', verified: 'verified', denied: 'denied', expired: 'expired', cancelled: 'cancelled' };
+const DONE: Record<ChallengeState, string> = {
+  waiting: 'sent',
+  approved: 'approved',
+  verified: 'verified',
+  denied: 'denied',
+  expired: 'expired',
+  cancelled: 'cancelled',
+};
 const BY: Record<Actor, string> = {
   client: 'by the client',
   explorer: 'by the explorer',

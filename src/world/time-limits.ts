@@ -67,7 +67,10 @@ function parseDuration(v: unknown): number | undefined {
 /** A duration read and checked against its limit: the milliseconds, or why it cannot be used. */
 export function boundedDuration(v: unknown, bound: DurationLimit): { ms: number } | { problem: string } {
   const n = parseDuration(v);
-  if (n === undefined) return { problem: `${shownValue(v)} is not a duration (a number of milliseconds, or 500ms, 90s, 10m, 2h, -1h, 3d)` };
+  if (n === undefined)
+    return {
+      problem: `${shownValue(v)} is not a duration (a number of milliseconds, or 500ms, 90s, 10m, 2h, -1h, 3d)`,
+    };
   if (n < bound.min || n > bound.max) return { problem: `${shownValue(v)} is out of range: must be ${bound.words}` };
   return { ms: n };
 }
@@ -76,8 +79,12 @@ export function boundedDuration(v: unknown, bound: DurationLimit): { ms: number 
  * An instant from epoch ms or an ISO 8601 text, checked against the clock's range: the ms, or why it cannot be used.
  */
 export function boundedInstant(v: unknown): { ms: number } | { problem: string } {
-  const t = typeof v === 'number' ? v : typeof v === 'string' && ISO_INSTANT.test(v.trim()) ? Date.parse(v.trim()) : NaN;
-  if (Number.isNaN(t) && !(typeof v === 'number')) return { problem: `${shownValue(v)} is not an instant (ISO 8601 such as 2026-01-01T00:00:00Z, or epoch milliseconds)` };
+  const t =
+    typeof v === 'number' ? v : typeof v === 'string' && ISO_INSTANT.test(v.trim()) ? Date.parse(v.trim()) : NaN;
+  if (Number.isNaN(t) && !(typeof v === 'number'))
+    return {
+      problem: `${shownValue(v)} is not an instant (ISO 8601 such as 2026-01-01T00:00:00Z, or epoch milliseconds)`,
+    };
   if (!isInstantInRange(t)) return { problem: `${shownValue(v)} is out of range: must be ${INSTANT_WORDS}` };
   return { ms: t };
 }

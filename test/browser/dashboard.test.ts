@@ -7,7 +7,8 @@ import { challengeEnvelope, send as sendApi, simulator } from '../helpers.js';
 
 const executable = findChromium();
 const ci = Boolean(process.env.CI);
-if (!executable && !ci) console.warn(`\n[mfa-sim] browser tests skipped: no Chromium found. To run them, ${INSTALL_HINT}.\n`);
+if (!executable && !ci)
+  console.warn(`\n[mfa-sim] browser tests skipped: no Chromium found. To run them, ${INSTALL_HINT}.\n`);
 
 describe('a browser to run the dashboard tests in', () => {
   // Under CI a missing browser fails the run; on a developer machine the browser tests skip with the notice above.
@@ -30,7 +31,11 @@ interface PageElement {
   closest(selector: string): PageElement | null;
 }
 interface PageWindow {
-  document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): Iterable<PageElement>; documentElement: PageElement };
+  document: {
+    querySelector(selector: string): PageElement | null;
+    querySelectorAll(selector: string): Iterable<PageElement>;
+    documentElement: PageElement;
+  };
   innerWidth: number;
   getComputedStyle(e: PageElement): { overflowX: string };
 }
@@ -60,7 +65,8 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await pill.waitFor();
     return (await pill.textContent())!.trim();
   };
-  const logCodes = (page: Page) => page.locator('#log details').evaluateAll((ds) => ds.map((d) => d.getAttribute('data-code')));
+  const logCodes = (page: Page) =>
+    page.locator('#log details').evaluateAll((ds) => ds.map((d) => d.getAttribute('data-code')));
 
   it('send a challenge from the explorer, approve it on the phone page, see it verified and every step in the log', async () => {
     const page = await open('/__sim/ui');
@@ -130,7 +136,9 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await row.locator('summary').click();
     await expect.poll(() => row.textContent()).toMatch(/expected to be signedx-svc-utctime: \d+\nx-svc-cnonce: /);
     // And what the client likely did wrong: the doctor's hint.
-    await expect.poll(() => row.locator('p.hint').textContent()).toMatch(/^no common mistake matches; sign exactly "x-svc-utctime: \d+\\nx-svc-cnonce: /);
+    await expect
+      .poll(() => row.locator('p.hint').textContent())
+      .toMatch(/^no common mistake matches; sign exactly "x-svc-utctime: \d+\\nx-svc-cnonce: /);
     await page.close();
   });
 
@@ -141,33 +149,54 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     // Two drifts from the explorer: a client doing this would be told drift-not-corrected; the explorer is not one.
     expect(await send(page, 'drift')).toBe('-4036');
     expect(await send(page, 'drift')).toBe('-4036');
-    await expect.poll(() => page.locator('#log details[data-code="-4036"] .what').first().textContent()).toMatch(/ · \d{9} · explorer$/);
+    await expect
+      .poll(() => page.locator('#log details[data-code="-4036"] .what').first().textContent())
+      .toMatch(/ · \d{9} · explorer$/);
     const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
-    for (let i = 0; i < 2; i++) await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, {}, { id: 'same-every-time' }) });
+    for (let i = 0; i < 2; i++)
+      await sendApi(sim, '/v1/svc/challenge', {
+        as,
+        body: challengeEnvelope(sim.apiUser.id, {}, { id: 'same-every-time' }),
+      });
     const row = page.locator('#findings tr[data-finding="envelope-id-reused"]');
     await row.waitFor();
     // Shown after the explorer's drifts, and alone.
-    expect(await page.locator('#findings tr[data-finding]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-finding')))).toEqual(['envelope-id-reused']);
+    expect(
+      await page
+        .locator('#findings tr[data-finding]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-finding'))),
+    ).toEqual(['envelope-id-reused']);
     expect(await row.locator('.pill').textContent()).toBe('warning');
     expect(await row.textContent()).toMatch(/API user \d{9} · #\d+ · 1×/);
     expect(await row.textContent()).toContain('give every request its own');
     mkdirSync(join(__dirname, '..', '..', 'test-results'), { recursive: true });
-    await page.screenshot({ path: join(__dirname, '..', '..', 'test-results', 'dashboard-findings.png'), fullPage: true });
+    await page.screenshot({
+      path: join(__dirname, '..', '..', 'test-results', 'dashboard-findings.png'),
+      fullPage: true,
+    });
     await page.close();
   });
 
   it('shows the whole run by default, and the current scenario on demand: codes and findings', async () => {
     sim.newRun();
     const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
-    for (let i = 0; i < 2; i++) await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, {}, { id: 'one-id-for-all' }) });
+    for (let i = 0; i < 2; i++)
+      await sendApi(sim, '/v1/svc/challenge', {
+        as,
+        body: challengeEnvelope(sim.apiUser.id, {}, { id: 'one-id-for-all' }),
+      });
     sim.loadScenario('default');
     await sendApi(sim, '/v1/svc/time', { method: 'GET', as });
     const page = await open('/__sim/ui');
     const codes = sim.coverage().met.length + sim.coverage().missing.length;
-    await expect.poll(() => page.textContent('#coverage')).toBe(`Codes answered in the whole run: 2 of ${codes} (2025, 15000).`);
+    await expect
+      .poll(() => page.textContent('#coverage'))
+      .toBe(`Codes answered in the whole run: 2 of ${codes} (2025, 15000).`);
     expect(await page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(1);
     await page.check('input[name="scope"][value="scenario"]');
-    await expect.poll(() => page.textContent('#coverage')).toMatch(/^Codes answered in the current scenario: 1 of \d+ \(15000\)\.$/);
+    await expect
+      .poll(() => page.textContent('#coverage'))
+      .toMatch(/^Codes answered in the current scenario: 1 of \d+ \(15000\)\.$/);
     await expect.poll(() => page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(0);
     await page.check('input[name="scope"][value="run"]');
     await expect.poll(() => page.locator('#findings tr[data-finding="envelope-id-reused"]').count()).toBe(1);
@@ -192,7 +221,10 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     // The page reads nothing on a timer: within these two seconds, only the event stream can bring each change.
     const soon = { timeout: 2000 };
     const as = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
-    const made = await sendApi(sim, '/v1/svc/challenge', { as, body: challengeEnvelope(sim.apiUser.id, { svcUser: 'dave@example.com' }) });
+    const made = await sendApi(sim, '/v1/svc/challenge', {
+      as,
+      body: challengeEnvelope(sim.apiUser.id, { svcUser: 'dave@example.com' }),
+    });
     const id = (JSON.parse(made.json.message) as { challengeId: string }).challengeId;
     const row = page.locator(`#challenges [data-challenge="${id}"]`);
     await row.waitFor(soon);
@@ -207,8 +239,14 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await phone.goto(`${sim.url}/phone/${id}`);
     await phone.click('button:has-text("Approve")');
     await phone.close();
-    await page.locator(`#challenges [data-challenge="${id}"]`, { hasText: 'sent by the client · approved by the user on the phone page' }).waitFor(soon);
-    await page.locator('#flash', { hasText: 'Challenge for dave@example.com approved by the user on the phone page' }).waitFor(soon);
+    await page
+      .locator(`#challenges [data-challenge="${id}"]`, {
+        hasText: 'sent by the client · approved by the user on the phone page',
+      })
+      .waitFor(soon);
+    await page
+      .locator('#flash', { hasText: 'Challenge for dave@example.com approved by the user on the phone page' })
+      .waitFor(soon);
     expect(await row.locator('td.left').textContent()).toBe('');
     await page.close();
   });
@@ -219,9 +257,13 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await page.locator('#live', { hasText: 'live' }).waitFor();
     await page.fill('input[name="user"]', 'locked@example.com');
     expect(await send(page, 'challenge')).toBe('-2006');
-    expect(await page.textContent('#result h3')).toBe('New challenge for locked@example.com (UserKeyAndPattern, FiveMins)');
+    expect(await page.textContent('#result h3')).toBe(
+      'New challenge for locked@example.com (UserKeyAndPattern, FiveMins)',
+    );
     expect(await page.textContent('#result')).not.toMatch(/expected 2025/);
-    expect(await page.textContent('#result .usual')).toBe('This button usually gets 2025: this answer came from what was asked or from the scenario (its message says why).');
+    expect(await page.textContent('#result .usual')).toBe(
+      'This button usually gets 2025: this answer came from what was asked or from the scenario (its message says why).',
+    );
     await page.fill('input[name="user"]', 'erin@example.com');
     expect(await send(page, 'challenge')).toBe('2025');
     expect(await page.textContent('#result .usual')).toBe('The usual answer for this button: 2025.');
@@ -230,7 +272,11 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await page.click(`#challenges [data-challenge="${id}"] button[data-act="approve"]`);
     await page.locator('#flash', { hasText: 'approved by a control call (this page)' }).waitFor();
     expect(await send(page, 'verify')).toBe('3080');
-    await page.locator(`#challenges [data-challenge="${id}"]`, { hasText: 'sent by the explorer · approved by a control call · verified by the explorer' }).waitFor();
+    await page
+      .locator(`#challenges [data-challenge="${id}"]`, {
+        hasText: 'sent by the explorer · approved by a control call · verified by the explorer',
+      })
+      .waitFor();
     await page.close();
     sim.loadScenario('default');
   });
@@ -244,7 +290,9 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     const emptyBelowOne = async () =>
       page.evaluate(() => {
         const log = (globalThis as unknown as PageWindow).document.querySelector('#log')!;
-        return log.closest('.card')!.getBoundingClientRect().bottom - log.lastElementChild!.getBoundingClientRect().bottom;
+        return (
+          log.closest('.card')!.getBoundingClientRect().bottom - log.lastElementChild!.getBoundingClientRect().bottom
+        );
       });
     for (const width of [760, 1920]) {
       await page.setViewportSize({ width, height: 1000 });
@@ -256,25 +304,40 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     mkdirSync(join(__dirname, '..', '..', 'test-results'), { recursive: true });
     for (const width of [760, 1024, 1280, 1440, 1920]) {
       await page.setViewportSize({ width, height: 1000 });
-      await page.screenshot({ path: join(__dirname, '..', '..', 'test-results', `dashboard-${width}.png`), fullPage: true });
+      await page.screenshot({
+        path: join(__dirname, '..', '..', 'test-results', `dashboard-${width}.png`),
+        fullPage: true,
+      });
       const layout = await page.evaluate(() => {
         const { document, innerWidth, getComputedStyle } = globalThis as unknown as PageWindow;
         const cut: string[] = [];
-        const name = (e: PageElement) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].join('.')} "${(e.textContent ?? '').trim().slice(0, 30)}"`;
+        const name = (e: PageElement) =>
+          `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].join('.')} "${(e.textContent ?? '').trim().slice(0, 30)}"`;
         for (const card of document.querySelectorAll('.card')) {
           const box = card.getBoundingClientRect();
           if (card.scrollWidth > card.clientWidth + 1) cut.push(`${name(card)} is wider inside than out`);
           for (const e of card.querySelectorAll('button, td, th, input, select, .entry summary > span, h2, h3, p')) {
             const r = e.getBoundingClientRect();
-            if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1)) cut.push(`${name(e)} sticks out of its card`);
+            if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1))
+              cut.push(`${name(e)} sticks out of its card`);
             // A text field scrolls what it holds, as every text field does; anything else shows all it has.
-            if (e.tagName !== 'INPUT' && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') cut.push(`${name(e)} is clipped`);
+            if (
+              e.tagName !== 'INPUT' &&
+              e.scrollWidth > e.clientWidth + 1 &&
+              getComputedStyle(e).overflowX !== 'visible'
+            )
+              cut.push(`${name(e)} is clipped`);
           }
         }
         const log = document.querySelector('#log')!;
         const logCard = log.closest('.card')!.getBoundingClientRect();
         const lastEntry = log.lastElementChild!.getBoundingClientRect();
-        return { cut, pageWider: document.documentElement.scrollWidth > innerWidth, logEmptyBelow: logCard.bottom - lastEntry.bottom, latencies: [...document.querySelectorAll('.entry .ms')].map((e) => e.textContent) };
+        return {
+          cut,
+          pageWider: document.documentElement.scrollWidth > innerWidth,
+          logEmptyBelow: logCard.bottom - lastEntry.bottom,
+          latencies: [...document.querySelectorAll('.entry .ms')].map((e) => e.textContent),
+        };
       });
       expect(layout.cut, `${width} px`).toEqual([]);
       expect(layout.pageWider, `${width} px`).toBe(false);
@@ -304,7 +367,9 @@ describe.runIf(executable)('the dashboard behind a control token, in Chromium', 
     expect((await page.goto(`${sim.url}/__sim/ui?token=browser-token`))!.status()).toBe(200);
     await page.locator('#live', { hasText: 'live' }).waitFor();
     await page.click('button[data-kind="time"]');
-    await expect.poll(() => page.locator('#log details').evaluateAll((ds) => ds.map((d) => d.getAttribute('data-code')))).toEqual(['15000']);
+    await expect
+      .poll(() => page.locator('#log details').evaluateAll((ds) => ds.map((d) => d.getAttribute('data-code'))))
+      .toEqual(['15000']);
     await page.close();
   });
 });

@@ -19,7 +19,16 @@ export default async function setup(project: TestProject) {
   return async () => {
     const required = (process.env.MFA_SIM_REQUIRE ?? '').split(',').filter(Boolean).map(Number);
     const verdict = sim.verdict({ required });
-    if (process.env.MFA_SIM_VERDICT_FILE) writeFileSync(process.env.MFA_SIM_VERDICT_FILE, JSON.stringify({ verdict, coverage: sim.coverage(), report: sim.report('markdown', { required }), journal: sim.journal().map((e) => ({ seq: e.seq, apiUser: e.apiUser })) }));
+    if (process.env.MFA_SIM_VERDICT_FILE)
+      writeFileSync(
+        process.env.MFA_SIM_VERDICT_FILE,
+        JSON.stringify({
+          verdict,
+          coverage: sim.coverage(),
+          report: sim.report('markdown', { required }),
+          journal: sim.journal().map((e) => ({ seq: e.seq, apiUser: e.apiUser })),
+        }),
+      );
     await sim.close();
     if (verdict.status !== 0) {
       // Vitest reports an error thrown here but still exits 0: the exit status is set instead, as the CLI's would be.

@@ -7,10 +7,17 @@ const worker = claimedWorker();
 
 it('a replayed nonce is refused (-4034)', async () => {
   for (let i = 0; i < 10; i++) {
-    const headers = signedHeaders({ apiUser: worker.me.apiUser, secret: worker.me.secret, time: Date.now() + i, nonce: randomUUID() });
+    const headers = signedHeaders({
+      apiUser: worker.me.apiUser,
+      secret: worker.me.secret,
+      time: Date.now() + i,
+      nonce: randomUUID(),
+    });
     const first = await fetch(`${worker.me.url}/v1/svc/time`, { headers });
     const again = await fetch(`${worker.me.url}/v1/svc/time`, { headers });
-    expect([((await first.json()) as { code: number }).code, ((await again.json()) as { code: number }).code]).toEqual([15000, -4034]);
+    expect([((await first.json()) as { code: number }).code, ((await again.json()) as { code: number }).code]).toEqual([
+      15000, -4034,
+    ]);
   }
 });
 

@@ -30,6 +30,9 @@ export async function expectOnlyMine(me: ClaimedApiUser) {
 }
 
 /** A rule that would break every other worker, were it to reach them: every new challenge refused -2038. */
-export const BREAKS_EVERYONE: ControlScenario = { name: 'breaks-everyone', rules: [{ name: 'refuse every challenge', when: { endpoint: 'challenge' }, respond: { code: -2038 } }] };
+export const BREAKS_EVERYONE: ControlScenario = {
+  name: 'breaks-everyone',
+  rules: [{ name: 'refuse every challenge', when: { endpoint: 'challenge' }, respond: { code: -2038 } }],
+};
 
 export const user = () => `${randomUUID().slice(0, 8)}@example.com`;

@@ -10,7 +10,10 @@ import { MAX_MESSAGE_CHARS } from '../../src/contract/answer.js';
  */
 describe('raw-socket abuse', async () => {
   const sim = await simulator({ headersTimeout: 1000, requestTimeout: 2000 });
-  const signed = () => signedPairs(sim).map(([n, v]) => `${n}: ${v}\r\n`).join('');
+  const signed = () =>
+    signedPairs(sim)
+      .map(([n, v]) => `${n}: ${v}\r\n`)
+      .join('');
 
   /** The status line and envelope of a raw answer. */
   const answered = (text: string) => ({ status: Number(text.split(' ')[1]), body: bodyOf(text) });
@@ -20,9 +23,18 @@ describe('raw-socket abuse', async () => {
     ['an unknown HTTP version', 'GET /v1/svc/time HTTP/9.9\r\nHost: x\r\n\r\n'],
     ['a NUL byte in a header value', 'GET /v1/svc/time HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n'],
     ['a header line without a colon', 'GET /v1/svc/time HTTP/1.1\r\nHost: x\r\nnocolon\r\n\r\n'],
-    ['two different Content-Length values', 'POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab'],
-    ['Content-Length with Transfer-Encoding (request smuggling)', 'POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
-    ['a chunk size that is not hexadecimal', 'POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n'],
+    [
+      'two different Content-Length values',
+      'POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+    ],
+    [
+      'Content-Length with Transfer-Encoding (request smuggling)',
+      'POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
+    [
+      'a chunk size that is not hexadecimal',
+      'POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n',
+    ],
     ['a negative Content-Length', 'POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n'],
   ])('malformed HTTP (%s): -400, and the connection is closed', async (_what, bytes) => {
     const r = await exchange(sim.url, bytes);
@@ -32,7 +44,10 @@ describe('raw-socket abuse', async () => {
   });
 
   it('a header block over the limit (16 KiB): -431, and the connection is closed', async () => {
-    for (const bytes of [`GET /v1/svc/time HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`, `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`]) {
+    for (const bytes of [
+      `GET /v1/svc/time HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    ]) {
       const r = await exchange(sim.url, bytes);
       expect(r.closed).toBe(true);
       expect(answered(r.text)).toMatchObject({ status: 431, body: { code: -431 } });
@@ -42,19 +57,28 @@ describe('raw-socket abuse', async () => {
 
   it('a body over the limit (64 KiB): -413 without reading it, and the connection is closed', async () => {
     // A client that declares 100 MB and starts sending: answered at once from the declared length.
-    const declared = await exchange(sim.url, `POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\n${signed()}Content-Length: 100000000\r\n\r\n${'a'.repeat(200_000)}`);
+    const declared = await exchange(
+      sim.url,
+      `POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\n${signed()}Content-Length: 100000000\r\n\r\n${'a'.repeat(200_000)}`,
+    );
     expect(declared.closed).toBe(true);
     expect(answered(declared.text)).toMatchObject({ status: 413, body: { code: -413 } });
     // A chunked body gets the same once the bytes received pass the limit.
     const chunk = 'a'.repeat(16_000);
-    const chunked = await exchange(sim.url, `POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\n${signed()}Transfer-Encoding: chunked\r\n\r\n${`3e80\r\n${chunk}\r\n`.repeat(6)}`);
+    const chunked = await exchange(
+      sim.url,
+      `POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\n${signed()}Transfer-Encoding: chunked\r\n\r\n${`3e80\r\n${chunk}\r\n`.repeat(6)}`,
+    );
     expect(chunked.closed).toBe(true);
     expect(answered(chunked.text)).toMatchObject({ status: 413, body: { code: -413 } });
     await expectStillServes(sim);
   });
 
   it('a client that sends its headers a byte at a time is cut off at the headers timeout: -408, closed', async () => {
-    const r = await exchange(sim.url, `GET /v1/svc/time HTTP/1.1\r\nHost: x\r\n${signed()}\r\n`, { dripMs: 250, timeoutMs: 15_000 });
+    const r = await exchange(sim.url, `GET /v1/svc/time HTTP/1.1\r\nHost: x\r\n${signed()}\r\n`, {
+      dripMs: 250,
+      timeoutMs: 15_000,
+    });
     expect(r.closed).toBe(true);
     expect(answered(r.text)).toMatchObject({ status: 408, body: { code: -408 } });
     await expectStillServes(sim);
@@ -73,9 +97,13 @@ describe('raw-socket abuse', async () => {
   it('a connection closed in the middle of the body: no answer, nothing journaled, the server goes on', async () => {
     const before = sim.simulator.requestJournal.length;
     const body = JSON.stringify(challengeEnvelope(sim.apiUser.id));
-    const r = await exchange(sim.url, `POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\n${signed()}Content-Length: ${body.length}\r\n\r\n${body}`, {
-      abortAfter: 300,
-    });
+    const r = await exchange(
+      sim.url,
+      `POST /v1/svc/challenge HTTP/1.1\r\nHost: x\r\n${signed()}Content-Length: ${body.length}\r\n\r\n${body}`,
+      {
+        abortAfter: 300,
+      },
+    );
     expect(r.text).toBe('');
     expect(sim.simulator.requestJournal.length).toBe(before);
     await expectStillServes(sim);
@@ -116,13 +144,19 @@ describe('requests Node would answer outside the envelope', async () => {
   });
 
   it('an Expect other than 100-continue is ignored and the request judged (Node would answer a bare 417)', async () => {
-    const r = await exchange(sim.url, 'GET /v1/svc/time HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n');
+    const r = await exchange(
+      sim.url,
+      'GET /v1/svc/time HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n',
+    );
     expect(bodyOf(r.text)).toMatchObject({ code: -4000 });
   });
 
   it('a path whose percent-encoding does not decode: -404 on a page, 400 JSON on the control API, never 500', async () => {
     // Addressed to this machine: the phone pages answer no other name.
-    const page = await exchange(sim.url, 'GET /phone/%E0%A4%A HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    const page = await exchange(
+      sim.url,
+      'GET /phone/%E0%A4%A HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    );
     expect(page.text).toMatch(/^HTTP\/1\.1 404 /);
     expect(bodyOf(page.text)).toMatchObject({ code: -404 });
     const control = await fetch(`${sim.url}/__sim/challenges/%E0%A4%A/approve`, { method: 'POST' });
@@ -131,24 +165,34 @@ describe('requests Node would answer outside the envelope', async () => {
   });
 
   it('a control API body in a charset it cannot read: 415 JSON, not 500', async () => {
-    const r = await fetch(`${sim.url}/__sim/scenario`, { method: 'POST', headers: { 'content-type': 'application/json; charset=klingon' }, body: '{"name":"default"}' });
+    const r = await fetch(`${sim.url}/__sim/scenario`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=klingon' },
+      body: '{"name":"default"}',
+    });
     expect(r.status).toBe(415);
     expect(await r.json()).toHaveProperty('error');
   });
 
   it('a `type` nested thousands deep is -5072 (its message names its kind), not an internal error', async () => {
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
-    const r = await send(sim, '/v1/svc/challenge', { body: `{"apiUser":"${sim.apiUser.id}","body":{},"type":${deep}}` });
+    const r = await send(sim, '/v1/svc/challenge', {
+      body: `{"apiUser":"${sim.apiUser.id}","body":{},"type":${deep}}`,
+    });
     expect(expectEnvelope(r, 400, -5072).message).toContain('type an array is not');
   });
 
   it('a field holding an object whose toString is not a function is -5075, not an internal error', async () => {
     const body = `{"apiUser":"${sim.apiUser.id}","type":150,"body":{"svcUser":"user@example.com","challengeType":{"toString":"x","valueOf":{}}}}`;
-    expect(expectEnvelope(await send(sim, '/v1/svc/challenge', { body }), 400, -5075).message).toContain('`challengeType` is not a string');
+    expect(expectEnvelope(await send(sim, '/v1/svc/challenge', { body }), 400, -5075).message).toContain(
+      '`challengeType` is not a string',
+    );
   });
 
   it(`a message is cut to ${MAX_MESSAGE_CHARS} characters, whatever the caller sent`, async () => {
-    const r = await send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id, { challengeExpiry: 'x'.repeat(50_000) }) });
+    const r = await send(sim, '/v1/svc/challenge', {
+      body: challengeEnvelope(sim.apiUser.id, { challengeExpiry: 'x'.repeat(50_000) }),
+    });
     const e = expectEnvelope(r, 400, -5075);
     expect(e.message.length).toBe(MAX_MESSAGE_CHARS + 1);
     expect(e.message).toMatch(/x…$/);

@@ -9,11 +9,24 @@ import fc from 'fast-check';
 const API_PATHS = ['/v1/svc/challenge', '/v1/svc/time', '/v1/svc/status', '/v1/svc/verify', '/v1/svc/blocked'] as const;
 
 /** Header names that change how a request is framed: fuzzed on raw sockets only, where a hang is bounded. */
-const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'keep-alive', 'te', 'trailer']);
+const FRAMING = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'expect',
+  'upgrade',
+  'keep-alive',
+  'te',
+  'trailer',
+]);
 
 /** The characters a Node client lets a header value hold: tab, printable ASCII, the upper half of Latin-1. */
 const headerChar = fc
-  .oneof({ weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) }, { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }) }, { weight: 1, arbitrary: fc.constant(9) })
+  .oneof(
+    { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }) },
+    { weight: 1, arbitrary: fc.constant(9) },
+  )
   .map((c) => String.fromCharCode(c));
 
 const headerText = fc.string({ unit: headerChar, maxLength: 60 });
@@ -21,7 +34,9 @@ const headerText = fc.string({ unit: headerChar, maxLength: 60 });
 /**
  * A long run of one character: lengths that stress parsers and regular expressions without passing the header limit.
  */
-const absurd = fc.tuple(fc.integer({ min: 200, max: 6000 }), fc.constantFrom('a', '0', ' ', '=', ',', '9', 'f', '-')).map(([n, c]) => c.repeat(n));
+const absurd = fc
+  .tuple(fc.integer({ min: 200, max: 6000 }), fc.constantFrom('a', '0', ' ', '=', ',', '9', 'f', '-'))
+  .map(([n, c]) => c.repeat(n));
 
 const nearValid = fc.constantFrom(
   '',
@@ -48,7 +63,11 @@ const nearValid = fc.constantFrom(
   '00000000-0000-0000-0000-000000000000',
 );
 
-const headerValue = fc.oneof({ weight: 5, arbitrary: headerText }, { weight: 2, arbitrary: nearValid }, { weight: 1, arbitrary: absurd });
+const headerValue = fc.oneof(
+  { weight: 5, arbitrary: headerText },
+  { weight: 2, arbitrary: nearValid },
+  { weight: 1, arbitrary: absurd },
+);
 
 const knownName = fc.constantFrom(
   'authorization',
@@ -107,7 +126,11 @@ export function applyHeaderOps(pairs: [string, string][], ops: HeaderOp[]): [str
         else out.push([op.name, [op.value, op.value]]);
         break;
       case 'case':
-        if (i >= 0) out[i] = [[...out[i][0]].map((c, k) => ((op.mask >> k % 31) & 1 ? c.toUpperCase() : c.toLowerCase())).join(''), out[i][1]];
+        if (i >= 0)
+          out[i] = [
+            [...out[i][0]].map((c, k) => ((op.mask >> (k % 31)) & 1 ? c.toUpperCase() : c.toLowerCase())).join(''),
+            out[i][1],
+          ];
         break;
       case 'add':
         out.push([op.name, op.value]);
@@ -134,14 +157,50 @@ export interface AuthShape {
 
 export const authShape: fc.Arbitrary<AuthShape> = fc.record({
   scheme: fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom('svc-hmac:', 'SVC-HMAC:', '  svc-hmac: ', 'Svc-Hmac:', 'svc-hmac', 'svc-hmac::', 'Bearer', 'hmac:', '', 'svc-hmac:svc-hmac:') },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        'svc-hmac:',
+        'SVC-HMAC:',
+        '  svc-hmac: ',
+        'Svc-Hmac:',
+        'svc-hmac',
+        'svc-hmac::',
+        'Bearer',
+        'hmac:',
+        '',
+        'svc-hmac:svc-hmac:',
+      ),
+    },
     { weight: 1, arbitrary: headerText },
   ),
   parts: fc.array(
     fc.record({
-      key: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('apiuser', 'signedheaders', 'algorithm', 'signature', 'APIUSER', 'Signature', '', ' ', '__proto__', 'constructor') }, { weight: 1, arbitrary: headerText }),
+      key: fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.constantFrom(
+            'apiuser',
+            'signedheaders',
+            'algorithm',
+            'signature',
+            'APIUSER',
+            'Signature',
+            '',
+            ' ',
+            '__proto__',
+            'constructor',
+          ),
+        },
+        { weight: 1, arbitrary: headerText },
+      ),
       sep: fc.constantFrom('=', ' = ', '==', ':', '', '=\t'),
-      value: fc.oneof({ weight: 4, arbitrary: fc.constant('CORRECT' as const) }, { weight: 2, arbitrary: headerText }, { weight: 1, arbitrary: absurd }, { weight: 1, arbitrary: fc.constant('') }),
+      value: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('CORRECT' as const) },
+        { weight: 2, arbitrary: headerText },
+        { weight: 1, arbitrary: absurd },
+        { weight: 1, arbitrary: fc.constant('') },
+      ),
     }),
     { maxLength: 6 },
   ),
@@ -155,7 +214,10 @@ export function authValue(shape: AuthShape, valid: string): string {
     const [k, v] = part.trim().split('=');
     correct.set(k, v);
   }
-  const parts = shape.parts.map(({ key, sep, value }) => `${key}${sep}${value === 'CORRECT' ? (correct.get(key.trim().toLowerCase()) ?? 'x') : value}`);
+  const parts = shape.parts.map(
+    ({ key, sep, value }) =>
+      `${key}${sep}${value === 'CORRECT' ? (correct.get(key.trim().toLowerCase()) ?? 'x') : value}`,
+  );
   return `${shape.scheme}${parts.join(shape.join)}`;
 }
 
@@ -184,11 +246,33 @@ const protoText = fc.constantFrom(
   '{"constructor":null}',
   '{"hasOwnProperty":1,"toString":"x","valueOf":{}}',
   "{__proto__:{polluted:'yes'}}",
-  "{constructor:{prototype:{isAdmin:true}}}",
+  '{constructor:{prototype:{isAdmin:true}}}',
 );
 
 const scalarText = fc.oneof(
-  fc.constantFrom('null', 'true', 'false', '0', '-0', '1e309', '-1e309', '150', '151', '170', '171', '950', '990', '"150"', '" 150 "', '""', '"null"', '[]', '{}', '"true"', '"FALSE"'),
+  fc.constantFrom(
+    'null',
+    'true',
+    'false',
+    '0',
+    '-0',
+    '1e309',
+    '-1e309',
+    '150',
+    '151',
+    '170',
+    '171',
+    '950',
+    '990',
+    '"150"',
+    '" 150 "',
+    '""',
+    '"null"',
+    '[]',
+    '{}',
+    '"true"',
+    '"FALSE"',
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
   fc.integer().map(String),
 );
@@ -198,11 +282,35 @@ const stringText = fc
     fc.string({ unit: 'grapheme', maxLength: 40 }),
     fc.string({ unit: 'binary', maxLength: 40 }),
     fc.integer({ min: 200, max: 30_000 }).map((n) => 'x'.repeat(n)),
-    fc.constantFrom('user@example.com', 'dXNlckBleGFtcGxlLmNvbQ==', 'a@b', '@', 'FiveMins', 'TenMins', 'UserKeyAndPattern', 'NEW', 'CANCEL', '203.0.113.9', '999.1.1.1', 'Manual'),
+    fc.constantFrom(
+      'user@example.com',
+      'dXNlckBleGFtcGxlLmNvbQ==',
+      'a@b',
+      '@',
+      'FiveMins',
+      'TenMins',
+      'UserKeyAndPattern',
+      'NEW',
+      'CANCEL',
+      '203.0.113.9',
+      '999.1.1.1',
+      'Manual',
+    ),
   )
   .map((s) => JSON.stringify(s));
 
-const relaxedText = fc.constantFrom("{svcUser:'user@example.com',}", "'x'", "{'a':1,}", 'Infinity', 'NaN', '0x1F', "{a:'", '/* c */ {}', '+1', "[1,2,]");
+const relaxedText = fc.constantFrom(
+  "{svcUser:'user@example.com',}",
+  "'x'",
+  "{'a':1,}",
+  'Infinity',
+  'NaN',
+  '0x1F',
+  "{a:'",
+  '/* c */ {}',
+  '+1',
+  '[1,2,]',
+);
 
 /**
  * A JSON (or nearly JSON) value as text: scalars, strings of every kind and length, trees, `__proto__`, deep nesting.
@@ -216,25 +324,95 @@ export const valueText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: relaxedText },
 );
 
-const objectText = (entries: [string, string][]) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+const objectText = (entries: [string, string][]) =>
+  `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
 
 const USER = '"user@example.com"';
 const ID = '"00000000-0000-0000-0000-000000000000"';
 /** A valid body of each operation, as key -> value text; the endpoint and type that carry it. */
 const BASES: { path: string; type: number; body: [string, string][] }[] = [
-  { path: '/v1/svc/challenge', type: 150, body: [['svcUser', USER], ['challengeType', '"UserKeyAndPattern"'], ['challengeExpiry', '"FiveMins"'], ['enableQRcode', 'false'], ['status', '"NEW"']] },
-  { path: '/v1/svc/challenge', type: 151, body: [['challengeId', ID], ['svcUser', USER], ['status', '"CANCEL"']] },
-  { path: '/v1/svc/status', type: 171, body: [['challengeId', ID], ['svcUser', USER]] },
-  { path: '/v1/svc/verify', type: 170, body: [['challengeId', ID], ['svcUser', USER], ['authCode', '"123456"'], ['verifyType', '"Manual"']] },
-  { path: '/v1/svc/blocked', type: 950, body: [['svcUser', USER], ['ipAddress', '"198.51.100.7"']] },
+  {
+    path: '/v1/svc/challenge',
+    type: 150,
+    body: [
+      ['svcUser', USER],
+      ['challengeType', '"UserKeyAndPattern"'],
+      ['challengeExpiry', '"FiveMins"'],
+      ['enableQRcode', 'false'],
+      ['status', '"NEW"'],
+    ],
+  },
+  {
+    path: '/v1/svc/challenge',
+    type: 151,
+    body: [
+      ['challengeId', ID],
+      ['svcUser', USER],
+      ['status', '"CANCEL"'],
+    ],
+  },
+  {
+    path: '/v1/svc/status',
+    type: 171,
+    body: [
+      ['challengeId', ID],
+      ['svcUser', USER],
+    ],
+  },
+  {
+    path: '/v1/svc/verify',
+    type: 170,
+    body: [
+      ['challengeId', ID],
+      ['svcUser', USER],
+      ['authCode', '"123456"'],
+      ['verifyType', '"Manual"'],
+    ],
+  },
+  {
+    path: '/v1/svc/blocked',
+    type: 950,
+    body: [
+      ['svcUser', USER],
+      ['ipAddress', '"198.51.100.7"'],
+    ],
+  },
   { path: '/v1/svc/time', type: 990, body: [] },
 ];
 
-const BODY_KEYS = ['svcUser', 'challengeType', 'challengeExpiry', 'enableQRcode', 'enableQRCode', 'enableAutoVerify', 'status', 'challengeId', 'challngeId', 'authCode', 'verifyType', 'ipAddress', 'profile', 'expiry', '__proto__', 'constructor', 'prototype'];
+const BODY_KEYS = [
+  'svcUser',
+  'challengeType',
+  'challengeExpiry',
+  'enableQRcode',
+  'enableQRCode',
+  'enableAutoVerify',
+  'status',
+  'challengeId',
+  'challngeId',
+  'authCode',
+  'verifyType',
+  'ipAddress',
+  'profile',
+  'expiry',
+  '__proto__',
+  'constructor',
+  'prototype',
+];
 const ENVELOPE_KEYS = ['id', 'utctime', 'utcTime', 'apiUser', 'apiuser', 'type', 'body', '__proto__', 'constructor'];
 
 const edits = (keys: string[]) =>
-  fc.array(fc.tuple(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...keys) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }), valueText, fc.boolean()), { maxLength: 4 });
+  fc.array(
+    fc.tuple(
+      fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...keys) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+      ),
+      valueText,
+      fc.boolean(),
+    ),
+    { maxLength: 4 },
+  );
 
 /** Applies edits: replace a key's value (or add it), or drop the key; duplicates stay (JSON.parse keeps the last). */
 function edit(base: [string, string][], changes: [string, string, boolean][]): [string, string][] {
@@ -255,18 +433,41 @@ export interface BodyCase {
 /** A request body: a valid envelope of some operation with hostile edits, or any value, bytes, or invalid UTF-8. */
 export function bodyCase(apiUser: string): fc.Arbitrary<BodyCase> {
   const envelope = fc
-    .tuple(fc.constantFrom(...BASES), edits(BODY_KEYS), edits(ENVELOPE_KEYS), fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: valueText }), fc.constantFrom(...API_PATHS))
+    .tuple(
+      fc.constantFrom(...BASES),
+      edits(BODY_KEYS),
+      edits(ENVELOPE_KEYS),
+      fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: valueText }),
+      fc.constantFrom(...API_PATHS),
+    )
     .map(([base, bodyEdits, envEdits, wholeBody, otherPath]) => {
       const body = wholeBody ?? objectText(edit(base.body, bodyEdits));
-      const env = edit([['id', '"ref-1"'], ['utctime', `"${Date.now()}"`], ['apiUser', `"${apiUser}"`], ['type', String(base.type)], ['body', body]], envEdits);
+      const env = edit(
+        [
+          ['id', '"ref-1"'],
+          ['utctime', `"${Date.now()}"`],
+          ['apiUser', `"${apiUser}"`],
+          ['type', String(base.type)],
+          ['body', body],
+        ],
+        envEdits,
+      );
       // Mostly the endpoint that serves the operation, sometimes another one.
       return { path: bodyEdits.length % 5 === 4 ? otherPath : base.path, text: objectText(env) };
     });
   const invalidUtf8 = fc.uint8Array({ minLength: 1, maxLength: 8 }).map((b) => Buffer.from(b.map((x) => x | 0x80)));
   return fc.oneof(
     { weight: 8, arbitrary: envelope.map(({ path, text }) => ({ path, body: text })) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...API_PATHS), valueText).map(([path, body]) => ({ path, body })) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...API_PATHS), fc.uint8Array({ maxLength: 300 })).map(([path, b]) => ({ path, body: Buffer.from(b) })) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(fc.constantFrom(...API_PATHS), valueText).map(([path, body]) => ({ path, body })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...API_PATHS), fc.uint8Array({ maxLength: 300 }))
+        .map(([path, b]) => ({ path, body: Buffer.from(b) })),
+    },
     {
       weight: 1,
       arbitrary: fc.tuple(envelope, invalidUtf8, fc.nat()).map(([{ path, text }, bad, at]) => {
@@ -286,19 +487,62 @@ const printable = (max: number) => fc.string({ unit: headerChar, maxLength: max 
 /** A request written byte by byte: any method, target, version, header bytes (NUL, CR, LF, UTF-8, Latin-1) and body. */
 export const rawRequest = fc
   .record({
-    method: fc.oneof(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'get', 'G ET', '').map((s) => Buffer.from(s)), bytes(10)),
+    method: fc.oneof(
+      fc
+        .constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'get', 'G ET', '')
+        .map((s) => Buffer.from(s)),
+      bytes(10),
+    ),
     target: fc.oneof(
-      fc.constantFrom(...API_PATHS, '/', '*', '/phone/x', '/phone/%E0%A4%A', '/status?code=abc', '/%', '/v1/svc/../../etc/passwd', '//v1/svc/time', '/v1/svc/time?a=%00', 'http://evil/v1/svc/time').map((s) => Buffer.from(s)),
+      fc
+        .constantFrom(
+          ...API_PATHS,
+          '/',
+          '*',
+          '/phone/x',
+          '/phone/%E0%A4%A',
+          '/status?code=abc',
+          '/%',
+          '/v1/svc/../../etc/passwd',
+          '//v1/svc/time',
+          '/v1/svc/time?a=%00',
+          'http://evil/v1/svc/time',
+        )
+        .map((s) => Buffer.from(s)),
       bytes(40),
       printable(40),
     ),
-    version: fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1 ', 'http/1.1', '', 'HTTP/1.1\r\nHTTP/1.1').map((s) => Buffer.from(s)),
-    headers: fc.array(fc.tuple(fc.oneof(printable(20), bytes(20), fc.constantFrom('authorization', 'x-svc-utctime', 'x-svc-cnonce', 'x-svc-apiuser', 'host').map((s) => Buffer.from(s))), fc.oneof(printable(60), bytes(60))), { maxLength: 6 }),
+    version: fc
+      .constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1 ', 'http/1.1', '', 'HTTP/1.1\r\nHTTP/1.1')
+      .map((s) => Buffer.from(s)),
+    headers: fc.array(
+      fc.tuple(
+        fc.oneof(
+          printable(20),
+          bytes(20),
+          fc
+            .constantFrom('authorization', 'x-svc-utctime', 'x-svc-cnonce', 'x-svc-apiuser', 'host')
+            .map((s) => Buffer.from(s)),
+        ),
+        fc.oneof(printable(60), bytes(60)),
+      ),
+      { maxLength: 6 },
+    ),
     body: fc.oneof(bytes(100), printable(100)),
   })
   .map(({ method, target, version, headers, body }) => {
     const lines = headers.map(([n, v]) => Buffer.concat([n, Buffer.from(': '), v, Buffer.from('\r\n')]));
-    const bytes = Buffer.concat([method, Buffer.from(' '), target, Buffer.from(' '), version, Buffer.from('\r\n'), ...lines, Buffer.from(`Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`), body]);
+    const bytes = Buffer.concat([
+      method,
+      Buffer.from(' '),
+      target,
+      Buffer.from(' '),
+      version,
+      Buffer.from('\r\n'),
+      ...lines,
+      Buffer.from(`Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`),
+      body,
+    ]);
     return { bytes, target: target.toString('latin1') };
   });
 

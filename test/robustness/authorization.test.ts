@@ -16,7 +16,8 @@ function byRegex(value: string, token: string): Record<string, string> | undefin
     const m = /^\s*([A-Za-z]+)\s*=\s*(.*?)\s*$/.exec(piece);
     if (!m) return undefined;
     const key = m[1].toLowerCase();
-    if (!['apiuser', 'signedheaders', 'algorithm', 'signature'].includes(key) || parts[key] !== undefined) return undefined;
+    if (!['apiuser', 'signedheaders', 'algorithm', 'signature'].includes(key) || parts[key] !== undefined)
+      return undefined;
     parts[key] = m[2];
   }
   return parts;
@@ -26,15 +27,32 @@ describe('Authorization parsing in linear time', () => {
   it('reads every header value exactly as the grammar does', () => {
     const piece = fc.tuple(
       fc.constantFrom('', ' ', '\t', '  '),
-      fc.oneof(fc.constantFrom('apiuser', 'SIGNATURE', 'algorithm', 'signedheaders', 'x', 'api user', ''), fc.string({ maxLength: 6 })),
+      fc.oneof(
+        fc.constantFrom('apiuser', 'SIGNATURE', 'algorithm', 'signedheaders', 'x', 'api user', ''),
+        fc.string({ maxLength: 6 }),
+      ),
       fc.constantFrom('=', ' = ', '==', '', ' ='),
       fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('a  b', ' a ', '', 'x=y')),
       fc.constantFrom('', ' ', '\t'),
     );
-    const value = fc.tuple(fc.constantFrom('svc-hmac:', 'SVC-hmac: ', ' svc-hmac:', 'svc-hmac', 'other:'), fc.array(piece.map((p) => p.join('')), { maxLength: 5 })).map(([s, ps]) => s + ps.join(','));
+    const value = fc
+      .tuple(
+        fc.constantFrom('svc-hmac:', 'SVC-hmac: ', ' svc-hmac:', 'svc-hmac', 'other:'),
+        fc.array(
+          piece.map((p) => p.join('')),
+          { maxLength: 5 },
+        ),
+      )
+      .map(([s, ps]) => s + ps.join(','));
     // Header values hold no line breaks (the HTTP parser refuses them), so the regex's `.` covers every character.
-    fc.assert(fc.property(value.filter((v) => !/[\n\r\u2028\u2029]/.test(v)), (v) => {
+    fc.assert(
+      fc.property(
+        value.filter((v) => !/[\n\r\u2028\u2029]/.test(v)),
+        (v) => {
           expect(parseAuthorization(v, 'svc')).toEqual(byRegex(v, 'svc'));
-        }), { numRuns: runs(5000) });
+        },
+      ),
+      { numRuns: runs(5000) },
+    );
   });
 });

@@ -31,8 +31,16 @@ describe('resource bounds', () => {
       ids.push((JSON.parse(expectEnvelope(r, 202, 2025).message) as { challengeId: string }).challengeId);
     }
     expect(sim.challenges()).toHaveLength(25);
-    expectEnvelope(await send(sim, '/v1/svc/status', { body: lookupEnvelope(sim.apiUser.id, 171, ids[0]) }), 400, -3087);
-    expectEnvelope(await send(sim, '/v1/svc/status', { body: lookupEnvelope(sim.apiUser.id, 171, ids[59]) }), 400, -3091);
+    expectEnvelope(
+      await send(sim, '/v1/svc/status', { body: lookupEnvelope(sim.apiUser.id, 171, ids[0]) }),
+      400,
+      -3087,
+    );
+    expectEnvelope(
+      await send(sim, '/v1/svc/status', { body: lookupEnvelope(sim.apiUser.id, 171, ids[59]) }),
+      400,
+      -3091,
+    );
   });
 
   it('replay memory never holds more than replayCap entries per API user', async () => {
@@ -62,7 +70,15 @@ describe('resource bounds', () => {
     const reader = await exchangeOpen(sim.url);
     await waitFor(() => sim.simulator.requestJournal.listenerCount === 1);
     // Events of 16 KiB each, far more than socket buffers hold.
-    const big = { seq: 0, at: new Date().toISOString(), method: 'POST', path: '/v1/svc/challenge', latencyMs: 0, scenario: 'x', request: { headers: {}, body: 'x'.repeat(16_000) } } as JournalEntry;
+    const big = {
+      seq: 0,
+      at: new Date().toISOString(),
+      method: 'POST',
+      path: '/v1/svc/challenge',
+      latencyMs: 0,
+      scenario: 'x',
+      request: { headers: {}, body: 'x'.repeat(16_000) },
+    } as JournalEntry;
     for (let i = 0; i < 2000; i++) sim.simulator.requestJournal.add({ ...big, seq: i });
     await waitFor(() => sim.simulator.requestJournal.listenerCount === 0);
     reader.destroy();

@@ -29,7 +29,14 @@ describe('concurrency', async () => {
     const challenge = (kind: Kind, group: number, time: number, nonce: string, secret = who.secret): Planned => {
       const body = JSON.stringify(challengeEnvelope(who.apiUser, {}, { id: `${kind}-${group}` }));
       const h = signedHeaders({ apiUser: who.apiUser, secret, time, nonce });
-      return { kind, group, method: 'POST', path: '/v1/svc/challenge', headers: [['content-type', 'application/json'], ...Object.entries(h)], body };
+      return {
+        kind,
+        group,
+        method: 'POST',
+        path: '/v1/svc/challenge',
+        headers: [['content-type', 'application/json'], ...Object.entries(h)],
+        body,
+      };
     };
     let g = 0;
     // 80 valid requests, each with a forged twin: same nonce and time, wrong signature (it must not burn the real one).
@@ -90,9 +97,16 @@ describe('concurrency', async () => {
     expect(sim.coverage().counts).toEqual(tally);
 
     // The challenge store holds exactly the challenges that were answered 2025.
-    const issued = answers.filter((a) => a.json.code === 2025).map((a) => (JSON.parse(a.json.message) as { challengeId: string }).challengeId);
+    const issued = answers
+      .filter((a) => a.json.code === 2025)
+      .map((a) => (JSON.parse(a.json.message) as { challengeId: string }).challengeId);
     expect(issued).toHaveLength(80 + 30 + 20);
-    expect(sim.challenges().map((c) => c.id).sort()).toEqual(issued.sort());
+    expect(
+      sim
+        .challenges()
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual(issued.sort());
 
     // Replay memory remembers a nonce and a time for each accepted request, and nothing for refused ones.
     const accepted = codes.filter((c) => c > 0).length;

@@ -15,18 +15,38 @@ const headers = (token: string) => ({ 'x-sim-control-token': token });
 
 /** Requests that carry the token everywhere a client could put it, to the API and to the control API. */
 async function carry(url: string, token: string, secret: string): Promise<void> {
-  const signed = (nonce: string = randomUUID()) => Object.entries(signedHeaders({ apiUser: '123456789', secret, time: Date.now(), nonce }));
+  const signed = (nonce: string = randomUUID()) =>
+    Object.entries(signedHeaders({ apiUser: '123456789', secret, time: Date.now(), nonce }));
   await raw(url, 'GET', `/v1/svc/time?token=${token}`, signed());
   await raw(url, 'GET', `/v1/svc/time/${token}`, signed());
-  await raw(url, 'GET', '/v1/svc/time', [...signed(), ['x-sim-control-token', token], ['cookie', `mfa_sim_control=${token}`]]);
+  await raw(url, 'GET', '/v1/svc/time', [
+    ...signed(),
+    ['x-sim-control-token', token],
+    ['cookie', `mfa_sim_control=${token}`],
+  ]);
   // As a nonce: valid, so the doctor's hint quotes the string to sign, nonce and all.
-  await raw(url, 'GET', '/v1/svc/time', signed(token).map(([k, v]) => [k, k === 'Authorization' ? v.replace(/signature=\w+/, `signature=${'0'.repeat(128)}`) : v]));
-  await raw(url, 'POST', '/v1/svc/challenge', [...signed(), ['content-type', 'application/json']], JSON.stringify({ id: 'x', apiUser: '123456789', type: 150, body: { svcUser: token, challengeType: token } }));
+  await raw(
+    url,
+    'GET',
+    '/v1/svc/time',
+    signed(token).map(([k, v]) => [
+      k,
+      k === 'Authorization' ? v.replace(/signature=\w+/, `signature=${'0'.repeat(128)}`) : v,
+    ]),
+  );
+  await raw(
+    url,
+    'POST',
+    '/v1/svc/challenge',
+    [...signed(), ['content-type', 'application/json']],
+    JSON.stringify({ id: 'x', apiUser: '123456789', type: 150, body: { svcUser: token, challengeType: token } }),
+  );
 }
 
 /** Every place the token could show, as text. */
 async function shown(sim: RunningSimulator, token: string): Promise<[string, string][]> {
-  const get = async (path: string) => [path, await (await fetch(`${sim.url}${path}`, { headers: headers(token) })).text()] as [string, string];
+  const get = async (path: string) =>
+    [path, await (await fetch(`${sim.url}${path}`, { headers: headers(token) })).text()] as [string, string];
   return [
     await get('/__sim/journal'),
     await get('/__sim/findings'),
@@ -75,7 +95,16 @@ describe('the control token is hidden wherever secrets are', () => {
     await new Promise((r) => setTimeout(r, 300));
     s.child.kill('SIGTERM');
     await s.exit;
-    const log = s.out().split('\n').slice(s.out().split('\n').findIndex((l) => l.includes('request log below')) + 1).join('\n');
+    const log = s
+      .out()
+      .split('\n')
+      .slice(
+        s
+          .out()
+          .split('\n')
+          .findIndex((l) => l.includes('request log below')) + 1,
+      )
+      .join('\n');
     expect(log).toContain('[secret]');
     expect(log).not.toContain(TOKEN);
   });

@@ -12,11 +12,19 @@ import { control, expectStillServes } from './support.js';
  */
 
 describe('globs match in time linear in the value (counted in steps)', () => {
-  const patterns = ['*a*a*a*a*a*a*b', `${'*a'.repeat(40)}*b`, '*@*.*.*.*.example', '{a,b,c}*{d,e}*[a-z]?*x', '*[!z]*[!z]*[!z]*q', '?*?*?*?*?*?*?*!'];
+  const patterns = [
+    '*a*a*a*a*a*a*b',
+    `${'*a'.repeat(40)}*b`,
+    '*@*.*.*.*.example',
+    '{a,b,c}*{d,e}*[a-z]?*x',
+    '*[!z]*[!z]*[!z]*q',
+    '?*?*?*?*?*?*?*!',
+  ];
   // Each value also with the pattern's literal end after it, so that it gets past the comparison of literal ends
   // and the automaton runs over all of it.
   const tail = (pattern: string) => /[^*?\][}]*$/.exec(pattern)![0];
-  const inputs = (n: number, pattern: string) => ['a'.repeat(n), 'ab'.repeat(n / 2), `${'a.'.repeat(n / 2)}`].flatMap((v) => [v, `${v}${tail(pattern)}`]);
+  const inputs = (n: number, pattern: string) =>
+    ['a'.repeat(n), 'ab'.repeat(n / 2), `${'a.'.repeat(n / 2)}`].flatMap((v) => [v, `${v}${tail(pattern)}`]);
 
   for (const pattern of patterns) {
     it(`${pattern.slice(0, 30)}: steps per character stay flat from 100 to 100,000 characters`, () => {
@@ -70,10 +78,23 @@ describe('globs match in time linear in the value (counted in steps)', () => {
   });
 
   it('a rule glob that would backtrack for minutes answers at once through the front door', async () => {
-    const sim = await simulator({ rules: [{ when: { headers: { 'x-case': '*a*a*a*a*a*a*b' }, svcUser: '*a*a*a*a*a*a*b@*' }, respond: { code: -5000 } }] });
+    const sim = await simulator({
+      rules: [
+        { when: { headers: { 'x-case': '*a*a*a*a*a*a*b' }, svcUser: '*a*a*a*a*a*a*b@*' }, respond: { code: -5000 } },
+      ],
+    });
     for (const n of [100, 3_000, 12_000]) {
       // Unsigned: rules are matched before authentication.
-      const r = await raw(sim.url, 'POST', '/v1/svc/challenge', [['x-case', 'a'.repeat(n)], ['content-type', 'application/json']], JSON.stringify(challengeEnvelope('123456789', { svcUser: `${'a'.repeat(n)}@x.io` })));
+      const r = await raw(
+        sim.url,
+        'POST',
+        '/v1/svc/challenge',
+        [
+          ['x-case', 'a'.repeat(n)],
+          ['content-type', 'application/json'],
+        ],
+        JSON.stringify(challengeEnvelope('123456789', { svcUser: `${'a'.repeat(n)}@x.io` })),
+      );
       expect(r.json.code).toBe(-4000);
     }
     await expectStillServes(sim);
@@ -81,10 +102,18 @@ describe('globs match in time linear in the value (counted in steps)', () => {
 
   it('a glob too long, or with too many alternatives, is refused where the scenario is loaded', async () => {
     const sim = await simulator();
-    const long = await control(sim, 'POST', '/__sim/scenario', { name: 'g', accounts: { [`*${'a'.repeat(MAX_GLOB_LENGTH)}@x.io`]: 'locked' } });
+    const long = await control(sim, 'POST', '/__sim/scenario', {
+      name: 'g',
+      accounts: { [`*${'a'.repeat(MAX_GLOB_LENGTH)}@x.io`]: 'locked' },
+    });
     expect(long.status).toBe(400);
     expect(long.json.error).toMatch(/a glob is at most 256 characters/);
-    const braces = await control(sim, 'POST', '/__sim/scenario', { name: 'g', rules: [{ when: { headers: { 'x-a': '{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}*' } }, respond: { code: -5000 } }] });
+    const braces = await control(sim, 'POST', '/__sim/scenario', {
+      name: 'g',
+      rules: [
+        { when: { headers: { 'x-a': '{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}*' } }, respond: { code: -5000 } },
+      ],
+    });
     expect(braces.status).toBe(400);
     expect(braces.json.error).toMatch(/rules\[0\]\.when\.headers\.x-a: a glob stands for at most 256 alternatives/);
   });
@@ -95,7 +124,8 @@ describe('globs match in time linear in the value (counted in steps)', () => {
     for (let i = 0; text.length < 1024 * 1024 - 300; i++) text += `  "${'[a]'.repeat(80)}${i}*": locked\n`;
     const loaded = await control(sim, 'POST', '/__sim/scenario', text);
     expect(loaded.status, loaded.text).toBe(200);
-    const challenge = (svcUser: string) => send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id, { svcUser }) });
+    const challenge = (svcUser: string) =>
+      send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id, { svcUser }) });
     expectEnvelope(await challenge(`${'A'.repeat(80)}4000@x.io`), 400, -2006);
     expectEnvelope(await challenge(`${'a'.repeat(79)}b4000@x.io`), 202, 2025);
   });
@@ -109,15 +139,23 @@ describe('before authentication, a body is read as plain JSON only', () => {
     const sim = await simulator({ rules: [{ when: { svcUser: '*@rule.example' }, respond: { code: -2006 } }] });
     const parse = vi.spyOn(json5, 'parse');
     const notJson = `{${"'k': 'v', ".repeat(6_000)}}`;
-    const longString = JSON.stringify({ ...challengeEnvelope(sim.apiUser.id), body: `{'svcUser': 'a@rule.example', 'pad': '${'p'.repeat(60_000)}'}` });
+    const longString = JSON.stringify({
+      ...challengeEnvelope(sim.apiUser.id),
+      body: `{'svcUser': 'a@rule.example', 'pad': '${'p'.repeat(60_000)}'}`,
+    });
     for (const body of [notJson, longString]) {
-      expect((await raw(sim.url, 'POST', '/v1/svc/challenge', [['content-type', 'application/json']], body)).json.code).toBe(-4000);
+      expect(
+        (await raw(sim.url, 'POST', '/v1/svc/challenge', [['content-type', 'application/json']], body)).json.code,
+      ).toBe(-4000);
       const forged = await send(sim, '/v1/svc/challenge', { as: { apiUser: sim.apiUser.id, secret: 'wrong' }, body });
       expect(forged.json.code).toBe(-4037);
     }
     expect(parse).not.toHaveBeenCalled();
     // Once authenticated, the lenient reading is as before: a short string body is relaxed JSON, and rules see it.
-    const relaxed = JSON.stringify({ ...challengeEnvelope(sim.apiUser.id), body: "{'svcUser': 'a@rule.example', 'challengeType': 'UserKeyAndPattern'}" });
+    const relaxed = JSON.stringify({
+      ...challengeEnvelope(sim.apiUser.id),
+      body: "{'svcUser': 'a@rule.example', 'challengeType': 'UserKeyAndPattern'}",
+    });
     expectEnvelope(await send(sim, '/v1/svc/challenge', { body: relaxed }), 400, -2006);
     expect(parse).toHaveBeenCalled();
   });
@@ -127,27 +165,43 @@ describe('what the simulator keeps is bounded, whatever its history', () => {
   it(`scenarios given at run time: at most ${MAX_GIVEN_SCENARIOS} besides the live ones, and their secrets go with them`, async () => {
     const sim = await simulator();
     for (let i = 0; i < 300; i++) {
-      const r = await control(sim, 'PUT', '/__sim/bindings/111111111', { name: `s${i}`, apiUsers: [{ id: '111111111', secret: `secret-number-${i}` }] });
+      const r = await control(sim, 'PUT', '/__sim/bindings/111111111', {
+        name: `s${i}`,
+        apiUsers: [{ id: '111111111', secret: `secret-number-${i}` }],
+      });
       expect(r.status).toBe(200);
     }
     const sizes = sim.simulator.sizes();
     expect(sizes.givenScenarios).toBeLessThanOrEqual(MAX_GIVEN_SCENARIOS + 1 + sizes.bindings);
     expect(sizes.secrets).toBeLessThanOrEqual(2 + MAX_GIVEN_SCENARIOS + 1);
     // The newest stays pickable by name; the oldest is forgotten.
-    expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': 's299' } }), 200, 15000);
-    expect((await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': 's0' } })).json.message).toMatch(/no scenario named `s0`/);
+    expectEnvelope(
+      await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': 's299' } }),
+      200,
+      15000,
+    );
+    expect(
+      (await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': 's0' } })).json.message,
+    ).toMatch(/no scenario named `s0`/);
   });
 
   it('reset forgets the given scenarios that are neither active nor bound, and their secrets', async () => {
     const sim = await simulator();
     sim.bindScenario('111111111', { name: 'kept', apiUsers: [{ id: '111111111', secret: 'kept-secret' }] });
-    for (let i = 0; i < 10; i++) sim.bindScenario('222222222', { name: `gone-${i}`, apiUsers: [{ id: '222222222', secret: `gone-secret-${i}` }] });
+    for (let i = 0; i < 10; i++)
+      sim.bindScenario('222222222', { name: `gone-${i}`, apiUsers: [{ id: '222222222', secret: `gone-secret-${i}` }] });
     sim.unbindScenario('222222222');
     expect(sim.simulator.sizes()).toMatchObject({ givenScenarios: 11, secrets: 12 });
     sim.reset();
     expect(sim.simulator.sizes()).toMatchObject({ givenScenarios: 1, bindings: 1, secrets: 2 });
-    expect((await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': 'gone-3' } })).json.code).toBe(-5000);
-    expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': 'kept' } }), 200, 15000);
+    expect(
+      (await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': 'gone-3' } })).json.code,
+    ).toBe(-5000);
+    expectEnvelope(
+      await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': 'kept' } }),
+      200,
+      15000,
+    );
   });
 
   it(`at most ${MAX_BINDINGS} bindings at once; one more is a 400 that says what to do`, async () => {

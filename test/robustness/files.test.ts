@@ -31,25 +31,50 @@ describe('the control API reads only files the operator allowed', async () => {
   const sim = await simulator({ scenarioDirs: [allowed] });
 
   it('a file inside a scenario directory loads, by path or by name', async () => {
-    expect((await control(sim, 'POST', '/__sim/scenario', { file: join(allowed, 'mine.yaml') })).json).toMatchObject({ active: 'mine' });
-    expect((await control(sim, 'POST', '/__sim/scenario', { file: 'mine.yaml' })).json).toMatchObject({ active: 'mine' });
+    expect((await control(sim, 'POST', '/__sim/scenario', { file: join(allowed, 'mine.yaml') })).json).toMatchObject({
+      active: 'mine',
+    });
+    expect((await control(sim, 'POST', '/__sim/scenario', { file: 'mine.yaml' })).json).toMatchObject({
+      active: 'mine',
+    });
     expect((await control(sim, 'POST', '/__sim/scenario', { name: 'mine' })).json).toMatchObject({ active: 'mine' });
-    expect((await control(sim, 'PUT', '/__sim/bindings/111222333', { file: 'mine.yaml' })).json).toMatchObject({ scenario: 'mine' });
+    expect((await control(sim, 'PUT', '/__sim/bindings/111222333', { file: 'mine.yaml' })).json).toMatchObject({
+      scenario: 'mine',
+    });
     sim.loadScenario('default');
   });
 
   it('paths outside get one answer, whether they exist or not, and quote nothing of any file', async () => {
-    const outside = ['/etc/passwd', '/etc/no-such-file', join(dir, 'outside.yaml'), join(dir, 'missing.yaml'), '../outside.yaml', '../../../../etc/passwd', `${allowed}/../outside.yaml`, 'escape.yaml', 'passwd.yaml', '/proc/self/environ', '/dev/zero', fifoOutside, 'no-such.yaml'];
+    const outside = [
+      '/etc/passwd',
+      '/etc/no-such-file',
+      join(dir, 'outside.yaml'),
+      join(dir, 'missing.yaml'),
+      '../outside.yaml',
+      '../../../../etc/passwd',
+      `${allowed}/../outside.yaml`,
+      'escape.yaml',
+      'passwd.yaml',
+      '/proc/self/environ',
+      '/dev/zero',
+      fifoOutside,
+      'no-such.yaml',
+    ];
     const answers = new Set<string>();
     for (const file of outside) {
-      for (const [method, path] of [['POST', '/__sim/scenario'], ['PUT', '/__sim/bindings/111222333']]) {
+      for (const [method, path] of [
+        ['POST', '/__sim/scenario'],
+        ['PUT', '/__sim/bindings/111222333'],
+      ]) {
         const r = await control(sim, method, path, { file });
         expect(r.status, file).toBe(400);
         expect(r.text).not.toMatch(/root:|PATH=|ENOENT|unknown key/);
         answers.add(r.text);
       }
     }
-    expect([...answers]).toEqual([JSON.stringify({ error: `the file is not in this simulator's scenario directories (${allowed})` })]);
+    expect([...answers]).toEqual([
+      JSON.stringify({ error: `the file is not in this simulator's scenario directories (${allowed})` }),
+    ]);
     await expectStillServes(sim);
   });
 
@@ -63,11 +88,16 @@ describe('the control API reads only files the operator allowed', async () => {
   });
 
   it('inside a directory, a FIFO is refused at once and nothing waits for a writer', async () => {
-    const [r, health] = await Promise.all([control(sim, 'POST', '/__sim/scenario', { file: 'pipe.yaml' }), control(sim, 'GET', '/__sim/health')]);
+    const [r, health] = await Promise.all([
+      control(sim, 'POST', '/__sim/scenario', { file: 'pipe.yaml' }),
+      control(sim, 'GET', '/__sim/health'),
+    ]);
     expect(health.status).toBe(200);
     expect(r.status).toBe(400);
     expect(r.json.error).toMatch(/is not a regular file/);
-    expect((await control(sim, 'POST', '/__sim/scenario', { name: 'pipe' })).json.error).toMatch(/is not a regular file/);
+    expect((await control(sim, 'POST', '/__sim/scenario', { name: 'pipe' })).json.error).toMatch(
+      /is not a regular file/,
+    );
     await expectStillServes(sim);
   });
 
@@ -107,7 +137,10 @@ describe('the command line and in-process calls read regular files only, bounded
   });
 
   it('--scenario-dir naming no directory: exit 2 at once, naming the flag and the path', () => {
-    for (const [given, problem] of [[join(dir, 'missing'), 'there is no such directory'], [join(allowed, 'mine.yaml'), 'it is not a directory']]) {
+    for (const [given, problem] of [
+      [join(dir, 'missing'), 'there is no such directory'],
+      [join(allowed, 'mine.yaml'), 'it is not a directory'],
+    ]) {
       const r = run(['--scenario-dir', given, '--port', '0']);
       expect(r.status, r.stderr).toBe(2);
       expect(r.stderr).toContain(`mfa-sim: --scenario-dir ${given}: ${problem}.`);

@@ -41,7 +41,17 @@ describe('the control plane answers only requests addressed to this machine', as
   const sim = await simulator({ allowedHosts: ['sim.test', '.corp.example'] });
   const port = new URL(sim.url).port;
 
-  const hostile = ['evil.example', 'EVIL.example', 'localhost.evil.example', '127.0.0.1.nip.io', 'attacker.localhost.com', 'sim.test.evil.example', 'corp.example.evil', 'xn--80ak6aa92e.com', 'a'.repeat(300)];
+  const hostile = [
+    'evil.example',
+    'EVIL.example',
+    'localhost.evil.example',
+    '127.0.0.1.nip.io',
+    'attacker.localhost.com',
+    'sim.test.evil.example',
+    'corp.example.evil',
+    'xn--80ak6aa92e.com',
+    'a'.repeat(300),
+  ];
   for (const name of hostile) {
     it(`Host ${name.slice(0, 40)}: every control route is 403 with a JSON error naming the flag`, async () => {
       for (const [method, path, body] of CONTROL) {
@@ -66,7 +76,20 @@ describe('the control plane answers only requests addressed to this machine', as
   });
 
   it('localhost, *.localhost, IP addresses, the listening address and allowed names are answered', async () => {
-    const allowed = ['localhost', 'LOCALHOST', 'app.localhost', 'localhost.', '127.0.0.1', '127.0.0.2', '[::1]', '10.0.0.5', '[::ffff:127.0.0.1]', 'sim.test', 'corp.example', 'ci.corp.example'];
+    const allowed = [
+      'localhost',
+      'LOCALHOST',
+      'app.localhost',
+      'localhost.',
+      '127.0.0.1',
+      '127.0.0.2',
+      '[::1]',
+      '10.0.0.5',
+      '[::ffff:127.0.0.1]',
+      'sim.test',
+      'corp.example',
+      'ci.corp.example',
+    ];
     for (const name of allowed) {
       const r = await raw(sim.url, 'GET', '/__sim/scenarios', [['Host', `${name}:${port}`]]);
       expect(r.status, name).toBe(200);
@@ -77,17 +100,33 @@ describe('the control plane answers only requests addressed to this machine', as
     const evil = `evil.example:${port}`;
     const time = await raw(sim.url, 'GET', '/v1/svc/time', [...signedPairs(sim), ['Host', evil]]);
     expectEnvelope(time, 200, 15000);
-    const r = await send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id), headers: { host: evil } });
+    const r = await send(sim, '/v1/svc/challenge', {
+      body: challengeEnvelope(sim.apiUser.id),
+      headers: { host: evil },
+    });
     expectEnvelope(r, 202, 2025);
   });
 
   it('an allowed name that no Host could ever be is refused where it is given, in process and on the command line', async () => {
-    const never = ['*', '*.corp.example', 'http://sim.test', 'sim.test:8080', 'sim.test/ui', 'a..b', '.', 'fe80::1%eth0'];
+    const never = [
+      '*',
+      '*.corp.example',
+      'http://sim.test',
+      'sim.test:8080',
+      'sim.test/ui',
+      'a..b',
+      '.',
+      'fe80::1%eth0',
+    ];
     for (const name of never) {
-      await expect(simulator({ allowedHosts: [name] }), name).rejects.toThrow(/allowedHosts\[0\]: must be a host name, or \.domain for the domain and its subdomains/);
+      await expect(simulator({ allowedHosts: [name] }), name).rejects.toThrow(
+        /allowedHosts\[0\]: must be a host name, or \.domain for the domain and its subdomains/,
+      );
       const cli = run(['--port', '0', '--allowed-hosts', `sim.test,${name}`]);
       expect(cli.status, name).toBe(2);
-      expect(cli.stderr, name).toContain('allowedHosts[1]: must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`');
+      expect(cli.stderr, name).toContain(
+        'allowedHosts[1]: must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`',
+      );
     }
     for (const name of ['mfa-sim', 'sim.test.', '.corp.example', 'under_score.test', '10.0.0.5', '::1', '[::1]']) {
       const s = await simulator({ allowedHosts: [name] });

@@ -54,13 +54,16 @@ describe('Markdown: text never becomes markup, and a code span holds any text', 
 
   it('markdownText: any printable text renders as itself (line breaks as spaces), in a table cell too', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...'ab `*_[]()!<>&#|\\~:@.-+=\n'.split('')), maxLength: 40 }), (text) => {
-        const html = marked.parse(`| x |\n|---|\n| ${markdownText(text)} |\n`, { gfm: true }) as string;
-        const cell = /<tbody>\s*<tr>\s*<td>([\s\S]*?)<\/td>\s*<\/tr>\s*<\/tbody>/.exec(html);
-        expect(cell, html).not.toBeNull();
-        expect(cell![1]).not.toMatch(MARKUP);
-        expect(shownText(cell![1]), JSON.stringify(text)).toBe(text.replace(/\n+/g, ' ').trim());
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'ab `*_[]()!<>&#|\\~:@.-+=\n'.split('')), maxLength: 40 }),
+        (text) => {
+          const html = marked.parse(`| x |\n|---|\n| ${markdownText(text)} |\n`, { gfm: true }) as string;
+          const cell = /<tbody>\s*<tr>\s*<td>([\s\S]*?)<\/td>\s*<\/tr>\s*<\/tbody>/.exec(html);
+          expect(cell, html).not.toBeNull();
+          expect(cell![1]).not.toMatch(MARKUP);
+          expect(shownText(cell![1]), JSON.stringify(text)).toBe(text.replace(/\n+/g, ' ').trim());
+        },
+      ),
       { numRuns: runs(2000) },
     );
   });
@@ -88,7 +91,14 @@ describe('Markdown: text never becomes markup, and a code span holds any text', 
 
   it('the report: a hint quoting a backtick (not hexadecimal) keeps its table whole, and the hint holds the character', async () => {
     const sim = await simulator();
-    const r = await send(sim, '/v1/svc/time', { method: 'GET', mutate: (h) => (h.Authorization = h.Authorization.replace(/signature=[0-9a-f]{128}/, `signature=${'a'.repeat(64)}\`${'b'.repeat(63)}`)) });
+    const r = await send(sim, '/v1/svc/time', {
+      method: 'GET',
+      mutate: (h) =>
+        (h.Authorization = h.Authorization.replace(
+          /signature=[0-9a-f]{128}/,
+          `signature=${'a'.repeat(64)}\`${'b'.repeat(63)}`,
+        )),
+    });
     expect(r.json.code).toBe(-4027);
     expect(r.json.message).toContain('128 characters, but `` ` `` at position 65 is not hexadecimal');
     const md = sim.report('markdown');

@@ -30,7 +30,8 @@ function held(): number {
 
 const agent = keepAlive();
 type Request = FloodRequest;
-const flood = (sim: RunningSimulator, count: number, make: (i: number) => Request) => floodOf(sim.url, agent, count, make);
+const flood = (sim: RunningSimulator, count: number, make: (i: number) => Request) =>
+  floodOf(sim.url, agent, count, make);
 
 /** 1,000 nine-digit API user ids the simulator does not know. */
 const unknownId = (i: number) => String(900_000_000 + (i % 1000));
@@ -41,12 +42,18 @@ const forgedHeaders = (apiUser: string, nonce: string = randomUUID()): [string, 
   ['x-svc-apiuser', apiUser],
   ['x-svc-utctime', String(Date.now())],
   ['x-svc-cnonce', nonce],
-  ['authorization', `svc-hmac: apiuser=${apiUser},signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=${'0'.repeat(128)}`],
+  [
+    'authorization',
+    `svc-hmac: apiuser=${apiUser},signedheaders=x-svc-utctime;x-svc-cnonce,algorithm=svc-hmac512,signature=${'0'.repeat(128)}`,
+  ],
 ];
 
 describe('memory a request can grow is bounded in bytes', () => {
   it('forged requests naming 1,000 unknown API users, with 7.9 KB envelope ids, challenge ids and nonces and 15 KB schemes, leave nothing behind', async () => {
-    const sim = await simulator({ journalSize: 16, rules: [{ name: 'flaky', when: { headers: { 'x-flaky': '*' } }, fault: 'proxy-502' }] });
+    const sim = await simulator({
+      journalSize: 16,
+      rules: [{ name: 'flaky', when: { headers: { 'x-flaky': '*' } }, fault: 'proxy-502' }],
+    });
     await expectStillServes(sim);
     const before = held();
     const codes = await flood(sim, 8000, (i): Request => {
@@ -54,13 +61,35 @@ describe('memory a request can grow is bounded in bytes', () => {
       const big = filler(i, 7900);
       switch (i % 4) {
         case 0:
-          return ['POST', '/v1/svc/challenge', [...forgedHeaders(apiUser), JSON_TYPE], JSON.stringify({ id: big, apiUser, type: 150, body: { svcUser: 'user@example.com', challengeType: 'UserKeyAndPattern' } })];
+          return [
+            'POST',
+            '/v1/svc/challenge',
+            [...forgedHeaders(apiUser), JSON_TYPE],
+            JSON.stringify({
+              id: big,
+              apiUser,
+              type: 150,
+              body: { svcUser: 'user@example.com', challengeType: 'UserKeyAndPattern' },
+            }),
+          ];
         case 1:
-          return ['POST', '/v1/svc/status', [...forgedHeaders(apiUser), JSON_TYPE], JSON.stringify({ id: 'poll', apiUser, type: 171, body: { svcUser: 'user@example.com', challengeId: big } })];
+          return [
+            'POST',
+            '/v1/svc/status',
+            [...forgedHeaders(apiUser), JSON_TYPE],
+            JSON.stringify({ id: 'poll', apiUser, type: 171, body: { svcUser: 'user@example.com', challengeId: big } }),
+          ];
         case 2:
           return ['GET', '/v1/svc/time', [...forgedHeaders(apiUser, big), ['x-flaky', '1']]];
         default:
-          return ['GET', '/v1/svc/time', [['x-svc-apiuser', apiUser], ['authorization', `${filler(i, 15_000).replace(/-/g, 'a')}-hmac: apiuser=${apiUser}`]]];
+          return [
+            'GET',
+            '/v1/svc/time',
+            [
+              ['x-svc-apiuser', apiUser],
+              ['authorization', `${filler(i, 15_000).replace(/-/g, 'a')}-hmac: apiuser=${apiUser}`],
+            ],
+          ];
       }
     });
     expect(Object.fromEntries(codes)).toEqual({ [-1001]: 4000, 502: 2000, [-4001]: 2000 });
@@ -70,12 +99,29 @@ describe('memory a request can grow is bounded in bytes', () => {
   }, 120_000);
 
   it("a signed client's envelope ids and a known API user's failed nonces are kept as hashes: 7.9 KB values cost no more than short ones", async () => {
-    const sim = await simulator({ journalSize: 16, rules: [{ name: 'flaky', when: { headers: { 'x-flaky': '*' } }, fault: 'proxy-502' }] });
+    const sim = await simulator({
+      journalSize: 16,
+      rules: [{ name: 'flaky', when: { headers: { 'x-flaky': '*' } }, fault: 'proxy-502' }],
+    });
     await expectStillServes(sim);
     const before = held();
-    const signed = (nonce: string = randomUUID()) => Object.entries(signedHeaders({ apiUser: sim.apiUser.id, secret: sim.apiUser.secret, time: clientTime(sim), nonce }));
+    const signed = (nonce: string = randomUUID()) =>
+      Object.entries(
+        signedHeaders({ apiUser: sim.apiUser.id, secret: sim.apiUser.secret, time: clientTime(sim), nonce }),
+      );
     const codes = await flood(sim, 6000, (i): Request => {
-      if (i % 2 === 0) return ['POST', '/v1/svc/challenge', [...signed(), JSON_TYPE], JSON.stringify({ id: filler(i, 7900), apiUser: sim.apiUser.id, type: 150, body: { svcUser: 'user@example.com', challengeType: 'UserKeyAndPattern' } })];
+      if (i % 2 === 0)
+        return [
+          'POST',
+          '/v1/svc/challenge',
+          [...signed(), JSON_TYPE],
+          JSON.stringify({
+            id: filler(i, 7900),
+            apiUser: sim.apiUser.id,
+            type: 150,
+            body: { svcUser: 'user@example.com', challengeType: 'UserKeyAndPattern' },
+          }),
+        ];
       return ['GET', '/v1/svc/time', [...forgedHeaders(sim.apiUser.id, filler(i, 7900)), ['x-flaky', '1']]];
     });
     expect(Object.fromEntries(codes)).toEqual({ [-5075]: 3000, 502: 3000 });
@@ -89,7 +135,12 @@ describe('memory a request can grow is bounded in bytes', () => {
     const before = held();
     // As many headers as Node reads in 16 KiB: 1,900 of them, each a few bytes.
     const many: [string, string][] = Array.from({ length: 1900 }, (_, i) => [`h${i}`, 'v']);
-    const codes = await flood(sim, 1000, (i): Request => ['POST', '/v1/svc/challenge', [...many, JSON_TYPE], JSON.stringify({ pad: 'é'.repeat(8000), i })]);
+    const codes = await flood(sim, 1000, (i): Request => [
+      'POST',
+      '/v1/svc/challenge',
+      [...many, JSON_TYPE],
+      JSON.stringify({ pad: 'é'.repeat(8000), i }),
+    ]);
     expect(Object.fromEntries(codes)).toEqual({ [-4000]: 1000 });
     expect(sim.journal()).toHaveLength(1000);
     expect(Object.keys(sim.journal()[0].request.headers)).toHaveLength(100);
@@ -105,8 +156,28 @@ describe('memory a request can grow is bounded in bytes', () => {
     const codes = await flood(sim, 2000, (i): Request => [
       'POST',
       '/v1/svc/challenge',
-      [...Object.entries(signedHeaders({ apiUser: sim.apiUser.id, secret: sim.apiUser.secret, time: clientTime(sim), nonce: randomUUID() })), JSON_TYPE],
-      JSON.stringify({ id: `c-${i}`, apiUser: sim.apiUser.id, type: 150, body: { svcUser: 'user@example.com', challengeType: 'UserKeyAndPattern', enableQRcode: false, profile: filler(i, 60_000) } }),
+      [
+        ...Object.entries(
+          signedHeaders({
+            apiUser: sim.apiUser.id,
+            secret: sim.apiUser.secret,
+            time: clientTime(sim),
+            nonce: randomUUID(),
+          }),
+        ),
+        JSON_TYPE,
+      ],
+      JSON.stringify({
+        id: `c-${i}`,
+        apiUser: sim.apiUser.id,
+        type: 150,
+        body: {
+          svcUser: 'user@example.com',
+          challengeType: 'UserKeyAndPattern',
+          enableQRcode: false,
+          profile: filler(i, 60_000),
+        },
+      }),
     ]);
     expect(Object.fromEntries(codes)).toEqual({ 2025: 2000 });
     expect(sim.challenges()).toHaveLength(2000);
@@ -122,12 +193,27 @@ describe('memory a request can grow is bounded in bytes', () => {
   it(`scenarios picked by header are kept ${MAX_PICKS} at most, whatever the bindings and names they are picked under`, async () => {
     const sim = await simulator({ journalSize: 16 });
     const given = Array.from({ length: 40 }, (_, i) => `given-${i}`);
-    for (const name of given) sim.bindScenario('999999999', { name, rules: Array.from({ length: 20 }, (_, k) => ({ name: `r${k}`, when: { headers: { [`x-r${k}`]: '*' } }, respond: { code: -5000 } })) });
+    for (const name of given)
+      sim.bindScenario('999999999', {
+        name,
+        rules: Array.from({ length: 20 }, (_, k) => ({
+          name: `r${k}`,
+          when: { headers: { [`x-r${k}`]: '*' } },
+          respond: { code: -5000 },
+        })),
+      });
     const bound = Array.from({ length: 100 }, (_, i) => String(100_000_000 + i));
     for (const id of bound) sim.bindScenario(id, { name: `bound-${id}` });
     const names = [...shippedScenarioNames().filter((n) => !['flaky-network', 'server-errors'].includes(n)), ...given];
     const before = held();
-    await flood(sim, bound.length * names.length, (i): Request => ['GET', '/v1/svc/time', [['x-svc-apiuser', bound[i % bound.length]], ['x-sim-scenario', names[Math.floor(i / bound.length)]]]]);
+    await flood(sim, bound.length * names.length, (i): Request => [
+      'GET',
+      '/v1/svc/time',
+      [
+        ['x-svc-apiuser', bound[i % bound.length]],
+        ['x-sim-scenario', names[Math.floor(i / bound.length)]],
+      ],
+    ]);
     expect(sim.simulator.sizes().picks).toBe(MAX_PICKS);
     expect((held() - before) / MiB, 'MiB held for the picks').toBeLessThan(4);
     sim.reset();
@@ -138,16 +224,21 @@ describe('memory a request can grow is bounded in bytes', () => {
     const sim = await simulator({ journalSize: 16 });
     const before = held();
     /** About 280 KB of scenario text: 8,000 API users, each with its HMAC key. */
-    const large = (n: number) => ({ name: `large-${n}`, apiUsers: Array.from({ length: 8000 }, (_, i) => ({ id: String(100_000_000 + i), secret: `secret-${n}-${i}` })) });
+    const large = (n: number) => ({
+      name: `large-${n}`,
+      apiUsers: Array.from({ length: 8000 }, (_, i) => ({ id: String(100_000_000 + i), secret: `secret-${n}-${i}` })),
+    });
     const statuses: number[] = [];
-    for (let n = 0; n < 10; n++) statuses.push((await control(sim, 'PUT', `/__sim/bindings/${200_000_000 + n}`, large(n))).status);
+    for (let n = 0; n < 10; n++)
+      statuses.push((await control(sim, 'PUT', `/__sim/bindings/${200_000_000 + n}`, large(n))).status);
     const kept = statuses.filter((s) => s === 200).length;
     expect(kept * JSON.stringify(large(0)).length).toBeLessThanOrEqual(MAX_KEPT_SCENARIO_CHARS);
     expect(statuses.slice(kept)).toEqual(statuses.slice(kept).map(() => 400));
     const refused = await control(sim, 'PUT', '/__sim/bindings/299999999', large(99));
     expect(refused.json.error).toMatch(/would hold more than 2 MiB of scenario text: end a binding first/);
     // Given one after another to one API user, the older ones are let go.
-    for (let n = 10; n < 20; n++) expect((await control(sim, 'PUT', '/__sim/bindings/200000000', large(n))).status).toBe(200);
+    for (let n = 10; n < 20; n++)
+      expect((await control(sim, 'PUT', '/__sim/bindings/200000000', large(n))).status).toBe(200);
     expect((held() - before) / MiB, 'MiB held for the kept scenarios').toBeLessThan(80);
     await expectStillServes(sim);
   }, 120_000);

@@ -29,7 +29,10 @@ const BAD: [Partial<Record<keyof StartOptions, unknown>>, RegExp][] = [
   [{ apiUser: '12' }, /apiUser: must be exactly 9 digits/],
   [{ secret: '' }, /secret: must not be empty/],
   [{ scenarioDirs: 'dir' }, /scenarioDirs: must be a list/],
-  [{ scenarioDirs: ['/no/such/mfa-sim-dir'] }, /scenarioDirs\[0\]: "\/no\/such\/mfa-sim-dir": there is no such directory/],
+  [
+    { scenarioDirs: ['/no/such/mfa-sim-dir'] },
+    /scenarioDirs\[0\]: "\/no\/such\/mfa-sim-dir": there is no such directory/,
+  ],
   [{ scenarioDirs: [tmpdir(), aFile] }, /scenarioDirs\[1\]: ".*file\.yaml": it is not a directory/],
   [{ scenarioDirs: [join(aFile, 'below')] }, /scenarioDirs\[0\]: ".*file\.yaml\/below": there is no such directory/],
   [{ allowedHosts: [42] }, /allowedHosts\[0\]: must be a string/],
@@ -72,9 +75,15 @@ describe('in-process methods refuse arguments of the wrong kind with a 400', asy
     ['journal({ code: [2025, NaN] })', () => sim.journal({ code: [2025, Number.NaN] })],
     ['journal({ apiUser: 123456789 })', () => sim.journal({ apiUser: 123456789 as unknown as string })],
     ['report("html")', () => sim.report('html' as unknown as 'markdown')],
-    ['report("markdown", { failOn: "fatal" })', () => sim.report('markdown', { failOn: 'fatal' as unknown as 'error' })],
+    [
+      'report("markdown", { failOn: "fatal" })',
+      () => sim.report('markdown', { failOn: 'fatal' as unknown as 'error' }),
+    ],
     ['report("junit", { required: [-9999] })', () => sim.report('junit', { required: [-9999] })],
-    ['report("markdown", { required: "all" })', () => sim.report('markdown', { required: 'all' as unknown as number[] })],
+    [
+      'report("markdown", { required: "all" })',
+      () => sim.report('markdown', { required: 'all' as unknown as number[] }),
+    ],
   ];
   for (const [label, call] of calls) {
     it(label, async () => {
@@ -109,7 +118,11 @@ describe('in-process filters and report gates answer as the control API does', a
   it('a report in a format it has, with gates it knows', () => {
     expect(sim.report('junit', { required: [15000], failOn: 'error' })).toMatch(/^<\?xml/);
     expect(() => sim.report('html' as unknown as 'markdown')).toThrow('format must be markdown or junit');
-    expect(() => sim.report('markdown', { failOn: 'fatal' as unknown as 'error' })).toThrow('failOn must be one of info, warning, error');
-    expect(() => sim.report('markdown', { required: [2025, -9999] })).toThrow('required must be a list of codes of the service');
+    expect(() => sim.report('markdown', { failOn: 'fatal' as unknown as 'error' })).toThrow(
+      'failOn must be one of info, warning, error',
+    );
+    expect(() => sim.report('markdown', { required: [2025, -9999] })).toThrow(
+      'required must be a list of codes of the service',
+    );
   });
 });

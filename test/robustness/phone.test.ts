@@ -25,7 +25,12 @@ describe('the phone pages belong to this machine and refuse other sites', () => 
     const sim = await simulator();
     const id = await newChallenge(sim);
     for (const host of ['evil.example', 'evil.example:80', 'localhost.evil.example', '127.0.0.1.nip.io']) {
-      for (const [method, path] of [['GET', `/phone/${id}`], ['GET', `/phone/${id}/qr.png`], ['POST', `/phone/${id}/approve`], ['POST', `/phone/${id}/deny`]]) {
+      for (const [method, path] of [
+        ['GET', `/phone/${id}`],
+        ['GET', `/phone/${id}/qr.png`],
+        ['POST', `/phone/${id}/approve`],
+        ['POST', `/phone/${id}/deny`],
+      ]) {
         const r = await phone(sim, method, path, { host });
         expect(r.status, `${method} ${path} ${host}`).toBe(403);
         expect(JSON.parse(r.text).error).toMatch(/--allowed-hosts/);
@@ -33,7 +38,8 @@ describe('the phone pages belong to this machine and refuse other sites', () => 
     }
     expect(sim.challenges()[0].state).toBe('waiting');
     // This machine's names still work.
-    for (const host of ['localhost', new URL(sim.url).host]) expect((await phone(sim, 'GET', `/phone/${id}`, { host })).status).toBe(200);
+    for (const host of ['localhost', new URL(sim.url).host])
+      expect((await phone(sim, 'GET', `/phone/${id}`, { host })).status).toBe(200);
   });
 
   it('approve and deny sent by a page of another site: 403; from the phone page itself: done', async () => {
@@ -69,7 +75,9 @@ describe('the phone pages belong to this machine and refuse other sites', () => 
       const r = await phone(seeded, 'POST', `/phone/${id}/${action}`);
       expect(r.status).toBe(401);
       expect(JSON.parse(r.text).error).toMatch(/--seed/);
-      expect((await phone(seeded, 'POST', `/phone/${id}/${action}`, { 'x-sim-control-token': 'wrong' })).status).toBe(401);
+      expect((await phone(seeded, 'POST', `/phone/${id}/${action}`, { 'x-sim-control-token': 'wrong' })).status).toBe(
+        401,
+      );
     }
     expect(seeded.challenges()[0].state).toBe('waiting');
     // The page itself still shows the challenge; opened with ?token=, its buttons carry it.

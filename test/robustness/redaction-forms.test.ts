@@ -16,7 +16,14 @@ const LONGER = 'Overlap-Key-Abc-Longer';
 
 describe('secrets written in every form, at the edges of each', async () => {
   const as = { apiUser: '500000001', secret: 'Signing-Secret-Zr4' };
-  const sim = await simulator({ apiUsers: [{ id: as.apiUser, secret: as.secret }, { id: '500000002', secret: MIXED }, { id: '500000003', secret: PREFIX }, { id: '500000004', secret: LONGER }] });
+  const sim = await simulator({
+    apiUsers: [
+      { id: as.apiUser, secret: as.secret },
+      { id: '500000002', secret: MIXED },
+      { id: '500000003', secret: PREFIX },
+      { id: '500000004', secret: LONGER },
+    ],
+  });
 
   /** The body as the journal keeps it, sent to /v1/svc/time (which reads no body but keeps it). */
   const kept = async (body: string): Promise<string> => {
@@ -29,11 +36,24 @@ describe('secrets written in every form, at the edges of each', async () => {
   it.each([
     ['plain', MIXED],
     ['percent-encoded UTF-8 (1 to 4 bytes a character)', encodeURIComponent(MIXED)],
-    ['percent-encoded, every character', codePoints(MIXED, (cp) => encodeURIComponent(String.fromCodePoint(cp)).replace(/^[^%]$/, (c) => `%${c.charCodeAt(0).toString(16)}`))],
-    ['percent-encoded, hex digits in lower case', encodeURIComponent(MIXED).replace(/%[0-9A-F]{2}/g, (byte) => byte.toLowerCase())],
+    [
+      'percent-encoded, every character',
+      codePoints(MIXED, (cp) =>
+        encodeURIComponent(String.fromCodePoint(cp)).replace(/^[^%]$/, (c) => `%${c.charCodeAt(0).toString(16)}`),
+      ),
+    ],
+    [
+      'percent-encoded, hex digits in lower case',
+      encodeURIComponent(MIXED).replace(/%[0-9A-F]{2}/g, (byte) => byte.toLowerCase()),
+    ],
     ['\\u{...} code points', codePoints(MIXED, (cp) => `\\u{${cp.toString(16)}}`)],
     ['\\u{...} with leading zeros', codePoints(MIXED, (cp) => `\\u{${cp.toString(16).padStart(6, '0')}}`)],
-    ['\\uXXXX (surrogate pairs for the emoji)', MIXED.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
+    [
+      '\\uXXXX (surrogate pairs for the emoji)',
+      MIXED.split('')
+        .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+        .join(''),
+    ],
     ['\\xXX for the ASCII letters', MIXED.replace(/[A-Za-z]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`)],
     ['backslash before each ASCII character', MIXED.replace(/[A-Za-z0-9-]/g, (c) => `\\${c}`)],
   ])('%s: exactly the secret is hidden, at the start, in the middle and at the very end', async (_, form) => {
@@ -76,6 +96,7 @@ describe('secrets written in every form, at the edges of each', async () => {
   });
 
   it('a text shorter than any secret, or with none, is kept whole', async () => {
-    for (const text of ['', 'abc', 'Overlap-Key-Ab', 'Mixed-é-€-😀-Kq', '%4D%69%78%65%64']) expect(await kept(text)).toBe(text);
+    for (const text of ['', 'abc', 'Overlap-Key-Ab', 'Mixed-é-€-😀-Kq', '%4D%69%78%65%64'])
+      expect(await kept(text)).toBe(text);
   });
 });

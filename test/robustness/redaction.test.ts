@@ -35,12 +35,14 @@ function escapedForms(secret: string): string[] {
 function expectHidden(where: string, text: string): void {
   for (const secret of [SECRET, SCENARIO_SECRET]) {
     for (let i = 0; i + 12 <= secret.length; i++) {
-      if (text.includes(secret.slice(i, i + 12))) throw new Error(`${where} shows part of a secret (${secret.slice(i, i + 12)}): ${text.slice(0, 400)}`);
+      if (text.includes(secret.slice(i, i + 12)))
+        throw new Error(`${where} shows part of a secret (${secret.slice(i, i + 12)}): ${text.slice(0, 400)}`);
     }
   }
   // Decoded as the dashboard decodes it (JSON, twice for a body sent as a string), the secret is not there either.
   const decoded = decodeDeep(text);
-  for (const secret of [SECRET, SCENARIO_SECRET]) if (decoded.includes(secret)) throw new Error(`${where}, decoded, shows a secret: ${decoded.slice(0, 400)}`);
+  for (const secret of [SECRET, SCENARIO_SECRET])
+    if (decoded.includes(secret)) throw new Error(`${where}, decoded, shows a secret: ${decoded.slice(0, 400)}`);
 }
 
 function decodeDeep(text: string): string {
@@ -71,7 +73,9 @@ function decodeDeep(text: string): string {
 describe('redaction without gaps', async () => {
   const sim = await simulator({ secret: SECRET, apiUsers: [{ id: '222222222', secret: SCENARIO_SECRET }] });
   const events: string[] = [];
-  const stream = httpRequest(`${sim.url}/__sim/events`, (res) => res.on('data', (c: Buffer) => events.push(c.toString('utf8'))));
+  const stream = httpRequest(`${sim.url}/__sim/events`, (res) =>
+    res.on('data', (c: Buffer) => events.push(c.toString('utf8'))),
+  );
   stream.end();
 
   it('a secret sent escaped in a body is hidden in the answer, journal, events and the decoded view', async () => {
@@ -79,7 +83,13 @@ describe('redaction without gaps', async () => {
     for (const form of forms) {
       // In the envelope's body as an object, and as a string holding JSON (as one published client sends it).
       const asObject = `{"id":"r1","utctime":"1","apiUser":"${sim.apiUser.id}","type":150,"body":{"svcUser":"user@example.com","challengeType":"UserKeyAndPattern","profile":"${form}"}}`;
-      const asString = JSON.stringify({ id: 'r2', utctime: '1', apiUser: sim.apiUser.id, type: 150, body: `{'svcUser': 'user@example.com', 'challengeType': 'NoSuch', 'profile': '${form}'}` });
+      const asString = JSON.stringify({
+        id: 'r2',
+        utctime: '1',
+        apiUser: sim.apiUser.id,
+        type: 150,
+        body: `{'svcUser': 'user@example.com', 'challengeType': 'NoSuch', 'profile': '${form}'}`,
+      });
       for (const body of [asObject, asString]) {
         const r = await send(sim, '/v1/svc/challenge', { body });
         expectHidden(`answer to ${form}`, r.text);
@@ -93,7 +103,12 @@ describe('redaction without gaps', async () => {
 
   it('a secret in the path, plain or percent-encoded, is hidden in the -404 answer and the journal', async () => {
     const enc = [...SECRET].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
-    for (const path of [`/v1/svc/${SECRET}`, `/v1/svc/${enc}`, `/v1/svc/${SECRET.replace(/-/g, '%2D')}`, `/v1/svc/x/${'y'.repeat(290)}${SECRET}`]) {
+    for (const path of [
+      `/v1/svc/${SECRET}`,
+      `/v1/svc/${enc}`,
+      `/v1/svc/${SECRET.replace(/-/g, '%2D')}`,
+      `/v1/svc/x/${'y'.repeat(290)}${SECRET}`,
+    ]) {
       const r = await raw(sim.url, 'POST', path, signedPairs(sim), '{}');
       expectHidden(`answer to ${path.slice(0, 40)}`, r.text);
       expectHidden('journal path', JSON.stringify(sim.journal()[0]));
@@ -104,10 +119,28 @@ describe('redaction without gaps', async () => {
     const cases: [string, string, unknown?][] = [];
     for (const s of [SECRET, SCENARIO_SECRET, `padding-${'p'.repeat(40)}${SECRET}`]) {
       const e = encodeURIComponent(s);
-      cases.push(['GET', `/phone/${e}`], ['GET', `/phone/${e}/qr.png`], ['POST', `/phone/${e}/approve`], ['GET', `/status?code=${e}`], ['GET', `/status?code=${e}&format=json`]);
-      cases.push(['DELETE', `/__sim/bindings/${e}`], ['PUT', `/__sim/bindings/${e}`, { name: 'default' }], ['POST', `/__sim/challenges/${e}/approve`]);
-      cases.push(['POST', '/__sim/scenario', { name: 'x', accounts: { [s]: 'locked' } }], ['POST', '/__sim/scenario', { name: s }], ['POST', '/__sim/scenario', { name: 'x', apiUsers: [{ id: s, secret: 'x' }] }]);
-      cases.push(['POST', '/__sim/scenario', `name: x\nclock:\n  offset: ${s}\n`], ['POST', '/__sim/clock/advance', { by: s }], ['POST', '/__sim/clock/freeze', { at: s }]);
+      cases.push(
+        ['GET', `/phone/${e}`],
+        ['GET', `/phone/${e}/qr.png`],
+        ['POST', `/phone/${e}/approve`],
+        ['GET', `/status?code=${e}`],
+        ['GET', `/status?code=${e}&format=json`],
+      );
+      cases.push(
+        ['DELETE', `/__sim/bindings/${e}`],
+        ['PUT', `/__sim/bindings/${e}`, { name: 'default' }],
+        ['POST', `/__sim/challenges/${e}/approve`],
+      );
+      cases.push(
+        ['POST', '/__sim/scenario', { name: 'x', accounts: { [s]: 'locked' } }],
+        ['POST', '/__sim/scenario', { name: s }],
+        ['POST', '/__sim/scenario', { name: 'x', apiUsers: [{ id: s, secret: 'x' }] }],
+      );
+      cases.push(
+        ['POST', '/__sim/scenario', `name: x\nclock:\n  offset: ${s}\n`],
+        ['POST', '/__sim/clock/advance', { by: s }],
+        ['POST', '/__sim/clock/freeze', { at: s }],
+      );
       cases.push(['POST', '/__sim/explore', { kind: 'time', apiUser: s }], ['POST', '/__sim/scenario', { file: s }]);
     }
     for (const [method, path, body] of cases) {
@@ -116,37 +149,66 @@ describe('redaction without gaps', async () => {
       expectHidden(`${method} ${path.slice(0, 50)}`, r.text);
     }
     // A header value that quotes the secret as the scenario to pick.
-    expectHidden('x-sim-scenario', (await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': SECRET } })).text);
-    expectHidden('x-sim-scenario, long', (await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': `${'q'.repeat(90)}${SECRET}` } })).text);
+    expectHidden(
+      'x-sim-scenario',
+      (await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': SECRET } })).text,
+    );
+    expectHidden(
+      'x-sim-scenario, long',
+      (await send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-sim-scenario': `${'q'.repeat(90)}${SECRET}` } }))
+        .text,
+    );
     stream.destroy();
   });
 
   it("a secret sent as the envelope's id, or as the Host that an app built by createApp links with, is hidden", async () => {
     const short = 'short-Secret-42x';
     const app = createApp({ secret: short });
-    const headers = (t: number) => signedHeaders({ apiUser: '123456789', secret: short, time: app.simulator.now() + t });
-    const byId = await request(app).post('/v1/svc/challenge').set(headers(0)).send({ ...challengeEnvelope('123456789'), id: short });
+    const headers = (t: number) =>
+      signedHeaders({ apiUser: '123456789', secret: short, time: app.simulator.now() + t });
+    const byId = await request(app)
+      .post('/v1/svc/challenge')
+      .set(headers(0))
+      .send({ ...challengeEnvelope('123456789'), id: short });
     expect(byId.body).toMatchObject({ code: 2025, id: '[secret]' });
     for (const [i, path] of ['/v1/svc/time', '/openapi.json', '/', '/__sim/ui'].entries()) {
-      const r = await request(app).get(path).set('host', short).set(headers(i + 1));
+      const r = await request(app)
+        .get(path)
+        .set('host', short)
+        .set(headers(i + 1));
       expect(r.status, path).toBeLessThan(500);
       expect(r.text, path).not.toContain(short);
     }
-    const qr = await request(app).post('/v1/svc/challenge').set('host', short).set(headers(9)).send(challengeEnvelope('123456789'));
+    const qr = await request(app)
+      .post('/v1/svc/challenge')
+      .set('host', short)
+      .set(headers(9))
+      .send(challengeEnvelope('123456789'));
     expect(qr.text).not.toContain(short);
   });
 
   it('a challenge whose user e-mail holds a secret shows it hidden on the dashboard and the phone page', async () => {
-    const r = await send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id, { svcUser: `${SCENARIO_SECRET}@example.com` }) });
+    const r = await send(sim, '/v1/svc/challenge', {
+      body: challengeEnvelope(sim.apiUser.id, { svcUser: `${SCENARIO_SECRET}@example.com` }),
+    });
     const { challengeId } = JSON.parse(r.json.message) as { challengeId: string };
-    for (const path of ['/__sim/ui', '/__sim/ui/challenges', `/phone/${challengeId}`, '/__sim/challenges']) expectHidden(path, (await control(sim, 'GET', path)).text);
+    for (const path of ['/__sim/ui', '/__sim/ui/challenges', `/phone/${challengeId}`, '/__sim/challenges'])
+      expectHidden(path, (await control(sim, 'GET', path)).text);
   });
 });
 
 describe('redaction with many secrets (past the few searched one by one)', async () => {
   // Secrets that start alike and unlike (two first characters shared, a non-ASCII start, digits), so the search by
   // first characters is shown to find each; 40 API users are well past the few searched one by one.
-  const secrets = Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? `Shared-start-${i}-Zq8` : i % 4 === 1 ? `Σecret-${i}-ümlaut` : i % 4 === 2 ? `${i}0-digits-first-Kp` : `x${i}-Secret-Vw3-tail`));
+  const secrets = Array.from({ length: 40 }, (_, i) =>
+    i % 4 === 0
+      ? `Shared-start-${i}-Zq8`
+      : i % 4 === 1
+        ? `Σecret-${i}-ümlaut`
+        : i % 4 === 2
+          ? `${i}0-digits-first-Kp`
+          : `x${i}-Secret-Vw3-tail`,
+  );
   const users = secrets.map((secret, i) => ({ id: `3000000${String(i).padStart(2, '0')}`, secret }));
   const sim = await simulator({ apiUsers: users });
 
@@ -181,7 +243,10 @@ describe('a text shown again after the secrets changed', async () => {
   const FUTURE = 'future-secret-Hq4Vb8Ns2Lx6';
   const as = { apiUser: '400000001', secret: 'first-secret-Rt5Yu7' };
   // With 20 more API users, the secrets are searched by their first characters rather than one by one.
-  const others = Array.from({ length: 20 }, (_, i) => ({ id: `4000001${String(i).padStart(2, '0')}`, secret: `many-${i}-Secret-Pz${i}` }));
+  const others = Array.from({ length: 20 }, (_, i) => ({
+    id: `4000001${String(i).padStart(2, '0')}`,
+    secret: `many-${i}-Secret-Pz${i}`,
+  }));
   const sim = await simulator({ apiUsers: [{ id: as.apiUser, secret: as.secret }] });
 
   const refusal = async (value: string) => {
@@ -202,7 +267,10 @@ describe('a text shown again after the secrets changed', async () => {
     expect(before.json.message.length).toBeGreaterThanOrEqual(64); // long enough to be remembered
     expect(before.json.message).toContain('Hq4Vb8Ns2Lx6');
     // The same refusal, word for word, after a newly loaded scenario made the value a secret.
-    sim.loadScenario({ name: 'after', apiUsers: [{ id: as.apiUser, secret: as.secret }, ...more, { id: '400000002', secret: FUTURE }] });
+    sim.loadScenario({
+      name: 'after',
+      apiUsers: [{ id: as.apiUser, secret: as.secret }, ...more, { id: '400000002', secret: FUTURE }],
+    });
     const after = await refusal(value);
     expect(after.text).not.toContain('Hq4Vb8Ns2Lx6');
     expect(after.json.message).toContain('[secret]');

@@ -52,9 +52,18 @@ async function session(sim: RunningSimulator): Promise<Seen> {
       seen.push([where, `request failed: ${(e as Error).message}`]);
     }
   };
-  const get = (path: string) => keep(`GET ${path}`, fetch(`${sim.url}${path}`).then(async (r) => ({ text: Buffer.from(await r.arrayBuffer()).toString('latin1') })));
+  const get = (path: string) =>
+    keep(
+      `GET ${path}`,
+      fetch(`${sim.url}${path}`).then(async (r) => ({ text: Buffer.from(await r.arrayBuffer()).toString('latin1') })),
+    );
   const control = (method: string, path: string, body?: string, type = 'application/json') =>
-    keep(`${method} ${path}`, fetch(`${sim.url}${path}`, { method, body, headers: { 'content-type': type } }).then(async (r) => ({ text: await r.text() })));
+    keep(
+      `${method} ${path}`,
+      fetch(`${sim.url}${path}`, { method, body, headers: { 'content-type': type } }).then(async (r) => ({
+        text: await r.text(),
+      })),
+    );
 
   let challengeId = '';
   for (const as of [FLAG_USER, SCENARIO_USER]) {
@@ -64,16 +73,29 @@ async function session(sim: RunningSimulator): Promise<Seen> {
     seen.push(['challenge', created.text]);
     challengeId = (JSON.parse(created.json.message) as { challengeId: string }).challengeId;
     await keep('status', send(sim, '/v1/svc/status', { as, body: lookupEnvelope(u, 171, challengeId) }));
-    await keep('verify', send(sim, '/v1/svc/verify', { as, body: lookupEnvelope(u, 170, challengeId, { authCode: '000000' }) }));
-    await keep('blocked', send(sim, '/v1/svc/blocked', { as, body: { apiUser: u, type: 950, body: { svcUser: 'user@example.com', ipAddress: '198.51.100.1' } } }));
+    await keep(
+      'verify',
+      send(sim, '/v1/svc/verify', { as, body: lookupEnvelope(u, 170, challengeId, { authCode: '000000' }) }),
+    );
+    await keep(
+      'blocked',
+      send(sim, '/v1/svc/blocked', {
+        as,
+        body: { apiUser: u, type: 950, body: { svcUser: 'user@example.com', ipAddress: '198.51.100.1' } },
+      }),
+    );
     await keep('wrong secret', send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: u, secret: 'not-it' } }));
     await keep('no auth', send(sim, '/v1/svc/time', { method: 'GET', as: false }));
-    await keep('bad auth', send(sim, '/v1/svc/time', { method: 'GET', as, mutate: (h) => void (h.authorization = 'Bearer abc') }));
+    await keep(
+      'bad auth',
+      send(sim, '/v1/svc/time', { method: 'GET', as, mutate: (h) => void (h.authorization = 'Bearer abc') }),
+    );
     await keep('drift', send(sim, '/v1/svc/time', { method: 'GET', as, time: Date.now() - 3_600_000 }));
     await keep('bad body', send(sim, '/v1/svc/challenge', { as, body: '{"not":"an envelope"' }));
     await keep('replay 1', send(sim, '/v1/svc/time', { method: 'GET', as, nonce: `replayed-nonce-${u}` }));
     await keep('replay 2', send(sim, '/v1/svc/time', { method: 'GET', as, nonce: `replayed-nonce-${u}` }));
-    for (const rule of ['slow', 'forced', 'garbage', 'proxy']) await keep(`rule ${rule}`, send(sim, '/v1/svc/time', { method: 'GET', as, headers: { 'x-test': rule } }));
+    for (const rule of ['slow', 'forced', 'garbage', 'proxy'])
+      await keep(`rule ${rule}`, send(sim, '/v1/svc/time', { method: 'GET', as, headers: { 'x-test': rule } }));
     await keep('cancel', send(sim, '/v1/svc/challenge', { as, body: cancelEnvelope(u, challengeId) }));
   }
   await keep('suspended', send(sim, '/v1/svc/time', { method: 'GET', as: { apiUser: '333333333', secret: S3 } }));
@@ -87,18 +109,60 @@ async function session(sim: RunningSimulator): Promise<Seen> {
   // A misconfigured client puts its secret where it does not belong: as the nonce, in the path, in a field, in a
   // header.
   await keep('secret as nonce', send(sim, '/v1/svc/time', { method: 'GET', as: FLAG_USER, nonce: S1 }));
-  await keep('secret as nonce, wrongly signed', send(sim, '/v1/svc/time', { method: 'GET', as: { ...FLAG_USER, secret: 'not-it' }, nonce: S1 }));
+  await keep(
+    'secret as nonce, wrongly signed',
+    send(sim, '/v1/svc/time', { method: 'GET', as: { ...FLAG_USER, secret: 'not-it' }, nonce: S1 }),
+  );
   await keep('secret in path', send(sim, `/v1/svc/${S1}`, { as: FLAG_USER, body: {} }));
-  await keep('secret in a field', send(sim, '/v1/svc/blocked', { as: FLAG_USER, body: { apiUser: FLAG_USER.apiUser, type: 950, body: { svcUser: 'user@example.com', ipAddress: S1 } } }));
-  await keep('secret in the body', send(sim, '/v1/svc/challenge', { as: SCENARIO_USER, body: challengeEnvelope(SCENARIO_USER.apiUser, { profile: S2, challengeExpiry: S2 }) }));
-  await keep('secret as scenario', send(sim, '/v1/svc/time', { method: 'GET', as: FLAG_USER, headers: { 'x-sim-scenario': S1 } }));
+  await keep(
+    'secret in a field',
+    send(sim, '/v1/svc/blocked', {
+      as: FLAG_USER,
+      body: { apiUser: FLAG_USER.apiUser, type: 950, body: { svcUser: 'user@example.com', ipAddress: S1 } },
+    }),
+  );
+  await keep(
+    'secret in the body',
+    send(sim, '/v1/svc/challenge', {
+      as: SCENARIO_USER,
+      body: challengeEnvelope(SCENARIO_USER.apiUser, { profile: S2, challengeExpiry: S2 }),
+    }),
+  );
+  await keep(
+    'secret as scenario',
+    send(sim, '/v1/svc/time', { method: 'GET', as: FLAG_USER, headers: { 'x-sim-scenario': S1 } }),
+  );
 
-  for (const path of ['/', '/status', '/status?code=-4037', `/phone/${challengeId}`, `/phone/${challengeId}/qr.png`, '/__sim/ui', '/__sim/health', '/favicon.svg']) await get(path);
-  for (const path of ['/__sim/scenarios', '/__sim/journal', '/__sim/coverage', '/__sim/challenges', '/__sim/clock']) await get(path);
+  for (const path of [
+    '/',
+    '/status',
+    '/status?code=-4037',
+    `/phone/${challengeId}`,
+    `/phone/${challengeId}/qr.png`,
+    '/__sim/ui',
+    '/__sim/health',
+    '/favicon.svg',
+  ])
+    await get(path);
+  for (const path of ['/__sim/scenarios', '/__sim/journal', '/__sim/coverage', '/__sim/challenges', '/__sim/clock'])
+    await get(path);
   // Refused control requests that carry a secret: their error messages must not repeat it.
-  await control('POST', '/__sim/scenario', stringify({ name: 'bad', apiUsers: [{ id: '12', secret: S2 }] }), 'application/yaml');
-  await control('POST', '/__sim/scenario', JSON.stringify({ name: 'bad', apiUsers: [{ id: SCENARIO_USER.apiUser, secret: S2, state: 5 }], token: S2 }));
-  await control('PUT', `/__sim/bindings/${SCENARIO_USER.apiUser}`, JSON.stringify({ name: 'bad', apiUsers: [{ id: SCENARIO_USER.apiUser, secret: [S2] }] }));
+  await control(
+    'POST',
+    '/__sim/scenario',
+    stringify({ name: 'bad', apiUsers: [{ id: '12', secret: S2 }] }),
+    'application/yaml',
+  );
+  await control(
+    'POST',
+    '/__sim/scenario',
+    JSON.stringify({ name: 'bad', apiUsers: [{ id: SCENARIO_USER.apiUser, secret: S2, state: 5 }], token: S2 }),
+  );
+  await control(
+    'PUT',
+    `/__sim/bindings/${SCENARIO_USER.apiUser}`,
+    JSON.stringify({ name: 'bad', apiUsers: [{ id: SCENARIO_USER.apiUser, secret: [S2] }] }),
+  );
   await control('POST', `/__sim/challenges/${S1}/approve`);
   await control('POST', '/__sim/clock/advance', JSON.stringify({ by: S1 }));
   await control('POST', '/__sim/clock/freeze', JSON.stringify({ at: S3 }));
@@ -109,7 +173,9 @@ async function session(sim: RunningSimulator): Promise<Seen> {
 /** Collects the event stream until stopped. */
 function openEvents(base: string): { stop: () => Promise<string> } {
   let text = '';
-  const req = request(`${base}/__sim/events`, { agent: false }, (res) => res.on('data', (d: Buffer) => (text += d.toString('utf8'))));
+  const req = request(`${base}/__sim/events`, { agent: false }, (res) =>
+    res.on('data', (d: Buffer) => (text += d.toString('utf8'))),
+  );
   req.on('error', () => undefined);
   req.end();
   return {
@@ -123,7 +189,11 @@ function openEvents(base: string): { stop: () => Promise<string> } {
 
 /** Where any secret shows, if anywhere. */
 function leaks(seen: Seen): string[] {
-  return seen.flatMap(([where, text]) => SECRETS.filter((s) => text.includes(s)).map((s) => `${s} in ${where}: ${text.slice(Math.max(0, text.indexOf(s) - 120), text.indexOf(s) + 60)}`));
+  return seen.flatMap(([where, text]) =>
+    SECRETS.filter((s) => text.includes(s)).map(
+      (s) => `${s} in ${where}: ${text.slice(Math.max(0, text.indexOf(s) - 120), text.indexOf(s) + 60)}`,
+    ),
+  );
 }
 
 describe('secrets never leak', () => {
@@ -147,14 +217,26 @@ describe('secrets never leak', () => {
     const sim = await startSimulator({ ...scenario, apiUser: FLAG_USER.apiUser, secret: S1 });
     try {
       const seen = await session(sim);
-      seen.push(['journal()', JSON.stringify(sim.journal())], ['coverage()', JSON.stringify(sim.coverage())], ['challenges()', JSON.stringify(sim.challenges())], ['scenarios()', JSON.stringify(sim.scenarios())]);
+      seen.push(
+        ['journal()', JSON.stringify(sim.journal())],
+        ['coverage()', JSON.stringify(sim.coverage())],
+        ['challenges()', JSON.stringify(sim.challenges())],
+        ['scenarios()', JSON.stringify(sim.scenarios())],
+      );
       const refused = [
         () => sim.approve(S1),
         () => sim.advance(S2),
         () => sim.freeze(S3),
         () => sim.loadScenario({ name: 'bad', apiUsers: [{ id: '1', secret: S2 }] }),
-        () => sim.loadScenario({ text: `name: bad\napiUsers:\n  - id: "${SCENARIO_USER.apiUser}"\n    secret: ${S2}\n    secret: ${S3}\n` }),
-        () => sim.bindScenario(SCENARIO_USER.apiUser, { name: 'bad', apiUsers: [{ id: SCENARIO_USER.apiUser, secret: S2, permissions: ['nope' as never] }] }),
+        () =>
+          sim.loadScenario({
+            text: `name: bad\napiUsers:\n  - id: "${SCENARIO_USER.apiUser}"\n    secret: ${S2}\n    secret: ${S3}\n`,
+          }),
+        () =>
+          sim.bindScenario(SCENARIO_USER.apiUser, {
+            name: 'bad',
+            apiUsers: [{ id: SCENARIO_USER.apiUser, secret: S2, permissions: ['nope' as never] }],
+          }),
       ];
       for (const f of refused) {
         try {

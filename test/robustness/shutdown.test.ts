@@ -57,7 +57,10 @@ describe('graceful shutdown', () => {
     idle.resume();
     const idleClosed = new Promise<void>((resolve) => idle.on('close', () => resolve()));
     idle.write('GET /favicon.svg HTTP/1.1\r\nHost: x\r\n\r\n');
-    const stuck: Promise<Sent | string> = send(sim, '/v1/svc/time', { method: 'GET', headers: { 'x-test': 'very-slow' } }).catch((e: NodeJS.ErrnoException) => e.code ?? e.message);
+    const stuck: Promise<Sent | string> = send(sim, '/v1/svc/time', {
+      method: 'GET',
+      headers: { 'x-test': 'very-slow' },
+    }).catch((e: NodeJS.ErrnoException) => e.code ?? e.message);
     await inFlight(stuck);
     await sim.close(300);
     expect(await stuck).toMatch(/ECONNRESET|socket hang up/);

@@ -24,7 +24,13 @@ export function keepAlive(): Agent {
 
 /** Valid signed headers for the simulator's default API user, as name/value pairs, with a fresh time and nonce. */
 export function signedPairs(sim: RunningSimulator): [string, string][] {
-  const h = signedHeaders({ apiUser: sim.apiUser.id, secret: sim.apiUser.secret, token: sim.token, time: clientTime(sim), nonce: randomUUID() });
+  const h = signedHeaders({
+    apiUser: sim.apiUser.id,
+    secret: sim.apiUser.secret,
+    token: sim.token,
+    time: clientTime(sim),
+    nonce: randomUUID(),
+  });
   return Object.entries(h);
 }
 
@@ -32,7 +38,11 @@ export function signedPairs(sim: RunningSimulator): [string, string][] {
  * The property every answer of the API must have: a JSON envelope (exactly its six keys, status equal to the
  * HTTP status) with a code from the code table, and never HTTP 500 unless `allow500` says why it may be.
  */
-export function expectServiceAnswer(r: Sent, style: 'document' | 'sdk' = 'document', allow500?: (e: Envelope) => boolean): Envelope {
+export function expectServiceAnswer(
+  r: Sent,
+  style: 'document' | 'sdk' = 'document',
+  allow500?: (e: Envelope) => boolean,
+): Envelope {
   let e: Envelope;
   try {
     e = r.json;
@@ -54,7 +64,9 @@ export async function expectStillServes(sim: RunningSimulator, agent: Agent | fa
 
 /** Object.prototype as it is now, to compare after hostile input (prototype pollution). */
 export function prototypeSnapshot(): string[] {
-  return [Object.prototype, Array.prototype, Function.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(','));
+  return [Object.prototype, Array.prototype, Function.prototype].map((p) =>
+    Object.getOwnPropertyNames(p).sort().join(','),
+  );
 }
 
 export function expectNoPollution(before: string[]): void {
@@ -75,7 +87,11 @@ export interface Exchange {
  * optionally stops after `abortAfter` bytes by destroying the socket, and reads until the server closes or `timeoutMs`
  * passes.
  */
-export function exchange(base: string, bytes: string | Buffer, opts: { dripMs?: number; atOnce?: number; abortAfter?: number; timeoutMs?: number } = {}): Promise<Exchange> {
+export function exchange(
+  base: string,
+  bytes: string | Buffer,
+  opts: { dripMs?: number; atOnce?: number; abortAfter?: number; timeoutMs?: number } = {},
+): Promise<Exchange> {
   return new Promise((resolve) => {
     const url = new URL(base);
     const socket = connect(Number(url.port), url.hostname);
@@ -124,11 +140,18 @@ export interface ControlAnswer {
 }
 
 /** A request to the control API (or any page), JSON body when an object is given, with extra headers. */
-export async function control(sim: RunningSimulator, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ControlAnswer> {
+export async function control(
+  sim: RunningSimulator,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ControlAnswer> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] ??= typeof body === 'string' ? 'application/yaml' : 'application/json';
+    (init.headers as Record<string, string>)['content-type'] ??=
+      typeof body === 'string' ? 'application/yaml' : 'application/json';
   }
   const r = await fetch(`${sim.url}${path}`, init);
   const text = await r.text();
@@ -149,14 +172,21 @@ export type FloodRequest = [method: string, path: string, headers: [string, stri
  * Sends `count` requests made by `make` to `url`, 32 at a time over the keep-alive connections of `agent`; returns how
  * often each code was answered (the envelope's code, or the HTTP status of an answer that is not JSON).
  */
-export async function flood(url: string, agent: Agent, count: number, make: (i: number) => FloodRequest): Promise<Map<number, number>> {
+export async function flood(
+  url: string,
+  agent: Agent,
+  count: number,
+  make: (i: number) => FloodRequest,
+): Promise<Map<number, number>> {
   const codes = new Map<number, number>();
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const [method, path, headers, body] = make(next++);
       const r = await raw(url, method, path, headers, body, agent);
-      const code = r.headers['content-type']?.toString().startsWith('application/json') ? (r.json.code as number) : r.status;
+      const code = r.headers['content-type']?.toString().startsWith('application/json')
+        ? (r.json.code as number)
+        : r.status;
       codes.set(code, (codes.get(code) ?? 0) + 1);
     }
   };

@@ -22,7 +22,9 @@ describe('the text the command line writes holds no character a terminal acts on
   it('terminalText shows each such character escaped and leaves everything else, line breaks included', () => {
     expect(terminalText('\u001b]0;PWNED\u0007\u001b[2J')).toBe('\\u001b]0;PWNED\\u0007\\u001b[2J');
     expect(terminalText('12\u009b2J')).toBe('12\\u009b2J');
-    expect(terminalText('a\u202eb\u2066c\u200fd\u061ce\u007ff\u0000g\th\ri')).toBe('a\\u202eb\\u2066c\\u200fd\\u061ce\\u007ff\\u0000g\\u0009h\\u000di');
+    expect(terminalText('a\u202eb\u2066c\u200fd\u061ce\u007ff\u0000g\th\ri')).toBe(
+      'a\\u202eb\\u2066c\\u200fd\\u061ce\\u007ff\\u0000g\\u0009h\\u000di',
+    );
     expect(terminalText('line one\nline two\n')).toBe('line one\nline two\n');
     expect(terminalText('é 漢字 🙂 \u00a0\u00ff\u0100 \\u001b')).toBe('é 漢字 🙂 \u00a0\u00ff\u0100 \\u001b');
     fc.assert(
@@ -30,7 +32,11 @@ describe('the text the command line writes holds no character a terminal acts on
         const shown = terminalText(s);
         expect(shown).not.toMatch(ACTED_ON);
         // Nothing else changes: unescaping what was escaped gives the text back.
-        expect(shown.replace(/\\u([0-9a-f]{4})/g, (m, hex: string) => (ACTED_ON.test(String.fromCharCode(parseInt(hex, 16))) ? String.fromCharCode(parseInt(hex, 16)) : m))).toBe(s);
+        expect(
+          shown.replace(/\\u([0-9a-f]{4})/g, (m, hex: string) =>
+            ACTED_ON.test(String.fromCharCode(parseInt(hex, 16))) ? String.fromCharCode(parseInt(hex, 16)) : m,
+          ),
+        ).toBe(s);
       }),
       { numRuns: runs(2000) },
     );
@@ -39,10 +45,27 @@ describe('the text the command line writes holds no character a terminal acts on
   for (const log of ['text', 'json'] as const) {
     it(`the request log (--log ${log}): an OSC title and a clear-screen in a body value, a C1 control in a header, bidi controls`, async () => {
       const s = await start(['--port', '0', '--secret', 'term-secret', '--log', log]);
-      const signed = () => Object.entries(signedHeaders({ apiUser: '123456789', secret: 'term-secret', time: Date.now(), nonce: randomUUID() }));
+      const signed = () =>
+        Object.entries(
+          signedHeaders({ apiUser: '123456789', secret: 'term-secret', time: Date.now(), nonce: randomUUID() }),
+        );
       const hostile = '\u001b]0;PWNED\u0007\u001b[2J';
-      await raw(s.url, 'POST', '/v1/svc/challenge', [...signed(), ['content-type', 'application/json']], JSON.stringify(challengeEnvelope('123456789', { challengeType: hostile })));
-      await raw(s.url, 'POST', '/v1/svc/challenge', [...signed(), ['content-type', 'application/json']], JSON.stringify(challengeEnvelope('123456789', { challengeType: 'a\u202eb\u2066c', challengeExpiry: 'x\u009b\u007f' })));
+      await raw(
+        s.url,
+        'POST',
+        '/v1/svc/challenge',
+        [...signed(), ['content-type', 'application/json']],
+        JSON.stringify(challengeEnvelope('123456789', { challengeType: hostile })),
+      );
+      await raw(
+        s.url,
+        'POST',
+        '/v1/svc/challenge',
+        [...signed(), ['content-type', 'application/json']],
+        JSON.stringify(
+          challengeEnvelope('123456789', { challengeType: 'a\u202eb\u2066c', challengeExpiry: 'x\u009b\u007f' }),
+        ),
+      );
       await raw(s.url, 'GET', '/v1/svc/time', [['x-svc-apiuser', '12\u009b2J']]);
       await new Promise((r) => setTimeout(r, 300));
       s.child.kill('SIGTERM');
@@ -56,7 +79,11 @@ describe('the text the command line writes holds no character a terminal acts on
         expect(out).toContain('x\\u009b\\u007f');
       } else {
         // Still JSON, and each value exactly what was sent.
-        const messages = out.trim().split('\n').slice(1).map((l) => (JSON.parse(l) as { message?: string; apiUser?: string }));
+        const messages = out
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => JSON.parse(l) as { message?: string; apiUser?: string });
         expect(messages.some((m) => m.message?.includes(hostile))).toBe(true);
         expect(messages.some((m) => m.apiUser === '12\u009b2J')).toBe(true);
       }

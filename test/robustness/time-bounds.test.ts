@@ -17,14 +17,34 @@ import { control, expectStillServes } from './support.js';
 const HUGE = [1e300, -1e300, 8.64e15, Number.MAX_SAFE_INTEGER, '99999999999999999999d', 1e308, '-18251d'];
 
 /** Each time or duration key of a scenario, with values past its limit, and the range its error must name. */
-const SCENARIO_FIELDS: [key: string, scenario: (v: unknown) => Record<string, unknown>, values: unknown[], range: RegExp][] = [
+const SCENARIO_FIELDS: [
+  key: string,
+  scenario: (v: unknown) => Record<string, unknown>,
+  values: unknown[],
+  range: RegExp,
+][] = [
   ['clock.offset', (v) => ({ clock: { offset: v } }), [...HUGE, '50001d'], /from -50 years to 50 years/],
   ['clock.maxDrift', (v) => ({ clock: { maxDrift: v } }), [...HUGE, '8d', -1], /from 0 to 7 days/],
-  ['clock.frozenAt', (v) => ({ clock: { frozenAt: v } }), [8.64e15, -8.64e15, -1, 1e300, LATEST + 1], /1970-01-01T00:00:00Z to 9999-12-31/],
+  [
+    'clock.frozenAt',
+    (v) => ({ clock: { frozenAt: v } }),
+    [8.64e15, -8.64e15, -1, 1e300, LATEST + 1],
+    /1970-01-01T00:00:00Z to 9999-12-31/,
+  ],
   ['autoVerify.delay', (v) => ({ autoVerify: { delay: v } }), [...HUGE, '25h', -5], /from 0 to 1 day/],
   ['rules[0].delay', (v) => ({ rules: [{ delay: v }] }), [...HUGE, '11m', -1], /from 0 to 10 minutes/],
-  ['rules[0].delay.max', (v) => ({ rules: [{ delay: { min: 0, max: v } }] }), [...HUGE, '601s'], /from 0 to 10 minutes/],
-  ['rules[0].hangFor', (v) => ({ rules: [{ fault: 'hang', hangFor: v }] }), [...HUGE, '601000', '11m'], /from 0 to 10 minutes|not a duration/],
+  [
+    'rules[0].delay.max',
+    (v) => ({ rules: [{ delay: { min: 0, max: v } }] }),
+    [...HUGE, '601s'],
+    /from 0 to 10 minutes/,
+  ],
+  [
+    'rules[0].hangFor',
+    (v) => ({ rules: [{ fault: 'hang', hangFor: v }] }),
+    [...HUGE, '601000', '11m'],
+    /from 0 to 10 minutes|not a duration/,
+  ],
 ];
 
 describe('times and durations are bounded where they enter', async () => {
@@ -47,7 +67,10 @@ describe('times and durations are bounded where they enter', async () => {
   }
 
   it('clock.frozenAt with clock.offset added may not start the clock outside its range', async () => {
-    const r = await control(sim, 'POST', '/__sim/scenario', { name: 'edge', clock: { frozenAt: '9999-12-31T00:00:00Z', offset: '2d' } });
+    const r = await control(sim, 'POST', '/__sim/scenario', {
+      name: 'edge',
+      clock: { frozenAt: '9999-12-31T00:00:00Z', offset: '2d' },
+    });
     expect(r.status).toBe(400);
     expect(r.json.error).toMatch(/clock\.frozenAt: with clock\.offset added, the clock would start outside its range/);
   });
@@ -58,7 +81,9 @@ describe('times and durations are bounded where they enter', async () => {
     writeFileSync(file, 'name: far\nclock:\n  offset: 1e300\nautoVerify:\n  delay: 1e308\n');
     const r = run(['--scenario', file, '--port', '0']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`${file}:3: clock.offset: \`1e+300\` is out of range: must be from -50 years to 50 years`);
+    expect(r.stderr).toContain(
+      `${file}:3: clock.offset: \`1e+300\` is out of range: must be from -50 years to 50 years`,
+    );
     expect(r.stderr).toContain(`${file}:5: autoVerify.delay: \`1e+308\` is out of range: must be from 0 to 1 day`);
   });
 });
@@ -74,7 +99,9 @@ describe('the clock never leaves 1970..9999, through the control API or in-proce
       if (r.status === 400) refused = r.json;
       else expect(r.status).toBe(200);
     }
-    expect(refused?.error).toMatch(/the clock would leave its range: it must stay from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z/);
+    expect(refused?.error).toMatch(
+      /the clock would leave its range: it must stay from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z/,
+    );
     expect(sim.simulator.now()).toBeLessThanOrEqual(LATEST);
     // The API still answers, in the envelope, at the simulator's (far) time.
     const e = expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', time: sim.simulator.now() }), 200, 15000);
@@ -95,7 +122,11 @@ describe('the clock never leaves 1970..9999, through the control API or in-proce
 
   it.each([
     ['by', '/__sim/clock/advance', [1e300, '36500d', '99999999999d', '18251d', Number.MAX_VALUE, 'Infinity', '1e400d']],
-    ['at', '/__sim/clock/freeze', [8.64e15, -1, 1e300, 'tomorrow', '+275760-09-13T00:00:00.000Z', LATEST + 1, EARLIEST - 1, '10000-01-01']],
+    [
+      'at',
+      '/__sim/clock/freeze',
+      [8.64e15, -1, 1e300, 'tomorrow', '+275760-09-13T00:00:00.000Z', LATEST + 1, EARLIEST - 1, '10000-01-01'],
+    ],
   ])('%s: a value out of range or not a time is a JSON 400 naming the key and the range', async (key, path, values) => {
     sim.reset();
     for (const v of values) {
@@ -122,7 +153,11 @@ describe('the clock never leaves 1970..9999, through the control API or in-proce
 
   it('a challenge made at the far end of the range is listed with valid times', async () => {
     sim.freeze('9999-12-31T23:59:00Z');
-    expectEnvelope(await send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id), time: sim.simulator.now() }), 202, 2025);
+    expectEnvelope(
+      await send(sim, '/v1/svc/challenge', { body: challengeEnvelope(sim.apiUser.id), time: sim.simulator.now() }),
+      202,
+      2025,
+    );
     const r = await control(sim, 'GET', '/__sim/challenges');
     expect(r.status).toBe(200);
     const [c] = r.json as unknown as { expiresAt: string }[];
@@ -143,7 +178,16 @@ describe('the last resort cannot fail', () => {
 
   it('a control route that fails answers a JSON error, whatever was thrown', async () => {
     const sim = await simulator();
-    const throwers: unknown[] = [new RangeError('Invalid time value'), { toString: () => { throw new Error('no'); } }, Symbol('odd'), 42];
+    const throwers: unknown[] = [
+      new RangeError('Invalid time value'),
+      {
+        toString: () => {
+          throw new Error('no');
+        },
+      },
+      Symbol('odd'),
+      42,
+    ];
     for (const thrown of throwers) {
       sim.simulator.challenges = () => {
         throw thrown;
@@ -158,7 +202,15 @@ describe('the last resort cannot fail', () => {
 
   it('an API request whose handling throws something odd still gets the -5000 envelope', async () => {
     const sim = await simulator();
-    for (const thrown of [{ toString: () => { throw new Error('no'); } }, Symbol('odd'), undefined]) {
+    for (const thrown of [
+      {
+        toString: () => {
+          throw new Error('no');
+        },
+      },
+      Symbol('odd'),
+      undefined,
+    ]) {
       sim.simulator.path.handle = () => {
         // eslint-disable-next-line @typescript-eslint/only-throw-error -- what a bug might throw, not only Errors
         throw thrown;
