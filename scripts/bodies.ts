@@ -204,7 +204,7 @@ function allowed(s: Schema): string {
   const words: string[] = [];
   if (s.anyOf?.every((a) => a.const !== undefined))
     words.push(`one of ${s.anyOf.map((a) => `\`${String(a.const)}\``).join(', ')}`);
-  if (s.const !== undefined) words.push(`\`${String(s.const)}\``);
+  if (s.const !== undefined) words.push(`\`${JSON.stringify(s.const)}\``);
   if (s.format) words.push(FORMAT_WORDS[s.format] ?? s.format);
   if (s.pattern) words.push(PATTERN_WORDS[s.pattern] ?? `\`${s.pattern}\``);
   if (s.maxLength !== undefined) words.push(`at most ${s.maxLength} characters`);

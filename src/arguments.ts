@@ -16,11 +16,13 @@ const MAX_VALUES = 1_000_000;
 type Path = (string | number)[];
 
 /** Why a value could not be read, and where in it. */
-class Unreadable {
+class Unreadable extends Error {
   constructor(
     readonly path: Path,
     readonly problem: string,
-  ) {}
+  ) {
+    super(problem);
+  }
 }
 
 /**
@@ -55,10 +57,10 @@ function plain(value: unknown): unknown {
         );
       return out;
     }
-    const proto = read(() => Object.getPrototypeOf(v));
+    const proto = read((): unknown => Object.getPrototypeOf(v));
     // A Date, a Buffer, a class's instance: not data a caller writes as a literal; the checks after this refuse it.
     if (proto !== Object.prototype && proto !== null) return v;
-    const keys = read(() => Object.keys(v as object));
+    const keys = read(() => Object.keys(v));
     if (keys.length > MAX_ITEMS) throw new Unreadable(path, `has ${keys.length} keys; at most ${MAX_ITEMS}`);
     values += keys.length;
     if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);

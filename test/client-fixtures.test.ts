@@ -126,7 +126,8 @@ describe("the published client libraries' table (docs/client-doctor.md) says wha
             fx.request.headers,
             fx.request.body === '' ? undefined : fx.request.body,
           );
-        // A challenge left open is what replaying single requests does (their status polls name another challenge), not the client.
+        // A challenge left open is what replaying single requests does (their status polls name another challenge), not
+        // the client.
         const found = new Set([
           ...sim
             .findings(true)

@@ -155,7 +155,8 @@ describe('every problem of a scenario in one pass', () => {
   });
 
   it('which rule an earlier one beats is told only when every rule was read whole', () => {
-    // The misspelled endpoint stands in as the first of the list (challenge): read so, the first rule would beat the second.
+    // The misspelled endpoint stands in as the first of the list (challenge): read so, the first rule would beat the
+    // second.
     const setAside =
       'name: x\nrules:\n  - when: { endpoint: challenges }\n    respond: { code: -5000 }\n  - when: { endpoint: challenge }\n    respond: { code: -2006 }\n';
     expect(problems(setAside)).toEqual([

@@ -50,7 +50,7 @@ interface Finding {
   count: number;
 }
 
-const config = JSON.parse(document.getElementById('dashboard-config')!.textContent!) as Config;
+const config = JSON.parse(document.getElementById('dashboard-config')!.textContent) as Config;
 const $ = <T extends HTMLElement = HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
 const cls = (code: number | undefined) => (code == null ? 'warn' : (config.classes[code] ?? 'err'));
 
@@ -146,7 +146,10 @@ function refreshChallenges(): Promise<void> {
   return fetching;
 }
 
-/** The time left of each waiting challenge on the simulator's clock; one that runs out is fetched as the simulator now says. */
+/**
+ * The time left of each waiting challenge on the simulator's clock; one that runs out is fetched as the simulator now
+ * says.
+ */
 function countDown(): void {
   let ranOut = false;
   for (const cell of document.querySelectorAll<HTMLElement>('#challenges td[data-expires]')) {
@@ -169,7 +172,10 @@ function challengeStep(c: ChallengeView): void {
 
 const log = $('#log');
 
-/** A message as its row shows it: whole up to 160 characters, else its start and a sign that the rest is in the row's details. */
+/**
+ * A message as its row shows it: whole up to 160 characters, else its start and a sign that the rest is in the row's
+ * details.
+ */
 function preview(message: string): string {
   return message.length <= 160 ? message : `${message.slice(0, 160)}… (the whole answer below)`;
 }
@@ -489,7 +495,8 @@ async function explore(kind: string): Promise<void> {
 
 field('challengeId').addEventListener('input', phoneLink);
 
-document.addEventListener('click', async (ev) => {
+/** A button of the page was clicked: explore, act on a challenge, move the clock, switch the scenario, ... */
+async function onClick(ev: MouseEvent): Promise<void> {
   const b = (ev.target as Element).closest('button');
   if (!b) return;
   const data = b.dataset;
@@ -538,7 +545,8 @@ document.addEventListener('click', async (ev) => {
   } catch (err) {
     flash((err as Error).message, true);
   }
-});
+}
+document.addEventListener('click', (ev) => void onClick(ev));
 
 void refreshFindings();
 setInterval(() => {

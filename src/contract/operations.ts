@@ -58,7 +58,7 @@ export function endpointMethods(endpoint: Endpoint): readonly string[] {
  * The path prefix of every endpoint. The path is the same whatever the identifier token (the clients send `/v1/svc/`
  * with their own token).
  */
-export const API_PREFIX = '/v1/svc/';
+const API_PREFIX = '/v1/svc/';
 
 /**
  * The endpoint a path names, or undefined: under `/v1/svc/`, or under `/v1/<token>/` (a client set up for a deployment

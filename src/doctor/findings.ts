@@ -22,7 +22,7 @@ import { RecentMap } from '../world/recent-map.js';
 
 export type Severity = 'info' | 'warning' | 'error';
 /** The `apiUser` of the one finding about requests that named API users the simulator does not know. */
-export const UNKNOWN_API_USERS = 'unknown';
+const UNKNOWN_API_USERS = 'unknown';
 export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
 /**
  * Which requests a view covers: the whole `run` (from start, across every scenario load, what a suite is judged on)
@@ -195,7 +195,9 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
 
 /** A client's clock is called drifting when its distance to the server's spreads by more than this. */
 const DRIFT_SPREAD_MS = 30_000;
-/** Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding. */
+/**
+ * Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding.
+ */
 const FAST_POLL_MS = 500;
 const FAST_POLLS = 3;
 /** An envelope utctime this far from the header time is stale. */

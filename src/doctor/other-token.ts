@@ -18,7 +18,7 @@ const HEADER = new RegExp(`^x-(${TOKEN})-(?:utctime|cnonce|apiuser)$`);
 const BODY_USER = new RegExp(`^(${TOKEN})User$`);
 
 /** The hint: where the other token was found, both tokens, and the flag that serves such a client. */
-export function otherTokenHint(where: string, theirs: string, ours: string): Hint {
+function otherTokenHint(where: string, theirs: string, ours: string): Hint {
   return {
     id: 'other-token',
     text: `${where} uses the token ${theirs}, but this simulator runs with the token ${ours}: start it with --token ${theirs} (scenario key \`token\`) for a client configured for ${theirs}`,
@@ -55,7 +55,10 @@ export function signedHeadersToken(value: string, ours: string): Hint | undefine
   return theirs === undefined ? undefined : otherTokenHint('signedheaders', theirs, ours);
 }
 
-/** A missing `x-<ours>-…` header (-4004, -4006, -4008) where the request has `x-<theirs>-utctime`, `-cnonce` or `-apiuser`. */
+/**
+ * A missing `x-<ours>-…` header (-4004, -4006, -4008) where the request has `x-<theirs>-utctime`, `-cnonce` or
+ * `-apiuser`.
+ */
 export function headerToken(headers: Record<string, unknown>, ours: string): Hint | undefined {
   for (const key of Object.keys(headers)) {
     const theirs = other(HEADER.exec(key)?.[1], ours);

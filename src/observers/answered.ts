@@ -47,7 +47,10 @@ export interface AnsweredRequest {
   internalError?: string;
   /** Sent by the simulator itself (the dashboard's explorer), not by a client: the client doctor does not count it. */
   by?: 'explorer';
-  /** The headers as sent, at most MAX_HEADERS_KEPT of them (`headersLeftOut` says how many more there were), and the body. */
+  /**
+   * The headers as sent, at most MAX_HEADERS_KEPT of them (`headersLeftOut` says how many more there were), and the
+   * body.
+   */
   request: { headers: Record<string, string | string[] | undefined>; body: string; headersLeftOut?: number };
   response?: { body: string };
   /** Proxy mode (src/proxy/): the request was forwarded; `http`, `code` and `response` are the upstream's answer. */

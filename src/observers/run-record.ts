@@ -114,7 +114,7 @@ export class RunRecord {
     };
   }
 
-  /** A report in either format; the format is checked before the summary is made, as the control API checks it first. */
+  /** A report in either format; the format is checked before the summary is made (as the control API checks it). */
   report(format: ReportFormat, options?: ReportOptions): string {
     const checked = reportFormat(format);
     return renderReport(this.summary(options ?? {}), checked);

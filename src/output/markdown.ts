@@ -14,7 +14,10 @@ import { terminalText } from './terminal.js';
  */
 const STARTS_MARKUP = /[\\`*_~[\]!<>&|$:@#]|(?<=www)\./gi;
 
-/** Text shown as itself in Markdown, within a line or a table cell: see STARTS_MARKUP; line breaks as spaces, controls shown escaped. */
+/**
+ * Text shown as itself in Markdown, within a line or a table cell: see STARTS_MARKUP; line breaks as spaces, controls
+ * shown escaped.
+ */
 export function markdownText(text: string): string {
   return terminalText(text.replace(/[\r\n]+/g, ' ')).replace(STARTS_MARKUP, '\\$&');
 }
@@ -34,7 +37,10 @@ export function codeSpan(text: string): string {
   return `${fence}${pad}${value}${pad}${fence}`;
 }
 
-/** A code span in a Markdown table cell: a GFM table splits its rows at pipes before reading code spans, so each is escaped. */
+/**
+ * A code span in a Markdown table cell: a GFM table splits its rows at pipes before reading code spans, so each is
+ * escaped.
+ */
 export function markdownCode(text: string): string {
   return codeSpan(terminalText(text)).replace(/\|/g, '\\|');
 }

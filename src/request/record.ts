@@ -49,15 +49,15 @@ export function recordOf(
   };
 }
 
-/** A journal entry keeps at most this many of a request's headers: a client sends a dozen, and Node reads up to 1,000. */
-export const MAX_HEADERS_KEPT = 100;
+/** A journal entry keeps at most this many of a request's headers: a client sends a dozen; Node reads 1,000. */
+const MAX_HEADERS_KEPT = 100;
 
 /** The request as the journal keeps it: its first MAX_HEADERS_KEPT headers, and its body cut to size. */
 function requestAsKept(req: RequestContext['req'], hide: (text: string) => string): AnsweredRequest['request'] {
   const body = bodyAsKept(req.body, hide);
   const names = Object.keys(req.headers);
   if (names.length <= MAX_HEADERS_KEPT) return { headers: req.headers, body };
-  const headers: AnsweredRequest['request']['headers'] = Object.create(null);
+  const headers = Object.create(null) as AnsweredRequest['request']['headers'];
   for (const name of names.slice(0, MAX_HEADERS_KEPT)) headers[name] = req.headers[name];
   return { headers, body, headersLeftOut: names.length - MAX_HEADERS_KEPT };
 }

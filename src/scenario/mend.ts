@@ -135,7 +135,7 @@ class Document {
     for (const seg of path) {
       let own = (node as Record<string | number, unknown>)[seg] as Record<string, unknown> | unknown[];
       if (!this.copied.has(own)) {
-        own = Array.isArray(own) ? own.slice() : copyOf(own as Record<string, unknown>);
+        own = Array.isArray(own) ? own.slice() : copyOf(own);
         this.copied.add(own);
         define(node, seg, own);
       }

@@ -35,7 +35,7 @@ export const MAX_KEPT_SCENARIO_CHARS = 2 * 1024 * 1024;
  * and this many rules counted in all; past either, the oldest pick is forgotten and its rule counts start again.
  */
 export const MAX_PICKS = 1024;
-export const MAX_PICKED_RULES = 65_536;
+const MAX_PICKED_RULES = 65_536;
 
 const AUTH_STRICTNESS = { off: 0, log: 1, verify: 2 } as const;
 

@@ -25,11 +25,12 @@ export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'pro
 /** The faults that break an answer the service gave; the others keep the request from the service. */
 export const ANSWERING_FAULTS: ReadonlySet<Fault> = new Set(['truncate', 'garbage']);
 export const AUTH_MODES = ['verify', 'log', 'off'] as const;
-export const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
+const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
 
 /**
  * A name shown in the journal, the log, the pages and the reports (a scenario's, a rule's): any text but control
- * characters (C0 with NUL, DEL, C1, bidi controls, line separators), which would act on a terminal or hide what follows.
+ * characters (C0 with NUL, DEL, C1, bidi controls, line separators), which would act on a terminal or hide what
+ * follows.
  */
 const Name = (options: { minLength?: number; maxLength?: number; description: string }) =>
   Type.String({

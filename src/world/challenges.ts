@@ -1,5 +1,5 @@
 import { answer, clipText, type Answer } from '../contract/answer.js';
-import type { ChallengeBody, LookupBody } from '../contract/bodies.js';
+import type { ChallengeBody } from '../contract/bodies.js';
 import { ControlError } from '../errors.js';
 import { foldCase } from './fold-case.js';
 import type { RandomSource } from './random.js';
@@ -43,8 +43,11 @@ export interface Challenge {
   trail: Step[];
 }
 
-/** A challenge keeps this many characters of the profile its request named (shown nowhere; kept small, as a challenge is kept long). */
-export const PROFILE_KEPT = 256;
+/**
+ * A challenge keeps this many characters of the profile its request named (shown nowhere; kept small, as a challenge
+ * is kept long).
+ */
+const PROFILE_KEPT = 256;
 
 /** Default number of challenges kept; past it the oldest are forgotten. */
 export const DEFAULT_MAX_CHALLENGES = 10_000;

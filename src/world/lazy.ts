@@ -50,7 +50,9 @@ export function builtText(file: string): string {
     try {
       text = readFileSync(url, 'utf8');
     } catch (e) {
-      throw new Error(`${file} is not built${fromSources ? ': run `npx tsup`' : ''} (${(e as Error).message})`);
+      throw new Error(`${file} is not built${fromSources ? ': run `npx tsup`' : ''} (${(e as Error).message})`, {
+        cause: e,
+      });
     }
     texts.set(file, text);
   }

@@ -3,7 +3,10 @@
  * apart from the challenges themselves so that the dashboard's browser script words a step as the page does.
  */
 
-/** Where a challenge stands (docs/behaviour.md#challenges). `approved`: the user said yes; `verified`: the client then verified it. */
+/**
+ * Where a challenge stands (docs/behaviour.md#challenges). `approved`: the user said yes; `verified`: the client then
+ * verified it.
+ */
 export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
 
 /**

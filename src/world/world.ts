@@ -104,7 +104,7 @@ export class World {
     return out;
   }
 
-  /** The user approves a waiting challenge (a control call), having been shown `authCode` (default: six random digits). */
+  /** The user approves a waiting challenge (a control call), having been shown `authCode` (default: six digits). */
   approve(id: string, authCode?: string): Challenge {
     return this.challenges.approve(id, this.clock.now(), authCode);
   }

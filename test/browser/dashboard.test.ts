@@ -309,7 +309,8 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
         fullPage: true,
       });
       const layout = await page.evaluate(() => {
-        const { document, innerWidth, getComputedStyle } = globalThis as unknown as PageWindow;
+        const { document, innerWidth } = globalThis as unknown as PageWindow;
+        const getComputedStyle = (e: PageElement) => (globalThis as unknown as PageWindow).getComputedStyle(e);
         const cut: string[] = [];
         const name = (e: PageElement) =>
           `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].join('.')} "${(e.textContent ?? '').trim().slice(0, 30)}"`;

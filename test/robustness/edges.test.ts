@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ControlError, ScenarioError, Simulator, startSimulator, type StartOptions } from '../../src/index.js';
+import { ControlError, ScenarioError, Simulator, startSimulator } from '../../src/index.js';
 import { run } from '../cli-helpers.js';
 import { send, simulator } from '../helpers.js';
 import { control } from './support.js';
@@ -114,12 +114,12 @@ describe('in-process arguments are read once, into plain data', async () => {
       ],
       [
         'report options as a Proxy whose ownKeys throws',
-        () => sim.report('markdown', trap as never),
+        () => sim.report('markdown', trap),
         /^report options: reading it threw: boom from a trap$/,
       ],
       [
         'report options as a revoked Proxy',
-        () => sim.report('junit', revoked.proxy as never),
+        () => sim.report('junit', revoked.proxy),
         /^report options: reading it threw: .*revoked/,
       ],
       [
@@ -157,7 +157,7 @@ describe('in-process arguments are read once, into plain data', async () => {
       get port(): number {
         throw new Error('port unreadable');
       },
-    } as StartOptions);
+    });
     await expect(started).rejects.toThrow(ScenarioError);
     await expect(started).rejects.toThrow(/port: reading it threw: port unreadable/);
     expect(() => new Simulator(revoked.proxy as never)).toThrow(ScenarioError);
@@ -214,7 +214,7 @@ describe('in-process arguments are read once, into plain data', async () => {
         },
       },
     ];
-    expect((thrown(() => sim.loadScenario({ name: 'x', rules: rules as never })) as Error).message).toBe(
+    expect((thrown(() => sim.loadScenario({ name: 'x', rules: rules })) as Error).message).toBe(
       'scenario: rules[1].name: reading it threw: name unreadable',
     );
     const required = [2025, 15000];

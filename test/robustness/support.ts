@@ -184,9 +184,7 @@ export async function flood(
     while (next < count) {
       const [method, path, headers, body] = make(next++);
       const r = await raw(url, method, path, headers, body, agent);
-      const code = r.headers['content-type']?.toString().startsWith('application/json')
-        ? (r.json.code as number)
-        : r.status;
+      const code = r.headers['content-type']?.toString().startsWith('application/json') ? r.json.code : r.status;
       codes.set(code, (codes.get(code) ?? 0) + 1);
     }
   };

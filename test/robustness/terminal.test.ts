@@ -16,6 +16,7 @@ import { runs } from './support.js';
  */
 
 /** What a terminal acts on, and the line break the output's lines end with. */
+// eslint-disable-next-line no-control-regex -- the control characters are what this test looks for
 const ACTED_ON = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
 
 describe('the text the command line writes holds no character a terminal acts on', () => {
