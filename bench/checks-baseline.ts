@@ -5,8 +5,9 @@
 // Authorization header; check the signing headers' and the parts' shapes and that they agree; know the API user;
 // check the drift; verify the HMAC-SHA512 signature; refuse a reused nonce or time; answer the envelope with its own
 // time; keep a journal entry (a ring of 1,000) and write the request log line, in batches once per turn of the event
-// loop as mfa-sim does. It calls mfa-sim's own parsing, shapes and signature check (src/auth, src/request/checks.ts),
-// so what it leaves out is mfa-sim's structure and the rest of what it is, not a faster primitive.
+// loop as mfa-sim does. It calls mfa-sim's own parsing, shapes and signature check (src/auth,
+// src/request/header-checks.ts), so what it leaves out is mfa-sim's structure and the rest of what it is, not a
+// faster primitive.
 //   node --import tsx bench/checks-baseline.ts <port>
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ import { parseAuthorization } from '../src/auth/authorization.js';
 import { HmacKey } from '../src/auth/hmac-key.js';
 import { signatureMatches, stringToSign } from '../src/auth/signature.js';
 import { API_USER_ID } from '../src/contract/api-user.js';
-import { HEX128, NONCE, UTCTIME } from '../src/request/checks.js';
+import { HEX128, NONCE, UTCTIME } from '../src/request/header-checks.js';
 import { API_USERS } from './lib.js';
 
 const MAX_DRIFT_MS = 300_000;

@@ -1,21 +1,9 @@
 import { version } from '../package.json';
 import { CODES } from './codes.js';
 import { isLoopback, startSimulator } from './http/server.js';
-import {
-  accessSync,
-  closeSync,
-  constants,
-  existsSync,
-  openSync,
-  realpathSync,
-  statfsSync,
-  statSync,
-  watchFile,
-  writeFileSync,
-} from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { isatty } from 'node:tty';
+import { existsSync, watchFile } from 'node:fs';
 import { jsonText } from './output/json.js';
+import { fileIdentity, unwritable, writeWithoutWaiting } from './report-files.js';
 import { junitReport, markdownReport } from './doctor/report.js';
 import { VERDICT_STATUS, verdictOf } from './doctor/verdict.js';
 import { FlagError, OptionsError, ScenarioError } from './errors.js';
@@ -258,90 +246,6 @@ function finish(sim: Simulator, o: CommandLine): number {
   }
   for (const [i, line] of verdict.lines.entries()) stderr.write(i === 0 ? `mfa-sim: ${line}\n` : `${line}\n`);
   return verdict.status;
-}
-
-/** File systems of the kernel's (Linux's magic numbers): their files take no report, whatever their permissions say. */
-const KERNEL_FILE_SYSTEMS = new Set([
-  0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x63677270 /* cgroup2 */, 0x64626720 /* debugfs */,
-]);
-const KERNELS = "the kernel's (/proc, /sys), which takes no report";
-
-function onKernelFileSystem(path: string): boolean {
-  try {
-    return KERNEL_FILE_SYSTEMS.has(Number(statfsSync(path).type));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Why a file could not be written at exit, or undefined: its folder missing or read-only, a folder, a file of the
- * kernel's (`/proc/version` opens for writing and takes nothing), a device other than a terminal or /dev/null
- * (`/dev/full` opens and fails every write). A pipe passes: it is opened at exit, without waiting for a reader.
- */
-function unwritable(file: string): string | undefined {
-  if (file.trim() === '') return 'give a file name';
-  const folder = dirname(resolve(file));
-  if (!existsSync(folder)) return `the folder ${folder} does not exist`;
-  if (!existsSync(file) && onKernelFileSystem(folder)) return `its folder ${folder} is ${KERNELS}`;
-  if (existsSync(file)) {
-    const st = statSync(file);
-    if (st.isDirectory()) return 'it is a folder';
-    if (onKernelFileSystem(file)) return `it is a file of ${KERNELS}`;
-    if ((st.isCharacterDevice() || st.isBlockDevice() || st.isSocket()) && !takesReports(file, st.rdev)) {
-      return 'it is a device, not a file (only a file, a pipe or a terminal takes a report)';
-    }
-  }
-  try {
-    accessSync(existsSync(file) ? file : folder, constants.W_OK);
-  } catch {
-    return `it cannot be written (${existsSync(file) ? 'the file' : 'its folder'} is not writable)`;
-  }
-  return undefined;
-}
-
-/** A device that takes a report: a terminal, or /dev/null. */
-function takesReports(device: string, rdev: number): boolean {
-  if (rdev === statSync('/dev/null', { throwIfNoEntry: false })?.rdev) return true;
-  try {
-    const fd = openSync(device, constants.O_WRONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
-    try {
-      return isatty(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
-}
-
-/** What a path names, so that two paths to one file (a link, `..`, a hard link) are known for the same. */
-function fileIdentity(file: string): string {
-  if (existsSync(file)) {
-    const st = statSync(file);
-    return `${st.dev}:${st.ino}`;
-  }
-  return join(realpathSync(dirname(resolve(file))), basename(file));
-}
-
-/**
- * Writes a file at exit. Opened without waiting: a FIFO nobody reads is refused (ENXIO) instead of holding the
- * simulator's exit for ever.
- */
-function writeWithoutWaiting(file: string, text: string, append = false): void {
-  const fd = openSync(
-    file,
-    constants.O_WRONLY |
-      constants.O_CREAT |
-      (append ? constants.O_APPEND : constants.O_TRUNC) |
-      (constants.O_NONBLOCK ?? 0),
-    0o644,
-  );
-  try {
-    writeFileSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function usage(message: string): never {

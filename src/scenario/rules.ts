@@ -3,7 +3,8 @@ import type { Peek } from '../contract/envelope.js';
 import type { Endpoint } from '../contract/operations.js';
 import { foldCase } from '../world/fold-case.js';
 import { headerReadings } from './header-readings.js';
-import type { CompiledRule, CompiledScenario } from './compile.js';
+import type { CompiledScenario } from './compile.js';
+import type { CompiledRule } from './compile-rule.js';
 import { ANSWERING_FAULTS } from './schema.js';
 import { LIMITS } from '../world/time-limits.js';
 

@@ -1,5 +1,5 @@
 import { foldCase } from '../world/fold-case.js';
-import type { CompiledRule } from './compile.js';
+import type { CompiledRule } from './compile-rule.js';
 import type { ScenarioIssue } from '../errors.js';
 import type { RuleInput } from './schema.js';
 
