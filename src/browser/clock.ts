@@ -1,0 +1,29 @@
+import { $ } from './page.js';
+
+/** The simulator's clock, as the dashboard follows it between the times it reads it. */
+
+/** A reading of the clock, as the control API answers it. */
+export interface ClockReading {
+  now: number;
+  frozen: boolean;
+}
+
+const clockEl = $('#clock');
+let clockNow = Number(clockEl.dataset.now);
+// The page was rendered at about the time its navigation started.
+let clockAt = performance.timeOrigin;
+let frozen = clockEl.dataset.frozen === 'true';
+export const simulatorNow = () => (frozen ? clockNow : clockNow + Date.now() - clockAt);
+
+/** Shows the clock; a new reading is followed from now on. */
+export function showClock(c?: ClockReading): void {
+  if (c) {
+    clockNow = c.now;
+    clockAt = Date.now();
+    frozen = c.frozen;
+    const s = $('#clock-state');
+    s.textContent = frozen ? 'frozen' : 'running';
+    s.className = `pill ${frozen ? 'warn' : 'ok'}`;
+  }
+  clockEl.textContent = new Date(simulatorNow()).toISOString().replace('T', ' ').slice(0, 19);
+}

@@ -1,0 +1,148 @@
+import { $, callControlApi, codeClass, el, prettyJson } from './page.js';
+
+/** The dashboard's explorer: a form whose buttons send a client's requests and show what the simulator answered. */
+
+/** What the explorer answers (`POST /__sim/explore`). */
+interface Explored {
+  label: string;
+  expect: string;
+  exchanges: {
+    request: { method: string; url: string; headers: Record<string, string>; body?: string };
+    response: { status: number; body: string };
+  }[];
+}
+
+const form = $<HTMLFormElement>('#explorer');
+const result = $('#result');
+export const explorerField = (name: string) => form.elements.namedItem(name) as HTMLInputElement;
+
+export function setExplorerField(name: string, value: string): void {
+  explorerField(name).value = value;
+  if (name === 'challengeId') showPhoneLink();
+}
+
+export function showPhoneLink(): void {
+  const id = explorerField('challengeId').value.trim();
+  const a = $<HTMLAnchorElement>('#phone-link');
+  a.hidden = !id;
+  a.href = `/phone/${encodeURIComponent(id)}`;
+}
+
+/** What a click asked for, in words: the heading of its answer. */
+function asked(kind: string, label: string, v: (name: string) => string): string {
+  const user = v('user') || 'user@example.com';
+  const challenge = v('challengeId') ? `challenge ${v('challengeId').slice(0, 8)}…` : 'no challenge id';
+  switch (kind) {
+    case 'challenge':
+      return `${label} for ${user} (${v('challengeType')}, ${v('challengeExpiry')})`;
+    case 'cancel':
+    case 'status':
+      return `${label}: ${challenge} of ${user}`;
+    case 'verify':
+      return `${label}: ${challenge} of ${user}, code ${v('authCode') || '(none)'}`;
+    case 'blocked':
+      return `${label}: ${user} at ${v('ipAddress') || '198.51.100.7'}`;
+    default:
+      return label;
+  }
+}
+
+export async function explore(kind: string): Promise<void> {
+  const v = (name: string) => explorerField(name).value.trim();
+  const checked = (name: string) => explorerField(name).checked;
+  const body = {
+    kind,
+    apiUser: v('apiUser'),
+    user: v('user'),
+    challengeId: v('challengeId'),
+    authCode: v('authCode'),
+    ipAddress: v('ipAddress'),
+    challengeType: v('challengeType'),
+    challengeExpiry: v('challengeExpiry'),
+    enableQRcode: checked('enableQRcode'),
+    enableAutoVerify: checked('enableAutoVerify'),
+    clock: v('clock'),
+  };
+  result.replaceChildren(el('p', { class: 'muted', text: 'Sending…' }));
+  let r: Explored;
+  try {
+    r = await callControlApi<Explored>('POST', '/__sim/explore', body);
+  } catch (err) {
+    result.replaceChildren(el('p', { class: 'pill err', text: (err as Error).message }));
+    return;
+  }
+  // The heading says what was asked; the answers say what the simulator made of it.
+  result.replaceChildren(el('h3', { text: asked(kind, r.label, v) }));
+  let last: number | undefined;
+  for (const x of r.exchanges) {
+    let env: { code?: unknown; message?: unknown } | undefined;
+    try {
+      env = JSON.parse(x.response.body) as typeof env;
+    } catch {
+      env = undefined;
+    }
+    const code = typeof env?.code === 'number' ? env.code : undefined;
+    last = code;
+    const box = el('div', { class: 'answer' });
+    if (code === 2025 && typeof env?.message === 'string') {
+      const m = JSON.parse(env.message) as {
+        challengeId: string;
+        challengeQRcodeUrl: string;
+        challengeQRcode?: string;
+      };
+      setExplorerField('challengeId', m.challengeId);
+      setExplorerField('authCode', '');
+      box.append(
+        el(
+          'p',
+          {},
+          el('span', { class: 'pill ok', text: '2025' }),
+          ' Challenge sent. Its id is in the form; the user answers on ',
+          el('a', { href: m.challengeQRcodeUrl, target: '_blank', rel: 'noopener', text: 'the phone page' }),
+          '.',
+        ),
+      );
+      if (m.challengeQRcode)
+        box.append(
+          el('img', { src: m.challengeQRcode, alt: 'QR code of the phone page', width: '120', height: '120' }),
+        );
+    } else {
+      const said = typeof env?.message === 'string' ? env.message : x.response.body.slice(0, 200);
+      box.append(
+        el(
+          'p',
+          {},
+          el('span', {
+            class: `pill ${codeClass(code)}`,
+            text: code == null ? `HTTP ${x.response.status}` : String(code),
+          }),
+          ` ${said}`,
+        ),
+      );
+    }
+    const sent = `${x.request.method} ${x.request.url}\n${Object.entries(x.request.headers)
+      .map(([k, val]) => `${k}: ${val}`)
+      .join('\n')}${x.request.body ? `\n\n${prettyJson(x.request.body)}` : ''}`;
+    box.append(el('details', {}, el('summary', { text: 'Request sent' }), el('pre', { text: sent })));
+    box.append(
+      el(
+        'details',
+        {},
+        el('summary', { text: `Answer (HTTP ${x.response.status})` }),
+        el('pre', { text: prettyJson(x.response.body) }),
+      ),
+    );
+    result.append(box);
+  }
+  const usual = (r.expect.match(/-?\d+/g) ?? []).map(Number);
+  const unusual = last !== undefined && !usual.includes(last);
+  result.append(
+    el('p', {
+      class: 'muted small usual',
+      text: unusual
+        ? `This button usually gets ${r.expect}: ` +
+          'this answer came from what was asked or from the scenario (its message says why).'
+        : `The usual answer for this button: ${r.expect}.`,
+    }),
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * What every part of the dashboard's page uses: the settings the page hands its script, building elements (text put
+ * in as textContent, never as HTML), calls to the control API and the flash message.
+ */
+
+/** What the page hands its script (#dashboard-config). */
+interface Config {
+  /** The colour class of each code. */
+  classes: Record<string, string>;
+  /** How many journal entries the log loads at first. */
+  logRows: number;
+}
+
+export const config = JSON.parse(document.getElementById('dashboard-config')!.textContent) as Config;
+export const $ = <T extends HTMLElement = HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
+export const codeClass = (code: number | undefined) => (code == null ? 'warn' : (config.classes[code] ?? 'err'));
+
+type Kid = Node | string | null | undefined;
+export function el(tag: string, attrs: Record<string, string> = {}, ...kids: Kid[]): HTMLElement {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  for (const kid of kids) if (kid != null) e.append(kid);
+  return e;
+}
+
+export function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+export async function callControlApi<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const r = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const j = (await r.json().catch(() => ({ error: `HTTP ${r.status}` }))) as T & { error?: string };
+  if (!r.ok) throw new Error(j.error ?? `HTTP ${r.status}`);
+  return j;
+}
+
+let flashTimer: ReturnType<typeof setTimeout> | undefined;
+export function flash(message: string, bad = false): void {
+  const f = $('#flash');
+  f.textContent = message;
+  f.className = `pill ${bad ? 'err' : 'info'}`;
+  f.hidden = false;
+  clearTimeout(flashTimer);
+  flashTimer = setTimeout(() => (f.hidden = true), 6000);
+}
