@@ -36,8 +36,7 @@ interface Explored {
 }
 
 /**
- * A finding as `GET /__sim/findings` answers it (doctor/findings.ts's Finding, the part the page shows; that module
- * needs Node's types, which this script is checked without).
+ * A finding as `GET /__sim/findings` answers it (doctor/finding-types.ts's Finding, the part the page shows).
  */
 interface Finding {
   id: string;
