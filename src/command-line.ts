@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { delimiter } from 'node:path';
-import { SEVERITIES } from './doctor/findings.js';
+import { SEVERITIES } from './doctor/finding-types.js';
 import { FlagError } from './errors.js';
 import { parseRequiredCodes } from './observers/coverage.js';
 import { RunOptionsSchema, type StartOptions } from './run-options.js';

@@ -14,7 +14,7 @@ import { CONTROL_HEADER } from './http/control-access.js';
 import type { ChallengeView, ClockView } from './http/control.js';
 import { isScenarioText } from './scenario/scenario-text.js';
 import type { CoverageReport } from './observers/coverage.js';
-import type { Finding, HintSeen, Scope, Severity } from './doctor/findings.js';
+import type { Finding, HintSeen, Scope, Severity } from './doctor/finding-types.js';
 import type { JournalEntry } from './observers/answered.js';
 import type { ObserverFailure } from './observers/failures.js';
 import type { Verdict } from './doctor/verdict.js';

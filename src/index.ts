@@ -42,7 +42,7 @@ export { shippedScenarioNames } from './scenario/catalog.js';
 export type { JournalEntry } from './observers/answered.js';
 export type { ObserverFailure } from './observers/failures.js';
 export type { Verdict } from './doctor/verdict.js';
-export type { Finding, HintSeen, Scope, Severity } from './doctor/findings.js';
+export type { Finding, HintSeen, Scope, Severity } from './doctor/finding-types.js';
 export type { CoverageReport } from './observers/coverage.js';
 export type { Challenge } from './world/challenges.js';
 export type { Actor, ChallengeState, Step } from './world/steps.js';

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { ApiUserScopes } from './api-user-scopes.js';
 import { argumentOnce, scenarioOnce } from './arguments.js';
 import { Doctor } from './doctor/doctor.js';
-import type { Scope } from './doctor/findings.js';
+import type { Scope } from './doctor/finding-types.js';
 import type { ReportFormat, ReportOptions, RunSummary } from './doctor/report.js';
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { AnsweredEvents } from './observers/answered.js';

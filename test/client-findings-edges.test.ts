@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../src/doctor/findings.js';
+import type { Finding } from '../src/doctor/finding-types.js';
 import { JOURNAL_BODY_CHARS } from '../src/observers/journal.js';
 import { challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, send, simulator } from './helpers.js';
 

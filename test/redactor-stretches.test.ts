@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapedStretches, HIDDEN, Redactor, unescapeWithOrigins } from '../src/observers/redactor.js';
+import { HIDDEN, Redactor } from '../src/observers/redactor.js';
+import { escapedStretches, unescapeWithOrigins } from '../src/observers/unescape.js';
 
 /**
  * The redactor decodes only the stretches of a text around its escapes. Property: on thousands of texts built from

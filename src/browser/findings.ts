@@ -1,21 +1,7 @@
+import type { Finding } from '../doctor/finding-types.js';
 import { $, el } from './page.js';
 
 /** The dashboard's findings about the clients and the codes they were answered, for the run or the scenario. */
-
-/**
- * A finding as `GET /__sim/findings` answers it (doctor/findings.ts's Finding, the part the page shows; that module
- * needs Node's types, which this script is checked without).
- */
-interface Finding {
-  id: string;
-  severity: 'info' | 'warning' | 'error';
-  apiUser: string;
-  explanation: string;
-  detail?: string;
-  firstSeq: number;
-  lastSeq: number;
-  count: number;
-}
 
 const TONE: Record<Finding['severity'], string> = { error: 'err', warning: 'warn', info: 'info' };
 /**

@@ -4,7 +4,7 @@ import { unmetCodes, type CoverageReport } from '../observers/coverage.js';
 import type { ObserverFailure } from '../observers/failures.js';
 import { markdownCode, markdownText } from '../output/markdown.js';
 import { xmlText } from '../output/xml.js';
-import { SCOPES, SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './findings.js';
+import { SCOPES, SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './finding-types.js';
 
 /**
  * The reports a CI job shows, from one summary of the run: Markdown for a job summary (`--report`, GitHub Actions'

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { RequestHandler } from 'express';
 import { API_USER_ID } from '../contract/api-user.js';
-import { SEVERITIES } from '../doctor/findings.js';
+import { SEVERITIES } from '../doctor/finding-types.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import { Type } from '../typebox.js';
 import type { Simulator } from '../simulator.js';

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isoTime } from '../contract/response.js';
-import type { Scope, Severity } from '../doctor/findings.js';
+import type { Scope, Severity } from '../doctor/finding-types.js';
 import { reportFormat, type ReportFormat } from '../doctor/report.js';
 import { ControlError, ScenarioError } from '../errors.js';
 import { parseRequiredCodes } from '../observers/coverage.js';

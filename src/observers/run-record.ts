@@ -1,4 +1,5 @@
-import { ClientFindings, type Finding, type HintSeen, type Scope } from '../doctor/findings.js';
+import type { Finding, HintSeen, Scope } from '../doctor/finding-types.js';
+import { ClientFindings } from '../doctor/findings.js';
 import { version } from '../../package.json';
 import { argumentOnce } from '../arguments.js';
 import {

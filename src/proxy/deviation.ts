@@ -1,6 +1,6 @@
 /**
  * What proxy mode finds in the service's answers: each deviation a finding kind of its own (registered with the
- * client doctor's kinds, doctor/findings.ts), and what a journal entry of a forwarded request carries.
+ * client doctor's kinds, doctor/finding-kinds.ts), and what a journal entry of a forwarded request carries.
  */
 
 /** An answer that breaks the contract (judge.ts). */
