@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
- * checks, src/doctor/, the redactor (`--mutate src/observers/redactor.ts,src/observers/unescape.ts`), the scenario's
+ * request path (src/request/), src/doctor/, the redactor (`--mutate src/observers/redactor.ts,src/observers/unescape.ts`), the scenario's
  * checks and rules (`--mutate 'src/scenario/*.ts'`), proxy mode (`--mutate 'src/proxy/*.ts'`) and the output and
  * argument functions (`--mutate 'src/output/*.ts,src/arguments.ts'`): every suite that drives authentication, the
  * order of checks, the hiding of secrets, scenario problems and rules, proxy mode and the escaping of what is shown,
@@ -75,6 +75,17 @@ export default defineConfig({
       'test/robustness/seed.test.ts',
       'test/robustness/phone.test.ts',
       'test/robustness/control-token.test.ts',
+      // The request path's own steps: the commit point, rules' faults and delays, journal records, links, bound
+      // scenarios and the run's numbering, challenges and their QR links, shutdown with requests held.
+      'test/commit.test.ts',
+      'test/api-user-id.test.ts',
+      'test/challenge-bound.test.ts',
+      'test/qr.test.ts',
+      'test/run-scope.test.ts',
+      'test/claims.test.ts',
+      'test/observer-failures.test.ts',
+      'test/robustness/abuse.test.ts',
+      'test/robustness/shutdown.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,

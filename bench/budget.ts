@@ -3,11 +3,10 @@
  * server's own work on this machine. Bare node:http is made to spin a fixed time before each answer, and measured
  * beside itself without it, in the same rounds. The work is not all a request costs: with 2 cores shared with the
  * load generator, a slower server's answers each wake a client that went to sleep, and the kernel charges that
- * wake-up (inside `writev`) to the server; so the CPU per request grows by more than the work added. Two last rows
- * keep part of the contract: one checks each request's HMAC-SHA512 signature and does nothing else (how much of the
- * budget the one unavoidable check takes by itself); the other does every check of a signed request, the replay
- * memory, the envelope, a journal entry and the log line, in one function (bench/checks-baseline.ts): the least a
- * faithful server does, written for speed, without any of the rest mfa-sim is.
+ * wake-up (inside `writev`) to the server; so the CPU per request grows by more than the work added. A last row keeps
+ * part of the contract: it checks each request's HMAC-SHA512 signature and does nothing else (how much of the budget
+ * the one unavoidable check takes by itself). The whole of a faithful server's least work, the floor
+ * (bench/checks-baseline.ts), is measured in the main table, beside mfa-sim in the same rounds.
  */
 import { median } from './lib.js';
 import { LOAD_CASES, measure, type Load, type LoadPlan } from './measure.js';
@@ -16,33 +15,26 @@ import { LOAD_CASES, measure, type Load, type LoadPlan } from './measure.js';
 export const WORK_US = [10, 20, 40];
 
 export interface BudgetResult {
-  /**
-   * Microseconds of spin; 'hmac': the request's signature checked, and nothing else; 'checks':
-   * bench/checks-baseline.ts.
-   */
-  work: number | 'hmac' | 'checks';
+  /** Microseconds of spin; 'hmac': the request's signature checked, and nothing else. */
+  work: number | 'hmac';
   loads: Load[];
 }
 
 const LABELS: Record<string, string> = {
   0: 'no work',
   hmac: 'the signature check alone',
-  checks: "a signed request's checks, journal and log line, in one function",
 };
 const label = (work: BudgetResult['work']) => LABELS[work] ?? `${work} µs of work`;
 
 /** The command of a row's server. */
-const serverOf = (work: BudgetResult['work']) =>
-  work === 'checks'
-    ? ['--import', 'tsx', 'bench/checks-baseline.ts', '0']
-    : ['bench/node-baseline.mjs', '0', String(work)];
+const serverOf = (work: BudgetResult['work']) => ['bench/node-baseline.mjs', '0', String(work)];
 
 export async function budgetTable(
   plan: Omit<LoadPlan, 'users' | 'beside'>,
   rounds: number,
   progress: (line: string) => void,
 ): Promise<BudgetResult[]> {
-  const rows: BudgetResult[] = [0, ...WORK_US, 'hmac' as const, 'checks' as const].map((work) => ({ work, loads: [] }));
+  const rows: BudgetResult[] = [0, ...WORK_US, 'hmac' as const].map((work) => ({ work, loads: [] }));
   for (let round = 0; round < rounds; round++) {
     // Interleaved: the order turns by one from round to round.
     for (let k = 0; k < rows.length; k++) {

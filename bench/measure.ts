@@ -6,11 +6,16 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { API_USERS, cpuMs, peakRssMiB, ROOT, startServer, writeRequests } from './lib.js';
 
-/** The servers a case runs on: the two baselines, and mfa-sim as users run it (request log on) and with --quiet. */
-export type ServerKind = 'node' | 'express' | 'sim' | 'quiet';
+/**
+ * The servers a case runs on: the two baselines, the floor (a signed request's every check, journal entry and log line
+ * in one function on node:http: bench/checks-baseline.ts), and mfa-sim as users run it (request log on) and with
+ * --quiet.
+ */
+export type ServerKind = 'node' | 'express' | 'floor' | 'sim' | 'quiet';
 export const SERVER_LABEL: Record<ServerKind, string> = {
   node: 'node:http',
   express: 'express',
+  floor: 'floor',
   sim: 'mfa-sim',
   quiet: 'mfa-sim --quiet',
 };
@@ -22,6 +27,8 @@ export function serverArgs(kind: ServerKind, scenarioFile: string, extra: string
       return ['bench/node-baseline.mjs', '0'];
     case 'express':
       return ['bench/express-baseline.mjs', '0'];
+    case 'floor':
+      return ['--import', 'tsx', 'bench/checks-baseline.ts', '0'];
     case 'sim':
       return ['dist/cli.cjs', '--port', '0', '--scenario', scenarioFile, ...extra];
     case 'quiet':
