@@ -27,11 +27,10 @@ export function envelopeJson(
   baseUrl: string,
 ): string {
   const status = mustCode(code).http;
-  const utc = isoTime(now);
-  const moreInfo = `${baseUrl}/status?code=${code}`;
-  return style === 'sdk'
-    ? jsonText({ id, utcTime: utc, status, code, message, moreInfo })
-    : jsonText({ id, utctime: utc, status, code, message, moreInfo });
+  // Written out rather than stringified as an object, on every answer: only the id, the message and the base URL can
+  // hold what a client sent, and they are escaped as every JSON text is (jsonText); the rest are numbers and ISO time.
+  const time = style === 'sdk' ? 'utcTime' : 'utctime';
+  return `{"id":${jsonText(id)},"${time}":"${isoTime(now)}","status":${status},"code":${code},"message":${jsonText(message)},"moreInfo":${jsonText(`${baseUrl}/status?code=${code}`)}}`;
 }
 
 let lastMs = NaN;
