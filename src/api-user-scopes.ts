@@ -1,7 +1,22 @@
 import { scenarioOnce } from './arguments.js';
 import type { CompiledScenario } from './scenario/compile.js';
 import type { ScenarioRegistry, ScenarioSource } from './scenario/registry.js';
-import type { Simulator } from './simulator.js';
+import type { Doctor } from './doctor/doctor.js';
+import type { Journal } from './observers/journal.js';
+import type { Secrets } from './observers/secrets.js';
+import type { Links } from './request/links.js';
+import type { RequestPath } from './request/path.js';
+import type { World } from './world/world.js';
+
+/** The parts of the simulator an API user's own scenario starts afresh in, or tells of a new secret. */
+interface ScopedParts {
+  readonly world: World;
+  readonly doctor: Doctor;
+  readonly requestJournal: Journal;
+  readonly secrets: Secrets;
+  readonly path: RequestPath;
+  readonly links: Links;
+}
 
 /**
  * One API user's own scenario beside the active one: a binding, or an API user claimed for one parallel test worker.
@@ -10,7 +25,7 @@ import type { Simulator } from './simulator.js';
  */
 export class ApiUserScopes {
   constructor(
-    private readonly sim: Pick<Simulator, 'world' | 'doctor' | 'requestJournal' | 'secrets' | 'path' | 'links'>,
+    private readonly sim: ScopedParts,
     private readonly registry: ScenarioRegistry,
   ) {}
 

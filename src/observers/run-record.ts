@@ -13,10 +13,17 @@ import {
 } from '../doctor/report.js';
 import { verdictOf, type Verdict } from '../doctor/verdict.js';
 import { ControlError } from '../errors.js';
-import type { Simulator } from '../simulator.js';
 import type { AnsweredEvents } from './answered.js';
 import { Coverage, type CoverageReport } from './coverage.js';
 import { ObserverFailures, type ObserverFailure } from './failures.js';
+
+/** What a run's summary names of the simulator, and how it hides secrets in what is shown. */
+interface RunSubject {
+  redact(text: string): string;
+  readonly scenario: { readonly name: string };
+  readonly path: { readonly answeredCount: number };
+  challengeState(challengeId: string): string | undefined;
+}
 
 /**
  * What a run is judged on (docs/coverage-and-ci.md#the-run-and-the-scenario), recorded from the "answered" event: the
@@ -42,7 +49,7 @@ export class RunRecord {
    * secrets are hidden in what is shown (details, hint texts, failure messages).
    */
   constructor(
-    private readonly sim: Pick<Simulator, 'redact' | 'scenario' | 'path' | 'challengeState'>,
+    private readonly sim: RunSubject,
     failures: ObserverFailures,
   ) {
     this.hide = (text) => sim.redact(text);
