@@ -1,7 +1,7 @@
-// Mutation testing of the authentication code and the whole request path (src/auth/, src/request/) (`npm run mutation`, not in CI:
-// it takes a long while). Each mutant is run against the tests that cover it (vitest.mutation.config.ts); the run
-// fails below a 90% score. Other parts are measured apart, each with `--mutate`: the client doctor
-// (`--mutate 'src/doctor/**/*.ts'`, about 91% over two runs), the redactor
+// Mutation testing of the authentication code and the whole request path (src/auth/, src/request/) (`npm run
+// mutation`, not in CI: it takes a long while, over an hour on 2 cores). Each mutant is run against the tests that
+// cover it (vitest.mutation.config.ts); the run fails below a 90% score. Other parts are measured apart, each with
+// `--mutate`: the client doctor (`--mutate 'src/doctor/**/*.ts'`, about 91% over two runs), the redactor
 // (`src/observers/redactor.ts,src/observers/unescape.ts`), the globs and case folding
 // (`src/world/glob.ts,src/world/fold-case.ts`; the suites counting a glob's steps over 100,000 characters and walking
 // every code point are too slow under mutation and are best left out of such a run).
