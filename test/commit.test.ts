@@ -105,6 +105,26 @@ describe('one point commits what a request leaves behind', async () => {
     expect(sim.challenges().map((c) => [c.id, c.state])).toEqual([[id, 'cancelled']]);
   });
 
+  it("an error forced at the operation's own check (-2035 on a cancel) cancels nothing and burns no nonce", async () => {
+    sim.loadScenario({
+      name: 'cancel-refused',
+      apiUsers: [{ id: WHO.apiUser, secret: WHO.secret }],
+      rules: [{ when: { endpoint: 'challenge', type: 151 }, times: 1, respond: { code: -2035 } }],
+    });
+    const made = await send(sim, '/v1/svc/challenge', { as: WHO, body: challengeEnvelope(WHO.apiUser) });
+    expectEnvelope(made, 202, 2025);
+    const id = challengeId(made);
+    const nonce = randomUUID();
+    const time = sim.simulator.now();
+    const cancel = () =>
+      send(sim, '/v1/svc/challenge', { as: WHO, nonce, time, body: cancelEnvelope(WHO.apiUser, id) });
+    expectEnvelope(await cancel(), 400, -2035);
+    expect(sim.challenges().map((c) => [c.id, c.state])).toEqual([[id, 'waiting']]);
+    // The same signed request again, the rule spent: not a replay, and now it cancels.
+    expectEnvelope(await cancel(), 202, 2028);
+    expect(sim.challenges().map((c) => [c.id, c.state])).toEqual([[id, 'cancelled']]);
+  });
+
   it('forced 3080 on verify verifies a waiting challenge; a natural verify of a waiting one takes no step', async () => {
     plain();
     const made = await send(sim, '/v1/svc/challenge', { as: WHO, body: challengeEnvelope(WHO.apiUser) });
