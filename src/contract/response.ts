@@ -29,8 +29,8 @@ export function envelopeJson(
   const status = mustCode(code).http;
   // Written out rather than stringified as an object, on every answer: only the id, the message and the base URL can
   // hold what a client sent, and they are escaped as every JSON text is (jsonText); the rest are numbers and ISO time.
-  const time = style === 'sdk' ? 'utcTime' : 'utctime';
-  return `{"id":${jsonText(id)},"${time}":"${isoTime(now)}","status":${status},"code":${code},"message":${jsonText(message)},"moreInfo":${jsonText(`${baseUrl}/status?code=${code}`)}}`;
+  const timeKey = style === 'sdk' ? 'utcTime' : 'utctime';
+  return `{"id":${jsonText(id)},"${timeKey}":"${isoTime(now)}","status":${status},"code":${code},"message":${jsonText(message)},"moreInfo":${jsonText(`${baseUrl}/status?code=${code}`)}}`;
 }
 
 let lastMs = NaN;
