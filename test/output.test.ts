@@ -33,6 +33,21 @@ describe('one escaping function per output', () => {
     expect(jsonText(undefined)).toBe('null');
   });
 
+  it('JSON: a string alone is written exactly as inside an object, whichever characters it holds', () => {
+    // The object's text goes through JSON.stringify and the escaping of what it leaves raw; a string alone may take a
+    // shorter way (plain ASCII), which must give the same text.
+    const asInObject = (s: string) => jsonText({ v: s }).slice('{"v":'.length, -1);
+    const samples = ['', 'sim-1', 'http://127.0.0.1:8080/status?code=-4037', '{"utc-time":"1795618210"}', 'a\\b', '"'];
+    for (let c = 0; c < 0x3000; c++) samples.push(`x${String.fromCharCode(c)}y`);
+    samples.push('\ud800', 'a\u{1f642}b', '\u2028\u2029', '~\u007f');
+    for (const s of samples) {
+      expect(jsonText(s)).toBe(asInObject(s));
+      expect(JSON.parse(jsonText(s))).toBe(s);
+    }
+    expect(jsonText('x\u009by')).toBe('"x\\u009by"');
+    expect(jsonText('say "hi"')).toBe('"say \\"hi\\""');
+  });
+
   it('Markdown: a code span holds any text', () => {
     expect(codeSpan('a')).toBe('`a`');
     expect(codeSpan('`')).toBe('`` ` ``');
