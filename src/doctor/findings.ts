@@ -74,6 +74,8 @@ export class ClientFindings {
     CHALLENGES_FOLLOWED,
   );
   private readonly polls = new RecentMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
+  private lastIso = '';
+  private lastInstant = NaN;
 
   /** `hide`: hides secrets in a hint's text before it is cut to be kept (a cut secret is no longer recognised). */
   constructor(hide: (text: string) => string = (text) => text) {
@@ -179,9 +181,10 @@ export class ClientFindings {
     if (!client) return;
     const signed = caller === 'signed';
     const { time, nonce } = signingHeaders(r.request.headers);
-    const at = Date.parse(r.at);
+    const at = this.instant(r.at);
 
-    if (nonce !== undefined) {
+    // Nothing failed in transit yet (the usual case): no retry to look for, and no nonce to hash.
+    if (nonce !== undefined && (this.failedNonces.size > 0 || failedInTransit(r))) {
       const key = keyOf(apiUser, nonce);
       const failedAt = this.failedNonces.get(key);
       // Only a signed retry is the client's: anyone can send a request naming its API user and a nonce.
@@ -297,6 +300,15 @@ export class ClientFindings {
       const s = (ms: number) => `${ms >= 0 ? '+' : '−'}${(Math.abs(ms) / 1000).toFixed(1)} s`;
       this.note('clock-drifting', apiUser, seq, `from ${s(o.min)} to ${s(o.max)} against the server's clock`);
     }
+  }
+
+  /** An ISO time as epoch ms; the last one is remembered, as requests under load share their millisecond. */
+  private instant(iso: string): number {
+    if (iso !== this.lastIso) {
+      this.lastIso = iso;
+      this.lastInstant = Date.parse(iso);
+    }
+    return this.lastInstant;
   }
 
   private client(apiUser: string): Client | undefined {
