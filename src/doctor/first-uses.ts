@@ -30,14 +30,22 @@ const NONCE_SEED = 0x6e6f6e;
  * The last `kept` accepted requests in a ring, each with its API user, nonce and time. Noting one is a few writes
  * into arrays: every accepted request is noted, while the story is asked for only when a request is refused as a
  * replay, which then reads the ring from the newest request back (a map of each nonce and time, written on every
- * request, took about an eighth of a signed request's CPU).
+ * request, took about an eighth of a signed request's CPU). The uses are kept as numbers in typed arrays too, not as
+ * an object per request: ten thousand objects each living for ten thousand requests would all be moved to the old
+ * generation and collected there, the costliest way for a heap to hold them.
  */
 export class FirstUses {
   private readonly apiUsers: (string | undefined)[];
   /** The nonce's hash, or NaN when the request's nonce is not remembered (nonce replay checks off). */
   private readonly nonces: Float64Array;
   private readonly times: Float64Array;
-  private readonly uses: (FirstUse | undefined)[];
+  /** Each use's seq, at and arrived; its HTTP status and code; its fault, if any (rare). */
+  private readonly seqs: Float64Array;
+  private readonly ats: Float64Array;
+  private readonly arrivals: Float64Array;
+  private readonly statuses: Int32Array;
+  private readonly codes: Int32Array;
+  private readonly faults: (string | undefined)[];
   private next = 0;
 
   constructor(kept = FIRST_USES_KEPT) {
@@ -45,7 +53,12 @@ export class FirstUses {
     this.apiUsers = new Array<string | undefined>(size).fill(undefined);
     this.nonces = new Float64Array(size).fill(NaN);
     this.times = new Float64Array(size);
-    this.uses = new Array<FirstUse | undefined>(size).fill(undefined);
+    this.seqs = new Float64Array(size);
+    this.ats = new Float64Array(size);
+    this.arrivals = new Float64Array(size);
+    this.statuses = new Int32Array(size);
+    this.codes = new Int32Array(size);
+    this.faults = new Array<string | undefined>(size).fill(undefined);
   }
 
   /** A request accepted by the replay checks was answered: it is the first use of its nonce and time. */
@@ -54,8 +67,13 @@ export class FirstUses {
     this.apiUsers[slot] = apiUser;
     this.nonces[slot] = nonce === undefined ? NaN : hash53(nonce, NONCE_SEED);
     this.times[slot] = time;
-    this.uses[slot] = use;
-    this.next = (slot + 1) % this.uses.length;
+    this.seqs[slot] = use.seq;
+    this.ats[slot] = use.at;
+    this.arrivals[slot] = use.arrived;
+    this.statuses[slot] = use.http;
+    this.codes[slot] = use.code;
+    this.faults[slot] = use.fault;
+    this.next = (slot + 1) % this.apiUsers.length;
   }
 
   ofNonce(apiUser: string, nonce: string): FirstUse | undefined {
@@ -73,26 +91,39 @@ export class FirstUses {
   private newest(keys: Float64Array, key: number, apiUser: string): FirstUse | undefined {
     // Newest first: from the slot before `next` down to the start, then from the end down to `next`.
     for (let slot = this.next - 1; slot >= 0; slot--)
-      if (keys[slot] === key && this.apiUsers[slot] === apiUser) return this.uses[slot];
+      if (keys[slot] === key && this.apiUsers[slot] === apiUser) return this.use(slot);
     for (let slot = keys.length - 1; slot >= this.next; slot--)
-      if (keys[slot] === key && this.apiUsers[slot] === apiUser) return this.uses[slot];
+      if (keys[slot] === key && this.apiUsers[slot] === apiUser) return this.use(slot);
     return undefined;
+  }
+
+  private use(slot: number): FirstUse {
+    const use: FirstUse = {
+      seq: this.seqs[slot],
+      at: this.ats[slot],
+      arrived: this.arrivals[slot],
+      http: this.statuses[slot],
+      code: this.codes[slot],
+    };
+    const fault = this.faults[slot];
+    if (fault !== undefined) use.fault = fault;
+    return use;
   }
 
   /** Forgets one API user's first uses (its replay memory was forgotten with its own scenario's start). */
   forgetApiUser(apiUser: string): void {
-    for (let slot = 0; slot < this.apiUsers.length; slot++) {
-      if (this.apiUsers[slot] !== apiUser) continue;
-      this.apiUsers[slot] = undefined;
-      this.uses[slot] = undefined;
-    }
+    for (let slot = 0; slot < this.apiUsers.length; slot++) if (this.apiUsers[slot] === apiUser) this.forget(slot);
   }
 
   clear(): void {
-    this.apiUsers.fill(undefined);
-    this.nonces.fill(NaN);
-    this.uses.fill(undefined);
+    for (let slot = 0; slot < this.apiUsers.length; slot++) this.forget(slot);
     this.next = 0;
+  }
+
+  private forget(slot: number): void {
+    this.apiUsers[slot] = undefined;
+    this.nonces[slot] = NaN;
+    this.faults[slot] = undefined;
   }
 }
 
