@@ -186,7 +186,8 @@ export function sealRecord(redactor: Redactor, e: AnsweredRequest, to: 0 | 1 | 2
     if (e.internalError !== undefined) e.internalError = hide(e.internalError);
   }
   if (from < 2 && to >= 2) {
-    e.request = { headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
+    // A new object (the request's own headers are never changed), with how many headers were left out kept.
+    e.request = { ...e.request, headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
     if (e.response) e.response = { body: hide(e.response.body) };
   }
 }

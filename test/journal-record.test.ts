@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { stringToSign } from '../src/auth/signature.js';
+import { JOURNAL_BODY_CHARS } from '../src/observers/journal.js';
+import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
+
+/**
+ * The journal entry of a request, field by field (src/request/record.ts builds it; docs/control-api.md shows it): what
+ * a test reads back to know what the client sent and what it was answered.
+ */
+
+const SECRET = 'journal-record-secret';
+
+describe('a journal entry says what was sent and answered', async () => {
+  const sim = await simulator({
+    name: 'records',
+    secret: SECRET,
+    rules: [{ name: 'garbled status', when: { endpoint: 'status' }, fault: 'garbage' }],
+  } as never);
+  const as = { apiUser: sim.apiUser.id, secret: SECRET };
+  const last = () => sim.journal({ limit: 1 })[0];
+
+  it('a new challenge: its endpoint, operation, type, user, answer, challenge, scenario, and the bodies both ways', async () => {
+    const body = challengeEnvelope(sim.apiUser.id, { svcUser: 'alice@example.com' });
+    const r = await send(sim, '/v1/svc/challenge', { as, body });
+    expectEnvelope(r, 202, 2025);
+    const e = last();
+    const [challenge] = sim.challenges();
+    expect(e).toMatchObject({
+      method: 'POST',
+      path: '/v1/svc/challenge',
+      endpoint: 'challenge',
+      operation: 'challenge',
+      type: 150,
+      apiUser: sim.apiUser.id,
+      user: 'alice@example.com',
+      http: 202,
+      code: 2025,
+      message: r.json.message,
+      scenario: 'records',
+      challengeId: challenge.id,
+    });
+    expect(e.seq).toBe(sim.simulator.path.answeredCount);
+    expect(e.at).toBe(r.json.utctime);
+    expect(e.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(e.request.body).toBe(JSON.stringify(body));
+    expect(e.request.headers['x-svc-apiuser']).toBe(sim.apiUser.id);
+    expect(e.response?.body).toBe(r.text);
+    for (const absent of ['rule', 'fault', 'expectedStringToSign', 'hint', 'wouldFail', 'internalError', 'by'] as const)
+      expect(e[absent], absent).toBeUndefined();
+  });
+
+  it('a time request: no operation body, no user, no challenge', async () => {
+    expectEnvelope(await send(sim, '/v1/svc/time', { as, method: 'GET' }), 200, 15000);
+    const e = last();
+    expect(e).toMatchObject({ method: 'GET', endpoint: 'time', operation: undefined, type: undefined, http: 200 });
+    expect(e.user).toBeUndefined();
+    expect(e.challengeId).toBeUndefined();
+  });
+
+  it("a wrong signature: the string that was expected to be signed, and the doctor's hint", async () => {
+    const r = await send(sim, '/v1/svc/time', { as: { ...as, secret: 'not-the-secret' }, method: 'GET' });
+    expectEnvelope(r, 400, -4037);
+    const e = last();
+    const sent = e.request.headers;
+    expect(e.expectedStringToSign).toBe(stringToSign(sent['x-svc-utctime'] as string, sent['x-svc-cnonce'] as string));
+    expect(e.hint?.id).toEqual(expect.any(String));
+    expect(r.json.message).toContain(e.hint!.text);
+  });
+
+  it('a refusal before any signature is known: no string to sign', async () => {
+    expectEnvelope(await send(sim, '/v1/svc/time', { as, mutate: (h) => delete h.Authorization }), 400, -4000);
+    expect(last().expectedStringToSign).toBeUndefined();
+  });
+
+  it('a rule with a fault: the rule and the fault, with the answer the service decided', async () => {
+    const r = await send(sim, '/v1/svc/status', { as, body: challengeEnvelope(sim.apiUser.id) });
+    expect(() => JSON.parse(r.text)).toThrow();
+    expect(last()).toMatchObject({ endpoint: 'status', rule: 'garbled status', fault: 'garbage' });
+    expect(last().code).toEqual(expect.any(Number));
+  });
+
+  it('the first 100 headers, and how many more there were', async () => {
+    const few = { 'x-extra-a': 'a' };
+    expectEnvelope(await send(sim, '/v1/svc/time', { as, headers: few }), 200, 15000);
+    expect(last().request.headersLeftOut).toBeUndefined();
+    expect(last().request.headers['x-extra-a']).toBe('a');
+    // What every request of this test sends besides the extra headers (Host, Connection, the signing headers, ...).
+    const usual = Object.keys(last().request.headers).length - 1;
+    const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`x-extra-${i}`, String(i)]));
+    expectEnvelope(await send(sim, '/v1/svc/time', { as, headers: many }), 200, 15000);
+    const e = last();
+    expect(Object.keys(e.request.headers)).toHaveLength(100);
+    expect(e.request.headersLeftOut).toBe(usual + 150 - 100);
+    // Exactly 100 are kept whole, with nothing said left out.
+    const fill = Object.fromEntries(Array.from({ length: 100 - usual }, (_, i) => [`x-extra-${i}`, String(i)]));
+    expectEnvelope(await send(sim, '/v1/svc/time', { as, headers: fill }), 200, 15000);
+    expect(Object.keys(last().request.headers)).toHaveLength(100);
+    expect(last().request.headersLeftOut).toBeUndefined();
+  });
+
+  it('an API user header that names no one and is longer than 32 characters is kept as its first 32 and an ellipsis', async () => {
+    const long = '9'.repeat(40);
+    await send(sim, '/v1/svc/time', { as: false, headers: { 'x-svc-apiuser': long } });
+    expect(last().apiUser).toBe(`${'9'.repeat(32)}…`);
+    await send(sim, '/v1/svc/time', { as: false, headers: { 'x-svc-apiuser': '9'.repeat(32) } });
+    expect(last().apiUser).toBe('9'.repeat(32));
+  });
+
+  it(`a body over ${JOURNAL_BODY_CHARS} characters is kept cut, saying how much more there was`, async () => {
+    const padding = 'p'.repeat(JOURNAL_BODY_CHARS);
+    const body = JSON.stringify(challengeEnvelope(sim.apiUser.id, { profile: padding }));
+    await send(sim, '/v1/svc/challenge', { as, body });
+    const kept = last().request.body;
+    expect(kept.startsWith(body.slice(0, JOURNAL_BODY_CHARS))).toBe(true);
+    expect(kept).toContain(`… (${body.length - JOURNAL_BODY_CHARS} more characters)`);
+    const exact = 'x'.repeat(JOURNAL_BODY_CHARS);
+    await send(sim, '/v1/svc/time', { as, body: exact });
+    expect(last().request.body).toBe(exact);
+  });
+});
