@@ -79,6 +79,7 @@ export default defineConfig({
       // The request path's own steps: the commit point, rules' faults and delays, journal records, links, bound
       // scenarios and the run's numbering, challenges and their QR links, shutdown with requests held.
       'test/commit.test.ts',
+      'test/journal-record.test.ts',
       'test/api-user-id.test.ts',
       'test/challenge-bound.test.ts',
       'test/qr.test.ts',
