@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { stringToSign } from '../src/auth/signature.js';
 import { challengeEnvelope, clientTime, expectEnvelope, send, simulator, type SendOptions } from './helpers.js';
 
 /**
@@ -27,6 +28,25 @@ describe('auth: log', async () => {
   it('a missing apiuser header, with the part right, would fail only the header check', async () => {
     expectEnvelope(await time({ mutate: (h) => delete h['x-svc-apiuser'] }), 200, 15000);
     expect(wouldFail()).toEqual([{ code: -4008, reason: 'x-svc-apiuser header missing' }]);
+  });
+
+  it("a missing apiuser header and an HMAC-SHA256 signature: the doctor names the mistake with the part's API user", async () => {
+    const t = String(clientTime(sim));
+    const nonce = randomUUID();
+    const sha256 = createHmac('sha256', MAIN.secret).update(stringToSign(t, nonce)).digest('hex');
+    const sent = await time({
+      time: Number(t),
+      nonce,
+      mutate: (h) => {
+        delete h['x-svc-apiuser'];
+        h.Authorization = h.Authorization.replace(/signature=[0-9a-f]+/, `signature=${sha256}`);
+      },
+    });
+    expectEnvelope(sent, 200, 15000);
+    expect(wouldFail()?.map((w) => [w.code, w.hint?.id])).toEqual([
+      [-4008, undefined],
+      [-4027, 'sha256'],
+    ]);
   });
 
   it('a wrong secret would fail the signature, and the journal shows the string expected', async () => {

@@ -65,6 +65,12 @@ describe('ReplayMemory', () => {
     expect(memory.hasNonce('old', 200)).toBe(false);
     expect(memory.hasNonce('new', 200)).toBe(true);
     expect(memory.size).toBe(2);
+    // The generation that expires first, whatever the order the generations were made in.
+    const late = new ReplayMemory(1000, 3);
+    late.remember('new', 5100, 0, true);
+    late.remember('old', 100, 0, true);
+    expect(late.hasNonce('old', 200)).toBe(false);
+    expect(late.hasNonce('new', 200)).toBe(true);
     const roomy = new ReplayMemory(1000, 4);
     roomy.remember('old', 100, 0, true);
     roomy.remember('new', 5100, 0, true);

@@ -91,6 +91,8 @@ describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
     expect(parseAuthorization('svc-hmac: apiuser=1,apiuser=2', 'svc')).toBeUndefined();
     expect(parseAuthorization('svc-hmac: apiuser', 'svc')).toBeUndefined();
     expect(parseAuthorization('Bearer abc', 'svc')).toBeUndefined();
+    // The scheme starts the value: a value that only ends with it is another scheme's.
+    expect(parseAuthorization('XXXXXXXXXapiuser=1,signature=svc-hmac:', 'svc')).toBeUndefined();
     expect(parseAuthorization('svc-hmac: colour=blue', 'svc')).toBeUndefined();
     // A part's value is one line, whatever the line break; the last part too.
     for (const br of ['\n', '\r', '\u2028', '\u2029']) {

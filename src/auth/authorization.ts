@@ -33,6 +33,7 @@ export function parseAuthorization(value: string, token: string): AuthorizationP
   let start = scheme.length;
   for (;;) {
     const comma = trimmed.indexOf(',', start);
+    // Stryker disable next-line EqualityOperator: a comma is searched for from past the scheme, never at index 0
     const end = comma < 0 ? trimmed.length : comma;
     // An equals sign past the comma leaves a key with a comma in it, which no part is named.
     const eq = trimmed.indexOf('=', start);
@@ -43,6 +44,7 @@ export function parseAuthorization(value: string, token: string): AuthorizationP
     const v = trimmed.slice(eq + 1, end).trim();
     if (anyLineBreak && LINE_BREAK.test(v)) return undefined;
     parts[key] = v;
+    // Stryker disable next-line EqualityOperator: a comma is searched for from past the scheme, never at index 0
     if (comma < 0) return parts;
     start = comma + 1;
   }

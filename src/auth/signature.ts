@@ -42,6 +42,7 @@ const DEFAULT_NAMES = headerNames(DEFAULT_TOKEN);
  * each colon, no trailing newline.
  */
 export function stringToSign(utctime: string, nonce: string, token: string = DEFAULT_TOKEN): string {
+  // Stryker disable next-line ConditionalExpression: DEFAULT_NAMES are headerNames(DEFAULT_TOKEN), made once
   return signingLines(token === DEFAULT_TOKEN ? DEFAULT_NAMES : headerNames(token), utctime, nonce);
 }
 
@@ -52,6 +53,7 @@ export function signingLines(names: HeaderNames, utctime: string, nonce: string)
 
 /** HMAC-SHA512 of the string-to-sign, keyed with the secret (both UTF-8), as 128 lower-case hex characters. */
 export function sign(secret: string, utctime: string, nonce: string, token: string = DEFAULT_TOKEN): string {
+  // Stryker disable next-line StringLiteral: Node reads an empty encoding as UTF-8
   return new HmacKey(Buffer.from(secret, 'utf8')).hexDigest(stringToSign(utctime, nonce, token));
 }
 
@@ -95,6 +97,7 @@ export function signatureMatches(key: HmacKey, toSign: string, hex: string): boo
   const expected = key.hexDigest(toSign);
   if (hex.length !== expected.length) return false;
   let difference = 0;
+  // Stryker disable next-line EqualityOperator: past the end both read as NaN, whose XOR adds nothing
   for (let i = 0; i < expected.length; i++) {
     const c = hex.charCodeAt(i);
     // A-F read as a-f: the service takes either case.
