@@ -14,7 +14,10 @@ describe('a journal entry says what was sent and answered', async () => {
   const sim = await simulator({
     name: 'records',
     secret: SECRET,
-    rules: [{ name: 'garbled status', when: { endpoint: 'status' }, fault: 'garbage' }],
+    rules: [
+      { name: 'garbled status', when: { endpoint: 'status' }, fault: 'garbage' },
+      { name: 'forced signature error', when: { headers: { 'x-force': 'signature' } }, respond: { code: -4037 } },
+    ],
   } as never);
   const as = { apiUser: sim.apiUser.id, secret: SECRET };
   const last = () => sim.journal({ limit: 1 })[0];
@@ -67,6 +70,47 @@ describe('a journal entry says what was sent and answered', async () => {
     expect(r.json.message).toContain(e.hint!.text);
   });
 
+  it('a -4037 forced by a rule, before any signature was checked: an empty string to sign', async () => {
+    const r = await send(sim, '/v1/svc/time', { as, method: 'GET', headers: { 'x-force': 'signature' } });
+    expectEnvelope(r, 400, -4037);
+    expect(last()).toMatchObject({ code: -4037, rule: 'forced signature error' });
+    expect(last().expectedStringToSign).toBe('');
+  });
+
+  it('its latency: milliseconds to the hundredth, within the round trip the client saw', async () => {
+    for (let i = 0; i < 3; i++) {
+      const before = performance.now();
+      expectEnvelope(await send(sim, '/v1/svc/time', { as, method: 'GET' }), 200, 15000);
+      const roundTrip = performance.now() - before;
+      const { latencyMs } = last();
+      expect(String(latencyMs)).toMatch(/^\d+(\.\d{1,2})?$/);
+      expect(latencyMs).toBeGreaterThanOrEqual(0);
+      expect(latencyMs).toBeLessThanOrEqual(roundTrip);
+    }
+  });
+
+  it("a request of the dashboard's explorer is marked as the explorer's; a client's is not", async () => {
+    const r = await fetch(`${sim.url}/__sim/explore`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'time' }),
+    });
+    expect(r.status).toBe(200);
+    expect(last()).toMatchObject({ endpoint: 'time', code: 15000, by: 'explorer' });
+    expectEnvelope(await send(sim, '/v1/svc/time', { as, method: 'GET' }), 200, 15000);
+    expect(last().by).toBeUndefined();
+  });
+
+  it('a body whose secrets hide to less than half its length: kept as what its first 16 KiB hide to', async () => {
+    // Each secret (21 characters) is shown as `[secret]` (8): the first 2 × 8192 characters hide to fewer than 8192.
+    const body = SECRET.repeat(1200);
+    await send(sim, '/v1/svc/time', { as, body });
+    const scanned = 2 * JOURNAL_BODY_CHARS;
+    const hidden = '[secret]'.repeat(Math.floor(scanned / SECRET.length)) + SECRET.slice(0, scanned % SECRET.length);
+    expect(hidden.length).toBeLessThan(JOURNAL_BODY_CHARS);
+    expect(last().request.body).toBe(`${hidden}… (${body.length - hidden.length} more characters)`);
+  });
+
   it('a refusal before any signature is known: no string to sign', async () => {
     expectEnvelope(await send(sim, '/v1/svc/time', { as, mutate: (h) => delete h.Authorization }), 400, -4000);
     expect(last().expectedStringToSign).toBeUndefined();
@@ -116,5 +160,35 @@ describe('a journal entry says what was sent and answered', async () => {
     const exact = 'x'.repeat(JOURNAL_BODY_CHARS);
     await send(sim, '/v1/svc/time', { as, body: exact });
     expect(last().request.body).toBe(exact);
+  });
+});
+
+describe('a journal entry of a simulator whose secret is shorter than `[secret]`', async () => {
+  // Hidden, each secret grows from 4 characters to 8.
+  const short = 'qz7q';
+  const sim = await simulator({ name: 'short secret', secret: short });
+  const as = { apiUser: sim.apiUser.id, secret: short };
+  const last = () => sim.journal({ limit: 1 })[0];
+
+  it('an API user header of exactly 32 characters is kept whole, shown with its secrets hidden', async () => {
+    await send(sim, '/v1/svc/time', { as: false, headers: { 'x-svc-apiuser': short.repeat(8) } });
+    expect(last().apiUser).toBe('[secret]'.repeat(8));
+  });
+
+  it(`a body of exactly ${JOURNAL_BODY_CHARS} characters is kept whole, shown with its secrets hidden`, async () => {
+    await send(sim, '/v1/svc/time', { as, body: short.repeat(JOURNAL_BODY_CHARS / short.length) });
+    expect(last().request.body).toBe('[secret]'.repeat(JOURNAL_BODY_CHARS / short.length));
+  });
+});
+
+describe('a journal entry under auth: off names the API user the request named, known or not', async () => {
+  const sim = await simulator({ name: 'no auth', auth: 'off' } as never);
+  const last = () => sim.journal({ limit: 1 })[0];
+
+  it('an unknown API user named in the envelope only (no API user header): the one named', async () => {
+    const body = { id: 'ref-9', apiUser: '987654321', type: 990, body: {} };
+    expectEnvelope(await send(sim, '/v1/svc/time', { as: false, body }), 400, -1001);
+    expect(last().request.headers['x-svc-apiuser']).toBeUndefined();
+    expect(last().apiUser).toBe('987654321');
   });
 });

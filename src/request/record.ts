@@ -40,7 +40,8 @@ export function recordOf(
       result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037)
         ? (ctx.expectedStringToSign ?? '')
         : undefined,
-    hint: result && ctx.hint ? ctx.hint : undefined,
+    // Only the checks give a hint: a request stopped by a fault before the service (no answer) has none.
+    hint: ctx.hint,
     wouldFail: ctx.wouldFail,
     internalError: ctx.internalError,
     by: ctx.actor === 'explorer' ? 'explorer' : undefined,
