@@ -70,11 +70,14 @@ describe('a journal entry says what was sent and answered', async () => {
     expect(r.json.message).toContain(e.hint!.text);
   });
 
-  it('a -4037 forced by a rule, before any signature was checked: an empty string to sign', async () => {
+  it('a -4037 forced by a rule, before the signature was checked: the string its signing headers make', async () => {
     const r = await send(sim, '/v1/svc/time', { as, method: 'GET', headers: { 'x-force': 'signature' } });
     expectEnvelope(r, 400, -4037);
     expect(last()).toMatchObject({ code: -4037, rule: 'forced signature error' });
-    expect(last().expectedStringToSign).toBe('');
+    const sent = last().request.headers;
+    expect(last().expectedStringToSign).toBe(
+      stringToSign(sent['x-svc-utctime'] as string, sent['x-svc-cnonce'] as string),
+    );
   });
 
   it('its latency: milliseconds to the hundredth, within the round trip the client saw', async () => {
@@ -190,5 +193,25 @@ describe('a journal entry under auth: off names the API user the request named, 
     expectEnvelope(await send(sim, '/v1/svc/time', { as: false, body }), 400, -1001);
     expect(last().request.headers['x-svc-apiuser']).toBeUndefined();
     expect(last().apiUser).toBe('987654321');
+  });
+});
+
+describe('a -4037 a rule forces, where the request did not sign with both headers: no string to sign', async () => {
+  const forced = [{ name: 'forced', when: { endpoint: 'time' }, respond: { code: -4037 } }];
+  const off = await simulator({ name: 'off', auth: 'off', secret: SECRET, rules: forced } as never);
+  const log = await simulator({ name: 'log', auth: 'log', secret: SECRET, rules: forced } as never);
+
+  it('auth: off reads no signing header', async () => {
+    expectEnvelope(await send(off, '/v1/svc/time', { as: { apiUser: off.apiUser.id, secret: SECRET } }), 400, -4037);
+    expect(off.journal({ limit: 1 })[0].expectedStringToSign).toBeUndefined();
+  });
+
+  it('auth: log, with a time and no nonce', async () => {
+    const as = { apiUser: log.apiUser.id, secret: SECRET };
+    const sent = await send(log, '/v1/svc/time', { as, mutate: (h) => delete h['x-svc-cnonce'] });
+    expectEnvelope(sent, 400, -4037);
+    const [e] = log.journal({ limit: 1 });
+    expect(e.wouldFail?.map((w) => w.code)).toEqual([-4006]);
+    expect(e.expectedStringToSign).toBeUndefined();
   });
 });

@@ -74,7 +74,6 @@ export const CALLER_CHECKS: NamedChecks = [
         ctx.signed = true;
         return undefined;
       }
-      ctx.expectedStringToSign = toSign;
       return authFail(ctx, -4037, undefined, ctx.doctor.refusedSignature(signedRequest(ctx, ctx.apiUser!.id)!, sig));
     },
   ],

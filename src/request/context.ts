@@ -59,8 +59,6 @@ export class RequestContext implements RuleSubject {
   /** The rule that decided, and the code it forces (undefined for a rule that only delays or breaks the wire). */
   rule?: CompiledRule;
   forced?: { code: number; message?: string };
-  /** For -4037: the string the simulator expected to be signed. */
-  expectedStringToSign?: string;
   /** auth: log: the authentication checks that would have failed, each with the doctor's hint when it has one. */
   wouldFail?: { code: number; reason: string; hint?: Hint }[];
   /** The client doctor's diagnosis of the refusal answered (doctor/). */

@@ -1,3 +1,4 @@
+import { signingLines } from '../auth/signature.js';
 import { mustCode } from '../codes.js';
 import { clipText, type Answer } from '../contract/answer.js';
 import { isoTime } from '../contract/response.js';
@@ -37,9 +38,7 @@ export function recordOf(
     fault: ctx.rule?.fault,
     challengeId: ctx.challenge?.id,
     expectedStringToSign:
-      result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037)
-        ? (ctx.expectedStringToSign ?? '')
-        : undefined,
+      result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? expectedSigning(ctx) : undefined,
     // Only the checks give a hint: a request stopped by a fault before the service (no answer) has none.
     hint: ctx.hint,
     wouldFail: ctx.wouldFail,
@@ -48,6 +47,16 @@ export function recordOf(
     request: requestAsKept(ctx.req, hide),
     response: body === undefined ? undefined : { body: bodyAsKept(body, hide) },
   };
+}
+
+/**
+ * For -4037: the string the request's signing headers make, the one the signature check expected to be signed (also
+ * for a -4037 a rule forced, where the check did not run); none when the request did not send both headers well-formed.
+ */
+function expectedSigning(ctx: RequestContext): string | undefined {
+  return ctx.utctime === undefined || ctx.nonce === undefined
+    ? undefined
+    : signingLines(ctx.sc.names, ctx.utctime, ctx.nonce);
 }
 
 /** A journal entry keeps at most this many of a request's headers: a client sends a dozen; Node reads 1,000. */
