@@ -28,10 +28,12 @@ export const CALLER_CHECKS: NamedChecks = [
     (ctx) => {
       // Authenticated (auth: verify), the header named the API user already. Otherwise (auth: log or off) it is
       // taken from wherever the request names one (the header is parsed here unless its check ran).
+      // Stryker disable next-line ConditionalExpression,StringLiteral: the same header parsed again, the same parts
       const parts =
         ctx.parts === undefined ? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token) : ctx.parts;
       const id =
         ctx.apiUserId ??
+        // Stryker disable next-line StringLiteral: no text but 9 digits passes the test
         [ctx.header(ctx.sc.names.apiUser), parts?.apiuser, ctx.peek.apiUser].find((c) => API_USER_ID.test(c ?? ''));
       if (id === undefined) return answer(-1001, 'the request names no API user');
       ctx.apiUserId = id;
@@ -56,8 +58,11 @@ export const CALLER_CHECKS: NamedChecks = [
         (ctx.guard && driftFail(ctx, time, ctx.guard.now, ctx.guard.maxDrift));
       // The client doctor judges a clock only by requests its API user signed: a forger naming someone else's API
       // user must not make their findings (a right signature with a wrong clock is a real client's mistake).
+      // A failure is an answer only under auth: verify, where the signature and nonce were found well-formed before
+      // the drift is checked: the tests of them are for the type checker, and their mutants equivalent.
       if (fail)
         ctx.signed =
+          // Stryker disable next-line ConditionalExpression,LogicalOperator: both are set when a failure answers
           ctx.signature !== undefined &&
           ctx.nonce !== undefined &&
           signatureMatches(ctx.apiUser!.key, signingLines(ctx.sc.names, ctx.utctime, ctx.nonce), ctx.signature);

@@ -22,13 +22,15 @@ export interface Decision {
  */
 export function decide(ctx: RequestContext): Decision {
   const forced = ctx.forced;
-  const forcedAt = forced && forced.code < 0 ? codeInfo(forced.code)!.check : undefined;
+  // A success's check is the operation, which comes after every check: only a forced error stops one of them.
+  const forcedAt = forced ? codeInfo(forced.code)!.check : undefined;
   for (const [name, check] of CHECKS) {
     if (name === forcedAt) return forcedError(forced!);
     const refused = check(ctx);
     if (refused) return { answer: refused, commits: true };
   }
   // An error forced at the operation's own check (-2035, -3087, ...).
+  // Stryker disable next-line EqualityOperator: no code is 0 (rules are checked against the code table)
   if (forced && forced.code < 0) return forcedError(forced);
   return { answer: operate(ctx, forced), commits: true };
 }
