@@ -48,7 +48,8 @@ export const CHECKS: NamedChecks = [
         ctx.env.op,
         ctx.env.body,
         ctx.sc,
-        ctx.env.op === 'challenge' && ctx.apiUser!.ipRules !== undefined,
+        // Read for a new challenge only (the one body whose IP address an API user's rules judge here).
+        ctx.apiUser!.ipRules !== undefined,
       );
       if ('code' in judged) {
         if (judged.code === -5077) ctx.hint = bodyUserToken(ctx.env.body, ctx.sc.token);
@@ -63,7 +64,8 @@ export const CHECKS: NamedChecks = [
     (ctx) => {
       const ip = (ctx.body as ChallengeBody | BlockedBody | undefined)?.ipAddress;
       const rules = ctx.apiUser!.ipRules;
-      if (!ip || !rules || (ctx.env?.op !== 'challenge' && ctx.env?.op !== 'blocked')) return undefined;
+      // Only a new challenge's and a blocked request's bodies carry an IP address.
+      if (!ip || !rules) return undefined;
       return rules.blocks(ip) ? answer(-6021, `${ip} is blocked by API user ${ctx.apiUser!.id}'s rules`) : undefined;
     },
   ],

@@ -1,4 +1,4 @@
-import { codeApplies, codeInfo, type Operation } from '../codes.js';
+import type { Operation } from '../codes.js';
 import type { Answer } from '../contract/answer.js';
 import type { CancelBody, ChallengeBody, LookupBody } from '../contract/bodies.js';
 import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';
@@ -17,14 +17,11 @@ const json = (o: unknown) => JSON.stringify(o);
 export function operate(ctx: RequestContext, forced?: { code: number; message?: string }): Answer {
   const op = ctx.env?.op ?? 'time';
   const natural = serve(ctx, op, forced !== undefined);
-  if (!forced) return natural;
-  // A forced success: the step was staged where it makes sense; the code and message are the rule's.
-  if (forced.message !== undefined) return { code: forced.code, message: forced.message };
-  if (natural.code === forced.code) return natural;
-  return {
-    code: forced.code,
-    message: codeApplies(codeInfo(forced.code)!, op) ? natural.message : defaultSuccessMessage(ctx, forced.code),
-  };
+  // A forced success: the step was staged where it makes sense, and the code is the one serve() answers, since a rule
+  // forcing a success matches only the operations that code is answered to (scenario/compile-rule.ts); the message
+  // is the rule's when it gives one.
+  if (!forced || forced.message === undefined) return natural;
+  return { code: forced.code, message: forced.message };
 }
 
 /**
@@ -69,21 +66,11 @@ function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
           message: json({ challengeId: body.challengeId, status: op === 'verify' ? 'VERIFIED' : 'APPROVED' }),
         };
       }
-      if (op === 'verify' && outcome.code === 3080 && c!.state !== 'verified') ctx.staged.challenge = { verified: c! };
+      // Verifying a verified challenge again changes nothing (world/challenges.ts).
+      if (op === 'verify' && outcome.code === 3080) ctx.staged.challenge = { verified: c! };
       return outcome;
     }
     case 'blocked':
       return { code: 6020, message: json({ blocked: false }) };
-  }
-}
-
-function defaultSuccessMessage(ctx: RequestContext, code: number): string {
-  switch (code) {
-    case 15000:
-      return json({ 'utc-time': String(Math.floor(ctx.now / 1000)) });
-    case 2028:
-      return json({ status: 'CANCELLED' });
-    default:
-      return codeInfo(code)!.title;
   }
 }

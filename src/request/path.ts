@@ -73,7 +73,7 @@ export class RequestPath {
     const rule = run.sc.rules.length ? pickRule(run, ctx) : undefined;
     if (rule) {
       ctx.rule = rule;
-      if (rule.respond) ctx.forced = rule.respond;
+      ctx.forced = rule.respond;
       const delay = rule.delay;
       if (delay) return this.after(this.jitter(delay)).then(() => this.answer(ctx, startedAt));
     }
@@ -137,6 +137,7 @@ export class RequestPath {
    * code's bare meaning as the interface document words it. A message a rule forces is the test author's, kept.
    */
   private told(ctx: RequestContext, result: Answer): Answer {
+    // Stryker disable next-line EqualityOperator: no code is 0
     if (result.code >= 0 || (ctx.forced?.message !== undefined && ctx.forced.code === result.code)) return result;
     if (!ctx.sc.hints) return { code: result.code, message: mustCode(result.code).title };
     return ctx.hint ? { code: result.code, message: withHint(result.message, ctx.hint) } : result;
@@ -147,6 +148,7 @@ export class RequestPath {
    * to size after.
    */
   private shown(result: Answer): Answer {
+    // Stryker disable next-line EqualityOperator: no code is 0
     return result.code < 0
       ? { code: result.code, message: clipText(this.redactor.hide(result.message), MAX_MESSAGE_CHARS) }
       : result;
@@ -226,6 +228,7 @@ export class RequestPath {
     try {
       ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, now);
       // A caller's id is echoed for a mistake of the set-up; a failing request path is not read further.
+      // Stryker disable next-line ConditionalExpression: the last resort is handed no body, so there is no caller id
       if (why.failure === undefined && ctx.callerId !== undefined) id = this.redactor.hide(ctx.callerId);
     } catch {
       // The id the simulator gives, then.
