@@ -80,6 +80,10 @@ export default defineConfig({
       // scenarios and the run's numbering, challenges and their QR links, shutdown with requests held.
       'test/commit.test.ts',
       'test/journal-record.test.ts',
+      'test/links.test.ts',
+      'test/request-context.test.ts',
+      'test/request-path.test.ts',
+      'test/forced-success.test.ts',
       'test/api-user-id.test.ts',
       'test/challenge-bound.test.ts',
       'test/qr.test.ts',
