@@ -28,6 +28,8 @@ describe('auth: log', async () => {
   it('a missing apiuser header, with the part right, would fail only the header check', async () => {
     expectEnvelope(await time({ mutate: (h) => delete h['x-svc-apiuser'] }), 200, 15000);
     expect(wouldFail()).toEqual([{ code: -4008, reason: 'x-svc-apiuser header missing' }]);
+    // No string to sign is shown where the signature is not what would fail.
+    expect(sim.journal({ limit: 1 })[0].expectedStringToSign).toBeUndefined();
   });
 
   it("a missing apiuser header and an HMAC-SHA256 signature: the doctor names the mistake with the part's API user", async () => {

@@ -206,6 +206,15 @@ describe('a -4037 a rule forces, where the request did not sign with both header
     expect(off.journal({ limit: 1 })[0].expectedStringToSign).toBeUndefined();
   });
 
+  it('auth: log, with a nonce and no time', async () => {
+    const as = { apiUser: log.apiUser.id, secret: SECRET };
+    const sent = await send(log, '/v1/svc/time', { as, mutate: (h) => delete h['x-svc-utctime'] });
+    expectEnvelope(sent, 400, -4037);
+    const [e] = log.journal({ limit: 1 });
+    expect(e.wouldFail?.map((w) => w.code)).toEqual([-4004]);
+    expect(e.expectedStringToSign).toBeUndefined();
+  });
+
   it('auth: log, with a time and no nonce', async () => {
     const as = { apiUser: log.apiUser.id, secret: SECRET };
     const sent = await send(log, '/v1/svc/time', { as, mutate: (h) => delete h['x-svc-cnonce'] });

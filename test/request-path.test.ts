@@ -110,7 +110,10 @@ describe('hints: false answers a refusal with the bare title; successes and forc
     name: 'bare',
     hints: false,
     apiUsers: USERS,
-    rules: [{ when: { headers: { 'x-force': 'yes' } }, respond: { code: -5000, message: 'the test says so' } }],
+    rules: [
+      { when: { headers: { 'x-force': 'yes' } }, respond: { code: -5000, message: 'the test says so' } },
+      { when: { headers: { 'x-force': 'signature' } }, respond: { code: -4037, message: 'forced at the signature' } },
+    ],
   });
 
   it('a success keeps its message', async () => {
@@ -130,6 +133,11 @@ describe('hints: false answers a refusal with the bare title; successes and forc
     expect(expectEnvelope(await time(sim, { headers: { 'x-force': 'yes' } }), 500, -5000).message).toBe(
       'the test says so',
     );
+  });
+
+  it('a refusal at an earlier check than the forced code is the refusal, as bare as any', async () => {
+    const sent = await time(sim, { headers: { 'x-force': 'signature' }, mutate: (h) => (h['x-svc-utctime'] = 'soon') });
+    expect(expectEnvelope(sent, 400, -4005).message).toBe(codeInfo(-4005)!.title);
   });
 });
 

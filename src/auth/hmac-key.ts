@@ -47,7 +47,7 @@ export class HmacKey {
    * UTF-16 unit).
    */
   private innerInput(message: string): Buffer {
-    // Stryker disable next-line EqualityOperator: at the boundary both ways give the same bytes
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: either way gives the same bytes
     if (message.length * 3 > scratch.length - BLOCK)
       // Stryker disable next-line StringLiteral: Node reads an empty encoding as UTF-8
       return Buffer.concat([this.innerPad, Buffer.from(message, 'utf8')]);

@@ -28,9 +28,10 @@ export const CALLER_CHECKS: NamedChecks = [
     (ctx) => {
       // Authenticated (auth: verify), the header named the API user already. Otherwise (auth: log or off) it is
       // taken from wherever the request names one (the header is parsed here unless its check ran).
-      // Stryker disable next-line ConditionalExpression,StringLiteral: the same header parsed again, the same parts
+      // Stryker disable ConditionalExpression,StringLiteral: the same header parsed again gives the same parts
       const parts =
         ctx.parts === undefined ? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token) : ctx.parts;
+      // Stryker restore ConditionalExpression,StringLiteral
       const id =
         ctx.apiUserId ??
         // Stryker disable next-line StringLiteral: no text but 9 digits passes the test
@@ -62,10 +63,11 @@ export const CALLER_CHECKS: NamedChecks = [
       // the drift is checked: the tests of them are for the type checker, and their mutants equivalent.
       if (fail)
         ctx.signed =
-          // Stryker disable next-line ConditionalExpression,LogicalOperator: both are set when a failure answers
+          // Stryker disable ConditionalExpression,LogicalOperator: both are set when a failure answers
           ctx.signature !== undefined &&
           ctx.nonce !== undefined &&
           signatureMatches(ctx.apiUser!.key, signingLines(ctx.sc.names, ctx.utctime, ctx.nonce), ctx.signature);
+      // Stryker restore ConditionalExpression,LogicalOperator
       return fail;
     },
   ],

@@ -177,6 +177,7 @@ export class RequestContext implements RuleSubject {
     // The API user the checks found, else the one the header names (the world knows API users by their 9-digit ids
     // only, so any other text finds no one).
     const named = this.apiUserId ?? this.header(this.sc.names.apiUser);
+    // Stryker disable next-line ConditionalExpression: for the type checker; no one is named undefined either
     if (named === undefined || this.apiUserNamed(named) === undefined) return 'unknown';
     // Stryker disable next-line StringLiteral: observers compare a caller with 'unknown' and 'signed' only
     return this.signed || this.sc.auth !== 'verify' ? 'signed' : 'known';
