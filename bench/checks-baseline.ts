@@ -5,9 +5,9 @@
 // Authorization header; check the signing headers' and the parts' shapes and that they agree; know the API user;
 // check the drift; verify the HMAC-SHA512 signature; refuse a reused nonce or time; answer the envelope with its own
 // time; keep a journal entry (a ring of 1,000) and write the request log line, in batches once per turn of the event
-// loop (as mfa-sim did when the floor was written; it now writes at most every 20 ms). It calls mfa-sim's own parsing, shapes and signature check (src/auth,
-// src/request/header-checks.ts), so what it leaves out is mfa-sim's structure and the rest of what it is, not a
-// faster primitive.
+// loop (as mfa-sim did when the floor was written; it now writes at most every 20 ms). It calls mfa-sim's own
+// parsing, shapes and signature check (src/auth, src/request/header-checks.ts), so what it leaves out is mfa-sim's
+// structure and the rest of what it is, not a faster primitive.
 //   node --import tsx bench/checks-baseline.ts <port>
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
