@@ -17,6 +17,19 @@ export async function simulator(options: StartOptions | string = {}): Promise<Ru
   return sim;
 }
 
+/** Runs `fn` with a simulator started for it alone, closed after `fn` ends, whether it passed or threw. */
+export async function withSimulator<T>(
+  options: StartOptions | string,
+  fn: (sim: RunningSimulator) => Promise<T>,
+): Promise<T> {
+  const sim = await startSimulator(options);
+  try {
+    return await fn(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
 export interface Envelope {
   id: string;
   utctime?: string;

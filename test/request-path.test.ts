@@ -2,9 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { codeInfo } from '../src/codes.js';
-import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
+import { signedHeaders, startSimulator, type RunningSimulator } from '../src/index.js';
 import { RandomSource } from '../src/world/random.js';
-import { challengeEnvelope, clientTime, expectEnvelope, raw, send, simulator, type SendOptions } from './helpers.js';
+import {
+  challengeEnvelope,
+  clientTime,
+  expectEnvelope,
+  raw,
+  send,
+  simulator,
+  withSimulator,
+  type SendOptions,
+} from './helpers.js';
 
 /**
  * The request path (src/request/path.ts) through the real HTTP server: what a rule's faults put on the wire, the
@@ -20,15 +29,6 @@ const time = (sim: RunningSimulator, opts: SendOptions = {}) =>
   send(sim, '/v1/svc/time', { method: 'GET', as: ME, ...opts });
 const challenge = (sim: RunningSimulator, body: Record<string, unknown> = {}, opts: SendOptions = {}) =>
   send(sim, '/v1/svc/challenge', { as: ME, ...opts, body: challengeEnvelope(ME.apiUser, body) });
-
-async function withSim<T>(options: StartOptions, fn: (sim: RunningSimulator) => Promise<T>): Promise<T> {
-  const sim = await startSimulator(options);
-  try {
-    return await fn(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 /** Resolves with `value` after `ms`. */
 const after = <T>(ms: number, value: T) => new Promise<T>((done) => setTimeout(() => done(value), ms));
@@ -147,7 +147,7 @@ describe('a delay, with jitter', () => {
   const r = new RandomSource(SEED).uint32() / 2 ** 32;
 
   it('{min, max}: min plus the drawn share of max - min, never more than max', () =>
-    withSim(
+    withSimulator(
       { seed: SEED, apiUsers: USERS, rules: [{ when: { endpoint: 'time' }, delay: { min: '600ms', max: '1s' } }] },
       async (sim) => {
         expect(r).toBeGreaterThan(0.5);
@@ -166,7 +166,7 @@ describe('a delay, with jitter', () => {
     const rules = [{ when: { headers: { 'x-slow': 'yes' } }, delay: '20ms' }];
     const ids: string[] = [];
     for (const headers of [{ 'x-slow': 'yes' }, {}] as Record<string, string>[]) {
-      await withSim({ seed: 11, apiUsers: USERS, rules }, async (sim) => {
+      await withSimulator({ seed: 11, apiUsers: USERS, rules }, async (sim) => {
         expectEnvelope(await time(sim, { headers }), 200, 15000);
         const made = expectEnvelope(await challenge(sim), 202, 2025);
         ids.push((JSON.parse(made.message) as { challengeId: string }).challengeId);

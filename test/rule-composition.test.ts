@@ -3,10 +3,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile, ScenarioError, signedHeaders, startSimulator, type RunningSimulator } from '../src/index.js';
+import { loadScenarioFile, ScenarioError, signedHeaders, type RunningSimulator } from '../src/index.js';
 import { compileOrThrow } from '../src/scenario/load.js';
 import { pickRule, running } from '../src/scenario/rules.js';
-import { challengeEnvelope, expectEnvelope, send, type SendOptions } from './helpers.js';
+import { challengeEnvelope, expectEnvelope, send, withSimulator, type SendOptions } from './helpers.js';
 
 /**
  * How rules compose (docs/scenarios.md, "When several rules match"): a rule that only delays, or only garbles the
@@ -18,14 +18,8 @@ import { challengeEnvelope, expectEnvelope, send, type SendOptions } from './hel
 const SECRET = 'composition-secret';
 const DELAY_MS = 250;
 
-async function withSim<T>(rules: unknown[], fn: (sim: RunningSimulator) => Promise<T>): Promise<T> {
-  const sim = await startSimulator({ name: 'composition', secret: SECRET, rules } as never);
-  try {
-    return await fn(sim);
-  } finally {
-    await sim.close();
-  }
-}
+const withSim = <T>(rules: unknown[], fn: (sim: RunningSimulator) => Promise<T>): Promise<T> =>
+  withSimulator({ name: 'composition', secret: SECRET, rules } as never, fn);
 
 const as = (sim: RunningSimulator) => ({ apiUser: sim.apiUser.id, secret: SECRET });
 const challenge = (sim: RunningSimulator, opts: SendOptions = {}) =>

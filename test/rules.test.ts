@@ -9,23 +9,12 @@ import {
   lookupEnvelope,
   send,
   simulator,
+  withSimulator,
   type SendOptions,
 } from './helpers.js';
 
 const A = { apiUser: '123456789', secret: 'rules-a' };
 const B = { apiUser: '987654321', secret: 'rules-b' };
-
-async function withSim<T>(
-  options: Parameters<typeof startSimulator>[0],
-  fn: (sim: RunningSimulator) => Promise<T>,
-): Promise<T> {
-  const sim = await startSimulator(options);
-  try {
-    return await fn(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 const challenge = (sim: RunningSimulator, body: Record<string, unknown> = {}, opts: SendOptions = {}) =>
   send(sim, '/v1/svc/challenge', { as: A, ...opts, body: challengeEnvelope((opts.as || A).apiUser, body) });
@@ -108,7 +97,7 @@ describe('rules: what a rule matches', async () => {
 
 describe('rules: counting (times, after, every) and the first match deciding', () => {
   it('times: N applies to the first N matching requests only', () =>
-    withSim({ rules: [{ times: 2, respond: { code: -5000 } }] }, async (sim) => {
+    withSimulator({ rules: [{ times: 2, respond: { code: -5000 } }] }, async (sim) => {
       const codes = [];
       for (let i = 0; i < 4; i++)
         codes.push((await time(sim, { as: { apiUser: sim.apiUser.id, secret: sim.apiUser.secret } })).json.code);
@@ -116,15 +105,18 @@ describe('rules: counting (times, after, every) and the first match deciding', (
     }));
 
   it('after: N lets the first N through; every: N applies to every Nth', () =>
-    withSim({ rules: [{ when: { endpoint: 'time' }, after: 2, every: 2, respond: { code: -4034 } }] }, async (sim) => {
-      const who = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
-      const codes = [];
-      for (let i = 0; i < 7; i++) codes.push((await time(sim, { as: who })).json.code);
-      expect(codes).toEqual([15000, 15000, 15000, -4034, 15000, -4034, 15000]);
-    }));
+    withSimulator(
+      { rules: [{ when: { endpoint: 'time' }, after: 2, every: 2, respond: { code: -4034 } }] },
+      async (sim) => {
+        const who = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
+        const codes = [];
+        for (let i = 0; i < 7; i++) codes.push((await time(sim, { as: who })).json.code);
+        expect(codes).toEqual([15000, 15000, 15000, -4034, 15000, -4034, 15000]);
+      },
+    ));
 
   it('the first rule that matches and applies decides; a rule whose count is spent passes the request on', () =>
-    withSim('flaky-network', async (sim) => {
+    withSimulator('flaky-network', async (sim) => {
       const who = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
       await expect(time(sim, { as: who })).rejects.toMatchObject({ code: 'ECONNRESET' });
       const second = await time(sim, { as: who });
@@ -139,7 +131,7 @@ describe('rules: counting (times, after, every) and the first match deciding', (
     }));
 
   it('lock-after-three: the fourth challenge of lockme@example.com is refused, others go on', () =>
-    withSim({ scenario: 'lock-after-three', secret: 's' }, async (sim) => {
+    withSimulator({ scenario: 'lock-after-three', secret: 's' }, async (sim) => {
       const who = { apiUser: sim.apiUser.id, secret: 's' };
       const codes = [];
       for (let i = 0; i < 5; i++)
@@ -149,7 +141,7 @@ describe('rules: counting (times, after, every) and the first match deciding', (
     }));
 
   it('nonce-collisions: every 25th request gets -4034, and its retry goes through', () =>
-    withSim({ scenario: 'nonce-collisions', secret: 's' }, async (sim) => {
+    withSimulator({ scenario: 'nonce-collisions', secret: 's' }, async (sim) => {
       const who = { apiUser: sim.apiUser.id, secret: 's' };
       const codes: number[] = [];
       for (let i = 0; i < 50; i++) codes.push((await time(sim, { as: who })).json.code);
@@ -162,14 +154,14 @@ describe('rules: counting (times, after, every) and the first match deciding', (
 
 describe('rules: latency', () => {
   it('a delay-only rule slows the request and lets it go on as normal', () =>
-    withSim({ rules: [{ delay: '300ms' }] }, async (sim) => {
+    withSimulator({ rules: [{ delay: '300ms' }] }, async (sim) => {
       const started = performance.now();
       expectEnvelope(await time(sim, { as: { apiUser: sim.apiUser.id, secret: sim.apiUser.secret } }), 200, 15000);
       expect(performance.now() - started).toBeGreaterThanOrEqual(295);
     }));
 
   it('a range gives jitter inside it, and combines with a forced code', () =>
-    withSim({ rules: [{ delay: { min: '100ms', max: '250ms' }, respond: { code: -5000 } }] }, async (sim) => {
+    withSimulator({ rules: [{ delay: { min: '100ms', max: '250ms' }, respond: { code: -5000 } }] }, async (sim) => {
       const started = performance.now();
       expectEnvelope(await time(sim, { as: { apiUser: sim.apiUser.id, secret: sim.apiUser.secret } }), 500, -5000);
       expect(performance.now() - started).toBeGreaterThanOrEqual(95);
@@ -203,25 +195,25 @@ describe('rules: wire faults, as a real HTTP client sees them', () => {
     ({ rules: [{ fault: f, ...extra }] }) as Parameters<typeof startSimulator>[0];
 
   it('reset: the connection is reset', () =>
-    withSim(fault('reset'), async (sim) => {
+    withSimulator(fault('reset'), async (sim) => {
       expect((await rawGet(sim, 2000)).error).toBe('ECONNRESET');
     }));
 
   it('hang: no answer until the client gives up', () =>
-    withSim(fault('hang'), async (sim) => {
+    withSimulator(fault('hang'), async (sim) => {
       const r = await rawGet(sim, 300);
       expect(r.error).toBe('client timeout');
       expect(r.status).toBeUndefined();
     }));
 
   it('hang is bounded: after hangFor the simulator closes the connection', () =>
-    withSim(fault('hang', { hangFor: '200ms' }), async (sim) => {
+    withSimulator(fault('hang', { hangFor: '200ms' }), async (sim) => {
       const r = await rawGet(sim, 5000);
       expect(r.error).toBe('ECONNRESET');
     }));
 
   it('truncate: the body stops half-way and the connection closes', () =>
-    withSim(fault('truncate'), async (sim) => {
+    withSimulator(fault('truncate'), async (sim) => {
       const r = await rawGet(sim, 2000);
       expect(r.status).toBe(200);
       expect(r.error).toBeDefined();
@@ -230,7 +222,7 @@ describe('rules: wire faults, as a real HTTP client sees them', () => {
     }));
 
   it('garbage: the answer is not JSON', () =>
-    withSim(fault('garbage'), async (sim) => {
+    withSimulator(fault('garbage'), async (sim) => {
       const r = await rawGet(sim, 2000);
       expect(r.status).toBe(200);
       expect(() => JSON.parse(r.body)).toThrow();
@@ -238,7 +230,7 @@ describe('rules: wire faults, as a real HTTP client sees them', () => {
 
   for (const status of [502, 503, 504]) {
     it(`proxy-${status}: an HTML page with HTTP ${status}, as a proxy sends it`, () =>
-      withSim(fault(`proxy-${status}`), async (sim) => {
+      withSimulator(fault(`proxy-${status}`), async (sim) => {
         const r = await rawGet(sim, 2000);
         expect(r.status).toBe(status);
         expect(r.body).toMatch(new RegExp(`<title>${status} `));
@@ -248,7 +240,7 @@ describe('rules: wire faults, as a real HTTP client sees them', () => {
 
 describe('authentication modes', () => {
   it('log: any signature is accepted, and the journal says what would have failed', () =>
-    withSim({ auth: 'log', secret: 'real' }, async (sim) => {
+    withSimulator({ auth: 'log', secret: 'real' }, async (sim) => {
       const r = await time(sim, {
         as: { apiUser: sim.apiUser.id, secret: 'wrong' },
         time: sim.simulator.now() - 3_600_000,
@@ -262,7 +254,7 @@ describe('authentication modes', () => {
     }));
 
   it('off: no authentication checks at all; the API user comes from wherever the request names it', () =>
-    withSim({ auth: 'off' }, async (sim) => {
+    withSimulator({ auth: 'off' }, async (sim) => {
       const r = await send(sim, '/v1/svc/challenge', { as: false, body: challengeEnvelope(sim.apiUser.id) });
       expectEnvelope(r, 202, 2025);
       expect(sim.journal({ limit: 1 })[0].wouldFail).toBeUndefined();
