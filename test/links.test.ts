@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, signedHeaders, Simulator, type SimulatorOptions } from '../src/index.js';
-import { bodyOf, expectEnvelope, raw, rawSocket } from './helpers.js';
+import { bodyOf, challengeEnvelope, expectEnvelope, raw, rawSocket } from './helpers.js';
 
 /**
  * The base URL of an answer's links (src/request/links.ts) when the simulator has no public URL: an app made with
@@ -74,19 +74,7 @@ describe('without a public URL, links go back by the Host the request came by', 
   });
 
   it('a new challenge links its phone page by the same base', async () => {
-    const body = {
-      id: 'ref-1',
-      utctime: String(Date.now()),
-      apiUser: who.apiUser,
-      type: 150,
-      body: {
-        svcUser: 'user@example.com',
-        challengeType: 'UserKeyAndPattern',
-        challengeExpiry: 'FiveMins',
-        enableQRcode: true,
-        status: 'NEW',
-      },
-    };
+    const body = challengeEnvelope(who.apiUser, { enableQRcode: true });
     const send = async (host: string) => {
       const r = await raw(
         url,
