@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioText, signedHeaders, startSimulator, type RunningSimulator } from '../src/index.js';
+import { loadScenarioText, signedHeaders, type RunningSimulator, type StartOptions } from '../src/index.js';
 import {
   cancelEnvelope,
   challengeEnvelope,
@@ -192,7 +192,7 @@ function rawGet(sim: RunningSimulator, timeoutMs: number): Promise<{ status?: nu
 
 describe('rules: wire faults, as a real HTTP client sees them', () => {
   const fault = (f: string, extra: Record<string, unknown> = {}) =>
-    ({ rules: [{ fault: f, ...extra }] }) as Parameters<typeof startSimulator>[0];
+    ({ rules: [{ fault: f, ...extra }] }) as StartOptions;
 
   it('reset: the connection is reset', () =>
     withSimulator(fault('reset'), async (sim) => {
