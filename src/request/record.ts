@@ -38,7 +38,7 @@ export function recordOf(
     fault: ctx.rule?.fault,
     challengeId: ctx.challenge?.id,
     expectedStringToSign:
-      result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? expectedSigning(ctx) : undefined,
+      result?.code === -4037 || ctx.wouldFail?.some((w) => w.code === -4037) ? stringToSignOf(ctx) : undefined,
     // Only the checks give a hint: a request stopped by a fault before the service (no answer) has none.
     hint: ctx.hint,
     wouldFail: ctx.wouldFail,
@@ -53,7 +53,7 @@ export function recordOf(
  * For -4037: the string the request's signing headers make, the one the signature check expected to be signed (also
  * for a -4037 a rule forced, where the check did not run); none when the request did not send both headers well-formed.
  */
-function expectedSigning(ctx: RequestContext): string | undefined {
+function stringToSignOf(ctx: RequestContext): string | undefined {
   return ctx.utctime === undefined || ctx.nonce === undefined
     ? undefined
     : signingLines(ctx.sc.names, ctx.utctime, ctx.nonce);
