@@ -15,6 +15,8 @@ interface Row {
   label: string;
   /** The size the group's slope is counted in. */
   units: number;
+  /** What one unit is, as the slope names it (default: "one more", or "1,000 more" for large groups). */
+  unit?: string;
   world: { users: number; rules: number; accounts: number };
   load: LoadCase;
   streams?: number;
@@ -37,9 +39,24 @@ export const ROWS: Row[] = [
     load: NOQR,
   },
   { group: 'open dashboard event streams', label: '0', units: 0, world: BASE, load: TIME },
-  { group: 'open dashboard event streams', label: '10', units: 10, world: BASE, load: TIME, streams: 10 },
+  {
+    group: 'open dashboard event streams',
+    label: '10',
+    units: 10,
+    unit: 'open stream',
+    world: BASE,
+    load: TIME,
+    streams: 10,
+  },
   { group: 'journal (1,000 entries, full)', label: 'small bodies', units: 0, world: BASE, load: NOQR },
-  { group: 'journal (1,000 entries, full)', label: '8 KiB bodies', units: 8, world: BASE, load: PADDED },
+  {
+    group: 'journal (1,000 entries, full)',
+    label: '8 KiB bodies',
+    units: 8,
+    unit: 'KiB more in each body',
+    world: BASE,
+    load: PADDED,
+  },
   {
     group: 'challenge store (10,000, full)',
     label: 'new challenges once full',
@@ -110,7 +127,7 @@ export function growthMarkdown(results: GrowthResult[]): string[] {
       rows.length < 2
         ? 'one row: the cost once full'
         : du > 0
-          ? `${per(last.load.cpuUs - first.load.cpuUs, du)} µs CPU and ${per(last.load.peakRss - first.load.peakRss, du)} MiB per ${unitName(du)}`
+          ? `${per(last.load.cpuUs - first.load.cpuUs, du)} µs CPU and ${per(last.load.peakRss - first.load.peakRss, du)} MiB per ${unitName(du, last.row.unit)}`
           : `${(last.load.cpuUs - first.load.cpuUs).toFixed(0)} µs CPU, ${(last.load.peakRss - first.load.peakRss).toFixed(0)} MiB`;
     rows.forEach((r, i) =>
       lines.push(
@@ -121,8 +138,8 @@ export function growthMarkdown(results: GrowthResult[]): string[] {
   return lines;
 }
 
-function unitName(du: number): string {
-  return du >= 1000 ? '1,000 more' : 'one more';
+function unitName(du: number, unit = 'one more'): string {
+  return du >= 1000 ? '1,000 more' : unit;
 }
 
 function per(delta: number, du: number): string {
