@@ -67,6 +67,7 @@ describe("the docs' recipes", () => {
       'examples/python/parallel/conftest.py',
       'examples/java/junit/LockedAccountTest.java',
       'examples/php/MfaSimTest.php',
+      'examples/php/parallel/WorkerTestCase.php',
     ]) {
       expect(files, f).toContain(f);
     }
