@@ -2,7 +2,6 @@ import { renderReport } from '../doctor/report.js';
 import { ControlError } from '../errors.js';
 import { eventStream } from '../observers/event-stream.js';
 import type { Simulator } from '../simulator.js';
-import type { Challenge } from '../world/challenges.js';
 import { Type } from '../typebox.js';
 import {
   Coverage,
@@ -19,7 +18,7 @@ import {
   Verdict,
   type ControlRoute,
 } from './control-schemas.js';
-import { challengeView, queryOf, redacted, reportQuery, scopeOf } from './control.js';
+import { challengeView, clockView, queryOf, redacted, reportQuery, scopeOf } from './control.js';
 import { dashboardHandlers } from './dashboard.js';
 import { EXPLORE_KINDS } from './explore.js';
 
@@ -152,14 +151,19 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     method: 'GET',
     path: '/__sim/events',
     operationId: 'streamEvents',
-    summary: 'Each new journal entry as a server-sent event `request`, and each step of a challenge as `challenge`',
+    summary:
+      'Each new journal entry as a server-sent event `request`, each step of a challenge as `challenge`, and each move of the clock as `clock`',
     answers: { 200: text('an event stream', 'text/event-stream') },
     errors: [503],
     handler: (sim) =>
-      eventStream<Challenge>(sim.requestJournal, (e) => e, {
-        watch: (w) => sim.world.challenges.watch(w),
-        view: (c) => redacted(sim, challengeView(c)),
-      }),
+      eventStream(sim.requestJournal, (e) => e, [
+        {
+          event: 'challenge',
+          watch: (send) => sim.world.challenges.watch((c) => send(redacted(sim, challengeView(c)))),
+        },
+        // Frozen, let run, moved, or put back by a scenario load: a dashboard shows the clock as it is now.
+        { event: 'clock', watch: (send) => sim.clock.onMove(() => send(clockView(sim))) },
+      ]),
   },
   {
     method: 'GET',

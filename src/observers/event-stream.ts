@@ -14,19 +14,22 @@ export const MAX_EVENT_STREAMS = 32;
  */
 const MAX_EVENT_BACKLOG = 1024 * 1024;
 
-/** A second feed of the stream: each step of a challenge (world/challenges.ts), as `view` shows it. */
-export interface ChallengeFeed<C> {
-  watch(watcher: (c: C) => void): () => void;
-  view(c: C): unknown;
+/**
+ * One more feed of the stream, besides the journal's: events named `event`, each with the data `watch` hands its
+ * `send` (a step of a challenge, a move of the clock); `watch` returns how to stop watching.
+ */
+export interface EventFeed {
+  event: string;
+  watch(send: (data: unknown) => void): () => void;
 }
 
 /**
  * `GET /__sim/events`: each answered request, sealed, as one server-sent event `request` whose data is the entry as
- * `view` shows it; and each step of a challenge (made, answered on the phone page or by a control call, verified,
- * cancelled, expired) as an event `challenge`. All open streams share one subscription to each feed, and each
- * event's text is made once however many streams there are.
+ * `view` shows it; and each event of the other feeds (a step of a challenge, a move of the clock) under its own name.
+ * All open streams share one subscription to each feed, and each event's text is made once however many streams there
+ * are.
  */
-export function eventStream<C>(journal: Journal, view: (e: JournalEntry) => unknown, challenges?: ChallengeFeed<C>) {
+export function eventStream(journal: Journal, view: (e: JournalEntry) => unknown, feeds: readonly EventFeed[] = []) {
   const open = new Set<Response>();
   let stop: (() => void) | undefined;
   const write = (text: string) => {
@@ -37,13 +40,12 @@ export function eventStream<C>(journal: Journal, view: (e: JournalEntry) => unkn
   };
   const send = (e: JournalEntry) => write(`event: request\ndata: ${jsonText(view(e))}\n\n`);
   const subscribe = () => {
-    const stopJournal = journal.subscribe(send);
-    const stopChallenges = challenges?.watch((c) =>
-      write(`event: challenge\ndata: ${jsonText(challenges.view(c))}\n\n`),
-    );
+    const stops = [
+      journal.subscribe(send),
+      ...feeds.map((feed) => feed.watch((data) => write(`event: ${feed.event}\ndata: ${jsonText(data)}\n\n`))),
+    ];
     return () => {
-      stopJournal();
-      stopChallenges?.();
+      for (const stopFeed of stops) stopFeed();
     };
   };
   return (_req: Request, res: Response) => {

@@ -21,9 +21,10 @@ export class VirtualClock {
 
   constructor(private readonly realNow: () => number = Date.now) {}
 
-  /** Calls `fn` after every move of the clock. */
-  onMove(fn: () => void): void {
+  /** Calls `fn` after every move of the clock, until the function it returns is called. */
+  onMove(fn: () => void): () => void {
     this.moved.add(fn);
+    return () => this.moved.delete(fn);
   }
 
   /** The base instant (without any scenario offset), in epoch ms. */

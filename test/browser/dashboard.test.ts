@@ -251,6 +251,27 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     await page.close();
   });
 
+  it("follows the simulator's clock: a test that freezes or moves it is shown at once, without a reload", async () => {
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    const soon = { timeout: 2000 };
+    try {
+      // Only the event stream can bring these: the page reads the clock on a timer from what it last learned.
+      sim.freeze('2031-05-06T07:08:09Z');
+      await page.locator('#clock', { hasText: '2031-05-06 07:08:09' }).waitFor(soon);
+      await page.locator('#clock-state', { hasText: 'frozen' }).waitFor(soon);
+      sim.advance('1h');
+      await page.locator('#clock', { hasText: '2031-05-06 08:08:09' }).waitFor(soon);
+      mkdirSync(join(__dirname, '..', '..', 'test-results'), { recursive: true });
+      await page.screenshot({ path: join(__dirname, '..', '..', 'test-results', 'dashboard-clock.png') });
+      sim.unfreeze();
+      await page.locator('#clock-state', { hasText: 'running' }).waitFor(soon);
+    } finally {
+      sim.loadScenario('default');
+      await page.close();
+    }
+  });
+
   it('the explorer says what was asked and what came of it, not what the button usually gets', async () => {
     sim.loadScenario('locked-account');
     const page = await open('/__sim/ui');
