@@ -80,6 +80,42 @@ describe('the clock on the event stream', async () => {
     }
   });
 
+  it('a stream that closes leaves the others following: the feeds stop only with the last one', async () => {
+    const first = clockEvents(sim.url);
+    const second = clockEvents(sim.url);
+    try {
+      await expect.poll(first.opened).toBe(true);
+      await expect.poll(second.opened).toBe(true);
+      first.stop();
+      // The server learns of the close a moment after the client let go.
+      await new Promise((r) => setTimeout(r, 100));
+      await control('clock/freeze', { at: AT });
+      await expect.poll(() => second.events.map((e) => e.now)).toEqual([AT]);
+      expect(first.events).toEqual([]);
+    } finally {
+      second.stop();
+      sim.loadScenario('default');
+    }
+  });
+
+  it('is a server-sent event stream, never cached, kept open with no time limit said', async () => {
+    const headers = await new Promise<Record<string, string | string[] | undefined>>((resolve, reject) => {
+      const req = request(`${sim.url}/__sim/events`, { agent: false }, (res) => {
+        resolve({ status: String(res.statusCode), ...res.headers });
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(headers).toMatchObject({
+      status: '200',
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    expect(headers['keep-alive']).toBeUndefined();
+  });
+
   it('once per move after streams closed and opened again (the closed ones stopped watching the clock)', async () => {
     for (let i = 0; i < 3; i++) {
       const s = clockEvents(sim.url);

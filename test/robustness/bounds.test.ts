@@ -57,7 +57,7 @@ describe('resource bounds', () => {
     expect(open.every((s) => s.status === 200)).toBe(true);
     const refused = await fetch(`${sim.url}/__sim/events`);
     expect(refused.status).toBe(503);
-    expect(await refused.json()).toHaveProperty('error');
+    expect(await refused.json()).toEqual({ error: `at most ${MAX_EVENT_STREAMS} event streams at once` });
     open[0].close();
     await waitFor(async () => (await stream(sim.url).then((s) => (s.close(), s.status))) === 200);
     for (const s of open) s.close();
