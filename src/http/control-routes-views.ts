@@ -156,7 +156,9 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     answers: { 200: text('an event stream', 'text/event-stream') },
     errors: [503],
     handler: (sim) =>
-      eventStream(sim.requestJournal, (e) => e, [
+      eventStream([
+        // Each answered request, its journal entry sealed whole.
+        { event: 'request', watch: (send) => sim.requestJournal.subscribe(send) },
         {
           event: 'challenge',
           watch: (send) => sim.world.challenges.watch((c) => send(redacted(sim, challengeView(c)))),

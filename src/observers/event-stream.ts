@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import { jsonText } from '../output/json.js';
-import type { Journal, JournalEntry } from './journal.js';
 
 /**
- * The dashboard's live log as server-sent events: an observer of the journal's feed, bounded in streams and backlog.
+ * The dashboard's live view as server-sent events: the journal's feed, the steps of challenges and the moves of the
+ * clock, bounded in streams and backlog.
  */
 
 /** How many live event streams (dashboard tabs) one simulator serves at once. */
@@ -15,8 +15,8 @@ export const MAX_EVENT_STREAMS = 32;
 const MAX_EVENT_BACKLOG = 1024 * 1024;
 
 /**
- * One more feed of the stream, besides the journal's: events named `event`, each with the data `watch` hands its
- * `send` (a step of a challenge, a move of the clock); `watch` returns how to stop watching.
+ * A feed of the stream: events named `event`, each with the data `watch` hands its `send` (a journal entry, a step of
+ * a challenge, a move of the clock); `watch` returns how to stop watching.
  */
 export interface EventFeed {
   event: string;
@@ -24,12 +24,10 @@ export interface EventFeed {
 }
 
 /**
- * `GET /__sim/events`: each answered request, sealed, as one server-sent event `request` whose data is the entry as
- * `view` shows it; and each event of the other feeds (a step of a challenge, a move of the clock) under its own name.
- * All open streams share one subscription to each feed, and each event's text is made once however many streams there
- * are.
+ * `GET /__sim/events`: each event of the feeds as one server-sent event under the feed's name. All open streams share
+ * one subscription to each feed, and each event's text is made once however many streams there are.
  */
-export function eventStream(journal: Journal, view: (e: JournalEntry) => unknown, feeds: readonly EventFeed[]) {
+export function eventStream(feeds: readonly EventFeed[]) {
   const open = new Set<Response>();
   let stop: (() => void) | undefined;
   const write = (text: string) => {
@@ -39,12 +37,8 @@ export function eventStream(journal: Journal, view: (e: JournalEntry) => unknown
       else res.write(text);
     }
   };
-  const send = (e: JournalEntry) => write(`event: request\ndata: ${jsonText(view(e))}\n\n`);
   const subscribe = () => {
-    const stops = [
-      journal.subscribe(send),
-      ...feeds.map((feed) => feed.watch((data) => write(`event: ${feed.event}\ndata: ${jsonText(data)}\n\n`))),
-    ];
+    const stops = feeds.map((feed) => feed.watch((data) => write(`event: ${feed.event}\ndata: ${jsonText(data)}\n\n`)));
     return () => {
       for (const stopFeed of stops) stopFeed();
     };
