@@ -3,6 +3,7 @@ import type { ChallengeBody } from '../contract/bodies.js';
 import { ControlError } from '../errors.js';
 import { foldCase } from './fold-case.js';
 import type { RandomSource } from './random.js';
+import { Watchers } from './watchers.js';
 import type { Actor, ChallengeState, Step } from './steps.js';
 
 /**
@@ -68,7 +69,7 @@ export class Challenges {
    */
   private order: string[] = [];
   private head = 0;
-  private readonly watchers = new Set<(c: Challenge) => void>();
+  private readonly watchers = new Watchers<Challenge>();
 
   constructor(
     private readonly random: RandomSource,
@@ -152,8 +153,7 @@ export class Challenges {
 
   /** Calls `watcher` after every step of every challenge (the dashboard's live view); returns how to stop. */
   watch(watcher: (c: Challenge) => void): () => void {
-    this.watchers.add(watcher);
-    return () => this.watchers.delete(watcher);
+    return this.watchers.add(watcher);
   }
 
   // ---- The store.
@@ -214,13 +214,7 @@ export class Challenges {
   }
 
   private changed(c: Challenge): void {
-    for (const watcher of this.watchers) {
-      try {
-        watcher(c);
-      } catch {
-        // A watcher's failure is its own.
-      }
-    }
+    this.watchers.tell(c);
   }
 
   private waiting(id: string, now: number): Challenge {

@@ -1,5 +1,6 @@
 import { ControlError } from '../errors.js';
 import { clampInstant, INSTANT_WORDS, isInstantInRange, LIMITS } from './time-limits.js';
+import { Watchers } from './watchers.js';
 
 /**
  * The virtual clock: the only reader of the machine's time, within the range time-limits.ts sets.
@@ -17,14 +18,13 @@ export class VirtualClock {
   /** The active scenario's offset (ms), which simulator time adds to the base. */
   private offsetMs = 0;
   /** Told after every move (freeze, unfreeze, advance, reset): a client's distance to this clock starts again. */
-  private readonly moved = new Set<() => void>();
+  private readonly moved = new Watchers<void>();
 
   constructor(private readonly realNow: () => number = Date.now) {}
 
   /** Calls `fn` after every move of the clock, until the function it returns is called. */
   onMove(fn: () => void): () => void {
-    this.moved.add(fn);
-    return () => this.moved.delete(fn);
+    return this.moved.add(fn);
   }
 
   /** The base instant (without any scenario offset), in epoch ms. */
@@ -99,6 +99,6 @@ export class VirtualClock {
   }
 
   private tell(): void {
-    for (const fn of this.moved) fn();
+    this.moved.tell();
   }
 }
