@@ -7,13 +7,7 @@ import type { ReportFormat, ReportOptions, RunSummary } from './doctor/report.js
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { AnsweredEvents } from './observers/answered.js';
 import { ObserverFailures } from './observers/failures.js';
-import {
-  DEFAULT_JOURNAL_SIZE,
-  Journal,
-  type JournalEntry,
-  type JournalFilter,
-  type Sealed,
-} from './observers/journal.js';
+import { Journal, type JournalEntry, type JournalFilter, type Seal } from './observers/journal.js';
 import { sealRecord } from './observers/redactor.js';
 import { RunRecord } from './observers/run-record.js';
 import { Secrets } from './observers/secrets.js';
@@ -25,6 +19,7 @@ import { defaultScenarioDirs, ScenarioDirectories } from './scenario/directories
 import { ScenarioRegistry, type ScenarioSource } from './scenario/registry.js';
 import { pinnedKeys, scenarioFromOptions } from './scenario/sources.js';
 import type { VirtualClock } from './world/clock.js';
+import { Watchers } from './world/watchers.js';
 import { World } from './world/world.js';
 
 export type { SimulatorOptions } from './run-options.js';
@@ -60,6 +55,7 @@ export class Simulator {
   /** The secrets it holds (the API users' and the control token), hidden in everything shown outside. */
   readonly secrets: Secrets;
   private readonly registry: ScenarioRegistry;
+  private readonly scenarioLoads = new Watchers<CompiledScenario>();
   private readonly scopes: ApiUserScopes;
 
   constructor(options: SimulatorOptions | string = {}) {
@@ -71,8 +67,8 @@ export class Simulator {
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
     this.registry = new ScenarioRegistry(scenarioFromOptions(opts), pinnedKeys(opts));
     const failures = new ObserverFailures();
-    const seal = (e: JournalEntry, to: Sealed, from: Sealed) => sealRecord(this.secrets.redactor, e, to, from);
-    this.requestJournal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE, seal, failures);
+    const seal: Seal = (e, to, from) => sealRecord(this.secrets.redactor, e, to, from);
+    this.requestJournal = new Journal(opts.journalSize, seal, failures);
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
     const held = () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets()];
     this.secrets = new Secrets(this.requestJournal, held, () => this.links.forget());
@@ -109,6 +105,7 @@ export class Simulator {
   loadScenario(source: ScenarioSource): CompiledScenario {
     const sc = this.registry.load(scenarioOnce(source, 'scenario'));
     this.reset();
+    this.scenarioLoads.tell(sc);
     return sc;
   }
 
@@ -121,6 +118,8 @@ export class Simulator {
   /** Ends a claim: the API user is no longer known; its binding, challenges and replay memory go. */
   releaseApiUser = (apiUser: string): boolean => this.scopes.release(apiUser);
 
+  /** Calls `watcher` with each scenario made active (not bound) once its secrets are held; returns how to stop. */
+  onScenarioLoad = (watcher: (sc: CompiledScenario) => void): (() => void) => this.scenarioLoads.add(watcher);
   /** The active scenario, the bindings, and the shipped scenarios. */
   scenarios = (): ReturnType<ScenarioRegistry['list']> => this.registry.list();
 

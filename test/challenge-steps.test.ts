@@ -1,7 +1,14 @@
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../src/index.js';
-import { challengeEnvelope, expectEnvelope, lookupEnvelope, cancelEnvelope, send, simulator } from './helpers.js';
+import {
+  challengeEnvelope,
+  expectEnvelope,
+  followEvents,
+  lookupEnvelope,
+  cancelEnvelope,
+  send,
+  simulator,
+} from './helpers.js';
 
 /**
  * Who took each step of a challenge's life, and the event stream that tells the dashboard at once: made by a client
@@ -56,25 +63,8 @@ async function trail(sim: RunningSimulator, id: string): Promise<[string, string
 }
 
 /** The event stream's `challenge` events, as they come. */
-function challengeEvents(base: string): {
-  events: { id: string; state: string; user: string; trail: Step[] }[];
-  text: () => string;
-  stop: () => void;
-} {
-  const events: { id: string; state: string; user: string; trail: Step[] }[] = [];
-  let text = '';
-  const req = request(`${base}/__sim/events`, { agent: false }, (res) => {
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      text += chunk;
-      for (const m of chunk.matchAll(/^event: challenge\ndata: (.*)$/gm))
-        events.push(JSON.parse(m[1]) as (typeof events)[number]);
-    });
-  });
-  req.on('error', () => {});
-  req.end();
-  return { events, text: () => text, stop: () => req.destroy() };
-}
+const challengeEvents = (base: string) =>
+  followEvents<{ id: string; state: string; user: string; trail: Step[] }>(base, 'challenge');
 
 describe('who took each step of a challenge', async () => {
   // The explorer and this file's client both sign with the frozen clock: the same millisecond is no replay here.

@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { simulator } from './helpers.js';
+import { followEvents, simulator } from './helpers.js';
 
 interface ClockEvent {
   now: number;
@@ -14,21 +14,7 @@ interface ClockEvent {
   offsetMs: number;
 }
 
-/** An open `/__sim/events` stream and the `clock` events it received so far. */
-function clockEvents(base: string): { events: ClockEvent[]; opened: () => boolean; stop: () => void } {
-  const events: ClockEvent[] = [];
-  let text = '';
-  const req = request(`${base}/__sim/events`, { agent: false }, (res) => {
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      text += chunk;
-      for (const m of chunk.matchAll(/^event: clock\ndata: (.*)$/gm)) events.push(JSON.parse(m[1]) as ClockEvent);
-    });
-  });
-  req.on('error', () => {});
-  req.end();
-  return { events, opened: () => text.includes(': mfa-sim events'), stop: () => req.destroy() };
-}
+const clockEvents = (base: string) => followEvents<ClockEvent>(base, 'clock');
 
 const AT = Date.parse('2031-05-06T07:08:09.000Z');
 

@@ -255,3 +255,26 @@ export function rawSocket(
 export function bodyOf(response: string): Record<string, unknown> {
   return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
 }
+
+/**
+ * An open `GET /__sim/events` stream: the data of each event named `event` received so far, parsed; `text`, all it
+ * received; `opened`, whether the stream's first comment came; `stop` closes it.
+ */
+export function followEvents<T>(
+  base: string,
+  event: string,
+): { events: T[]; text: () => string; opened: () => boolean; stop: () => void } {
+  const events: T[] = [];
+  let text = '';
+  const pattern = new RegExp(`^event: ${event}\\ndata: (.*)$`, 'gm');
+  const req = httpRequest(`${base}/__sim/events`, { agent: false }, (res) => {
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      text += chunk;
+      for (const m of chunk.matchAll(pattern)) events.push(JSON.parse(m[1]) as T);
+    });
+  });
+  req.on('error', () => {});
+  req.end();
+  return { events, text: () => text, opened: () => text.includes(': mfa-sim events'), stop: () => req.destroy() };
+}

@@ -2,12 +2,14 @@ import type { JournalEntry } from '../observers/answered.js';
 import { challengeStep, refreshChallenges, type ChallengeView } from './challenges.js';
 import { showClock, type ClockReading } from './clock.js';
 import { refreshFindingsSoon } from './findings.js';
+import { showScenario, type ScenarioCard } from './scenario.js';
 import { $, callControlApi, config, flash } from './page.js';
 import { addToLog, clearLog } from './request-log.js';
 
 /**
  * The event stream the dashboard follows (`/__sim/events`): a `request` event per answered request, a `challenge`
- * event per step of a challenge, a `clock` event per move of the simulator's clock (by a test, a scenario, this page).
+ * event per step of a challenge, a `clock` event per move of the simulator's clock (by a test, a scenario, this page),
+ * a `scenario` event per scenario made active (by a test, --watch, this page).
  */
 
 let ready = false;
@@ -26,6 +28,9 @@ export function followEvents(): void {
     challengeStep(JSON.parse((ev as MessageEvent<string>).data) as ChallengeView),
   );
   events.addEventListener('clock', (ev) => showClock(JSON.parse((ev as MessageEvent<string>).data) as ClockReading));
+  events.addEventListener('scenario', (ev) =>
+    showScenario(JSON.parse((ev as MessageEvent<string>).data) as ScenarioCard),
+  );
   events.onerror = () => {
     live.textContent = 'reconnecting';
     live.className = 'pill warn';

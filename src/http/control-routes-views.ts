@@ -18,7 +18,7 @@ import {
   Verdict,
   type ControlRoute,
 } from './control-schemas.js';
-import { challengeView, clockView, queryOf, redacted, reportQuery, scopeOf } from './control.js';
+import { challengeView, clockView, queryOf, redacted, reportQuery, scenarioCardView, scopeOf } from './control.js';
 import { dashboardHandlers } from './dashboard.js';
 import { EXPLORE_KINDS } from './explore.js';
 
@@ -152,7 +152,7 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     path: '/__sim/events',
     operationId: 'streamEvents',
     summary:
-      'Each new journal entry as a server-sent event `request`, each step of a challenge as `challenge`, and each move of the clock as `clock`',
+      'Each new journal entry as a server-sent event `request`, each step of a challenge as `challenge`, each move of the clock as `clock`, and each scenario made active as `scenario`',
     answers: { 200: text('an event stream', 'text/event-stream') },
     errors: [503],
     handler: (sim) =>
@@ -165,6 +165,11 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
         },
         // Frozen, let run, moved, or put back by a scenario load: a dashboard shows the clock as it is now.
         { event: 'clock', watch: (send) => sim.clock.onMove(() => send(clockView(sim))) },
+        // Loaded by a test, by the dashboard or by --watch: a dashboard shows the scenario in force.
+        {
+          event: 'scenario',
+          watch: (send) => sim.onScenarioLoad((sc) => send(redacted(sim, scenarioCardView(sim, sc)))),
+        },
       ]),
   },
   {

@@ -4,12 +4,14 @@ import type { Scope, Severity } from '../doctor/finding-types.js';
 import { reportFormat, type ReportFormat } from '../doctor/report.js';
 import { ControlError, ScenarioError } from '../errors.js';
 import { parseRequiredCodes } from '../observers/coverage.js';
+import type { CompiledScenario } from '../scenario/compile.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
+import { isGlob } from '../world/glob.js';
 
 /**
- * What the control API's routes (control-routes.ts) share: the views they answer with (challenges, the clock), how
- * they read a query, and control errors as JSON.
+ * What the control API's routes (control-routes.ts) share: the views they answer with (challenges, the clock, the
+ * scenario), how they read a query, and control errors as JSON.
  */
 
 /** A challenge as the control API shows it. */
@@ -43,6 +45,19 @@ export function redacted<T>(sim: Simulator, view: T): T {
   return JSON.parse(
     JSON.stringify(view, (_key, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value)),
   ) as T;
+}
+
+/**
+ * A scenario made active, as the dashboard's Scenario card and explorer show it: its name and description, the API
+ * users a request may be signed as, and the accounts it lists by name (the explorer suggests their e-mails).
+ */
+export function scenarioCardView(sim: Simulator, sc: CompiledScenario) {
+  return {
+    name: sc.name,
+    description: sc.description,
+    apiUsers: sim.world.apiUsersOf(sc).map((u) => u.id),
+    accounts: Object.keys(sc.input.accounts ?? {}).filter((k) => !isGlob(k)),
+  };
 }
 
 /** The simulator's clock as the control API shows it. */

@@ -3,11 +3,11 @@ import { CODES } from '../codes.js';
 import { CHALLENGE_TYPES, EXPIRY_MS } from '../contract/operations.js';
 import { shippedScenarioNames } from '../scenario/catalog.js';
 import type { Simulator } from '../simulator.js';
-import { isGlob } from '../world/accounts.js';
 import { stepWords } from '../world/steps.js';
 import { EXPLORE_KINDS, Explorer, exploreInput, type ExploreKind } from './explore.js';
 import { browserScript, jsonInPage } from './browser-scripts.js';
 import { codeClass, duration, esc, page, stateClass } from './html.js';
+import { scenarioCardView } from './control.js';
 
 /**
  * The dashboard at `/__sim/ui`: the page (scenario, clock, explorer, challenges, live log); its script is
@@ -65,10 +65,9 @@ function kindButtons(kinds: ExploreKind[], cls = ''): string {
 }
 
 function dashboardPage(sim: Simulator, host?: string): string {
-  const sc = sim.scenario;
-  const users = sim.apiUsers().map((u) => u.id);
-  const listed = Object.keys(sc.input.accounts ?? {}).filter((k) => !isGlob(k));
-  const emails = [...new Set(['user@example.com', ...listed, ...sim.world.people.emails(6)])];
+  // The Scenario card's data, as the event stream sends it when a test loads another scenario (browser/scenario.ts).
+  const sc = scenarioCardView(sim, sim.scenario);
+  const emails = [...new Set(['user@example.com', ...sc.accounts, ...sim.world.people.emails(6)])];
   const shipped = shippedScenarioNames();
   const scenarioOptions = shipped.includes(sc.name)
     ? options(shipped, sc.name)
@@ -77,7 +76,7 @@ function dashboardPage(sim: Simulator, host?: string): string {
   const body = `<h1>Dashboard <span class="muted small">send a request (1), answer it as the user (2), see what the simulator did (3)</span></h1>
 <div class="top">
 <section class="card" aria-labelledby="h-scenario"><h2 id="h-scenario">Scenario</h2>
-<p><b id="active-scenario">${esc(sc.name)}</b>: <span class="muted">${esc(sc.description ?? 'no description')}</span></p>
+<p><b id="active-scenario">${esc(sc.name)}</b>: <span class="muted" id="scenario-description">${esc(sc.description ?? 'no description')}</span></p>
 <p><label for="scenario-pick">Switch to</label> <select id="scenario-pick">${scenarioOptions}</select> <button type="button" id="switch">Switch</button> <span class="muted small">(resets challenges and the log)</span></p></section>
 <section class="card" aria-labelledby="h-clock"><h2 id="h-clock">Simulator clock</h2>
 <p><b id="clock" data-now="${sim.now()}" data-frozen="${clock}">${new Date(sim.now()).toISOString().replace('T', ' ').slice(0, 19)}</b> UTC <span class="pill ${clock ? 'warn' : 'ok'}" id="clock-state">${clock ? 'frozen' : 'running'}</span></p>
@@ -90,7 +89,7 @@ function dashboardPage(sim: Simulator, host?: string): string {
 <p class="muted small">Each button sends one correctly signed request (the simulator signs it: this page never sees a secret) to <code>${esc(sim.links.base(host))}</code>. The code it should answer is on the button.</p>
 <form id="explorer" onsubmit="return false">
 <div class="fields">
-<label>API user<select name="apiUser">${options(users)}</select></label>
+<label>API user<select name="apiUser">${options(sc.apiUsers)}</select></label>
 <label>User e-mail<input name="user" list="emails" value="user@example.com" autocomplete="off"></label>
 <label class="wide"><span>Challenge id <a id="phone-link" href="#" target="_blank" rel="noopener" hidden>open the user's phone</a></span><input name="challengeId" placeholder="filled in by New challenge" autocomplete="off"></label>
 <label>Auth code<input name="authCode" placeholder="shown on the phone" autocomplete="off" inputmode="numeric"></label>

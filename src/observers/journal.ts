@@ -23,6 +23,9 @@ const NOT_SEALED: Sealed = 0;
 const SUMMARY: Sealed = 1;
 const WHOLE: Sealed = 2;
 
+/** Seals an entry (hides its secrets) from how far it was sealed to how far it is asked to be. */
+export type Seal = (e: JournalEntry, to: Sealed, from: Sealed) => void;
+
 /** Bodies are kept in the journal up to this many characters. */
 export const JOURNAL_BODY_CHARS = 8192;
 /** Default size of the journal ring. */
@@ -56,7 +59,7 @@ export class Journal {
    */
   constructor(
     readonly size = DEFAULT_JOURNAL_SIZE,
-    private readonly seal: (e: JournalEntry, to: Sealed, from: Sealed) => void = () => {},
+    private readonly seal: Seal = () => {},
     /** Where a listener's failure is recorded (it never fails the request it reports). */
     private readonly failures?: ObserverFailures,
   ) {

@@ -272,6 +272,45 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     }
   });
 
+  it('follows the scenario a test loads: the card, the picker and the explorer, without a reload', async () => {
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    const soon = { timeout: 2000 };
+    const picked = () => page.$eval('#scenario-pick', (s) => (s as unknown as { value: string }).value);
+    const apiUsers = () =>
+      page.$$eval('#explorer select[name=apiUser] option', (os) => os.map((o) => (o as PageElement).textContent));
+    try {
+      // A shipped scenario: the picker selects it.
+      sim.loadScenario('locked-account');
+      await page.locator('#active-scenario', { hasText: 'locked-account' }).waitFor(soon);
+      expect(await picked()).toBe('locked-account');
+      // A scenario of the test's own: named in the picker as loaded, its API users in the explorer, its accounts
+      // suggested, and markup in its description shown as text.
+      sim.loadScenario({
+        name: 'two-users',
+        description: '<b>bold?</b> two API users',
+        apiUsers: [{ id: '111111111', secret: 'first-user-secret' }],
+        accounts: { 'frozen@example.com': 'locked' },
+      });
+      await page.locator('#active-scenario', { hasText: 'two-users' }).waitFor(soon);
+      expect(await page.textContent('#scenario-description')).toBe('<b>bold?</b> two API users');
+      expect(await page.$$('#scenario-description b')).toHaveLength(0);
+      expect(await page.textContent('#scenario-pick option:checked')).toBe('two-users (loaded)');
+      expect(await apiUsers()).toEqual([sim.apiUser.id, '111111111']);
+      expect(await page.$$('#emails option[value="frozen@example.com"]')).toHaveLength(1);
+      mkdirSync(join(__dirname, '..', '..', 'test-results'), { recursive: true });
+      await page.screenshot({ path: join(__dirname, '..', '..', 'test-results', 'dashboard-scenario.png') });
+      // Back to a shipped one: the "(loaded)" entry goes.
+      sim.loadScenario('default');
+      await page.locator('#active-scenario', { hasText: 'default' }).waitFor(soon);
+      expect(await picked()).toBe('default');
+      expect(await page.$$('#scenario-pick option[disabled]')).toHaveLength(0);
+    } finally {
+      sim.loadScenario('default');
+      await page.close();
+    }
+  });
+
   it('the explorer says what was asked and what came of it, not what the button usually gets', async () => {
     sim.loadScenario('locked-account');
     const page = await open('/__sim/ui');
