@@ -15,6 +15,7 @@ import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { StandardOutput } from './standard-output.js';
+import { format } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 
 /**
@@ -33,6 +34,12 @@ if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /heap[-_]
 /** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
 const stdout = new StandardOutput(() => process.stdout);
 const stderr = new StandardOutput(() => process.stderr);
+
+// What a library prints (a process warning from the YAML parser, a console.warn) can quote text a client or a scenario
+// sent: it goes through the terminal writer like every other line, never raw to the terminal.
+process.removeAllListeners('warning');
+process.on('warning', (w) => stderr.write(`mfa-sim: ${w.name}: ${w.message}\n`));
+console.warn = console.error = (...args: unknown[]) => stderr.write(`${format(...args)}\n`);
 
 /** Exit statuses (documented in the README). */
 export const EXIT = { failure: 1, usage: 2, ...VERDICT_STATUS } as const;

@@ -22,9 +22,23 @@ export function parseJson(text: string, lenient: boolean): ParsedJson {
   const strict = strictJson(text);
   if (strict !== INVALID || !lenient) return strict;
   try {
-    return { kind: 'value', value: json5().parse(text) };
+    return { kind: 'value', value: withoutConsoleWarnings(() => json5().parse(text)) };
   } catch {
     return INVALID;
+  }
+}
+
+/**
+ * Runs `parse` with console.warn silenced: JSON5 warns on the console once for each U+2028 or U+2029 in a string, so
+ * one request's body could print thousands of lines (the parse is synchronous: nothing else runs meanwhile).
+ */
+function withoutConsoleWarnings<T>(parse: () => T): T {
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    return parse();
+  } finally {
+    console.warn = warn;
   }
 }
 

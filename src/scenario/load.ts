@@ -50,6 +50,8 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
       strict: true,
       schema: 'core',
       merge: false,
+      // A problem is an answer (below), never a line the parser prints itself (process.emitWarning).
+      logLevel: 'error',
     });
   } catch (e) {
     throw new ScenarioError(source, [

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/index.js';
@@ -18,6 +21,10 @@ import { runs } from './support.js';
 /** What a terminal acts on, and the line break the output's lines end with. */
 // eslint-disable-next-line no-control-regex -- the control characters are what this test looks for
 const ACTED_ON = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
+
+/** A module preloaded into the command line that emits a process warning quoting a terminal's escape sequence. */
+const WARN_AT_START = join(mkdtempSync(join(tmpdir(), 'mfa-sim-warning-')), 'warn.cjs');
+writeFileSync(WARN_AT_START, "setTimeout(() => process.emitWarning('a library says \\u001b]0;PWN\\u0007'), 100);\n");
 
 describe('the text the command line writes holds no character a terminal acts on', () => {
   it('terminalText shows each such character escaped and leaves everything else, line breaks included', () => {
@@ -90,6 +97,49 @@ describe('the text the command line writes holds no character a terminal acts on
       }
     });
   }
+
+  it("what a library prints: JSON5's console warnings for a client's body, the YAML parser's process warnings for a scenario", async () => {
+    const s = await start(['--port', '0', '--quiet']);
+    try {
+      // JSON5 warns once per U+2028 in a string: unauthenticated, one body would print 3,000 lines of it.
+      const body = JSON.stringify({
+        id: 'r',
+        utctime: '1',
+        apiUser: '123456789',
+        type: 150,
+        body: `{svcUser:'a@x.com',challengeType:'${'\u2028'.repeat(3000)}'}`,
+      });
+      for (let i = 0; i < 5; i++)
+        await raw(s.url, 'POST', '/v1/svc/challenge', [['content-type', 'application/json']], body);
+      // A collection as a key makes the YAML parser emit a process warning that quotes the key, controls and all.
+      const yamlKey = 'name: a\n? ["\\e]0;PWN\\a \\u202e evil \\u2028 x \\u0085 y \\u009b z"]\n: 1\n';
+      const load = await fetch(`${s.url}/__sim/scenario`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/yaml' },
+        body: yamlKey,
+      });
+      expect(load.status).toBe(400);
+      // Any other process warning is printed through the terminal writer too.
+      await fetch(`${s.url}/__sim/health`);
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.exit;
+    }
+    expect(s.err()).not.toMatch(ACTED_ON);
+    expect(s.err()).not.toContain('JSON5');
+    expect(s.err().split('\n').length).toBeLessThan(5);
+  });
+
+  it('a process warning is shown through the terminal writer, its controls escaped', async () => {
+    const s = await start(['--port', '0', '--quiet'], {
+      NODE_OPTIONS: `--require ${JSON.stringify(WARN_AT_START)}`,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    s.child.kill('SIGTERM');
+    await s.exit;
+    expect(s.err()).toContain('mfa-sim: Warning: a library says \\u001b]0;PWN\\u0007');
+    expect(s.err()).not.toMatch(ACTED_ON);
+  });
 
   it('errors on standard error: a flag value with controls in it', () => {
     const r = run(['--log', 'x\u009b\u202e\u001b[2J']);
