@@ -218,6 +218,9 @@ describe('the control API (/__sim/)', async () => {
         ['5', 'number'],
         ['"time"', 'string'],
         ['true', 'boolean'],
+        // An array's own methods (`at`) must not be read as the body's fields.
+        ['[1]', 'an array'],
+        ['[]', 'an array'],
       ]) {
         expect(await call('POST', route, body), `${route} ${body}`).toEqual({
           status: 400,

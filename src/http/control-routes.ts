@@ -7,7 +7,7 @@ import { SCENARIO_ROUTES } from './control-routes-scenarios.js';
 import { VIEW_ROUTES } from './control-routes-views.js';
 import { WORLD_ROUTES } from './control-routes-world.js';
 import { json, type ControlRoute } from './control-schemas.js';
-import { controlErrors } from './control.js';
+import { controlErrors, objectBodyOnly } from './control.js';
 import { expressLib } from './express.js';
 import { routerOf, type Route } from './routes.js';
 
@@ -46,7 +46,7 @@ export function controlRoutes(sim: Simulator): Route[] {
       express.json({ limit: '1mb', strict: false }),
       express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' }),
     ],
-    json: [express.json({ limit: '16kb' })],
+    json: [express.json({ limit: '16kb' }), objectBodyOnly],
   };
   return CONTROL_ROUTES.map((route) => ({
     method: route.method,

@@ -130,6 +130,16 @@ export function controlErrors(err: unknown, _req: Request, res: Response, next: 
 }
 
 /**
+ * After the JSON parser of a route whose body is an object: an array is JSON of the wrong kind too (Express lets it
+ * through, and `[1].at` would be read as the route's `at`), refused in the same words as `null` or `5`.
+ */
+export function objectBodyOnly(req: Request, res: Response, next: NextFunction): void {
+  if (Array.isArray(req.body))
+    return void res.status(400).json({ error: 'the body must be a JSON object, not an array' });
+  next();
+}
+
+/**
  * Why a JSON body was refused. Express reads these bodies strictly, so `null`, `5` or `"time"` are refused with
  * JSON.parse's words for the first character ("not valid JSON"), which is untrue of them: they are JSON, of the
  * wrong kind.
