@@ -79,8 +79,7 @@ export function boundedDuration(v: unknown, bound: DurationLimit): { ms: number 
  * An instant from epoch ms or an ISO 8601 text, checked against the clock's range: the ms, or why it cannot be used.
  */
 export function boundedInstant(v: unknown): { ms: number } | { problem: string } {
-  const t =
-    typeof v === 'number' ? v : typeof v === 'string' && ISO_INSTANT.test(v.trim()) ? Date.parse(v.trim()) : NaN;
+  const t = typeof v === 'number' ? v : typeof v === 'string' && isCalendarDate(v.trim()) ? Date.parse(v.trim()) : NaN;
   if (Number.isNaN(t) && !(typeof v === 'number'))
     return {
       problem: `${shownValue(v)} is not an instant (ISO 8601 such as 2026-01-01T00:00:00Z, or epoch milliseconds)`,
@@ -89,7 +88,19 @@ export function boundedInstant(v: unknown): { ms: number } | { problem: string }
   return { ms: t };
 }
 
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * ISO 8601 whose date exists: the engine's parser rolls a day past the month's end over into the next month
+ * (2030-02-30 is read as 2030-03-02), where a test author meant a date that is not in the calendar.
+ */
+function isCalendarDate(text: string): boolean {
+  const m = ISO_INSTANT.exec(text);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
 
 /**
  * A value a caller sent, as a message quotes it: whole when short (never cut: a secret would show in part), else by its

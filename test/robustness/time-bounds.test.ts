@@ -138,6 +138,25 @@ describe('the clock never leaves 1970..9999, through the control API or in-proce
     await expectStillServes(sim);
   });
 
+  it('a date not in the calendar is not an instant (the engine would roll it over into the next month)', async () => {
+    sim.reset();
+    for (const at of ['2030-02-30T00:00:00Z', '2030-02-29', '2030-04-31T10:00Z', '2031-06-31T00:00:00+02:00']) {
+      const r = await control(sim, 'POST', '/__sim/clock/freeze', { at });
+      expect([r.status, r.json.error], at).toEqual([
+        400,
+        `at: \`${at}\` is not an instant (ISO 8601 such as 2026-01-01T00:00:00Z, or epoch milliseconds)`,
+      ]);
+    }
+    // The last day of each month, and a leap day in a leap year, are dates.
+    for (const at of ['2032-02-29T12:00:00Z', '2030-04-30', '2030-12-31T23:59:59.999Z'])
+      expect((await control(sim, 'POST', '/__sim/clock/freeze', { at })).json.iso, at).toBe(new Date(at).toISOString());
+    // A scenario's frozenAt is read the same way.
+    expect(() => sim.loadScenario({ name: 'x', clock: { frozenAt: '2030-02-30T00:00:00Z' } })).toThrow(
+      /is not an instant/,
+    );
+    sim.reset();
+  });
+
   it('in-process methods refuse the same with a ControlError of status 400', () => {
     expect(() => sim.advance('36500d')).toThrow(/out of range/);
     expect(() => sim.freeze(8.64e15)).toThrow(/out of range/);
