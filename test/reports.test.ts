@@ -119,9 +119,14 @@ describe('reports', async () => {
         'failOn=error&failOn=error',
         'failOn is given more than once: give it once (a comma-separated list where it takes several)',
       ],
+      // Checked after the format was read: still a JSON answer, not JSON labelled Markdown or XML.
+      ['scope=nope', 'scope must be run or scenario'],
+      ['format=junit&scope=nope', 'scope must be run or scenario'],
+      ['format=junit&failOn=fatal', 'failOn must be one of info, warning, error'],
     ]) {
       const r = await fetch(`${sim.url}/__sim/report?${query}`);
       expect(r.status).toBe(400);
+      expect(r.headers.get('content-type'), query).toMatch(/^application\/json/);
       expect(await r.json()).toEqual({ error });
     }
   });

@@ -132,9 +132,9 @@ export const VIEW_ROUTES: readonly ControlRoute[] = [
     handler: (sim) => (req, res) => {
       const q = queryOf(req);
       const { format, options } = reportQuery(q);
-      res
-        .type(format === 'junit' ? 'application/xml' : 'text/markdown')
-        .send(renderReport(sim.runSummary({ ...options, scope: scopeOf(q) }), format));
+      // Read whole before the type is set: a bad scope or failOn is a JSON 400, not JSON labelled as the report.
+      const summary = sim.runSummary({ ...options, scope: scopeOf(q) });
+      res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(summary, format));
     },
   },
   {
