@@ -40,7 +40,10 @@ export interface Guarded {
   why: string;
 }
 
-const CONTROL_API: Guarded = { what: 'the control API', why: 'this simulator is not on loopback' };
+const CONTROL_API: Guarded = {
+  what: 'the control API',
+  why: 'a token was given (--control-token), or this simulator listens beyond loopback',
+};
 
 /**
  * Requires the control token when one is set (`token()` reads it now), and refuses changes sent by a page of another
