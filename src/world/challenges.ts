@@ -2,6 +2,7 @@ import { answer, clipText, type Answer } from '../contract/answer.js';
 import type { ChallengeBody } from '../contract/bodies.js';
 import { ControlError } from '../errors.js';
 import { foldCase } from './fold-case.js';
+import { clampInstant } from './time-limits.js';
 import type { RandomSource } from './random.js';
 import { Watchers } from './watchers.js';
 import type { Actor, ChallengeState, Step } from './steps.js';
@@ -93,8 +94,9 @@ export class Challenges {
       challengeType: body.challengeType,
       expiry: body.expiry,
       createdAt: now,
-      expiresAt: now + body.expiryMs,
-      autoVerifyAt: body.autoVerify ? now + autoVerifyDelay : undefined,
+      // Never past the clock's last instant: the clock cannot reach a later one, so such a challenge could never end.
+      expiresAt: clampInstant(now + body.expiryMs),
+      autoVerifyAt: body.autoVerify ? clampInstant(now + autoVerifyDelay) : undefined,
       profile: body.profile === undefined ? undefined : clipText(body.profile, PROFILE_KEPT),
       ipAddress: body.ipAddress,
       qr: body.qr,

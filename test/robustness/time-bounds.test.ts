@@ -138,6 +138,30 @@ describe('the clock never leaves 1970..9999, through the control API or in-proce
     await expectStillServes(sim);
   });
 
+  it("a challenge made in the clock's last hour ends at its last instant: shown so, and reached by the clock", async () => {
+    sim.reset();
+    sim.simulator.freeze(LATEST - 1000);
+    for (const [i, expiry] of ['SixtyMins', 'ThreeMins'].entries()) {
+      const made = await send(sim, '/v1/svc/challenge', {
+        body: challengeEnvelope(sim.apiUser.id, { challengeExpiry: expiry, enableAutoVerify: true }),
+        time: LATEST - 1000 - i,
+      });
+      expectEnvelope(made, 202, 2025);
+    }
+    const shown = (await control(sim, 'GET', '/__sim/challenges')).json as unknown as {
+      state: string;
+      expiresAt: string;
+    }[];
+    expect(shown.map((c) => [c.state, c.expiresAt])).toEqual([
+      ['waiting', '9999-12-31T23:59:59.999Z'],
+      ['waiting', '9999-12-31T23:59:59.999Z'],
+    ]);
+    // The clock can go as far as that instant, and there they end (a later expiry could never be reached).
+    sim.simulator.advance(1000);
+    expect(sim.simulator.challenges().map((c) => c.state)).toEqual(['expired', 'expired']);
+    sim.reset();
+  });
+
   it('a date not in the calendar is not an instant (the engine would roll it over into the next month)', async () => {
     sim.reset();
     for (const at of ['2030-02-30T00:00:00Z', '2030-02-29', '2030-04-31T10:00Z', '2031-06-31T00:00:00+02:00']) {
