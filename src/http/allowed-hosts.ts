@@ -55,6 +55,9 @@ export function hostnameOf(hostHeader: string): string | undefined {
   return plain ? plain[1] : undefined;
 }
 
+/** The longest name DNS resolves (RFC 1035). */
+const MAX_HOST_NAME = 253;
+
 /**
  * Middleware for `/__sim/`: a request addressed to another name gets 403 with a JSON error saying which flag allows it.
  */
@@ -63,7 +66,9 @@ export function requireAllowedHost(allowed: AllowedHosts) {
     const host = req.headers.host;
     if (allowed.allows(host)) return next();
     const name = hostnameOf(host ?? '');
-    const flag = name === undefined ? '--allowed-hosts <name>' : `--allowed-hosts ${name}`;
+    // Only a name DNS could resolve is offered back as the flag's value (a 10,000-character Host is not one).
+    const flag =
+      name === undefined || name.length > MAX_HOST_NAME ? '--allowed-hosts <name>' : `--allowed-hosts ${name}`;
     res.status(403).json({
       error: `the control API answers only requests addressed to this machine, not to ${quoted(name ?? String(host), 100)} (protection against DNS rebinding): if you reach the simulator by that name, start it with ${flag} (option allowedHosts)`,
     });
