@@ -1,5 +1,6 @@
 import { jsonText } from '../output/json.js';
 import type { RequestHandler } from 'express';
+import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
 import type { Simulator } from '../simulator.js';
 import { requireControl } from './control-access.js';
 import { controlOpenApiDocument } from './control-openapi.js';
@@ -7,7 +8,7 @@ import { SCENARIO_ROUTES } from './control-routes-scenarios.js';
 import { VIEW_ROUTES } from './control-routes-views.js';
 import { WORLD_ROUTES } from './control-routes-world.js';
 import { json, type ControlRoute } from './control-schemas.js';
-import { controlErrors, objectBodyOnly } from './control.js';
+import { controlErrors, declaredWithin, objectBodyOnly } from './control.js';
 import { expressLib } from './express.js';
 import { routerOf, type Route } from './routes.js';
 
@@ -37,16 +38,24 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   ...VIEW_ROUTES,
 ];
 
+/** A scenario sent to the control API is at most as long as a scenario file (1 MiB); any other body, 16 KiB. */
+const SCENARIO_BODY_LIMIT = MAX_SCENARIO_BYTES;
+const JSON_BODY_LIMIT = 16 * 1024;
+
 /** The table's routes for one simulator, as Express registers them: the token guard, the body's parser, the handler. */
 export function controlRoutes(sim: Simulator): Route[] {
   const guard = requireControl(() => sim.secrets.controlToken);
   const express = expressLib();
   const bodies: Record<NonNullable<ControlRoute['body']>, RequestHandler[]> = {
     scenario: [
-      express.json({ limit: '1mb', strict: false }),
-      express.text({ type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], limit: '1mb' }),
+      declaredWithin(SCENARIO_BODY_LIMIT),
+      express.json({ limit: SCENARIO_BODY_LIMIT, strict: false }),
+      express.text({
+        type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'],
+        limit: SCENARIO_BODY_LIMIT,
+      }),
     ],
-    json: [express.json({ limit: '16kb' }), objectBodyOnly],
+    json: [declaredWithin(JSON_BODY_LIMIT), express.json({ limit: JSON_BODY_LIMIT }), objectBodyOnly],
   };
   return CONTROL_ROUTES.map((route) => ({
     method: route.method,

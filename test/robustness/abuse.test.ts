@@ -74,6 +74,27 @@ describe('raw-socket abuse', async () => {
     await expectStillServes(sim);
   });
 
+  it('the control API: a body declared past its limit is refused at once (413 JSON), unread, and the connection closed', async () => {
+    for (const [path, limit] of [
+      ['/__sim/scenario', 1024 * 1024],
+      ['/__sim/explore', 16 * 1024],
+      ['/__sim/clock/freeze', 16 * 1024],
+    ] as const) {
+      // Declared, and nothing sent: the parser would have waited for the body until the request timed out.
+      const declared = await exchange(
+        sim.url,
+        `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${limit + 1}\r\n\r\n`,
+        { timeoutMs: 3000 },
+      );
+      expect(declared.closed, path).toBe(true);
+      expect({ status: Number(declared.text.split(' ')[1]), body: bodyOf(declared.text) }, path).toEqual({
+        status: 413,
+        body: { error: `the body is larger than ${limit} bytes` },
+      });
+    }
+    await expectStillServes(sim);
+  });
+
   it('a client that sends its headers a byte at a time is cut off at the headers timeout: -408, closed', async () => {
     const r = await exchange(sim.url, `GET /v1/svc/time HTTP/1.1\r\nHost: x\r\n${signed()}\r\n`, {
       dripMs: 250,
