@@ -31,7 +31,7 @@ export const AUTH_MODES = ['verify', 'log', 'off'] as const;
  * that can never apply is refused): 2,000 rules load in a fraction of a second, where the 18,000 that fit in 1 MiB
  * held the simulator for tens of seconds. A recorded scenario keeps 1,000 at most.
  */
-export const MAX_RULES = 2000;
+const MAX_RULES = 2000;
 const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
 
 /**
