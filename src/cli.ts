@@ -47,7 +47,7 @@ export const EXIT = { failure: 1, usage: 2, ...VERDICT_STATUS } as const;
 const DESCRIPTION =
   'A simulator of the multi-factor challenge and time service: real HMAC authentication, every status code on demand.';
 const AFTER =
-  'Environment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply), 5 an observer of\ntraffic failed so coverage and findings may be wrong (a bug in mfa-sim; wins over 3 and 4).\nCoverage, findings and reports cover the whole run, across every scenario load and reset.\nDocs: the README, and the /status page of a running simulator.';
+  'Environment variables (MFA_SIM_PORT, MFA_SIM_SECRET, ...) set the same options; a flag wins over its variable,\nand both win over the scenario file.\n\nExit status: 0 stopped cleanly, 1 could not run (e.g. port in use) or could not write a report file,\n2 bad flag or scenario, 3 stopped but --require-coverage found codes never answered, 4 stopped but\n--fail-on-findings found client findings that severe (3 wins when both apply), 5 an observer of\ntraffic failed so coverage and findings may be wrong (a bug in mfa-sim; wins over 3 and 4).\nCoverage, findings and reports cover the whole run, across every scenario load and reset.\n\nmfa-sim probe --help: compare the real service (or another simulator) with mfa-sim, step by step.\nDocs: the README, and the /status page of a running simulator.';
 
 async function main(args: string[]): Promise<void> {
   // `mfa-sim probe ...`: compares the real service with mfa-sim and exits (docs/proxy.md).
@@ -161,7 +161,9 @@ async function main(args: string[]): Promise<void> {
         : '';
     out.write(`  API user ${u.id}${shown}${u.state !== 'active' ? ` (${u.state})` : ''}\n`);
   }
-  out.write(`  scenario ${sim.scenario.name}, token ${sim.token}; status codes: ${running.url}/status\n`);
+  out.write(
+    `  scenario ${sim.scenario.name}, token ${sim.token}; dashboard: ${running.url}/__sim/ui; status codes: ${running.url}/status\n`,
+  );
   if (options.upstream !== undefined) {
     const compared = sim.world.secretGiven
       ? " and compared with mfa-sim's"
