@@ -157,7 +157,7 @@ export class Recorder {
         ...step.outcome,
       })),
     );
-    const recorded = `What ${this.of.upstream} answered, recorded by mfa-sim (${this.exchanges} requests). Run it with the API user's id and secret: mfa-sim --scenario ${this.scenarioFile} --api-user <id> --secret <secret>.`;
+    const recorded = `What ${this.of.upstream} answered, recorded by mfa-sim (${this.exchanges} request${this.exchanges === 1 ? '' : 's'}). Run it with the API user's id and secret: mfa-sim --scenario ${this.scenarioFile} --api-user <id> --secret <secret>.`;
     return {
       name: 'recorded',
       description: this.stopped ? `${recorded} ${this.stopped}` : recorded,
