@@ -22,7 +22,8 @@ const response = await fetch(`${base}/v1/svc/challenge`, {
     [`x-${token}-cnonce`]: nonce,
   },
   body: JSON.stringify({
-    id: 'my-first-challenge',
+    // Each request its own id: the client doctor reports a reused one (envelope-id-reused).
+    id: `first-${utctime}`,
     utctime,
     apiUser,
     type: 150,

@@ -58,35 +58,45 @@ describe('the README and docs/', () => {
     ]);
   });
 
-  it('its whole request, copied into a shell, gets 2025', async () => {
+  it('its whole request, copied into a shell twice, gets 2025 each time with an id of its own (no finding)', async () => {
     const sim = await simulator({ secret: 'dev-secret' });
     const block = /<!-- example:request -->\n```sh\n([\s\S]*?)```\n<!-- \/example:request -->/.exec(readme);
     expect(block).not.toBeNull();
-    // Asynchronously: the simulator answers from this same process.
-    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block![1]], {
-      env: { ...process.env, MFA_SIM_URL: sim.url },
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    const answer = JSON.parse(stdout) as { id: string; status: number; code: number; message: string };
-    expect(answer).toMatchObject({ id: 'ref-1', status: 202, code: 2025 });
-    expect(JSON.parse(answer.message)).toMatchObject({ challengeId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-  });
-
-  it('the example script sends a signed challenge and gets 2025', async () => {
-    const sim = await simulator({ secret: 'dev-secret' });
-    const { stdout: out } = await promisify(execFile)(
-      process.execPath,
-      [join(root, 'examples', 'send-challenge.mjs')],
-      {
-        env: { ...process.env, MFA_SIM_URL: sim.url, MFA_SIM_SECRET: 'dev-secret' },
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      // Asynchronously: the simulator answers from this same process.
+      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block![1]], {
+        env: { ...process.env, MFA_SIM_URL: sim.url },
         encoding: 'utf8',
         timeout: 10_000,
-      },
-    );
-    expect(out).toMatch(
-      /^202 2025 \{"challengeId":"[0-9a-f-]{36}","challengeQRcodeUrl":"http:\/\/127\.0\.0\.1:\d+\/phone\/[0-9a-f-]{36}"\}\n$/,
-    );
+      });
+      const answer = JSON.parse(stdout) as { id: string; status: number; code: number; message: string };
+      expect(answer).toMatchObject({ id: expect.stringMatching(/^ref-\d{13}$/), status: 202, code: 2025 });
+      expect(JSON.parse(answer.message)).toMatchObject({ challengeId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      ids.push(answer.id);
+    }
+    expect(new Set(ids).size).toBe(2);
+    // A person who tries it twice is not told that their client reuses envelope ids.
+    expect(sim.findings().map((f) => f.id)).not.toContain('envelope-id-reused');
+  });
+
+  it('the example script sends a signed challenge and gets 2025, run after run with no finding', async () => {
+    const sim = await simulator({ secret: 'dev-secret' });
+    for (let i = 0; i < 2; i++) {
+      const { stdout: out } = await promisify(execFile)(
+        process.execPath,
+        [join(root, 'examples', 'send-challenge.mjs')],
+        {
+          env: { ...process.env, MFA_SIM_URL: sim.url, MFA_SIM_SECRET: 'dev-secret' },
+          encoding: 'utf8',
+          timeout: 10_000,
+        },
+      );
+      expect(out).toMatch(
+        /^202 2025 \{"challengeId":"[0-9a-f-]{36}","challengeQRcodeUrl":"http:\/\/127\.0\.0\.1:\d+\/phone\/[0-9a-f-]{36}"\}\n$/,
+      );
+    }
+    expect(sim.findings().map((f) => f.id)).not.toContain('envelope-id-reused');
   });
 
   it('the catalog example forces the code asked for', async () => {
