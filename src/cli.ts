@@ -253,7 +253,8 @@ function finish(sim: Simulator, o: CommandLine): number {
       return EXIT.failure;
     }
   }
-  for (const [i, line] of verdict.lines.entries()) stderr.write(i === 0 ? `mfa-sim: ${line}\n` : `${line}\n`);
+  // Each reason's heading names the command; its indented lines list what failed.
+  for (const line of verdict.lines) stderr.write(line.startsWith(' ') ? `${line}\n` : `mfa-sim: ${line}\n`);
   return verdict.status;
 }
 

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { codeInfo } from '../src/codes.js';
 import { describe, expect, it } from 'vitest';
 import { remote, run, start } from './cli-helpers.js';
 import { challengeEnvelope, expectEnvelope, send } from './helpers.js';
@@ -53,9 +54,15 @@ describe('the command line at exit: --report, --junit, --fail-on-findings', () =
     expect(suites(readFileSync(junit, 'utf8'))[1].failures).toBe(1);
   });
 
-  it('exits 0 below the severity; 3 when required codes are missing as well (coverage wins)', async () => {
+  it('exits 0 below the severity; 3 when required codes are missing as well (coverage wins), both explained', async () => {
     expect((await runWith(['--fail-on-findings', 'error'], reusedIds)).status).toBe(0);
-    expect((await runWith(['--fail-on-findings', 'warning', '--require-coverage', '-4036'], reusedIds)).status).toBe(3);
+    const both = await runWith(['--fail-on-findings', 'warning', '--require-coverage', '-4036'], reusedIds);
+    expect(both.status).toBe(3);
+    expect(both.err).toContain(
+      'mfa-sim: coverage: 1 of 1 required codes were never answered: -4036\n   -4036  ' +
+        `${codeInfo(-4036)!.title}\n` +
+        'mfa-sim: the client doctor found 1 finding at or above warning:\n  warning  envelope-id-reused (API user 123456789, #2, 1×)\n',
+    );
   });
 
   it('refuses a bad severity, and a bad MFA_SIM_HINTS; MFA_SIM_HINTS=off answers bare meanings', async () => {

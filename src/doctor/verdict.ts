@@ -31,23 +31,25 @@ export function verdictOf(s: RunSummary): Verdict {
       lines.push(`  ${f.observer}: ${f.count}× (${requests(f.firstSeq, f.lastSeq)}), last: ${f.message}`);
     return { status: VERDICT_STATUS.observers, lines, unmet };
   }
+  // Both gates are explained when both fail; the status is coverage's (3 wins over 4).
+  const lines: string[] = [];
   if (unmet.length) {
-    const lines = [
+    lines.push(
       `coverage: ${unmet.length} of ${s.required!.length} required codes were never answered: ${unmet.join(', ')}`,
-    ];
+    );
     for (const c of unmet) lines.push(`  ${String(c).padStart(6)}  ${codeInfo(c)?.title ?? ''}`);
-    return { status: VERDICT_STATUS.coverage, lines, unmet };
   }
   const failing = failingFindings(s.findings, s.failOn);
   if (failing.length) {
-    const lines = [
+    lines.push(
       `the client doctor found ${failing.length} finding${failing.length === 1 ? '' : 's'} at or above ${s.failOn}:`,
-    ];
+    );
     for (const f of failing)
       lines.push(
         `  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f.firstSeq, f.lastSeq)}, ${f.count}×)`,
       );
-    return { status: VERDICT_STATUS.findings, lines, unmet };
   }
+  if (unmet.length) return { status: VERDICT_STATUS.coverage, lines, unmet };
+  if (failing.length) return { status: VERDICT_STATUS.findings, lines, unmet };
   return { status: VERDICT_STATUS.ok, lines: [], unmet };
 }
