@@ -267,7 +267,8 @@ describe('the control API (/__sim/)', async () => {
     ]) {
       expect(await missing(method, `${path}?limit=5`), `${method} ${path}`).toEqual({
         status: 405,
-        allow,
+        // OPTIONS is answered there too (RFC 9110: Allow lists every method the path supports).
+        allow: `${allow}, OPTIONS`,
         type: json,
         body: { error: `${method} \`${path}\`: this control route answers ${allow}` },
       });

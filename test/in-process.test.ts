@@ -24,7 +24,7 @@ describe('in-process use', () => {
     const wrong = await request(host).put('/mock/__sim/reset');
     expect([wrong.status, wrong.headers.allow, wrong.body]).toEqual([
       405,
-      'POST',
+      'POST, OPTIONS',
       { error: 'PUT `/mock/__sim/reset`: this control route answers POST' },
     ]);
     expect((await request(host).get('/mock/__sim/nothing')).status).toBe(404);

@@ -84,10 +84,13 @@ export function answerOptions(routes: readonly Route[]) {
       return next();
     }
     if (allowed.length === 0) return next();
-    res.setHeader('allow', [...allowed, 'OPTIONS'].join(', '));
+    res.setHeader('allow', allowHeader(allowed));
     res.status(204).end();
   };
 }
+
+/** `Allow` for a path with routes: their methods, and OPTIONS, which every such path answers (RFC 9110 §10.2.1). */
+const allowHeader = (methods: readonly string[]) => [...methods, 'OPTIONS'].join(', ');
 
 /**
  * The end of the control plane, mounted at `/__sim`: a request there that no route answered. A path that has routes
@@ -102,7 +105,7 @@ export function controlRouteMissing(routes: readonly Route[]) {
     const path = req.originalUrl.replace(/\?.*/s, '');
     const allowed = methodsAt(routes, `/__sim${req.path}`);
     if (allowed.length > 0) {
-      res.setHeader('allow', allowed.join(', '));
+      res.setHeader('allow', allowHeader(allowed));
       return void res
         .status(405)
         .json({ error: `${req.method} ${quoted(path, 100)}: this control route answers ${allowed.join(', ')}` });
