@@ -28,6 +28,27 @@ describe('every answer of the API is a JSON envelope', async () => {
     expectEnvelope(await send(sim, '/phone/%ZZ', { method: 'OPTIONS', as: false }), 404, -404);
   });
 
+  it("a page asked with a method it does not answer: 405 with Allow, a JSON error, not the API's -404 (never journaled)", async () => {
+    const journaled = sim.journal().length;
+    for (const [method, path, allow] of [
+      ['GET', '/phone/any-id/approve', 'POST, OPTIONS'],
+      ['PUT', '/phone/any-id', 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/status', 'GET, HEAD, OPTIONS'],
+      ['POST', '/openapi.json', 'GET, HEAD, OPTIONS'],
+    ]) {
+      const r = await fetch(`${sim.url}${path}`, { method });
+      expect({ status: r.status, allow: r.headers.get('allow'), body: await r.json() }, `${method} ${path}`).toEqual({
+        status: 405,
+        allow,
+        body: { error: `${method} \`${path}\`: this page answers ${allow.replace(', OPTIONS', '')}` },
+      });
+    }
+    expect(sim.journal().length).toBe(journaled);
+    // A path no page has is still the API's -404, journaled.
+    expectEnvelope(await send(sim, '/phone', { method: 'PUT', as: false }), 404, -404);
+    expectEnvelope(await send(sim, '/phone/%ZZ/approve', { method: 'GET', as: false }), 404, -404);
+  });
+
   it('405 for a method an endpoint does not take (GET is taken by time only)', async () => {
     expectEnvelope(await send(sim, '/v1/svc/challenge', { method: 'PUT', as: who, body: {} }), 405, -405);
     expectEnvelope(await send(sim, '/v1/svc/time', { method: 'DELETE', as: who }), 405, -405);

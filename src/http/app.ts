@@ -9,7 +9,7 @@ import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter, controlRoutes } from './control-routes.js';
 import { expressLib } from './express.js';
 import { pageRoutes } from './pages.js';
-import { answerOptions, controlRouteMissing, routerOf, type Route } from './routes.js';
+import { answerOptions, controlRouteMissing, pageMethodMissing, routerOf, type Route } from './routes.js';
 import { answerInternalError, serveApi } from './serve-api.js';
 
 /**
@@ -78,6 +78,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   app.use(routerOf(pages));
   // A control URL no route has: a JSON 404 or 405, not an envelope of the API it controls.
   app.use('/__sim', controlRouteMissing(control));
+  app.use(pageMethodMissing(pages));
   // Anything else: the request path's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -89,6 +89,33 @@ export function answerOptions(routes: readonly Route[]) {
   };
 }
 
+/**
+ * A page's path (the phone page, `/status`, ...) asked with a method it does not answer: 405 with `Allow`, a JSON
+ * error; any other path goes on to the simulated API's -404. A wrong method on mfa-sim's own page is a mistake of the
+ * person or test asking, not traffic of the client under test: never journaled, never in the coverage.
+ */
+export function pageMethodMissing(routes: readonly Route[]) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.url.startsWith('/v1/')) return next();
+    let allowed: string[];
+    try {
+      allowed = methodsAt(routes, req.path);
+    } catch {
+      // A path parameter that does not decode (`%ZZ`) names no page: the API's -404.
+      return next();
+    }
+    if (allowed.length > 0) notAllowed(req, res, allowed, 'this page');
+    else next();
+  };
+}
+
+/** 405: the path answers other methods (`allowed`); the error shows the path as the caller sent it. */
+function notAllowed(req: Request, res: Response, allowed: readonly string[], what: string): void {
+  const path = req.originalUrl.replace(/\?.*/s, '');
+  res.setHeader('allow', allowHeader(allowed));
+  res.status(405).json({ error: `${req.method} ${quoted(path, 100)}: ${what} answers ${allowed.join(', ')}` });
+}
+
 /** `Allow` for a path with routes: their methods, and OPTIONS, which every such path answers (RFC 9110 §10.2.1). */
 const allowHeader = (methods: readonly string[]) => [...methods, 'OPTIONS'].join(', ');
 
@@ -101,15 +128,10 @@ const allowHeader = (methods: readonly string[]) => [...methods, 'OPTIONS'].join
  */
 export function controlRouteMissing(routes: readonly Route[]) {
   return (req: Request, res: Response) => {
-    // Matched as this app sees it (it may be mounted under a prefix of another app); shown as the caller sent it.
-    const path = req.originalUrl.replace(/\?.*/s, '');
+    // Matched as this app sees it (it may be mounted under a prefix of another app).
     const allowed = methodsAt(routes, `/__sim${req.path}`);
-    if (allowed.length > 0) {
-      res.setHeader('allow', allowHeader(allowed));
-      return void res
-        .status(405)
-        .json({ error: `${req.method} ${quoted(path, 100)}: this control route answers ${allowed.join(', ')}` });
-    }
+    if (allowed.length > 0) return notAllowed(req, res, allowed, 'this control route');
+    const path = req.originalUrl.replace(/\?.*/s, '');
     res.status(404).json({
       error: `no control route at ${quoted(path, 100)}: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui`,
     });
