@@ -30,8 +30,26 @@ export function envelopeJson(
   // Written out rather than stringified as an object, on every answer: only the id, the message and the base URL can
   // hold what a client sent, and they are escaped as every JSON text is (jsonText); the rest are numbers and ISO time.
   const timeKey = style === 'sdk' ? 'utcTime' : 'utctime';
-  return `{"id":${jsonText(id)},"${timeKey}":"${isoTime(now)}","status":${status},"code":${code},"message":${jsonText(message)},"moreInfo":${jsonText(`${baseUrl}/status?code=${code}`)}}`;
+  return `{"id":${jsonText(id)},"${timeKey}":"${isoTime(now)}","status":${status},"code":${code},"message":${lastJson(message)},"moreInfo":${moreInfoJson(baseUrl, code)}}`;
 }
+
+/**
+ * The message as JSON text. Remembers the last one: every answer to a time request within a second has the same
+ * message, and escaping it again for each is a measurable part of the answer.
+ */
+function lastJson(message: string): string {
+  if (message !== lastMessage.text) lastMessage = { text: message, json: jsonText(message) };
+  return lastMessage.json;
+}
+let lastMessage = { text: '', json: '""' };
+
+/** `moreInfo` as JSON text; the last one remembered, as a simulator answers one base URL and a few codes. */
+function moreInfoJson(baseUrl: string, code: number): string {
+  if (baseUrl !== lastMoreInfo.baseUrl || code !== lastMoreInfo.code)
+    lastMoreInfo = { baseUrl, code, json: jsonText(`${baseUrl}/status?code=${code}`) };
+  return lastMoreInfo.json;
+}
+let lastMoreInfo = { baseUrl: '', code: NaN, json: '' };
 
 let lastMs = NaN;
 let lastIso = '';

@@ -13,6 +13,17 @@ import type { RequestContext } from './context.js';
 
 const json = (o: unknown) => JSON.stringify(o);
 
+/**
+ * The time operation's message, `{"utc-time":"<seconds>"}`, made once per second of the clock: under load thousands
+ * of answers share it.
+ */
+function timeMessage(now: number): string {
+  const second = Math.floor(now / 1000);
+  if (second !== lastTime.second) lastTime = { second, message: json({ 'utc-time': String(second) }) };
+  return lastTime.message;
+}
+let lastTime = { second: NaN, message: '' };
+
 /** The operation's answer, or the success a rule forces (`forced`, a code of 0 or more). */
 export function operate(ctx: RequestContext, forced?: { code: number; message?: string }): Answer {
   const op = ctx.env?.op ?? 'time';
@@ -33,7 +44,7 @@ function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
   const apiUser = ctx.apiUser!.id;
   switch (op) {
     case 'time':
-      return { code: 15000, message: json({ 'utc-time': String(Math.floor(ctx.now / 1000)) }) };
+      return { code: 15000, message: timeMessage(ctx.now) };
     case 'challenge': {
       const body = ctx.body as ChallengeBody;
       const c = challenges.make(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay, ctx.actor);
