@@ -73,6 +73,7 @@ export default defineConfig({
       'test/request-bodies.test.ts',
       'test/output.test.ts',
       'test/robustness/terminal.test.ts',
+      'test/answer-memo.test.ts',
       'test/robustness/markdown.test.ts',
       'test/robustness/report-size.test.ts',
       'test/robustness/edges.test.ts',
