@@ -22,6 +22,7 @@ export function refreshChallenges(): Promise<void> {
     return fetching;
   }
   fetching = (async () => {
+    const askedAt = performance.now();
     const r = await fetch('/__sim/ui/challenges');
     if (r.ok) {
       const box = $('#challenges');
@@ -29,7 +30,7 @@ export function refreshChallenges(): Promise<void> {
       // The time left counts from the simulator's clock as the table was made: a challenge the page saw run out
       // and the simulator did not (its clock moved or frozen by someone else) is not asked for again and again.
       const clock = box.querySelector<HTMLElement>('[data-now]');
-      if (clock) showClock({ now: Number(clock.dataset.now), frozen: clock.dataset.frozen === 'true' });
+      if (clock) showClock({ now: Number(clock.dataset.now), frozen: clock.dataset.frozen === 'true' }, askedAt);
     }
     countDown();
   })().finally(() => {

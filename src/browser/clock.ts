@@ -15,9 +15,16 @@ let clockAt = performance.timeOrigin;
 let frozen = clockEl.dataset.frozen === 'true';
 export const simulatorNow = () => (frozen ? clockNow : clockNow + Date.now() - clockAt);
 
-/** Shows the clock; a new reading is followed from now on. */
-export function showClock(c?: ClockReading): void {
-  if (c) {
+/** When the reading shown was asked for (the page's monotonic ms). */
+let shownAskedAt = 0;
+
+/**
+ * Shows the clock; a new reading is followed from now on, unless it was asked for before the one shown: the challenges
+ * table, fetched while the event stream told of a move, carries the clock as it was before the move.
+ */
+export function showClock(c?: ClockReading, askedAt = performance.now()): void {
+  if (c && askedAt >= shownAskedAt) {
+    shownAskedAt = askedAt;
     clockNow = c.now;
     clockAt = Date.now();
     frozen = c.frozen;

@@ -272,6 +272,32 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     }
   });
 
+  it('a challenges table fetched before a move of the clock does not put the old clock back when it comes late', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The table the page fetches when its stream opens comes 800 ms late: the freeze below reaches it first.
+    await page.route('**/__sim/ui/challenges', async (route) => {
+      const response = await route.fetch();
+      await new Promise((r) => setTimeout(r, 800));
+      await route.fulfill({ response });
+    });
+    await page.goto(`${sim.url}/__sim/ui`);
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    try {
+      sim.freeze('2031-05-06T07:08:09Z');
+      await page.locator('#clock-state', { hasText: 'frozen' }).waitFor({ timeout: 2000 });
+      // The late table has come by now, with the clock as it was when it was made (running, in 2026).
+      await page.waitForTimeout(1200);
+      expect([await page.textContent('#clock'), await page.textContent('#clock-state')]).toEqual([
+        '2031-05-06 07:08:09',
+        'frozen',
+      ]);
+    } finally {
+      sim.loadScenario('default');
+      await page.close();
+    }
+  });
+
   it('follows the scenario a test loads: the card, the picker and the explorer, without a reload', async () => {
     const page = await open('/__sim/ui');
     await page.locator('#live', { hasText: 'live' }).waitFor();
