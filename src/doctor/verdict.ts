@@ -49,7 +49,6 @@ export function verdictOf(s: RunSummary): Verdict {
         `  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f.firstSeq, f.lastSeq)}, ${f.count}×)`,
       );
   }
-  if (unmet.length) return { status: VERDICT_STATUS.coverage, lines, unmet };
-  if (failing.length) return { status: VERDICT_STATUS.findings, lines, unmet };
-  return { status: VERDICT_STATUS.ok, lines: [], unmet };
+  const status = unmet.length ? VERDICT_STATUS.coverage : failing.length ? VERDICT_STATUS.findings : VERDICT_STATUS.ok;
+  return { status, lines, unmet };
 }

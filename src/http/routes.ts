@@ -109,12 +109,14 @@ export function pageMethodMissing(routes: readonly Route[]) {
   };
 }
 
-/** 405: the path answers other methods (`allowed`); the error shows the path as the caller sent it. */
+/** 405: the path answers other methods (`allowed`). */
 function notAllowed(req: Request, res: Response, allowed: readonly string[], what: string): void {
-  const path = req.originalUrl.replace(/\?.*/s, '');
   res.setHeader('allow', allowHeader(allowed));
-  res.status(405).json({ error: `${req.method} ${quoted(path, 100)}: ${what} answers ${allowed.join(', ')}` });
+  res.status(405).json({ error: `${req.method} ${shownPath(req)}: ${what} answers ${allowed.join(', ')}` });
 }
+
+/** The path as the caller sent it (under any prefix the app is mounted at), quoted, without its query. */
+const shownPath = (req: Request) => quoted(req.originalUrl.replace(/\?.*/s, ''), 100);
 
 /** `Allow` for a path with routes: their methods, and OPTIONS, which every such path answers (RFC 9110 §10.2.1). */
 const allowHeader = (methods: readonly string[]) => [...methods, 'OPTIONS'].join(', ');
@@ -131,9 +133,8 @@ export function controlRouteMissing(routes: readonly Route[]) {
     // Matched as this app sees it (it may be mounted under a prefix of another app).
     const allowed = methodsAt(routes, `/__sim${req.path}`);
     if (allowed.length > 0) return notAllowed(req, res, allowed, 'this control route');
-    const path = req.originalUrl.replace(/\?.*/s, '');
     res.status(404).json({
-      error: `no control route at ${quoted(path, 100)}: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui`,
+      error: `no control route at ${shownPath(req)}: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui`,
     });
   };
 }

@@ -3,6 +3,7 @@ import type { Answer } from '../contract/answer.js';
 import type { CancelBody, ChallengeBody, LookupBody } from '../contract/bodies.js';
 import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';
 import { qrDataUrl } from '../world/qr.js';
+import { rememberLast } from '../world/remember-last.js';
 import type { RequestContext } from './context.js';
 
 /**
@@ -17,13 +18,8 @@ const json = (o: unknown) => JSON.stringify(o);
  * The time operation's message, `{"utc-time":"<seconds>"}`, made once per second of the clock: under load thousands
  * of answers share it.
  */
-function timeMessage(now: number): string {
-  const second = Math.floor(now / 1000);
-  // Stryker disable next-line ConditionalExpression: made again every time, the text is the same (a memo for speed)
-  if (second !== lastTime.second) lastTime = { second, message: json({ 'utc-time': String(second) }) };
-  return lastTime.message;
-}
-let lastTime = { second: NaN, message: '' };
+const timeMessage = (now: number) => messageOfSecond(Math.floor(now / 1000));
+const messageOfSecond = rememberLast((second: number) => json({ 'utc-time': String(second) }));
 
 /** The operation's answer, or the success a rule forces (`forced`, a code of 0 or more). */
 export function operate(ctx: RequestContext, forced?: { code: number; message?: string }): Answer {
