@@ -156,6 +156,28 @@ describe('what a log line tells a client author', async () => {
       formatLine({ ...base, http: 500, code: -5000, message: 'Internal error', internalError: 'boom\nat line 2' }),
     ).toBe('03:04:05.678 POST /v1/svc/time -> 500 -5000 Internal error (1.5 ms); internal error: boom at line 2');
   });
+
+  it('the hint is taken off the message only where the answer put it, after ". Hint: "', () => {
+    const base = {
+      seq: 1,
+      at: '2026-01-02T03:04:05.678Z',
+      method: 'POST',
+      path: '/v1/svc/time',
+      scenario: 's',
+      latencyMs: 1.5,
+      request: { headers: {}, body: '' },
+      http: 401,
+      code: -4034,
+      hint: { id: 'x', text: 'sign a new nonce' },
+    };
+    expect(formatLine({ ...base, message: 'Nonce reused. Hint: sign a new nonce' })).toBe(
+      '03:04:05.678 POST /v1/svc/time -> 401 -4034 Nonce reused (1.5 ms); hint: sign a new nonce',
+    );
+    // A message a rule forces may end with the same words: it is the test author's, shown whole.
+    expect(formatLine({ ...base, message: 'Forced: sign a new nonce' })).toBe(
+      '03:04:05.678 POST /v1/svc/time -> 401 -4034 Forced: sign a new nonce (1.5 ms); hint: sign a new nonce',
+    );
+  });
 });
 
 describe('the request log is written in batches', () => {

