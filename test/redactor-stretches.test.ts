@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HIDDEN, Redactor } from '../src/observers/redactor.js';
 import { escapedStretches, unescapeWithOrigins } from '../src/observers/unescape.js';
 
@@ -171,4 +171,60 @@ describe('a secret with a character outside the Basic Multilingual Plane (two UT
       expect(redactor.hide(`${form}${form}`)).toBe(`${HIDDEN}${HIDDEN}`);
     });
   }
+});
+
+describe('a part searched within the whole it ends (a message and its hint) is hidden as if searched alone', () => {
+  const secrets = [
+    'Signing-Secret-Zr4',
+    'abcd',
+    '41ZqB',
+    '1}ZqB',
+    ...Array.from({ length: 20 }, (_, i) => `bench-secret-${i}`),
+  ];
+
+  it('4,000 generated texts, each cut at every place: the part hides as a search of it alone does', () => {
+    const pick = random(3);
+    for (let n = 0; n < 4000; n++) {
+      const text = textOf(secrets, pick);
+      const cut = Math.floor(pick() * text.length);
+      const part = text.slice(cut);
+      // A fresh redactor each time: what one whole remembered must not answer for another.
+      const redactor = new Redactor();
+      redactor.set(secrets);
+      expect(redactor.hideEndingWith(text, part), JSON.stringify(text)).toBe(hideWhole(text, secrets));
+      expect(redactor.hide(part), `${JSON.stringify(text)} from ${cut}`).toBe(hideWhole(part, secrets));
+    }
+  });
+
+  it('a part that starts inside an escape of the whole is searched on its own, where it reads otherwise', () => {
+    const redactor = new Redactor();
+    redactor.set(secrets);
+    const padding = 'x'.repeat(70);
+    // In the whole, %41Zq%42 reads "AZqB"; the part alone reads "41ZqB", a secret.
+    const whole1 = `${padding}%41Zq%42${padding}`;
+    expect(redactor.hideEndingWith(whole1, whole1.slice(71))).toBe(whole1);
+    expect(redactor.hide(whole1.slice(71))).toBe(`${HIDDEN}${padding}`);
+    // In the whole, \u{41}Zq\x42 reads "AZqB"; the part alone reads "1}ZqB", a secret.
+    const whole2 = `${padding}\\u{41}Zq\\x42${padding}`;
+    expect(redactor.hideEndingWith(whole2, whole2.slice(74))).toBe(whole2);
+    expect(redactor.hide(whole2.slice(74))).toBe(`${HIDDEN}${padding}`);
+  });
+
+  it("a refusal's hint is searched once when its message holds no secret, and is hidden when the message holds one", () => {
+    const redactor = new Redactor();
+    redactor.set(secrets);
+    const hint = `no common mistake matches; sign exactly ${JSON.stringify('x-svc-utctime: 1\nx-svc-cnonce: abc')} with HMAC-SHA512`;
+    const message = `Signature error. Hint: ${hint}`;
+    expect(redactor.hideEndingWith(message, hint)).toBe(message);
+    const searched = vi.spyOn(redactor as unknown as { hideNow: (t: string) => string }, 'hideNow');
+    expect(redactor.hide(hint)).toBe(hint);
+    expect(searched).not.toHaveBeenCalled();
+    const leaking = `sign exactly ${JSON.stringify('x-svc-utctime: 1\nx-svc-cnonce: bench-secret-7')} with HMAC-SHA512, and more`;
+    // A text that is not the message's end is never taken for clean because the message is.
+    expect(redactor.hideEndingWith(message, leaking)).toBe(message);
+    expect(redactor.hide(leaking)).not.toContain('bench-secret-7');
+    expect(redactor.hideEndingWith(`Signature error. Hint: ${leaking}`, leaking)).toContain(HIDDEN);
+    expect(redactor.hide(leaking)).toContain(HIDDEN);
+    expect(redactor.hide(leaking)).not.toContain('bench-secret-7');
+  });
 });

@@ -49,17 +49,22 @@ export class Redactor {
   private shifts = new Uint8Array(0);
 
   /**
-   * The last texts hidden, with what they became. One text is often shown in several places (a refusal's message
-   * goes into the answer, then into the journal entry and the log line): it is searched once.
+   * The last texts hidden, with what they became, in a ring (the oldest is replaced). One text is often shown in
+   * several places (a refusal's message goes into the answer, then into the journal entry and the log line): it is
+   * searched once. Looked up by comparing, not by hashing: a text shown again is mostly the same string, which
+   * compares at once, and others differ in length or early on; a map would hash every long text, new ones included.
    */
-  private readonly recent = new Map<string, string>();
+  private readonly recentTexts: string[] = new Array<string>(REMEMBERED_TEXTS).fill('');
+  private readonly recentHidden: string[] = new Array<string>(REMEMBERED_TEXTS).fill('');
+  private recentNext = 0;
 
   /** The secrets to hide from now on (the set replaces the previous one). */
   set(secrets: Iterable<string>): void {
     const list = [...new Set([...secrets].filter((s) => s.length >= MIN_SECRET_LENGTH))];
     this.secrets = list;
     this.longest = list.reduce((max, s) => Math.max(max, s.length), 0);
-    this.recent.clear();
+    this.recentTexts.fill('');
+    this.recentHidden.fill('');
     this.byPrefix = undefined;
     if (list.length <= FEW) return;
     this.byPrefix = new Map();
@@ -88,12 +93,40 @@ export class Redactor {
   hide(text: string): string {
     if (this.secrets.length === 0 || text.length < MIN_SECRET_LENGTH) return text;
     if (text.length < REMEMBERED_LENGTH.min || text.length > REMEMBERED_LENGTH.max) return this.hideNow(text);
-    let hidden = this.recent.get(text);
-    if (hidden === undefined) {
-      hidden = this.hideNow(text);
-      if (this.recent.size >= REMEMBERED_TEXTS) this.recent.clear();
-      this.recent.set(text, hidden);
-    }
+    // Stryker disable next-line EqualityOperator: one slot past the ring holds undefined, which no text equals
+    for (let i = 0; i < REMEMBERED_TEXTS; i++) if (this.recentTexts[i] === text) return this.recentHidden[i];
+    const hidden = this.hideNow(text);
+    this.remember(text, hidden);
+    return hidden;
+  }
+
+  private remember(text: string, hidden: string): void {
+    this.recentTexts[this.recentNext] = text;
+    this.recentHidden[this.recentNext] = hidden;
+    this.recentNext = (this.recentNext + 1) % REMEMBERED_TEXTS;
+  }
+
+  /**
+   * `hide(text)` for a text that ends with `part`, which is shown on its own as well (a refusal's message ends with
+   * the doctor's hint, and the journal keeps the hint apart too). When the whole holds no secret, plain or escaped,
+   * neither does the part: it is remembered as such, and not searched again. That holds for a part that starts where
+   * no escape can be open (no backslash or percent sign in the ESCAPE_REACH characters before it), as a hint does,
+   * after ". Hint: ": read alone, such a part decodes as it does within the whole.
+   */
+  hideEndingWith(text: string, part: string | undefined): string {
+    const hidden = this.hide(text);
+    if (
+      hidden === text &&
+      part !== undefined &&
+      // Only texts of these lengths are looked up: others would take a place in the ring for nothing.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: the same answers, a place in the ring lost
+      part.length >= REMEMBERED_LENGTH.min &&
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: the same answers, a place in the ring lost
+      part.length <= REMEMBERED_LENGTH.max &&
+      text.endsWith(part) &&
+      startsOutsideEscapes(text, text.length - part.length)
+    )
+      this.remember(part, part);
     return hidden;
   }
 
@@ -137,6 +170,18 @@ export class Redactor {
   }
 }
 
+/**
+ * How far before a place an escape that is still open there can start: `\u{10FFFF}` after its backslash, or a
+ * character written as four `%XX` bytes.
+ */
+const ESCAPE_REACH = 12;
+
+/** Whether no escape can be open at `i`: no backslash or percent sign in the ESCAPE_REACH characters before it. */
+function startsOutsideEscapes(text: string, i: number): boolean {
+  // Stryker disable next-line MethodExpression: looking at more of the text only remembers less
+  return !/[\\%]/.test(text.slice(Math.max(0, i - ESCAPE_REACH), i));
+}
+
 /** The low bytes of the two characters at `i`, as one index into a 64 KiB table. */
 function pairOf(text: string, i: number): number {
   return ((text.charCodeAt(i) & 0xff) << 8) | (text.charCodeAt(i + 1) & 0xff);
@@ -176,7 +221,11 @@ export function sealRecord(redactor: Redactor, e: AnsweredRequest, to: 0 | 1 | 2
     if (typeof e.user === 'string') e.user = hide(e.user);
     if (e.message !== undefined) e.message = hide(e.message);
     if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
-    if (e.hint) e.hint = { id: e.hint.id, text: hide(e.hint.text) };
+    if (e.hint) {
+      const text = hide(e.hint.text);
+      // Stryker disable next-line ConditionalExpression: a copy of the same hint, made for nothing
+      if (text !== e.hint.text) e.hint = { id: e.hint.id, text };
+    }
     if (e.wouldFail)
       e.wouldFail = e.wouldFail.map((w) =>
         w.hint

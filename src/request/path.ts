@@ -8,7 +8,7 @@ import { pickRule, type Running } from '../scenario/rules.js';
 import type { Fault } from '../scenario/schema.js';
 import type { World } from '../world/world.js';
 import type { Doctor } from '../doctor/doctor.js';
-import { withHint } from '../doctor/hint.js';
+import { withHint, type Hint } from '../doctor/hint.js';
 import { commit } from './commit.js';
 import { decide, type Decision } from './decide.js';
 import { RequestContext, type ApiRequest } from './context.js';
@@ -99,7 +99,7 @@ export class RequestPath {
     if (decision.commits) commit(ctx, decision.answer);
     // 7. The envelope: a refusal says what the doctor found (unless the scenario wants the document's bare meanings),
     // the caller's id is echoed (secrets hidden), else the journal's sequence number.
-    const result = this.shown(this.told(ctx, decision.answer));
+    const result = this.shown(this.told(ctx, decision.answer), ctx.hint);
     const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
     const body = envelopeJson(
       ctx.sc.responseStyle,
@@ -145,12 +145,15 @@ export class RequestPath {
 
   /**
    * An error's message may quote what the caller sent: a secret where it does not belong is never echoed, and it is cut
-   * to size after.
+   * to size after. The hint it ends with is shown on its own too (the journal, the findings): searched once, here.
    */
-  private shown(result: Answer): Answer {
+  private shown(result: Answer, hint?: Hint): Answer {
     // Stryker disable next-line EqualityOperator: no code is 0
     return result.code < 0
-      ? { code: result.code, message: clipText(this.redactor.hide(result.message), MAX_MESSAGE_CHARS) }
+      ? {
+          code: result.code,
+          message: clipText(this.redactor.hideEndingWith(result.message, hint?.text), MAX_MESSAGE_CHARS),
+        }
       : result;
   }
 

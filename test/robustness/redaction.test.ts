@@ -115,6 +115,29 @@ describe('redaction without gaps', async () => {
     }
   });
 
+  it("a secret sent as the nonce of a wrongly signed request is hidden in the hint's every copy", async () => {
+    // The -4037 hint quotes the string to sign, nonce included: in the answer's message, and in the journal's message,
+    // hint and expected string to sign, and the run's hints. A clean nonce is quoted as sent, in each of them.
+    for (const [nonce, hides] of [
+      [SECRET, true],
+      [SCENARIO_SECRET, true],
+      [`clean-${'n'.repeat(40)}`, false],
+    ] as const) {
+      const r = await send(sim, '/v1/svc/time', { as: { apiUser: sim.apiUser.id, secret: 'not-the-secret' }, nonce });
+      expect(r.json.code).toBe(-4037);
+      const entry = sim.journal()[0];
+      const copies = [r.json.message, entry.message!, entry.hint!.text, entry.expectedStringToSign!];
+      const hint = sim.hints().find((h) => h.id === 'no-known-mistake')!;
+      for (const copy of [...copies, hint.text]) {
+        if (hides) {
+          expectHidden('the hint', copy);
+          expect(copy).toContain('[secret]');
+        } else expect(copy).toContain(nonce);
+      }
+      expect(r.json.message.endsWith(entry.hint!.text)).toBe(true);
+    }
+  });
+
   it('pages and control answers that quote what was sent hide the secret first, then cut', async () => {
     const cases: [string, string, unknown?][] = [];
     for (const s of [SECRET, SCENARIO_SECRET, `padding-${'p'.repeat(40)}${SECRET}`]) {
