@@ -38,8 +38,18 @@ export class HmacKey {
    * HMAC-SHA512 of `message` (UTF-8) under this key, as 128 lower-case hexadecimal characters (as signatures are sent).
    */
   hexDigest(message: string): string {
+    return hash('sha512', this.outerInputOf(message), 'hex');
+  }
+
+  /** HMAC-SHA512 of `message` (UTF-8) under this key, as its 64 bytes (the signature doctor compares bytes). */
+  digest(message: string): Buffer {
+    return hash('sha512', this.outerInputOf(message), 'buffer');
+  }
+
+  /** The outer hash's input for `message`: the outer pad, then the inner hash. */
+  private outerInputOf(message: string): Buffer {
     hash('sha512', this.innerInput(message), 'buffer').copy(this.outerInput, BLOCK);
-    return hash('sha512', this.outerInput, 'hex');
+    return this.outerInput;
   }
 
   /**
