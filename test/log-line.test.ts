@@ -139,16 +139,19 @@ describe('what a log line tells a client author', async () => {
     );
   });
 
+  /** A journal entry made by hand, for what no real request gives. */
+  const entry = {
+    seq: 1,
+    at: '2026-01-02T03:04:05.678Z',
+    method: 'POST',
+    path: '/v1/svc/time',
+    scenario: 's',
+    latencyMs: 1.5,
+    request: { headers: {}, body: '' },
+  };
+
   it('a fault instead of an answer, and an internal error, each say so', () => {
-    const base = {
-      seq: 1,
-      at: '2026-01-02T03:04:05.678Z',
-      method: 'POST',
-      path: '/v1/svc/time',
-      scenario: 's',
-      latencyMs: 1.5,
-      request: { headers: {}, body: '' },
-    };
+    const base = entry;
     expect(formatLine({ ...base, fault: 'reset', rule: 'drop' })).toBe(
       '03:04:05.678 POST /v1/svc/time -> fault reset [drop] (1.5 ms)',
     );
@@ -159,13 +162,7 @@ describe('what a log line tells a client author', async () => {
 
   it('the hint is taken off the message only where the answer put it, after ". Hint: "', () => {
     const base = {
-      seq: 1,
-      at: '2026-01-02T03:04:05.678Z',
-      method: 'POST',
-      path: '/v1/svc/time',
-      scenario: 's',
-      latencyMs: 1.5,
-      request: { headers: {}, body: '' },
+      ...entry,
       http: 401,
       code: -4034,
       hint: { id: 'x', text: 'sign a new nonce' },
