@@ -228,3 +228,19 @@ describe('a part searched within the whole it ends (a message and its hint) is h
     expect(redactor.hide(leaking)).not.toContain('bench-secret-7');
   });
 });
+
+describe('a text shorter than the shortest secret holds none', () => {
+  it('is shown as it is; one as long as the shortest secret is searched, plain and escaped', () => {
+    for (const many of [false, true]) {
+      const redactor = new Redactor();
+      const others = many ? Array.from({ length: 20 }, (_, i) => `other-secret-number-${i}`) : [];
+      redactor.set(['Qz7-short', ...others]);
+      expect(redactor.hide('Qz7-shor')).toBe('Qz7-shor');
+      expect(redactor.hide('Qz7-short')).toBe(HIDDEN);
+      expect(redactor.hide('Qz7\\-short')).toBe(HIDDEN);
+      expect(redactor.hide('Qz7%2Dshort')).toBe(HIDDEN);
+    }
+    // No secret at all: nothing is searched, whatever the text.
+    expect(new Redactor().hide('Qz7-short')).toBe('Qz7-short');
+  });
+});

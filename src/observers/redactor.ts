@@ -33,6 +33,11 @@ export class Redactor {
   private secrets: string[] = [];
   /** The length of the longest secret: how far around an escape a secret written partly escaped can reach. */
   private longest = 0;
+  /**
+   * The length of the shortest secret: a shorter text holds none, plainly or escaped (an escape is longer than what it
+   * stands for). Most texts shown on every request are short (a path, an API user id).
+   */
+  private shortest = Infinity;
   /** Past FEW secrets: secrets by a hash of their first MIN_SECRET_LENGTH characters. */
   private byPrefix: Map<number, string[]> | undefined;
   /**
@@ -63,6 +68,7 @@ export class Redactor {
     const list = [...new Set([...secrets].filter((s) => s.length >= MIN_SECRET_LENGTH))];
     this.secrets = list;
     this.longest = list.reduce((max, s) => Math.max(max, s.length), 0);
+    this.shortest = list.reduce((min, s) => Math.min(min, s.length), Infinity);
     this.recentTexts.fill('');
     this.recentHidden.fill('');
     this.byPrefix = undefined;
@@ -91,7 +97,7 @@ export class Redactor {
 
   /** The text with every secret, plain or escaped, replaced by `[secret]`. */
   hide(text: string): string {
-    if (this.secrets.length === 0 || text.length < MIN_SECRET_LENGTH) return text;
+    if (text.length < this.shortest) return text;
     if (text.length < REMEMBERED_LENGTH.min || text.length > REMEMBERED_LENGTH.max) return this.hideNow(text);
     // Stryker disable next-line EqualityOperator: one slot past the ring holds undefined, which no text equals
     for (let i = 0; i < REMEMBERED_TEXTS; i++) if (this.recentTexts[i] === text) return this.recentHidden[i];
