@@ -8,6 +8,7 @@ import { DEFAULT_JOURNAL_SIZE } from './observers/journal.js';
 import { shapeChecker } from './scenario/validate.js';
 import { DEFAULT_MAX_CHALLENGES } from './world/challenges.js';
 import { DEFAULT_API_USER } from './world/world.js';
+import { MAX_HOST_NAME } from './http/allowed-hosts.js';
 
 /**
  * One name `/__sim/` may be addressed by (allowed-hosts.ts): a host name or IP address, a leading dot for a domain and
@@ -113,7 +114,7 @@ const SimulatorRunSchema = Type.Object({
   allowedHosts: Type.Optional(
     Type.Array(
       Type.String({
-        maxLength: 253,
+        maxLength: MAX_HOST_NAME,
         pattern: ALLOWED_HOST,
         errorMessage: 'must be a host name, or .domain for the domain and its subdomains: no scheme, port, path or `*`',
       }),

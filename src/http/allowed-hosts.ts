@@ -55,8 +55,8 @@ export function hostnameOf(hostHeader: string): string | undefined {
   return plain ? plain[1] : undefined;
 }
 
-/** The longest name DNS resolves (RFC 1035). */
-const MAX_HOST_NAME = 253;
+/** The longest name DNS resolves (RFC 1035): the longest `allowedHosts` entry, and Host offered back as one. */
+export const MAX_HOST_NAME = 253;
 
 /**
  * Middleware for `/__sim/`: a request addressed to another name gets 403 with a JSON error saying which flag allows it.

@@ -148,10 +148,12 @@ const tooLarge = (limit: number | undefined) => `the body is larger than ${limit
  * through, and `[1].at` would be read as the route's `at`), refused in the same words as `null` or `5`.
  */
 export function objectBodyOnly(req: Request, res: Response, next: NextFunction): void {
-  if (Array.isArray(req.body))
-    return void res.status(400).json({ error: 'the body must be a JSON object, not an array' });
+  if (Array.isArray(req.body)) return void res.status(400).json({ error: notAnObject('an array') });
   next();
 }
+
+/** A JSON body of the wrong kind, in one wording whichever kind it is. */
+const notAnObject = (kind: string) => `the body must be a JSON object, not ${kind}`;
 
 /**
  * Why a JSON body was refused. Express reads these bodies strictly, so `null`, `5` or `"time"` are refused with
@@ -162,7 +164,7 @@ function bodyParseError(e: { message?: string; body?: unknown }): string {
   if (typeof e.body === 'string') {
     try {
       const value: unknown = JSON.parse(e.body);
-      return `the body must be a JSON object, not ${value === null ? 'null' : typeof value}`;
+      return notAnObject(value === null ? 'null' : typeof value);
     } catch {
       // Not JSON at all: the parser's own reason, below.
     }
