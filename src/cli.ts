@@ -16,20 +16,11 @@ import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { StandardOutput } from './standard-output.js';
 import { format } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 
 /**
  * The command line (`npx mfa-sim`): flags and environment variables into options, the banner and request log, the
  * signals that stop it, and the coverage file and gate at exit. Exit statuses are documented in the README.
  */
-
-// A simulator beside a test suite should take little memory. Under load, V8 lets the old generation grow to up to
-// four times what is live before collecting it; here it grows by half at most: about 40 MiB less at peak while
-// challenges are being created, for a few more milliseconds of collection a second. Only the command line's own
-// process is tuned (in-process, mfa-sim never touches the V8 flags of a test runner), and a value given in
-// NODE_OPTIONS or on node's command line wins.
-if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /heap[-_]growing[-_]percent/.test(a)))
-  setFlagsFromString('--heap-growing-percent=50');
 
 /** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
 const stdout = new StandardOutput(() => process.stdout);
