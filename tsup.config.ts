@@ -64,6 +64,12 @@ export default defineConfig([
     // The command line bundles every dependency it loads at start: one file to read instead of modules to resolve.
     // Modules loaded only when first needed (express, qrcode, yaml, json5, pino, faker, ipaddr.js) stay outside.
     noExternal: [/.*/],
+    // Every import() written as require(): code V8 reads from its cache has lost what import() needs in a script run
+    // with node:vm (Node 20 answers ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and what the program imports so are
+    // CommonJS modules and Node's own.
+    esbuildOptions(options) {
+      options.supported = { ...options.supported, 'dynamic-import': false };
+    },
   },
   {
     // `npx mfa-sim`: the entry that runs dist/mfa-sim.cjs with V8's code cache (src/bin.ts).

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { constants, Script } from 'node:vm';
+import { Script } from 'node:vm';
 
 /**
  * The command line's entry (`npx mfa-sim`, dist/cli.cjs): runs the command line's one file (dist/mfa-sim.cjs, built
@@ -41,12 +41,8 @@ const folder = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : ownFolder();
 // (of the bytes: a digest of the text would encode it again first, which takes longer than the digest).
 const cached = folder && join(folder, `${process.version}-${process.arch}-${hash('sha1', bytes)}`);
 const cachedData = cached === undefined ? undefined : readOrNothing(cached);
-const script = new Script(source, {
-  filename: program,
-  cachedData,
-  // The command line loads some modules with import() (node:fs/promises): as any module of the main program does.
-  importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-});
+// The program has no import() (tsup.config.ts writes each as require()): V8 drops from cached code what import() needs.
+const script = new Script(source, { filename: program, cachedData });
 // Made as the process exits, off the way to the first answer (it takes some milliseconds), and then holding all that
 // was compiled while the command ran.
 if (cached !== undefined && (cachedData === undefined || script.cachedDataRejected))

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { version } from '../package.json';
 import { CLI, remote, run, start } from './cli-helpers.js';
-import { send } from './helpers.js';
+import { challengeEnvelope, send } from './helpers.js';
 
 /**
  * The command line's code cache (src/bin.ts): `npx mfa-sim` keeps what V8 compiled of dist/mfa-sim.cjs in the user's
@@ -67,10 +67,24 @@ describe.runIf(own)('the command line keeps V8 code cache of its program', () =>
     expect(identity(cacheFile)).toBe(first);
   });
 
-  it('serves the simulated API from the cached program, signatures checked', async () => {
+  it('serves from the cached program: signatures checked, scenarios loaded by name and from a file', async () => {
     version_();
     const before = identity(cacheFile);
-    const sim = await start(['--port', '0', '--secret', 'compile-cache-secret', '--quiet'], { TMPDIR: temp });
+    const scenarios = join(temp, 'scenarios');
+    mkdirSync(scenarios);
+    writeFileSync(join(scenarios, 'drift.yaml'), 'name: drift\nclock:\n  offset: 10m\n');
+    const sim = await start(
+      ['--port', '0', '--secret', 'compile-cache-secret', '--quiet', '--scenario-dir', scenarios],
+      { TMPDIR: temp },
+    );
+    const load = async (what: Record<string, string>) => {
+      const r = await fetch(`${sim.url}/__sim/scenario`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(what),
+      });
+      return { status: r.status, active: ((await r.json()) as { active?: string }).active };
+    };
     try {
       const as = remote(sim.url, '123456789', 'compile-cache-secret');
       expect((await send(as, '/v1/svc/time')).json.code).toBe(15000);
@@ -80,6 +94,13 @@ describe.runIf(own)('the command line keeps V8 code cache of its program', () =>
           (h.Authorization = h.Authorization.replace(/signature=(.)/, (_, d) => `signature=${d === '0' ? 1 : 0}`)),
       });
       expect(spoilt.json.code).toBe(-4037);
+      // Both read files with node:fs/promises, which the program loads when first needed.
+      expect(await load({ name: 'locked-account' })).toEqual({ status: 200, active: 'locked-account' });
+      const locked = await send(as, '/v1/svc/challenge', {
+        body: challengeEnvelope('123456789', { svcUser: 'locked@example.com' }),
+      });
+      expect(locked.json.code).toBe(-2006);
+      expect(await load({ file: 'drift.yaml' })).toEqual({ status: 200, active: 'drift' });
     } finally {
       sim.child.kill('SIGTERM');
       await sim.exit;
