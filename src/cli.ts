@@ -15,12 +15,15 @@ import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { StandardOutput } from './standard-output.js';
+import { tuneHeapGrowth } from './heap-growth.js';
 import { format } from 'node:util';
 
 /**
  * The command line (`npx mfa-sim`): flags and environment variables into options, the banner and request log, the
  * signals that stop it, and the coverage file and gate at exit. Exit statuses are documented in the README.
  */
+
+tuneHeapGrowth();
 
 /** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
 const stdout = new StandardOutput(() => process.stdout);
