@@ -211,8 +211,8 @@ describe('the command line: exit status and reports of the whole run', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name }),
       });
-    const { sent } = await suite(sim, load);
-    s.child.kill('SIGTERM');
+    // Stopped whatever the suite found: a failing suite must not leave its simulator running.
+    const { sent } = await suite(sim, load).finally(() => s.child.kill('SIGTERM'));
     const status = await s.exit;
     return {
       status,
