@@ -6,7 +6,6 @@ import {
   fsyncSync,
   futimesSync,
   lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -18,6 +17,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import { makeFolders } from './folders.js';
 
 /**
  * V8's code cache of the command line's program (bin.ts), kept in the user's own cache folder: what V8 compiled at one
@@ -83,7 +83,7 @@ function ownFolder(): string | undefined {
     const home = cacheHome();
     if (!home || !isAbsolute(home)) return undefined;
     const folder = join(home, 'mfa-sim', 'compile-cache');
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    makeFolders(folder, 0o700);
     const found = lstatSync(folder);
     return found.isDirectory() && isOwn(found) ? folder : undefined;
   } catch {

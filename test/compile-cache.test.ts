@@ -256,6 +256,8 @@ describe.runIf(process.platform === 'linux')('the command line keeps V8 code cac
   it('starts as without a cache where the cache folder cannot be made, and ignores a relative XDG_CACHE_HOME', () => {
     writeFileSync(join(temp, 'cache'), 'a file where a folder would be');
     versionRun();
+    // A folder that cannot be made though its parent exists (Node's recursive mkdir retried it for ever).
+    versionRun({ XDG_CACHE_HOME: '/proc' });
     versionRun({ XDG_CACHE_HOME: 'relative/cache' });
     expect(readdirSync(join(temp, 'home', '.cache', 'mfa-sim', 'compile-cache'))).toEqual([cacheName()]);
   });

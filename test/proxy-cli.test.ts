@@ -82,6 +82,10 @@ describe('the command line in proxy mode', () => {
     const alone = run('--record', join(dir, 'rec'));
     expect(alone.status).toBe(2);
     expect(alone.stderr).toMatch(/record: is an option of proxy mode: give upstream too/);
+    // A folder that cannot be made where its parent exists: refused at once (Node's recursive mkdir retried for ever).
+    const proc = run('--upstream', 'https://example.com', '--record', '/proc/mfa-sim-record');
+    expect(proc.status).toBe(2);
+    expect(proc.stderr).toMatch(/record: \/proc\/mfa-sim-record cannot be written \(ENOENT\)/);
     const ca = run('--upstream', 'https://example.com', '--upstream-ca', join(dir, 'missing.pem'));
     expect(ca.status).toBe(2);
     expect(ca.stderr).toMatch(/upstreamCa: .*missing\.pem cannot be read \(ENOENT\)/);

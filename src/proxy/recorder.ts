@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import { makeFolders } from '../folders.js';
 import { join } from 'node:path';
 import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/authorization.js';
@@ -97,7 +98,7 @@ export class Recorder {
         throw problem(`${file} exists: a recording is never written over; remove it or choose another folder`);
     }
     try {
-      mkdirSync(dir, { recursive: true });
+      makeFolders(dir);
       writeFileSync(this.exchangesFile, '', { flag: 'wx' });
       this.write();
     } catch (e) {
