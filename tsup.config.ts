@@ -65,8 +65,8 @@ export default defineConfig([
     // Modules loaded only when first needed (express, qrcode, yaml, json5, pino, faker, ipaddr.js) stay outside.
     noExternal: [/.*/],
     // Every import() written as require(): code V8 reads from its cache has lost what import() needs in a script run
-    // with node:vm (Node 20 answers ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and what the program imports so are
-    // CommonJS modules and Node's own.
+    // with node:vm (Node 20 answers ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); what the program imports that way are
+    // Node's own modules and CommonJS ones, which require() loads alike.
     esbuildOptions(options) {
       options.supported = { ...options.supported, 'dynamic-import': false };
     },

@@ -15,8 +15,8 @@ import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { StandardOutput } from './standard-output.js';
-import { setFlagsFromString } from 'node:v8';
 import { format } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 
 /**
  * The command line (`npx mfa-sim`): flags and environment variables into options, the banner and request log, the

@@ -39,9 +39,10 @@ const MAX_FILE_BYTES = 16 * 1024 * 1024;
 const DIGEST_BYTES = 20;
 /** A file being written (aside, then renamed) this old was left by a process that stopped before renaming it. */
 const LEFT_BEHIND_MS = 60_000;
-/** A cache file's name (`<node version>-<arch>-<digest>`), and a file being written. */
-const CACHE_FILE = /^v\d[\w.]*-\w+-[0-9a-f]{40}$/;
-const BEING_WRITTEN = /^v\d[\w.]*-\w+-[0-9a-f]{40}\.[0-9a-f-]{36}\.tmp$/;
+/** A cache file's name (`<node version>-<arch>-<digest>`), and that of one being written (the name, an id, `.tmp`). */
+const NAME = String.raw`v\d[\w.]*-\w+-[0-9a-f]{40}`;
+const CACHE_FILE = new RegExp(`^${NAME}$`);
+const BEING_WRITTEN = new RegExp(String.raw`^${NAME}\.[0-9a-f-]{36}\.tmp$`);
 
 export interface CodeCache {
   /** What V8 compiled at an earlier start, checked; undefined when there is none to trust. */
