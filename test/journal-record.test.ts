@@ -9,6 +9,8 @@ import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js
  */
 
 const SECRET = 'journal-record-secret';
+/** A message that makes the envelope longer than the journal keeps, with the secret written across every place. */
+const LONG_MESSAGE = SECRET.repeat(1000);
 
 describe('a journal entry says what was sent and answered', async () => {
   const sim = await simulator({
@@ -17,6 +19,7 @@ describe('a journal entry says what was sent and answered', async () => {
     rules: [
       { name: 'garbled status', when: { endpoint: 'status' }, fault: 'garbage' },
       { name: 'forced signature error', when: { headers: { 'x-force': 'signature' } }, respond: { code: -4037 } },
+      { name: 'long answer', when: { headers: { 'x-long': 'yes' } }, respond: { code: 15000, message: LONG_MESSAGE } },
     ],
   } as never);
   const as = { apiUser: sim.apiUser.id, secret: SECRET };
@@ -112,6 +115,34 @@ describe('a journal entry says what was sent and answered', async () => {
     const hidden = '[secret]'.repeat(Math.floor(scanned / SECRET.length)) + SECRET.slice(0, scanned % SECRET.length);
     expect(hidden.length).toBeLessThan(JOURNAL_BODY_CHARS);
     expect(last().request.body).toBe(`${hidden}… (${body.length - hidden.length} more characters)`);
+  });
+
+  it("the answer's envelope, as it went on the wire: an answer, a refusal with its hint, one with the caller's id", async () => {
+    const answers = [
+      await send(sim, '/v1/svc/time', { as, method: 'GET' }),
+      await send(sim, '/v1/svc/time', { as: { ...as, secret: 'not-the-secret' }, method: 'GET' }),
+      await send(sim, '/v1/svc/challenge', { as, body: { ...challengeEnvelope(sim.apiUser.id), id: 'caller-7' } }),
+    ];
+    const entries = sim.journal({ limit: answers.length }).reverse();
+    expect(answers.map((r) => r.json.code)).toEqual([15000, -4037, 2025]);
+    expect(answers[2].json.id).toBe('caller-7');
+    entries.forEach((e, i) => expect(e.response?.body, `answer ${i}`).toBe(answers[i].text));
+  });
+
+  it(`an envelope over ${JOURNAL_BODY_CHARS} characters is kept cut, its secrets hidden before the cut`, async () => {
+    const r = await send(sim, '/v1/svc/time', { as, method: 'GET', headers: { 'x-long': 'yes' } });
+    expectEnvelope(r, 200, 15000);
+    expect(r.json.message).toBe(LONG_MESSAGE);
+    // As a long request body is kept: what its first 2 × 8192 characters hide to, then cut (a secret across the cut at
+    // 8192 is never shown in part).
+    const hidden = r.text
+      .slice(0, 2 * JOURNAL_BODY_CHARS)
+      .split(SECRET)
+      .join('[secret]');
+    const kept = last().response?.body;
+    expect(kept).toBe(
+      `${hidden.slice(0, JOURNAL_BODY_CHARS)}… (${r.text.length - Math.min(JOURNAL_BODY_CHARS, hidden.length)} more characters)`,
+    );
   });
 
   it('a refusal before any signature is known: no string to sign', async () => {

@@ -1,6 +1,6 @@
 import { mustCode } from '../codes.js';
 import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
-import { envelopeJson, internalErrorJson } from '../contract/response.js';
+import { internalErrorJson } from '../contract/response.js';
 import type { AnsweredEvents, AnsweredRequest, Caller } from '../observers/answered.js';
 import type { Redactor } from '../observers/redactor.js';
 import type { ScenarioRegistry } from '../scenario/registry.js';
@@ -14,7 +14,7 @@ import { decide, type Decision } from './decide.js';
 import { RequestContext, type ApiRequest } from './context.js';
 import { garbage, proxyPage, stopsBeforeService } from './faults.js';
 import type { Links } from './links.js';
-import { recordOf } from './record.js';
+import { KeptEnvelope, recordOf } from './record.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { errorText } from '../error-text.js';
 
@@ -52,6 +52,8 @@ export class RequestPath {
    * process.
    */
   private readonly delayed = new Set<ReturnType<typeof setTimeout>>();
+  /** Hides secrets in text the journal keeps (one function for every request, kept by its records). */
+  private readonly hide = (text: string) => this.redactor.hide(text);
 
   constructor(
     private readonly world: World,
@@ -101,16 +103,18 @@ export class RequestPath {
     // the caller's id is echoed (secrets hidden), else the journal's sequence number.
     const result = this.shown(this.told(ctx, decision.answer), ctx.hint);
     const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
-    const body = envelopeJson(
+    const envelope = new KeptEnvelope(
       ctx.sc.responseStyle,
       id,
       ctx.now,
       result.code,
       result.message,
       this.links.base(ctx.req.headers.host),
+      this.hide,
     );
-    // 8. One "answered" event: journal, coverage and the rest observe it.
-    this.report(ctx, seq, result, body, startedAt);
+    const body = envelope.text();
+    // 8. One "answered" event: journal, coverage and the rest observe it (the journal keeps the envelope by its parts).
+    this.report(ctx, seq, result, envelope, startedAt);
     // 9. On the wire, as it is or garbled by a fault.
     const status = mustCode(result.code).http;
     if (fault === 'garbage') return { status, body: garbage(this.world.random), contentType: JSON_TYPE, fault };
@@ -262,13 +266,13 @@ export class RequestPath {
     ctx: RequestContext,
     seq: number,
     result: Answer | undefined,
-    body: string | undefined,
+    sent: KeptEnvelope | string | undefined,
     startedAt: number,
     counts = true,
   ): void {
     this.seq = seq;
     this.answered.emit({
-      record: recordOf(ctx, seq, result, body, startedAt, (text) => this.redactor.hide(text)),
+      record: recordOf(ctx, seq, result, sent, startedAt, this.hide),
       counts,
       caller: ctx.caller,
     });

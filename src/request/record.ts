@@ -1,7 +1,7 @@
 import { signingLines } from '../auth/signature.js';
 import { mustCode } from '../codes.js';
 import { clipText, type Answer } from '../contract/answer.js';
-import { isoTime } from '../contract/response.js';
+import { envelopeJson, isoTime, type ResponseStyle } from '../contract/response.js';
 import type { AnsweredRequest } from '../observers/answered.js';
 import { clip, JOURNAL_BODY_CHARS } from '../observers/journal.js';
 import type { RequestContext } from './context.js';
@@ -15,7 +15,7 @@ export function recordOf(
   ctx: RequestContext,
   seq: number,
   result: Answer | undefined,
-  body: string | undefined,
+  sent: KeptEnvelope | string | undefined,
   startedAt: number,
   hide: (text: string) => string,
 ): AnsweredRequest {
@@ -45,8 +45,37 @@ export function recordOf(
     internalError: ctx.internalError,
     by: ctx.actor === 'explorer' ? 'explorer' : undefined,
     request: requestAsKept(ctx.req, hide),
-    response: body === undefined ? undefined : { body: bodyAsKept(body, hide) },
+    response: sent === undefined || sent instanceof KeptEnvelope ? sent : { body: bodyAsKept(sent, hide) },
   };
+}
+
+/**
+ * An answer's envelope as the journal keeps it: by the parts it was written from, which the record holds anyway (the
+ * code, the message, the time), and written out again when the record is first shown (sealing makes it text). Kept as
+ * text, each of the journal's thousand records would hold a second copy of them until it is replaced: under load,
+ * what a record holds on to is a measurable part of every request's cost (docs/performance.md).
+ */
+export class KeptEnvelope {
+  constructor(
+    private readonly style: ResponseStyle,
+    private readonly id: string,
+    private readonly now: number,
+    private readonly code: number,
+    private readonly message: string,
+    private readonly baseUrl: string,
+    /** How the simulator hides secrets: a long envelope has them hidden before it is cut (see bodyAsKept). */
+    private readonly hide: (text: string) => string,
+  ) {}
+
+  /** The envelope's JSON text, whole (what goes on the wire), the same each time it is asked for. */
+  text(): string {
+    return envelopeJson(this.style, this.id, this.now, this.code, this.message, this.baseUrl);
+  }
+
+  /** The body as the journal shows it: cut to its size, as any body kept is. */
+  get body(): string {
+    return bodyAsKept(this.text(), this.hide);
+  }
 }
 
 /**
