@@ -129,6 +129,19 @@ describe('a journal entry says what was sent and answered', async () => {
     entries.forEach((e, i) => expect(e.response?.body, `answer ${i}`).toBe(answers[i].text));
   });
 
+  it('a record a listener of summaries receives, written out as JSON, carries the envelope as its body', async () => {
+    const seen: string[] = [];
+    const stop = sim.simulator.requestJournal.subscribe((e) => seen.push(JSON.stringify(e.response)), {
+      summary: true,
+    });
+    try {
+      const r = await send(sim, '/v1/svc/time', { as, method: 'GET' });
+      expect(seen.map((text) => JSON.parse(text) as unknown)).toEqual([{ body: r.text }]);
+    } finally {
+      stop();
+    }
+  });
+
   it(`an envelope over ${JOURNAL_BODY_CHARS} characters is kept cut, its secrets hidden before the cut`, async () => {
     const r = await send(sim, '/v1/svc/time', { as, method: 'GET', headers: { 'x-long': 'yes' } });
     expectEnvelope(r, 200, 15000);

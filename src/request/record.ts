@@ -76,6 +76,11 @@ export class KeptEnvelope {
   get body(): string {
     return bodyAsKept(this.text(), this.hide);
   }
+
+  /** As JSON, what it stands for: `{ body }` (a record a summary listener writes out whole, before it is sealed). */
+  toJSON(): { body: string } {
+    return { body: this.body };
+  }
 }
 
 /**
