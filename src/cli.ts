@@ -31,6 +31,13 @@ import { setFlagsFromString } from 'node:v8';
 // them, their start-up collects more often, about 8 ms more from spawn to the first answer.
 if (!process.execArgv.some((a) => /heap[-_]growing[-_]percent/.test(a)))
   setFlagsFromString('--heap-growing-percent=50');
+// A journal record lives for one turn of the journal's ring (1,000 requests), which under load is about as long as
+// the young generation takes to fill. V8 sees nearly every record survive its first collection and starts allocating
+// records in the old generation ("pretenuring"), where each dies as old garbage: the old generation then fills and is
+// marked and swept about twice a second, where left young a record is copied once and dies with no old collection.
+// Under the benchmark's load that is about 8% of the CPU per request (docs/performance.md).
+if (!process.execArgv.some((a) => /allocation[-_]site[-_]pretenuring/.test(a)))
+  setFlagsFromString('--no-allocation-site-pretenuring');
 
 /** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
 const stdout = new StandardOutput(() => process.stdout);
