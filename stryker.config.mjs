@@ -62,6 +62,7 @@ const REQUEST_PATH_SUITES = [
   'run-scope',
   'claims',
   'observer-failures',
+  'observer-lists',
   'answer-memo',
 ].map((name) => `test/${name}.test.ts`);
 

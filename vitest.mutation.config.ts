@@ -94,6 +94,7 @@ export default defineConfig({
       'test/run-scope.test.ts',
       'test/claims.test.ts',
       'test/observer-failures.test.ts',
+      'test/observer-lists.test.ts',
       'test/robustness/abuse.test.ts',
       'test/robustness/shutdown.test.ts',
     ],

@@ -84,17 +84,24 @@ export interface Answered {
  * the request it is told of, and never fails silently either: the failure is recorded under its name (failures.ts).
  */
 export class AnsweredEvents {
-  private readonly observers = new Map<(event: Answered) => void, string>();
+  /**
+   * Replaced on each change, never changed in place: an emit goes on over the list it began with. An array, not a map:
+   * walking a map's entries makes an object for each on every request.
+   */
+  private observers: readonly { name: string; observer: (event: Answered) => void }[] = [];
 
   constructor(private readonly failures: ObserverFailures) {}
 
   subscribe(name: string, observer: (event: Answered) => void): () => void {
-    this.observers.set(observer, name);
-    return () => this.observers.delete(observer);
+    const subscription = { name, observer };
+    this.observers = [...this.observers, subscription];
+    return () => {
+      this.observers = this.observers.filter((s) => s !== subscription);
+    };
   }
 
   emit(event: Answered): void {
-    for (const [observer, name] of this.observers) {
+    for (const { observer, name } of this.observers) {
       try {
         observer(event);
       } catch (e) {
