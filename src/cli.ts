@@ -23,21 +23,27 @@ import { setFlagsFromString } from 'node:v8';
  * signals that stop it, and the coverage file and gate at exit. Exit statuses are documented in the README.
  */
 
+/**
+ * Sets a V8 flag for the command line's own process (in-process, mfa-sim never touches the V8 flags of a test
+ * runner), unless node's own command line names it, with or without `no-`, spelled with - or _: then the user's
+ * value wins. Node refuses these flags in NODE_OPTIONS.
+ */
+function tuneV8(flag: string): void {
+  const named = new RegExp(flag.replace(/^no-/, '').replace(/=.*/, '').replace(/-/g, '[-_]'));
+  if (!process.execArgv.some((a) => named.test(a))) setFlagsFromString(`--${flag}`);
+}
+
 // A simulator beside a test suite should take little memory. Under load, V8 lets the old generation grow to up to
 // four times what is live before collecting it; here it grows by half at most: about 40 MiB less at peak while
-// challenges are being created, for a few more milliseconds of collection a second. Only the command line's own
-// process is tuned (in-process, mfa-sim never touches the V8 flags of a test runner), and a value given on node's
-// command line wins (node refuses the flag in NODE_OPTIONS). Set here, once the modules above are loaded: set before
-// them, their start-up collects more often, about 8 ms more from spawn to the first answer.
-if (!process.execArgv.some((a) => /heap[-_]growing[-_]percent/.test(a)))
-  setFlagsFromString('--heap-growing-percent=50');
+// challenges are being created, for a few more milliseconds of collection a second. Set here, once the modules above
+// are loaded: set before them, their start-up collects more often, about 8 ms more from spawn to the first answer.
+tuneV8('heap-growing-percent=50');
 // A journal record lives for one turn of the journal's ring (1,000 requests), which under load is about as long as
 // the young generation takes to fill. V8 sees nearly every record survive its first collection and starts allocating
 // records in the old generation ("pretenuring"), where each dies as old garbage: the old generation then fills and is
 // marked and swept about twice a second, where left young a record is copied once and dies with no old collection.
 // Under the benchmark's load that is about 8% of the CPU per request (docs/performance.md).
-if (!process.execArgv.some((a) => /allocation[-_]site[-_]pretenuring/.test(a)))
-  setFlagsFromString('--no-allocation-site-pretenuring');
+tuneV8('no-allocation-site-pretenuring');
 
 /** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
 const stdout = new StandardOutput(() => process.stdout);
