@@ -1,6 +1,7 @@
 import type { Hint } from '../doctor/hint.js';
 import type { Forwarding } from '../proxy/deviation.js';
 import type { ObserverFailures } from './failures.js';
+import { Subscribers } from './subscribers.js';
 
 /**
  * The one event of the request path: "a request was answered", with the one record every observer of traffic
@@ -84,29 +85,17 @@ export interface Answered {
  * the request it is told of, and never fails silently either: the failure is recorded under its name (failures.ts).
  */
 export class AnsweredEvents {
-  /**
-   * Replaced on each change, never changed in place: an emit goes on over the list it began with. An array, not a map:
-   * walking a map's entries makes an object for each on every request.
-   */
-  private observers: readonly { name: string; observer: (event: Answered) => void }[] = [];
+  private readonly observers: Subscribers<Answered>;
 
-  constructor(private readonly failures: ObserverFailures) {}
+  constructor(failures: ObserverFailures) {
+    this.observers = new Subscribers(failures);
+  }
 
   subscribe(name: string, observer: (event: Answered) => void): () => void {
-    const subscription = { name, observer };
-    this.observers = [...this.observers, subscription];
-    return () => {
-      this.observers = this.observers.filter((s) => s !== subscription);
-    };
+    return this.observers.add({ name, fn: observer });
   }
 
   emit(event: Answered): void {
-    for (const { observer, name } of this.observers) {
-      try {
-        observer(event);
-      } catch (e) {
-        this.failures.record(name, e, event.record.seq);
-      }
-    }
+    this.observers.tell(event, event.record.seq);
   }
 }

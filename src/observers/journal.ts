@@ -2,6 +2,7 @@ import { detached } from '../contract/answer.js';
 import { ControlError } from '../errors.js';
 import type { AnsweredEvents, JournalEntry } from './answered.js';
 import type { ObserverFailures } from './failures.js';
+import { Subscribers, type Subscriber } from './subscribers.js';
 
 export type { JournalEntry } from './answered.js';
 
@@ -39,11 +40,8 @@ export class Journal {
   private readonly ring: (JournalEntry | undefined)[];
   private next = 0;
   private count = 0;
-  /**
-   * Replaced on each change, never changed in place (a feed goes on over the list it began with); an array, as
-   * walking a map's entries makes an object for each on every request.
-   */
-  private listeners: readonly { fn: (e: JournalEntry) => void; name: string; level: Sealed }[] = [];
+  /** The feed's listeners, each with how far it shows an entry. */
+  private readonly listeners: Subscribers<JournalEntry, Subscriber<JournalEntry> & { level: Sealed }>;
   /**
    * For an API user whose own scenario was loaded (a binding, a claimed API user): the first seq of its current
    * scenario. Its journal, asked for by API user, starts there, as the whole journal starts afresh on a load.
@@ -65,8 +63,9 @@ export class Journal {
     readonly size = DEFAULT_JOURNAL_SIZE,
     private readonly seal: Seal = () => {},
     /** Where a listener's failure is recorded (it never fails the request it reports). */
-    private readonly failures?: ObserverFailures,
+    failures?: ObserverFailures,
   ) {
+    this.listeners = new Subscribers(failures);
     this.ring = new Array<JournalEntry | undefined>(Math.max(1, size));
     this.sealed = new Uint8Array(this.ring.length);
   }
@@ -82,17 +81,10 @@ export class Journal {
     this.sealed[slot] = 0;
     this.next = (this.next + 1) % this.ring.length;
     if (this.count < this.ring.length) this.count++;
-    // Stryker disable next-line ConditionalExpression: with no listener, the seal and the loop below do nothing
-    if (this.listeners.length === 0) return;
+    // Stryker disable next-line ConditionalExpression: with no listener, the seal and the telling below do nothing
+    if (this.listeners.all.length === 0) return;
     this.sealSlot(slot, this.feedLevel);
-    for (const { fn, name } of this.listeners) {
-      try {
-        fn(e);
-      } catch (err) {
-        // A listener's failure must not fail the request it reports, nor go unseen.
-        this.failures?.record(name, err, e.seq);
-      }
-    }
+    this.listeners.tell(e, e.seq);
   }
 
   /** Entries, newest first, optionally only some codes and one API user, at most `limit`. */
@@ -172,11 +164,10 @@ export class Journal {
     fn: (e: JournalEntry) => void,
     { summary = false, name = 'journal feed' }: { summary?: boolean; name?: string } = {},
   ): () => void {
-    const listener = { fn, name, level: summary ? SUMMARY : WHOLE };
-    this.listeners = [...this.listeners, listener];
+    const leave = this.listeners.add({ fn, name, level: summary ? SUMMARY : WHOLE });
     this.feedLevel = this.mostSealed();
     return () => {
-      this.listeners = this.listeners.filter((l) => l !== listener);
+      leave();
       this.feedLevel = this.mostSealed();
     };
   }
@@ -184,12 +175,12 @@ export class Journal {
   private mostSealed(): Sealed {
     let level: Sealed = NOT_SEALED;
     // Stryker disable next-line EqualityOperator: taking an equal level again leaves the most the same
-    for (const l of this.listeners) if (l.level > level) level = l.level;
+    for (const l of this.listeners.all) if (l.level > level) level = l.level;
     return level;
   }
 
   get listenerCount(): number {
-    return this.listeners.length;
+    return this.listeners.all.length;
   }
 }
 
