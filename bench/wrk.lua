@@ -32,11 +32,13 @@ end
 -- "padded": a new challenge without QR whose body carries 8 KiB more (a profile), to fill the journal's bodies.
 local padding = string.rep("p", 8192)
 
+-- Each envelope has an id of its own, as the published clients send (a time or a counter after a prefix): an id sent
+-- again is a client's mistake, which the simulator notes as a finding.
 local function body_for(u, t)
   if kind == "none" then return nil end
   local qr = kind == "qr" and "true" or "false"
   local extra = kind == "padded" and ',"profile":"' .. padding .. '"' or ""
-  return '{"id":"bench","utctime":"' .. t .. '","apiUser":"' .. u .. '","type":150,"body":{"svcUser":"user@example.com",' ..
+  return '{"id":"load-' .. t .. '","utctime":"' .. t .. '","apiUser":"' .. u .. '","type":150,"body":{"svcUser":"user@example.com",' ..
     '"challengeType":"UserKeyAndPattern","challengeExpiry":"FiveMins","enableQRcode":' .. qr .. ',"status":"NEW"' .. extra .. '}}'
 end
 
