@@ -142,33 +142,51 @@ export interface BlockedBody {
 }
 export type Body = ChallengeBody | CancelBody | LookupBody | BlockedBody | Record<string, never>;
 
+const NONE: readonly string[] = [];
+/** What `value` gives for a null when strict: the reading of a field stops there. */
+const NULL_WHEN_STRICT = Symbol('null when strict');
+
 /** A body field reader that records the first -5075 problem. */
 class Fields {
   problem: string | undefined;
-  private readonly seen = new Set<string>();
+  /**
+   * The keys read, for rejectUnknown: strict mode only (a lenient reading accepts keys it does not know), so a lenient
+   * request, the common one, keeps no set.
+   */
+  private readonly seen: Set<string> | undefined;
 
   constructor(
     private readonly body: Record<string, unknown>,
     private readonly lenient: boolean,
-  ) {}
-
-  /** A field by its name and, when lenient, its aliases; null counts as absent. */
-  get(name: string, aliases: readonly string[] = [], strictAliases: readonly string[] = []): unknown {
-    this.seen.add(name);
-    for (const a of strictAliases) this.seen.add(a);
-    if (this.lenient) for (const a of aliases) this.seen.add(a);
-    for (const key of [name, ...strictAliases, ...(this.lenient ? aliases : [])]) {
-      const v = own(this.body, key);
-      if (v === null && !this.lenient) {
-        this.fail(`\`${key}\` is null`);
-        return undefined;
-      }
-      if (v !== undefined && v !== null) return v;
-    }
-    return undefined;
+  ) {
+    this.seen = lenient ? undefined : new Set<string>();
   }
 
-  string(name: string, max?: number, aliases: readonly string[] = []): string | undefined {
+  /**
+   * A field by its name, then its strict aliases, then (when lenient) its aliases; null counts as absent, and when
+   * strict it is a problem that ends the reading. No list of the names is made: a new challenge reads eight fields.
+   */
+  get(name: string, aliases: readonly string[] = NONE, strictAliases: readonly string[] = NONE): unknown {
+    if (this.seen) {
+      this.seen.add(name);
+      for (const a of strictAliases) this.seen.add(a);
+    }
+    let v = this.value(name);
+    for (let i = 0; v === undefined && i < strictAliases.length; i++) v = this.value(strictAliases[i]);
+    if (this.lenient) for (let i = 0; v === undefined && i < aliases.length; i++) v = this.value(aliases[i]);
+    return v === NULL_WHEN_STRICT ? undefined : v;
+  }
+
+  /** A key's value: undefined when absent, or null when lenient; a null when strict is a problem. */
+  private value(key: string): unknown {
+    const v = own(this.body, key);
+    if (v !== null) return v;
+    if (this.lenient) return undefined;
+    this.fail(`\`${key}\` is null`);
+    return NULL_WHEN_STRICT;
+  }
+
+  string(name: string, max?: number, aliases: readonly string[] = NONE): string | undefined {
     const v = this.get(name, aliases);
     if (v === undefined) return undefined;
     if (typeof v !== 'string') return this.fail(`\`${name}\` is not a string`);
@@ -176,8 +194,8 @@ class Fields {
     return v;
   }
 
-  boolean(name: string, fallback: boolean, strictAliases: readonly string[] = []): boolean {
-    const v = this.get(name, [], strictAliases);
+  boolean(name: string, fallback: boolean, strictAliases: readonly string[] = NONE): boolean {
+    const v = this.get(name, NONE, strictAliases);
     if (v === undefined) return fallback;
     if (typeof v === 'boolean') return v;
     if (this.lenient && typeof v === 'string' && /^(true|false)$/i.test(v.trim()))
@@ -189,7 +207,7 @@ class Fields {
   /** In strict mode, a key the document does not show is a body error. */
   rejectUnknown(): void {
     if (this.lenient) return;
-    for (const key of Object.keys(this.body)) if (!this.seen.has(key)) this.fail(`unknown body key \`${key}\``);
+    for (const key of Object.keys(this.body)) if (!this.seen!.has(key)) this.fail(`unknown body key \`${key}\``);
   }
 
   fail(problem: string): undefined {
