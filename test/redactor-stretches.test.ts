@@ -104,6 +104,31 @@ describe('hiding decodes only the stretches around escapes, and finds what decod
     expect(escapedStretches('100% sure, %zz', 8)).toEqual([]);
   });
 
+  it('a stretch whose escapes stand beside no character they stand beside in a secret is left out', () => {
+    // Pairs of characters some secret holds, as the redactor gives them: here only "cn", "nx", "ab" and "b\\".
+    const pairs = new Set(['cn', 'nx', 'ab', 'b\\']);
+    const adjacent = (a: number, b: number) => pairs.has(String.fromCharCode(a, b));
+    const none = () => false;
+    // The escape \n decodes to n: kept when a secret holds the character before it then n, or n then the one after.
+    expect(escapedStretches('abc\\nqqqq', 3, adjacent)).toEqual([[1, 7]]);
+    expect(escapedStretches('abq\\nxqqq', 3, adjacent)).toEqual([[1, 7]]);
+    expect(escapedStretches('abq\\nqqqq', 3, adjacent)).toEqual([]);
+    expect(escapedStretches('abc\\nxqqq', 3, none)).toEqual([]);
+    // A percent escape is read as the backslash ones are: %6E is n.
+    expect(escapedStretches('qqc%6Eqq', 2, adjacent)).toEqual([[2, 7]]);
+    expect(escapedStretches('qqq%6Eqq', 2, adjacent)).toEqual([]);
+    // Unsure counts as kept: another escape right after (its character is not read yet), or two characters in one.
+    expect(escapedStretches('qq\\nq%71q', 2, none)).toEqual([]);
+    expect(escapedStretches('qq\\n%71qq', 2, none)).toEqual([[1, 8]]);
+    expect(escapedStretches('q\\u{1F511}q', 2, none)).toEqual([[0, 11]]);
+    // A backslash run at the very end stands for a backslash: "b\\" is a pair of a secret.
+    expect(escapedStretches('qqab\\\\', 2, adjacent)).toEqual([[3, 6]]);
+    expect(escapedStretches('qqaq\\\\', 2, adjacent)).toEqual([]);
+    // Joined stretches are kept whole when any escape in them is kept, exactly as without the test.
+    expect(escapedStretches('qq\\nqq\\nxq', 3, adjacent)).toEqual(escapedStretches('qq\\nqq\\nxq', 3));
+    expect(escapedStretches('qq\\nqq\\nxq', 3, adjacent)).toHaveLength(1);
+  });
+
   it('a secret written with one escape at its very first or last character is hidden, whole', () => {
     const redactor = new Redactor();
     redactor.set(['Kq7-secret-Zz']);

@@ -52,6 +52,12 @@ export class Redactor {
    * multi-pattern search): most of a text is read one place in three.
    */
   private shifts = new Uint8Array(0);
+  /**
+   * Which pairs of characters (their low bytes) stand next to each other in some secret: an escape whose character
+   * stands beside none of its neighbours in any secret cannot be part of one (unescape.ts), and is not decoded.
+   */
+  private adjacent = new Uint8Array(1 << 16);
+  private readonly adjacentInSecret = (a: number, b: number) => this.adjacent[((a & 0xff) << 8) | (b & 0xff)] !== 0;
 
   /**
    * The last texts hidden, with what they became, in a ring (the oldest is replaced). One text is often shown in
@@ -71,6 +77,8 @@ export class Redactor {
     this.shortest = list.reduce((min, s) => Math.min(min, s.length), Infinity);
     this.recentTexts.fill('');
     this.recentHidden.fill('');
+    this.adjacent = new Uint8Array(1 << 16);
+    for (const secret of list) for (let j = 0; j + 1 < secret.length; j++) this.adjacent[pairOf(secret, j)] = 1;
     this.byPrefix = undefined;
     if (list.length <= FEW) return;
     this.byPrefix = new Map();
@@ -140,7 +148,7 @@ export class Redactor {
     const spans = this.find(text);
     // A secret the plain search missed is written with at least one escape, so it lies within the reach of one: only
     // those stretches are decoded and searched again (a refusal's message quotes a string to sign with its `\n`).
-    for (const [start, end] of escapedStretches(text, this.longest)) {
+    for (const [start, end] of escapedStretches(text, this.longest, this.adjacentInSecret)) {
       const stretch = text.slice(start, end);
       // Decoded first without noting where each character came from: that is needed only for a secret found, rarely.
       if (this.find(unescapeWithOrigins(stretch, false).text).length === 0) continue;

@@ -10,35 +10,80 @@ export type Span = [start: number, end: number];
  * The stretches of the text that a secret written partly escaped can occupy: each escape, with `reach - 1`
  * characters on either side, joined where they touch. No stretch starts or ends inside an escape (one that would is
  * joined to that escape's own stretch), so decoding a stretch alone reads every escape in it as the whole text does.
+ *
+ * `adjacentInSecret(a, b)`, when given, says whether some secret holds the character `a` right before `b`. A secret the
+ * plain search missed holds at least one escape's character together with the character decoded beside it (a secret
+ * has 4 characters or more); every escape within it does, so a stretch none of whose escapes does so holds no such
+ * secret and is left out. A stretch kept is the same as without the test. (A refusal's message quotes the string to
+ * sign with a `\n`: its two stretches are decoded and searched on every refused request otherwise.)
  */
-export function escapedStretches(text: string, reach: number): Span[] {
+export function escapedStretches(
+  text: string,
+  reach: number,
+  adjacentInSecret?: (a: number, b: number) => boolean,
+): Span[] {
   const stretches: Span[] = [];
+  // Whether the last stretch holds an escape that a secret may run through: one that does not is replaced by the next
+  // stretch, or dropped at the end.
+  let lastWanted = true;
   // The engine's own search finds the next backslash and percent sign, so plain stretches are passed over unread.
   let backslash = text.indexOf('\\');
   let percent = text.indexOf('%');
   while (backslash >= 0 || percent >= 0) {
     const i = percent < 0 || (backslash >= 0 && backslash < percent) ? backslash : percent;
-    let end: number;
+    let escape: { chars: string; end: number } | undefined;
     if (i === backslash) {
       let j = i;
       while (j < text.length && text.charCodeAt(j) === 0x5c) j++;
-      end = readEscape(text, j)?.end ?? j;
+      // A backslash run at the end of the text stands for one backslash.
+      escape = readEscape(text, j) ?? { chars: '\\', end: j };
     } else {
       // A percent sign that decodes to nothing stands for itself, as a plain character does.
-      end = readPercent(text, i)?.end ?? -1;
+      escape = readPercent(text, i);
     }
-    if (end >= 0) {
+    if (escape) {
+      const { chars, end } = escape;
       const from = Math.max(0, i - reach + 1);
       const to = Math.min(text.length, end + reach - 1);
+      // Right after another escape, the character before is not the one decoded; but that escape counts as unsure (an
+      // escape follows it) and shares this one's stretch, which is kept whatever this one's answer.
+      const before = i > 0 ? text.charCodeAt(i - 1) : -1;
+      const wants = adjacentInSecret === undefined || mayHoldSecret(text, before, chars, end, adjacentInSecret);
       const last = stretches[stretches.length - 1];
-      if (last && from <= last[1]) last[1] = to;
-      else stretches.push([from, to]);
+      if (last && from <= last[1]) {
+        last[1] = to;
+        lastWanted ||= wants;
+      } else {
+        if (!lastWanted) stretches.pop();
+        stretches.push([from, to]);
+        lastWanted = wants;
+      }
     }
-    const next = Math.max(end, i + 1);
+    const next = Math.max(escape?.end ?? -1, i + 1);
     if (backslash >= 0 && backslash < next) backslash = text.indexOf('\\', next);
     if (percent >= 0 && percent < next) percent = text.indexOf('%', next);
   }
+  if (!lastWanted) stretches.pop();
   return stretches;
+}
+
+/**
+ * Whether a secret may run through an escape that decodes to `chars` and ends at `end`, `before` being the character
+ * decoded before it (-1: none). Unsure (several characters, or another escape right after it) counts as yes.
+ */
+function mayHoldSecret(
+  text: string,
+  before: number,
+  chars: string,
+  end: number,
+  adjacentInSecret: (a: number, b: number) => boolean,
+): boolean {
+  if (chars.length !== 1) return true;
+  const c = chars.charCodeAt(0);
+  if (before >= 0 && adjacentInSecret(before, c)) return true;
+  if (end >= text.length) return false;
+  const after = text.charCodeAt(end);
+  return after === 0x5c || after === 0x25 || adjacentInSecret(c, after);
 }
 
 const HEX = /^[0-9a-fA-F]+$/;
