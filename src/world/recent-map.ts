@@ -9,56 +9,72 @@
  * the key in the slot a new one takes is the oldest: constant time.
  */
 export class RecentMap<K, V> implements Iterable<[K, V]> {
-  /** Each value with the slot of `order` its key was last set in. */
-  private readonly entries = new Map<K, { value: V; slot: number }>();
-  private readonly order: (K | undefined)[];
+  /**
+   * Each key with the slot of the ring it was last set in; its value is in `valueIn` at that slot. A number per key,
+   * no object: a map set on every request allocates nothing for it.
+   */
+  private readonly slots = new Map<K, number>();
+  private readonly keys: (K | undefined)[];
+  private readonly valueIn: (V | undefined)[];
   private nextSlot = 0;
 
   constructor(readonly max: number) {
-    this.order = new Array<K | undefined>(Math.max(1, max)).fill(undefined);
+    this.keys = new Array<K | undefined>(Math.max(1, max)).fill(undefined);
+    this.valueIn = new Array<V | undefined>(Math.max(1, max)).fill(undefined);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.slots.size;
   }
 
   get(key: K): V | undefined {
-    return this.entries.get(key)?.value;
+    const slot = this.slots.get(key);
+    return slot === undefined ? undefined : this.valueIn[slot];
   }
 
   has(key: K): boolean {
-    return this.entries.has(key);
+    return this.slots.has(key);
   }
 
   /** Sets the key as the newest (set again, it counts again), forgetting the oldest once `max` were set after it. */
   set(key: K, value: V): void {
     const slot = this.nextSlot;
-    const oldest = this.order[slot];
+    const oldest = this.keys[slot];
     // The key written in this slot goes, unless it was deleted or set again since (it then lives in a later slot).
-    if (oldest !== undefined && this.entries.get(oldest)?.slot === slot) this.entries.delete(oldest);
-    this.order[slot] = key;
-    this.nextSlot = (slot + 1) % this.order.length;
-    // Deleted first so that iteration, too, goes from the oldest to the newest.
-    this.entries.delete(key);
-    this.entries.set(key, { value, slot });
+    if (oldest !== undefined && this.slots.get(oldest) === slot) this.slots.delete(oldest);
+    // Deleted first so that iteration, too, goes from the oldest to the newest; its old slot lets its value go.
+    const before = this.slots.get(key);
+    if (before !== undefined) {
+      this.slots.delete(key);
+      this.valueIn[before] = undefined;
+    }
+    this.keys[slot] = key;
+    this.valueIn[slot] = value;
+    this.nextSlot = (slot + 1) % this.keys.length;
+    this.slots.set(key, slot);
   }
 
   delete(key: K): boolean {
-    return this.entries.delete(key);
+    const slot = this.slots.get(key);
+    if (slot === undefined) return false;
+    this.slots.delete(key);
+    this.valueIn[slot] = undefined;
+    return true;
   }
 
   clear(): void {
-    this.entries.clear();
-    this.order.fill(undefined);
+    this.slots.clear();
+    this.keys.fill(undefined);
+    this.valueIn.fill(undefined);
     this.nextSlot = 0;
   }
 
   /** Oldest first. */
   *[Symbol.iterator](): IterableIterator<[K, V]> {
-    for (const [key, e] of this.entries) yield [key, e.value];
+    for (const [key, slot] of this.slots) yield [key, this.valueIn[slot] as V];
   }
 
   *values(): IterableIterator<V> {
-    for (const e of this.entries.values()) yield e.value;
+    for (const slot of this.slots.values()) yield this.valueIn[slot] as V;
   }
 }
