@@ -71,6 +71,8 @@ export default defineConfig({
       'test/rule-composition.test.ts',
       'test/challenge-steps.test.ts',
       'test/request-bodies.test.ts',
+      'test/recent-map.test.ts',
+      'test/body-fields.test.ts',
       'test/output.test.ts',
       'test/robustness/terminal.test.ts',
       'test/answer-memo.test.ts',

@@ -143,8 +143,6 @@ export interface BlockedBody {
 export type Body = ChallengeBody | CancelBody | LookupBody | BlockedBody | Record<string, never>;
 
 const NONE: readonly string[] = [];
-/** What `value` gives for a null when strict: the reading of a field stops there. */
-const NULL_WHEN_STRICT = Symbol('null when strict');
 
 /** A body field reader that records the first -5075 problem. */
 class Fields {
@@ -163,8 +161,8 @@ class Fields {
   }
 
   /**
-   * A field by its name, then its strict aliases, then (when lenient) its aliases; null counts as absent, and when
-   * strict it is a problem that ends the reading. No list of the names is made: a new challenge reads eight fields.
+   * A field by its name, then its strict aliases, then (when lenient) its aliases; null counts as absent (when strict,
+   * a problem). No list of the names is made: a new challenge reads eight fields.
    */
   get(name: string, aliases: readonly string[] = NONE, strictAliases: readonly string[] = NONE): unknown {
     if (this.seen) {
@@ -172,18 +170,17 @@ class Fields {
       for (const a of strictAliases) this.seen.add(a);
     }
     let v = this.value(name);
-    for (let i = 0; v === undefined && i < strictAliases.length; i++) v = this.value(strictAliases[i]);
-    if (this.lenient) for (let i = 0; v === undefined && i < aliases.length; i++) v = this.value(aliases[i]);
-    return v === NULL_WHEN_STRICT ? undefined : v;
+    for (const a of strictAliases) v ??= this.value(a);
+    if (this.lenient) for (const a of aliases) v ??= this.value(a);
+    return v;
   }
 
-  /** A key's value: undefined when absent, or null when lenient; a null when strict is a problem. */
+  /** A key's value, undefined when absent or null; a null is a problem when strict (the first problem is the answer). */
   private value(key: string): unknown {
     const v = own(this.body, key);
     if (v !== null) return v;
-    if (this.lenient) return undefined;
-    this.fail(`\`${key}\` is null`);
-    return NULL_WHEN_STRICT;
+    if (!this.lenient) this.fail(`\`${key}\` is null`);
+    return undefined;
   }
 
   string(name: string, max?: number, aliases: readonly string[] = NONE): string | undefined {
