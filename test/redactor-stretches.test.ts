@@ -117,13 +117,21 @@ describe('hiding decodes only the stretches around escapes, and finds what decod
     // A percent escape is read as the backslash ones are: %6E is n.
     expect(escapedStretches('qqc%6Eqq', 2, adjacent)).toEqual([[2, 7]]);
     expect(escapedStretches('qqq%6Eqq', 2, adjacent)).toEqual([]);
+    // At the start of the text no character stands before an escape; a NUL or any other one does.
+    const edges = new Set(['\u0001n', '\uffffn', '\u0000n']);
+    const atEdges = (a: number, b: number) => edges.has(String.fromCharCode(a, b));
+    expect(escapedStretches('\\nq', 2, atEdges)).toEqual([]);
+    expect(escapedStretches('\u0000\\nq', 2, atEdges)).toEqual([[0, 4]]);
     // Unsure counts as kept: another escape right after (its character is not read yet), or two characters in one.
     expect(escapedStretches('qq\\nq%71q', 2, none)).toEqual([]);
     expect(escapedStretches('qq\\n%71qq', 2, none)).toEqual([[1, 8]]);
+    expect(escapedStretches('qq\\n\\qqq', 2, none)).toEqual([[1, 7]]);
     expect(escapedStretches('q\\u{1F511}q', 2, none)).toEqual([[0, 11]]);
     // A backslash run at the very end stands for a backslash: "b\\" is a pair of a secret.
     expect(escapedStretches('qqab\\\\', 2, adjacent)).toEqual([[3, 6]]);
     expect(escapedStretches('qqaq\\\\', 2, adjacent)).toEqual([]);
+    // A stretch left out before one kept, apart from it, is not in the list either.
+    expect(escapedStretches('qq\\nqqqqqqqqc\\nqq', 2, adjacent)).toEqual([[12, 16]]);
     // Joined stretches are kept whole when any escape in them is kept, exactly as without the test.
     expect(escapedStretches('qq\\nqq\\nxq', 3, adjacent)).toEqual(escapedStretches('qq\\nqq\\nxq', 3));
     expect(escapedStretches('qq\\nqq\\nxq', 3, adjacent)).toHaveLength(1);

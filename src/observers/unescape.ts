@@ -25,6 +25,7 @@ export function escapedStretches(
   const stretches: Span[] = [];
   // Whether the last stretch holds an escape that a secret may run through: one that does not is replaced by the next
   // stretch, or dropped at the end.
+  // Stryker disable next-line BooleanLiteral: read only once a stretch was pushed, which sets it
   let lastWanted = true;
   // The engine's own search finds the next backslash and percent sign, so plain stretches are passed over unread.
   let backslash = text.indexOf('\\');
@@ -47,6 +48,7 @@ export function escapedStretches(
       const to = Math.min(text.length, end + reach - 1);
       // Right after another escape, the character before is not the one decoded; but that escape counts as unsure (an
       // escape follows it) and shares this one's stretch, which is kept whatever this one's answer.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: charCodeAt(-1) is NaN, which no test passes
       const before = i > 0 ? text.charCodeAt(i - 1) : -1;
       const wants = adjacentInSecret === undefined || mayHoldSecret(text, before, chars, end, adjacentInSecret);
       const last = stretches[stretches.length - 1];
@@ -81,6 +83,7 @@ function mayHoldSecret(
   if (chars.length !== 1) return true;
   const c = chars.charCodeAt(0);
   if (before >= 0 && adjacentInSecret(before, c)) return true;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: past the end charCodeAt is NaN, beside nothing
   if (end >= text.length) return false;
   const after = text.charCodeAt(end);
   return after === 0x5c || after === 0x25 || adjacentInSecret(c, after);

@@ -20,6 +20,7 @@ export class RecentMap<K, V> implements Iterable<[K, V]> {
 
   constructor(readonly max: number) {
     this.keys = new Array<K | undefined>(Math.max(1, max)).fill(undefined);
+    // Stryker disable next-line ArrayDeclaration,MethodExpression: an array made shorter grows as its slots are written
     this.valueIn = new Array<V | undefined>(Math.max(1, max)).fill(undefined);
   }
 
@@ -29,6 +30,7 @@ export class RecentMap<K, V> implements Iterable<[K, V]> {
 
   get(key: K): V | undefined {
     const slot = this.slots.get(key);
+    // Stryker disable next-line ConditionalExpression: an array read at undefined gives undefined too
     return slot === undefined ? undefined : this.valueIn[slot];
   }
 
@@ -41,15 +43,18 @@ export class RecentMap<K, V> implements Iterable<[K, V]> {
     const slot = this.nextSlot;
     const oldest = this.keys[slot];
     // The key written in this slot goes, unless it was deleted or set again since (it then lives in a later slot).
+    // Stryker disable next-line ConditionalExpression: no key maps to a slot at undefined
     if (oldest !== undefined && this.slots.get(oldest) === slot) this.slots.delete(oldest);
     // Deleted first so that iteration, too, goes from the oldest to the newest; its old slot lets its value go.
     const before = this.slots.get(key);
+    // Stryker disable next-line ConditionalExpression: deleting a key not there changes nothing
     if (before !== undefined) {
       this.slots.delete(key);
       this.valueIn[before] = undefined;
     }
     this.keys[slot] = key;
     this.valueIn[slot] = value;
+    // Stryker disable next-line ArithmeticOperator: going round backwards (-0 is 0) keeps the same ring
     this.nextSlot = (slot + 1) % this.keys.length;
     this.slots.set(key, slot);
   }
