@@ -175,7 +175,7 @@ class Fields {
     return v;
   }
 
-  /** A key's value, undefined when absent or null; a null is a problem when strict (the first problem is the answer). */
+  /** A key's value, undefined when absent or null; a null is a problem when strict (the first problem answers). */
   private value(key: string): unknown {
     const v = own(this.body, key);
     if (v !== null) return v;
