@@ -142,6 +142,7 @@ export interface BlockedBody {
 }
 export type Body = ChallengeBody | CancelBody | LookupBody | BlockedBody | Record<string, never>;
 
+/** No aliases: one list shared by every read, not a new one made for each. */
 const NONE: readonly string[] = [];
 
 /** A body field reader that records the first -5075 problem. */

@@ -56,11 +56,11 @@ export class Redactor {
    * Which pairs of characters (their low bytes) stand next to each other in some secret: an escape whose character
    * stands beside none of its neighbours in any secret cannot be part of one (unescape.ts), and is not decoded.
    */
-  private adjacent = new Uint8Array(1 << 16);
+  private adjacent = new Uint8Array(0);
   // Saying yes to more pairs only decodes more stretches, which find the same (redactor-stretches.test.ts holds the
-  // search to decoding the whole text): its mutants are equivalent.
+  // search to decoding the whole text): its mutants are equivalent. Before `set`, the empty table says yes to all.
   // Stryker disable next-line ArrowFunction,ConditionalExpression,EqualityOperator: see above
-  private readonly adjacentInSecret = (a: number, b: number) => this.adjacent[((a & 0xff) << 8) | (b & 0xff)] !== 0;
+  private readonly adjacentInSecret = (a: number, b: number) => this.adjacent[pairKey(a, b)] !== 0;
 
   /**
    * The last texts hidden, with what they became, in a ring (the oldest is replaced). One text is often shown in
@@ -202,7 +202,12 @@ function startsOutsideEscapes(text: string, i: number): boolean {
 
 /** The low bytes of the two characters at `i`, as one index into a 64 KiB table. */
 function pairOf(text: string, i: number): number {
-  return ((text.charCodeAt(i) & 0xff) << 8) | (text.charCodeAt(i + 1) & 0xff);
+  return pairKey(text.charCodeAt(i), text.charCodeAt(i + 1));
+}
+
+/** Two characters' low bytes as one index into a 64 KiB table. */
+function pairKey(a: number, b: number): number {
+  return ((a & 0xff) << 8) | (b & 0xff);
 }
 
 function prefixKey(text: string, i: number): number {
