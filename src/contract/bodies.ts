@@ -204,8 +204,9 @@ class Fields {
 
   /** In strict mode, a key the document does not show is a body error. */
   rejectUnknown(): void {
-    if (this.lenient) return;
-    for (const key of Object.keys(this.body)) if (!this.seen!.has(key)) this.fail(`unknown body key \`${key}\``);
+    // The keys read are kept when strict only: a lenient reading has none to compare with.
+    if (!this.seen) return;
+    for (const key of Object.keys(this.body)) if (!this.seen.has(key)) this.fail(`unknown body key \`${key}\``);
   }
 
   fail(problem: string): undefined {
