@@ -3,15 +3,26 @@ import { RecentMap } from '../world/recent-map.js';
 import { FirstUses } from './first-uses.js';
 import type { Hint } from './hint.js';
 import { signatureShape } from './shapes.js';
-import { expectedSigning, signatureHint, signatureMistake, type SignedRequest } from './signature.js';
+import { signatureHint, signatureMistake, type SignedRequest } from './signature.js';
 
 /**
  * The client doctor as the request path consults it: the signature doctor within its budget, and the first use of
  * each nonce and time. One per simulator; `clear` on reset.
  */
 
-/** Full diagnoses of a refused signature per second; past it, a refusal gets the string to sign (no HMAC tried). */
+/** Full diagnoses of a refused signature per second; past it, a refusal is answered NOT_DIAGNOSED. */
 export const DIAGNOSES_PER_SECOND = 200;
+
+/**
+ * The hint of a -4037 past the budget: it says that nothing was tried, where the string to sign is (the journal entry
+ * and the log line carry it for every -4037), and nothing of the request. Being the same text every time, it costs a
+ * flood of forgeries no HMAC and no text made, searched for secrets and escaped per refusal; a client being debugged
+ * sends far fewer than the budget and is diagnosed in full.
+ */
+export const NOT_DIAGNOSED: Hint = Object.freeze({
+  id: 'not-diagnosed',
+  text: `not diagnosed: more than ${DIAGNOSES_PER_SECOND} signatures were refused this second; this request's journal entry and log line show the string to sign`,
+});
 /** The nonces of the simulator's own requests remembered (the explorer sends two at most for a click). */
 const OWN_NONCES_KEPT = 1000;
 
@@ -36,9 +47,9 @@ export class Doctor {
     return nonce !== undefined && this.ownNonces.size > 0 && this.ownNonces.has(nonce);
   }
 
-  /** -4037: the mistake made, or what to sign. */
+  /** -4037: the mistake made, or what to sign; past the budget, that it was not diagnosed. */
   refusedSignature(r: SignedRequest, sent: string): Hint {
-    return this.afford() ? signatureHint(r, sent) : expectedSigning(r);
+    return this.afford() ? signatureHint(r, sent) : NOT_DIAGNOSED;
   }
 
   /**

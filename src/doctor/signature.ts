@@ -247,7 +247,7 @@ export function signatureMistake(r: SignedRequest, sent: string): Hint | undefin
 }
 
 /** -4037 with no known mistake: the exact string expected and its bytes, made from the request's own headers. */
-export function expectedSigning(r: SignedRequest): Hint {
+function expectedSigning(r: SignedRequest): Hint {
   const right = stringToSign(r.utctime, r.nonce, r.token);
   return {
     id: 'no-known-mistake',

@@ -1,6 +1,7 @@
 import type { JournalEntry } from './journal.js';
 import { lazy } from '../world/lazy.js';
 import { HINT_JOIN } from '../doctor/hint.js';
+import { NOT_DIAGNOSED } from '../doctor/doctor.js';
 
 /**
  * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed
@@ -32,6 +33,9 @@ const NEEDS_SHORTENING = /data:|[\r\n]/;
 /** A hint is the line's point for a client author: it gets a longer line of its own. */
 const MAX_LOGGED_HINT = 240;
 
+/** Hints that only point at the string to sign, which the line shows whole after them: left out of the line. */
+const POINT_AT_THE_STRING_TO_SIGN = new Set(['no-known-mistake', NOT_DIAGNOSED.id]);
+
 /** The message without the hint the answer carries at its end (the log line shows the hint on its own). */
 function withoutHint(message: string, hint: JournalEntry['hint']): string {
   if (!hint) return message;
@@ -55,8 +59,8 @@ export function formatLine(e: JournalEntry): string {
   const outcome =
     e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${loggable(withoutHint(e.message ?? '', e.hint))}`;
   let line = `${time} ${e.method} ${loggable(e.path)}${who} -> ${outcome}${e.rule ? ` [${e.rule}]` : ''} (${e.latencyMs} ms)`;
-  // The string to sign is shown below whole; a hint that only repeats it is left out.
-  if (e.hint && e.hint.id !== 'no-known-mistake') line += `; hint: ${loggable(e.hint.text, MAX_LOGGED_HINT)}`;
+  if (e.hint && !POINT_AT_THE_STRING_TO_SIGN.has(e.hint.id))
+    line += `; hint: ${loggable(e.hint.text, MAX_LOGGED_HINT)}`;
   if (e.expectedStringToSign !== undefined) {
     line += `; expected HMAC-SHA512 over ${JSON.stringify(e.expectedStringToSign)} with API user ${e.apiUser}'s secret, as 128 hexadecimal characters`;
   }
