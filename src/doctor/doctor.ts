@@ -23,6 +23,7 @@ export const NOT_DIAGNOSED: Hint = Object.freeze({
   id: 'not-diagnosed',
   text: `not diagnosed: more than ${DIAGNOSES_PER_SECOND} signatures were refused this second; this request's journal entry and log line show the string to sign`,
 });
+
 /** The nonces of the simulator's own requests remembered (the explorer sends two at most for a click). */
 const OWN_NONCES_KEPT = 1000;
 
