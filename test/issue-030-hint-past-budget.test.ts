@@ -1,10 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { authorizationValue, stringToSign } from '../src/auth/signature.js';
+import { stringToSign } from '../src/auth/signature.js';
 import { DIAGNOSES_PER_SECOND, NOT_DIAGNOSED } from '../src/doctor/doctor.js';
 import { formatLine } from '../src/observers/log.js';
 import { monotonicMs } from '../src/world/monotonic.js';
-import { expectEnvelope, send, simulator } from './helpers.js';
+import type { RunningSimulator } from '../src/index.js';
+import { clientTime, expectEnvelope, send, simulator } from './helpers.js';
 
 /**
  * Past the doctor's budget of full diagnoses in a second, a refused signature used to be answered "no common mistake
@@ -15,21 +16,19 @@ import { expectEnvelope, send, simulator } from './helpers.js';
 const WHO = { apiUser: '123456789', secret: 'past-budget-secret' };
 
 /** Sends a request signed with a line break after the string to sign (a mistake the doctor names); its answer. */
-async function signedWithTrailingNewline(sim: Awaited<ReturnType<typeof simulator>>) {
-  const time = String(Date.now());
+async function signedWithTrailingNewline(sim: RunningSimulator) {
+  const time = clientTime(sim);
   const nonce = randomUUID();
-  const signature = createHmac('sha512', WHO.secret)
-    .update(`${stringToSign(time, nonce)}\n`)
-    .digest('hex');
-  const headers = {
-    Authorization: authorizationValue(WHO.apiUser, signature),
-    'x-svc-apiuser': WHO.apiUser,
-    'x-svc-utctime': time,
-    'x-svc-cnonce': nonce,
-  };
-  const r = await send(sim, '/v1/svc/time', { as: false, headers });
+  const toSign = stringToSign(String(time), nonce);
+  const signature = createHmac('sha512', WHO.secret).update(`${toSign}\n`).digest('hex');
+  const r = await send(sim, '/v1/svc/time', {
+    as: WHO,
+    time,
+    nonce,
+    mutate: (h) => (h.Authorization = h.Authorization.replace(/signature=[0-9a-f]+/, `signature=${signature}`)),
+  });
   expectEnvelope(r, 400, -4037);
-  return { message: r.json.message, toSign: stringToSign(time, nonce), nonce };
+  return { message: r.json.message, toSign };
 }
 
 describe('a refused signature past the diagnoses budget', async () => {

@@ -246,11 +246,14 @@ export function signatureMistake(r: SignedRequest, sent: string): Hint | undefin
   return undefined;
 }
 
+/** The id of the hint that no known mistake matches (the hint shows the exact string expected). */
+export const NO_KNOWN_MISTAKE = 'no-known-mistake';
+
 /** -4037 with no known mistake: the exact string expected and its bytes, made from the request's own headers. */
 function expectedSigning(r: SignedRequest): Hint {
   const right = stringToSign(r.utctime, r.nonce, r.token);
   return {
-    id: 'no-known-mistake',
+    id: NO_KNOWN_MISTAKE,
     text: `no common mistake matches; sign exactly ${shownExactly(right)} (${Buffer.byteLength(right)} bytes of UTF-8: one \\n between the lines, nothing after) with HMAC-SHA512 keyed with the API user's secret, as 128 hexadecimal characters`,
   };
 }

@@ -2,6 +2,7 @@ import type { JournalEntry } from './journal.js';
 import { lazy } from '../world/lazy.js';
 import { HINT_JOIN } from '../doctor/hint.js';
 import { NOT_DIAGNOSED } from '../doctor/doctor.js';
+import { NO_KNOWN_MISTAKE } from '../doctor/signature.js';
 
 /**
  * The command line's request log: one text line per request for a person, or JSON lines (pino); both from sealed
@@ -34,7 +35,7 @@ const NEEDS_SHORTENING = /data:|[\r\n]/;
 const MAX_LOGGED_HINT = 240;
 
 /** Hints that only point at the string to sign, which the line shows whole after them: left out of the line. */
-const POINT_AT_THE_STRING_TO_SIGN = new Set(['no-known-mistake', NOT_DIAGNOSED.id]);
+const POINT_AT_THE_STRING_TO_SIGN = new Set([NO_KNOWN_MISTAKE, NOT_DIAGNOSED.id]);
 
 /** The message without the hint the answer carries at its end (the log line shows the hint on its own). */
 function withoutHint(message: string, hint: JournalEntry['hint']): string {
