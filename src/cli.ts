@@ -14,7 +14,7 @@ import { formatLine, jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
-import { StandardOutput } from './standard-output.js';
+import { LOG_BACKLOG_CHARS, StandardOutput } from './standard-output.js';
 import { format } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 
@@ -137,7 +137,14 @@ async function main(args: string[]): Promise<void> {
   }
   const sim = running.simulator;
   // Everything the simulator prints after its banner goes through one sink, in batches, flushed before it exits.
-  const sink = new LogSink((text) => stdout.write(text));
+  const sink = new LogSink((text, lines) => stdout.writeLog(text, lines));
+  // A reader that falls behind loses lines of the log, never the simulator's memory; told on standard error, where
+  // the JSON lines of `--log json` are not.
+  const dropped = (n: number, after: string) =>
+    stderr.write(
+      `mfa-sim: ${n} request log line${n === 1 ? '' : 's'} dropped: the reader of standard output fell more than ${LOG_BACKLOG_CHARS / 2 ** 20} MiB behind${after} (the journal, coverage and reports have every request)\n`,
+    );
+  stdout.onCaughtUp((n) => dropped(n, ', and has caught up'));
   // A reader of the log that goes away stops the log, not the simulator: the tests it serves go on, and the
   // coverage and reports are still written at exit.
   stdout.onClose((e) =>
@@ -147,6 +154,7 @@ async function main(args: string[]): Promise<void> {
   );
   const exit = (status: number): never => {
     sink.flush();
+    if (stdout.droppedLines() > 0) dropped(stdout.droppedLines(), '');
     process.exit(status);
   };
   // Signals are handled before the ready line: a CI script may stop the simulator as soon as it reads it.

@@ -87,7 +87,8 @@ export class LogSink {
   private pending: string[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly write: (text: string) => void) {}
+  /** `write` takes the text of the batch and its number of lines. */
+  constructor(private readonly write: (text: string, lines: number) => void) {}
 
   /** Text that ends with its line break. */
   push(text: string): void {
@@ -101,8 +102,9 @@ export class LogSink {
     this.timer = undefined;
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
+    const lines = this.pending.length;
     this.pending = [];
-    this.write(text);
+    this.write(text, lines);
   }
 }
 
