@@ -68,6 +68,8 @@ export interface Server {
   pid: number;
   /** From spawn to the "listening on" line, ms. */
   listeningMs: number;
+  /** What the server wrote on standard error so far. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export function startServer(args: string[], env: NodeJS.ProcessEnv = {}): Promis
         url: m[1],
         pid: proc.pid!,
         listeningMs: performance.now() - t0,
+        stderr: () => err,
         stop: () =>
           new Promise<void>((done) => {
             if (proc.exitCode !== null) return done();

@@ -1,8 +1,10 @@
 /**
  * One measurement of the benchmark: a fresh server process, a warm-up, then a measured load under wrk, with the
- * server's CPU time and peak memory read from /proc. Every answer's status and code are checked.
+ * server's CPU time and peak memory read from /proc. Every answer's status and code are checked. The server's
+ * standard output (mfa-sim's request log) is read as it comes while wrk runs, as a terminal or a CI runner reads it:
+ * a server whose log no one read would keep it waiting in memory, or (mfa-sim) drop lines past its backlog.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { API_USERS, cpuMs, peakRssMiB, ROOT, startServer, writeRequests } from './lib.js';
 
@@ -80,6 +82,8 @@ export interface Load {
   requests: number;
   bad: number;
   sample?: string;
+  /** Request-log lines the server dropped because its reader fell behind (mfa-sim says so on standard error). */
+  droppedLines: number;
 }
 
 export interface LoadPlan {
@@ -105,11 +109,12 @@ export async function measure(c: LoadCase, args: string[], baseline: boolean, pl
     const file = join(plan.dir, 'load.txt');
     const after = writeRequests(warm, Math.ceil(plan.maxRate * plan.warmup), c.badSignature, 0, users);
     writeRequests(file, Math.ceil(plan.maxRate * plan.duration), c.badSignature, after, users);
-    const w = wrk(server.url, plan.warmup, warm, c, baseline);
+    const w = await wrk(server.url, plan.warmup, warm, c, baseline);
     stopBeside = await plan.beside?.(server.url);
     const cpu0 = cpuMs(server.pid);
-    const m = wrk(server.url, plan.duration, file, c, baseline);
+    const m = await wrk(server.url, plan.duration, file, c, baseline);
     const cpu = cpuMs(server.pid) - cpu0;
+    const dropped = [...server.stderr().matchAll(/(\d+) request log lines? dropped/g)];
     return {
       rps: m.requests / m.seconds,
       p50: m.p50,
@@ -119,6 +124,7 @@ export async function measure(c: LoadCase, args: string[], baseline: boolean, pl
       requests: m.requests,
       bad: w.bad + m.bad,
       sample: w.sample ?? m.sample,
+      droppedLines: dropped.reduce((n, d) => n + Number(d[1]), 0),
     };
   } finally {
     stopBeside?.();
@@ -126,16 +132,17 @@ export async function measure(c: LoadCase, args: string[], baseline: boolean, pl
   }
 }
 
-function wrk(
+/** Runs wrk, the event loop free meanwhile (the server's output is read as it comes). */
+async function wrk(
   url: string,
   seconds: number,
   file: string,
   c: LoadCase,
   baseline: boolean,
-): { requests: number; seconds: number; p50: number; p99: number; bad: number; sample?: string } {
+): Promise<{ requests: number; seconds: number; p50: number; p99: number; bad: number; sample?: string }> {
   const status = baseline ? 200 : c.status;
   const code = baseline ? 15000 : c.code;
-  const r = spawnSync(
+  const child = spawn(
     'wrk',
     [
       '-t2',
@@ -152,14 +159,17 @@ function wrk(
       String(status),
       String(code),
     ],
-    {
-      encoding: 'utf8',
-    },
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const line = /^WRK (.*)$/m.exec(r.stdout ?? '');
-  if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+  child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+  await new Promise((resolve, reject) => child.on('close', resolve).on('error', reject));
+  const line = /^WRK (.*)$/m.exec(stdout);
+  if (!line) throw new Error(`wrk failed: ${stderr || stdout}`);
   const j = JSON.parse(line[1]) as Record<string, number>;
-  const sample = /^WRKSAMPLE (.*)$/m.exec(r.stdout)?.[1];
+  const sample = /^WRKSAMPLE (.*)$/m.exec(stdout)?.[1];
   // Past the pre-signed requests, wrk starts the file again: a replay, which mfa-sim must refuse. A baseline answers
   // every request alike, so on a fast machine it may go round the file without harm.
   const wrapped = j.wrapped > 0 && !baseline;

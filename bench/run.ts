@@ -100,7 +100,7 @@ async function loadTable(): Promise<Row[]> {
         }
         row[kind].push(l);
         process.stderr.write(
-          `  round ${round + 1}/${ROUNDS} ${row.c.name.padEnd(24)} ${(served === row.c ? SERVER_LABEL[kind] : `${SERVER_LABEL[kind]}, ${served.name}`).padEnd(18)} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  peak ${l.peakRss.toFixed(0)} MiB  ${l.cpuUs.toFixed(0)} µs CPU/req\n`,
+          `  round ${round + 1}/${ROUNDS} ${row.c.name.padEnd(24)} ${(served === row.c ? SERVER_LABEL[kind] : `${SERVER_LABEL[kind]}, ${served.name}`).padEnd(18)} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  peak ${l.peakRss.toFixed(0)} MiB  ${l.cpuUs.toFixed(0)} µs CPU/req${l.droppedLines ? `  ${l.droppedLines} log lines DROPPED` : ''}\n`,
         );
       }
     }
@@ -304,6 +304,14 @@ async function main(): Promise<void> {
       ? `${failures} measurement(s) saw answers that were not the expected code: see above.`
       : 'Every answer had the expected status and code.',
   );
+  // The request log is read as it comes: a server that still fell behind its reader wrote less than its whole log.
+  const dropped = rows.reduce((n, r) => n + [...r.sim, ...r.quiet].reduce((k, l) => k + l.droppedLines, 0), 0);
+  if (rows.length)
+    out.push(
+      dropped
+        ? `mfa-sim dropped ${dropped} request log lines, its reader behind: those loads wrote less than the whole log.`
+        : 'mfa-sim wrote every request log line: its reader never fell behind.',
+    );
   // A part of the run (--only budget, growth) may judge no target: it then says so, not that every target was met.
   if (!smoke)
     out.push(
