@@ -6,6 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { API_USERS, cpuMs, peakRssMiB, ROOT, startServer, writeRequests } from './lib.js';
 
 /**
@@ -84,6 +86,8 @@ export interface Load {
   sample?: string;
   /** Request-log lines the server dropped because its reader fell behind (mfa-sim says so on standard error). */
   droppedLines: number;
+  /** The harness's own CPU time during the measured load (reading the server's output, its threads), ms. */
+  harnessCpuMs: number;
 }
 
 export interface LoadPlan {
@@ -99,6 +103,14 @@ export interface LoadPlan {
   beside?: (url: string) => Promise<() => void>;
 }
 
+setFlagsFromString('--expose-gc');
+/**
+ * The harness's own full garbage collection. Writing a load's signed requests leaves some hundred MiB of garbage in
+ * the harness; collected while wrk runs (the harness's event loop is free then), it would take CPU from the server
+ * measured, on the same cores. Collected before the warm-up instead.
+ */
+const collectGarbage = runInNewContext('gc') as () => void;
+
 /** One measurement on a fresh server. A baseline answers every request 200 / 15000. */
 export async function measure(c: LoadCase, args: string[], baseline: boolean, plan: LoadPlan): Promise<Load> {
   const server = await startServer(args);
@@ -109,11 +121,14 @@ export async function measure(c: LoadCase, args: string[], baseline: boolean, pl
     const file = join(plan.dir, 'load.txt');
     const after = writeRequests(warm, Math.ceil(plan.maxRate * plan.warmup), c.badSignature, 0, users);
     writeRequests(file, Math.ceil(plan.maxRate * plan.duration), c.badSignature, after, users);
+    collectGarbage();
     const w = await wrk(server.url, plan.warmup, warm, c, baseline);
     stopBeside = await plan.beside?.(server.url);
     const cpu0 = cpuMs(server.pid);
+    const own0 = process.cpuUsage();
     const m = await wrk(server.url, plan.duration, file, c, baseline);
     const cpu = cpuMs(server.pid) - cpu0;
+    const own = process.cpuUsage(own0);
     const dropped = [...server.stderr().matchAll(/(\d+) request log lines? dropped/g)];
     return {
       rps: m.requests / m.seconds,
@@ -125,6 +140,7 @@ export async function measure(c: LoadCase, args: string[], baseline: boolean, pl
       bad: w.bad + m.bad,
       sample: w.sample ?? m.sample,
       droppedLines: dropped.reduce((n, d) => n + Number(d[1]), 0),
+      harnessCpuMs: (own.user + own.system) / 1000,
     };
   } finally {
     stopBeside?.();

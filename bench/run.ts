@@ -100,7 +100,7 @@ async function loadTable(): Promise<Row[]> {
         }
         row[kind].push(l);
         process.stderr.write(
-          `  round ${round + 1}/${ROUNDS} ${row.c.name.padEnd(24)} ${(served === row.c ? SERVER_LABEL[kind] : `${SERVER_LABEL[kind]}, ${served.name}`).padEnd(18)} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  peak ${l.peakRss.toFixed(0)} MiB  ${l.cpuUs.toFixed(0)} µs CPU/req${l.droppedLines ? `  ${l.droppedLines} log lines DROPPED` : ''}\n`,
+          `  round ${round + 1}/${ROUNDS} ${row.c.name.padEnd(24)} ${(served === row.c ? SERVER_LABEL[kind] : `${SERVER_LABEL[kind]}, ${served.name}`).padEnd(18)} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  peak ${l.peakRss.toFixed(0)} MiB  ${l.cpuUs.toFixed(0)} µs CPU/req  (harness ${l.harnessCpuMs.toFixed(0)} ms CPU)${l.droppedLines ? `  ${l.droppedLines} log lines DROPPED` : ''}\n`,
         );
       }
     }

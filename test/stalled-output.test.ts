@@ -100,8 +100,11 @@ describe('a reader of the output that stalls', () => {
 
   it('says how many lines it dropped when it stops before the reader caught up', async () => {
     const s = await stalled();
-    expect(await flood(s.url)).toBe(SENT);
-    s.child.kill('SIGTERM');
+    try {
+      expect(await flood(s.url)).toBe(SENT);
+    } finally {
+      s.child.kill('SIGTERM');
+    }
     expect(await s.exit).toBe(0);
     const told = DROPPED.exec(s.err());
     expect(told?.[2]).toBeUndefined();
