@@ -1,5 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { defineConfig, type Options } from 'tsup';
 import { scenarioJsonSchema } from './src/scenario/schema.js';
 import { findShippedScenario, shippedScenarioNames } from './src/scenario/catalog.js';
 import { loadScenarioText } from './src/scenario/load.js';
@@ -28,26 +30,77 @@ function shippedScenarioValues(): Record<string, unknown> {
   return values;
 }
 
+/**
+ * dist/index.js, the package's ES module entry: the exports of `require('mfa-sim')` (dist/index.cjs, which runs the
+ * package's program, dist/library.cjs, with V8's code cache), each by name. One program for both ways in: a suite that
+ * loads the package both ways holds one copy of it, and `import` starts as quickly as `require`.
+ */
+function esModuleEntry(): string {
+  const names = Object.keys(createRequire(resolve('package.json'))('./dist/library.cjs') as object);
+  return [
+    "// mfa-sim's ES module entry: the exports of dist/index.cjs (the package's program, run with V8's code cache).",
+    "import library from './index.cjs';",
+    `export const { ${names.join(', ')} } = library;`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Every import() written as require(), for a program run from V8's code cache: code V8 reads from its cache has lost
+ * what import() needs in a script run with node:vm (Node 20 answers ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); what the
+ * programs import that way are Node's own modules and CommonJS ones, which require() loads alike.
+ */
+const withoutDynamicImport: Options['esbuildOptions'] = (options) => {
+  options.supported = { ...options.supported, 'dynamic-import': false };
+};
+
 export default defineConfig([
   {
+    // The types of the package's three entries (its API's from index.ts, though index.js and index.cjs are the loaders
+    // below), sharing what they have in common.
     entry: { index: 'src/index.ts', client: 'src/client.ts', control: 'src/control.ts' },
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: { only: true },
+    clean: true,
+  },
+  {
+    entry: { client: 'src/client.ts', control: 'src/control.ts' },
+    format: ['esm', 'cjs'],
     target: 'node20',
     platform: 'node',
-    clean: true,
+    sourcemap: false,
+    splitting: false,
+    shims: true,
+  },
+  {
+    // The package's API as one CommonJS program, run by dist/index.cjs with V8's code cache (src/library-entry.cts).
+    entry: { library: 'src/index.ts' },
+    format: ['cjs'],
+    target: 'node20',
+    platform: 'node',
     sourcemap: false,
     splitting: false,
     shims: true,
     noExternal,
+    esbuildOptions: withoutDynamicImport,
     // The JSON Schema of a scenario, for editors, is made from the one schema of the code at each build (the package
-    // ships it as mfa-sim/scenario.schema.json; the shipped scenarios name it in their first line); and the shipped
-    // scenarios, parsed.
+    // ships it as mfa-sim/scenario.schema.json; the shipped scenarios name it in their first line); the shipped
+    // scenarios, parsed; and the ES module entry, which names the program's exports.
     onSuccess: () => {
       writeFileSync('scenario.schema.json', `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
       writeFileSync('dist/scenarios.json', JSON.stringify(shippedScenarioValues()));
+      writeFileSync('dist/index.js', esModuleEntry());
       return Promise.resolve();
     },
+  },
+  {
+    // require('mfa-sim') (and, through it, import): the loader that runs dist/library.cjs.
+    entry: { index: 'src/library-entry.cts' },
+    format: ['cjs'],
+    target: 'node20',
+    platform: 'node',
+    sourcemap: false,
+    splitting: false,
   },
   {
     entry: { 'mfa-sim': 'src/cli.ts' },
@@ -64,12 +117,7 @@ export default defineConfig([
     // The command line bundles every dependency it loads at start: one file to read instead of modules to resolve.
     // Modules loaded only when first needed (express, qrcode, yaml, json5, pino, faker, ipaddr.js) stay outside.
     noExternal: [/.*/],
-    // Every import() written as require(): code V8 reads from its cache has lost what import() needs in a script run
-    // with node:vm (Node 20 answers ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); what the program imports that way are
-    // Node's own modules and CommonJS ones, which require() loads alike.
-    esbuildOptions(options) {
-      options.supported = { ...options.supported, 'dynamic-import': false };
-    },
+    esbuildOptions: withoutDynamicImport,
   },
   {
     // `npx mfa-sim`: the entry that runs dist/mfa-sim.cjs with V8's code cache (src/bin.ts).

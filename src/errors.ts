@@ -2,10 +2,11 @@
  * Every error mfa-sim throws to its callers: one class per kind, each with a stable `code` a caller can switch on
  * (the message is for people and may be reworded).
  *
- * A test suite can load two copies of mfa-sim (the ES module build and the CommonJS build, or two versions in
- * node_modules): each copy has its own classes, and a prototype check against one copy fails for an error thrown
- * by the other. So every error carries a brand registered with `Symbol.for`, which is the same symbol in every copy
- * of the package; `isMfaSimError(e, code?)` reads it, and so does `instanceof` (as undici's errors do).
+ * A test suite can hold several copies of mfa-sim (Jest's module registry of each test file, two versions in
+ * node_modules, the ES module and CommonJS builds of mfa-sim/client and mfa-sim/control): each copy has its own
+ * classes, and a prototype check against one copy fails for an error thrown by the other. So every error carries a
+ * brand registered with `Symbol.for`, which is the same symbol in every copy of the package; `isMfaSimError(e, code?)`
+ * reads it, and so does `instanceof` (as undici's errors do).
  */
 
 /** The stable codes of mfa-sim's errors, one per kind. */
@@ -164,7 +165,7 @@ interface ErrorOfCode {
 }
 
 /**
- * Whether a value is an error thrown by mfa-sim (any copy of it: the ES module and CommonJS builds, another version),
+ * Whether a value is an error thrown by mfa-sim (any copy of it: another test file's under Jest, another version),
  * and of the kind `code` names when given. Use it rather than `instanceof` where a suite may load mfa-sim twice.
  */
 export function isMfaSimError<C extends MfaSimErrorCode = MfaSimErrorCode>(

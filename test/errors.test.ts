@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -15,9 +17,10 @@ import {
 } from '../src/errors.js';
 
 /**
- * Every error mfa-sim throws has a stable code, and is recognised by any copy of the package: a suite that loads the
- * ES module build and the CommonJS build (one through `import`, a helper through `require`) gets two sets of classes,
- * and must still tell a scenario error from a control error whichever copy threw it.
+ * Every error mfa-sim throws has a stable code, and is recognised by any copy of the package: a suite that holds two
+ * copies (another version in node_modules, the two builds of mfa-sim/client) gets two sets of classes, and must still
+ * tell a scenario error from a control error whichever copy threw it. `import` and `require` of mfa-sim itself load one
+ * copy.
  */
 
 const KINDS: [MfaSimErrorCode, string, () => MfaSimError][] = [
@@ -101,16 +104,20 @@ describe('error kinds', () => {
   });
 });
 
-describe('across the ES module and CommonJS builds', () => {
-  it("an error thrown by one build is recognised by the other's isMfaSimError and instanceof", async () => {
+describe('across copies of the package', () => {
+  it("an error thrown by one copy is recognised by another's isMfaSimError and instanceof; import and require are one copy", async () => {
     const dist = join(__dirname, '..', 'dist');
-    // A fresh Node process loads both builds from dist/ as a suite would: nothing of Vitest's module loading in
-    // between.
+    // Another copy of the package, as another version in node_modules would be.
+    const copy = mkdtempSync(join(tmpdir(), 'mfa-sim-copy-'));
+    cpSync(dist, copy, { recursive: true });
+    // A fresh Node process loads the package from dist/ as a suite would, through import and require: nothing of
+    // Vitest's module loading in between.
     const script = `
       const { createRequire } = await import('node:module');
       const require = createRequire(import.meta.url);
-      const esm = await import(${JSON.stringify(join(dist, 'index.js'))});
+      const imported = await import(${JSON.stringify(join(dist, 'index.js'))});
       const cjs = require(${JSON.stringify(join(dist, 'index.cjs'))});
+      const other = require(${JSON.stringify(join(copy, 'index.cjs'))});
       const cjsClient = require(${JSON.stringify(join(dist, 'client.cjs'))});
       const esmControl = await import(${JSON.stringify(join(dist, 'control.js'))});
       const caught = async (f) => { try { await f(); } catch (e) { return e; } throw new Error('nothing thrown'); };
@@ -129,22 +136,23 @@ describe('across the ES module and CommonJS builds', () => {
       });
       const sim = await cjs.startSimulator();
       const out = {
-        scenario: seen(await caught(() => cjs.loadScenarioText('name: x\\nclock:\\n  ofset: 10m\\n', 'x.yaml')), esm),
-        options: seen(await caught(() => cjs.startSimulator({ journalSize: 0 })), esm),
-        control: seen(await caught(() => sim.approve('no-such-challenge')), esm),
-        clientOptions: seen(await caught(() => cjsClient.createClient({ baseUrl: sim.url, apiUser: '12', secret: 's' })), esm),
-        clientAnswer: seen(await caught(() => cjsClient.createClient({ baseUrl: sim.url, apiUser: '123456789', secret: 's', fetch: async () => new Response('Bad Gateway', { status: 502 }) }).time()), esm),
-        esmSeenByCjs: seen(await caught(() => esm.loadScenarioText('name: x\\nclock:\\n  ofset: 10m\\n', 'x.yaml')), cjs),
+        scenario: seen(await caught(() => cjs.loadScenarioText('name: x\\nclock:\\n  ofset: 10m\\n', 'x.yaml')), other),
+        options: seen(await caught(() => cjs.startSimulator({ journalSize: 0 })), other),
+        control: seen(await caught(() => sim.approve('no-such-challenge')), other),
+        clientOptions: seen(await caught(() => cjsClient.createClient({ baseUrl: sim.url, apiUser: '12', secret: 's' })), other),
+        clientAnswer: seen(await caught(() => cjsClient.createClient({ baseUrl: sim.url, apiUser: '123456789', secret: 's', fetch: async () => new Response('Bad Gateway', { status: 502 }) }).time()), other),
+        otherSeenByCjs: seen(await caught(() => other.loadScenarioText('name: x\\nclock:\\n  ofset: 10m\\n', 'x.yaml')), cjs),
         status: (await caught(() => sim.approve('no-such-challenge'))).status,
         overHttp: seen(await caught(() => esmControl.connect(sim.url).approve('no-such-challenge')), cjs),
         refusedScenario: await caught(() => esmControl.connect(sim.url).loadScenario({ name: 'x', clock: { ofset: '10m' } })),
+        oneCopy: Object.keys(cjs).length > 20 && Object.keys(cjs).every((name) => imported[name] === cjs[name]),
       };
       await sim.close();
       console.log(JSON.stringify(out));`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
       timeout: 15_000,
-    });
+    }).finally(() => rmSync(copy, { recursive: true, force: true }));
     const out = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
     const none = {
       any: true,
@@ -164,7 +172,7 @@ describe('across the ES module and CommonJS builds', () => {
       scenario: true,
       instanceOfScenario: true,
     });
-    expect(out.esmSeenByCjs).toEqual(out.scenario);
+    expect(out.otherSeenByCjs).toEqual(out.scenario);
     expect(out.options).toEqual({
       ...none,
       code: 'MFA_SIM_OPTIONS',
@@ -189,5 +197,6 @@ describe('across the ES module and CommonJS builds', () => {
       status: 400,
       issues: [{ path: ['clock', 'ofset'] }],
     });
+    expect(out.oneCopy).toBe(true);
   });
 });

@@ -84,7 +84,7 @@ describe("the pages' browser scripts (src/browser/)", () => {
     const script = (name: string) => readFileSync(join(DIST, 'browser', `${name}.js`), 'utf8');
     expect(script('dashboard')).toContain('new EventSource("/__sim/events")');
     expect(script('phone')).toContain('location.reload()');
-    for (const bundle of ['index.js', 'index.cjs', 'cli.cjs']) {
+    for (const bundle of ['library.cjs', 'mfa-sim.cjs']) {
       const text = readFileSync(join(DIST, bundle), 'utf8');
       expect(text, bundle).not.toContain('EventSource');
       expect(text, bundle).not.toContain('location.reload');
