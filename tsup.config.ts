@@ -46,12 +46,23 @@ function esModuleEntry(): string {
 }
 
 /**
- * Every import() written as require(), for a program run from V8's code cache: code V8 reads from its cache has lost
- * what import() needs in a script run with node:vm (Node 20 answers ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); what the
- * programs import that way are Node's own modules and CommonJS ones, which require() loads alike.
+ * What a program run with V8's code cache (dist/library.cjs, dist/mfa-sim.cjs) is built with.
+ *
+ * - Every import() written as require(): code V8 reads from its cache has lost what import() needs in a script run with
+ *   node:vm (Node 20 answers ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); what the programs import that way are Node's own
+ *   modules and CommonJS ones, which require() loads alike.
+ * - `import.meta.url` is the program's own file, always: tsup's shim answers a page's URL wherever a `document` global
+ *   exists (Vitest's jsdom and happy-dom environments put one on Node's own), and the package would look for its files
+ *   (its shipped scenarios, YAML) at that URL and throw as it loads.
  */
-const withoutDynamicImport: Options['esbuildOptions'] = (options) => {
-  options.supported = { ...options.supported, 'dynamic-import': false };
+const asProgram: Pick<Options, 'banner' | 'esbuildOptions' | 'shims'> = {
+  shims: false,
+  // Strict mode's directive first, as esbuild writes it at the top of the file when there is no banner.
+  banner: { js: '"use strict";\nvar __programUrl = require("node:url").pathToFileURL(__filename).href;' },
+  esbuildOptions(options) {
+    options.supported = { ...options.supported, 'dynamic-import': false };
+    options.define = { ...options.define, 'import.meta.url': '__programUrl' };
+  },
 };
 
 export default defineConfig([
@@ -61,7 +72,6 @@ export default defineConfig([
     entry: { index: 'src/index.ts', client: 'src/client.ts', control: 'src/control.ts' },
     format: ['esm', 'cjs'],
     dts: { only: true },
-    clean: true,
   },
   {
     entry: { client: 'src/client.ts', control: 'src/control.ts' },
@@ -71,6 +81,8 @@ export default defineConfig([
     sourcemap: false,
     splitting: false,
     shims: true,
+    // Here, not on the declarations' build: tsup cleans only declaration files where it builds nothing else.
+    clean: true,
   },
   {
     // The package's API as one CommonJS program, run by dist/index.cjs with V8's code cache (src/library-entry.cts).
@@ -80,9 +92,8 @@ export default defineConfig([
     platform: 'node',
     sourcemap: false,
     splitting: false,
-    shims: true,
     noExternal,
-    esbuildOptions: withoutDynamicImport,
+    ...asProgram,
     // The JSON Schema of a scenario, for editors, is made from the one schema of the code at each build (the package
     // ships it as mfa-sim/scenario.schema.json; the shipped scenarios name it in their first line); the shipped
     // scenarios, parsed; and the ES module entry, which names the program's exports.
@@ -113,11 +124,10 @@ export default defineConfig([
     platform: 'node',
     sourcemap: false,
     splitting: false,
-    shims: true,
     // The command line bundles every dependency it loads at start: one file to read instead of modules to resolve.
     // Modules loaded only when first needed (express, qrcode, yaml, json5, pino, faker, ipaddr.js) stay outside.
     noExternal: [/.*/],
-    esbuildOptions: withoutDynamicImport,
+    ...asProgram,
   },
   {
     // `npx mfa-sim`: the entry that runs dist/mfa-sim.cjs with V8's code cache (src/bin.ts).

@@ -16,6 +16,6 @@ const library = join(__dirname, 'library.cjs');
 // Date) is then of the test's globals, as any module's is there.
 module.exports =
   runInThisContext('globalThis') === globalThis
-    ? runProgram(library, 'at exit')
+    ? runProgram(library, 'once it has run')
     : // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module's own require: the runner's there
       (require(library) as unknown);

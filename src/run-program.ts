@@ -4,6 +4,9 @@ import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { codeCache } from './compile-cache.js';
 
+/** How long the package's API runs before its cache is made (its first simulators started by then). */
+const RAN_A_WHILE_MS = 2000;
+
 /**
  * Runs one of the package's built programs (a CommonJS file: dist/mfa-sim.cjs, the command line; dist/library.cjs,
  * the package's API) with V8's code cache (compile-cache.ts), and returns its exports. Compiling a program is a large
@@ -12,7 +15,7 @@ import { codeCache } from './compile-cache.js';
  * module; Node 20 has none, so this is done with node:vm, the same way on every version. NODE_DISABLE_COMPILE_CACHE
  * (Node's own switch for its cache) turns it off.
  */
-export function runProgram(program: string, cacheMade: 'before it runs' | 'at exit'): unknown {
+export function runProgram(program: string, cacheMade: 'before it runs' | 'once it has run'): unknown {
   const bytes = readFileSync(program);
   const cache = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : codeCache(bytes);
   // Wrapped as Node wraps a CommonJS module, so it runs as one (its own require, module, __filename, __dirname). The
@@ -22,15 +25,26 @@ export function runProgram(program: string, cacheMade: 'before it runs' | 'at ex
   // When to make the cache is measured, program by program (docs/performance.md). V8's cache of a script that ran holds
   // what the run compiled too. For the command line, reading that back made its start slower by more than it saved
   // (about 9 ms more to load its modules), so its cache is made before it runs; then the flags are also those the next
-  // start compiles with (the program tunes one; V8 refuses a cache made under others). The package's API is made at
-  // exit: what starting a simulator compiled is then read back too, about 4 ms sooner to listening. Written as the
-  // process exits, off the way to the first answer.
+  // start compiles with (the program tunes one; V8 refuses a cache made under others). The package's API is made once
+  // it has run a while (RAN_A_WHILE_MS, or at exit if sooner): what starting a simulator compiled is then read back
+  // too, 4 to 6 ms sooner to listening. A cache V8 refused was made under flags other than a start's (a suite that
+  // tunes V8 as it runs): it is made again before the program runs, where the flags are a start's, or it would be
+  // refused at every start. Written off the way to the first answer.
   if (cache && (cache.data === undefined || script.cachedDataRejected)) {
-    const made = cacheMade === 'before it runs' ? compiledBy(script) : undefined;
-    process.once('exit', () => {
-      const compiled = made ?? compiledBy(script);
-      if (compiled) cache.keep(compiled);
-    });
+    if (cacheMade === 'before it runs' || script.cachedDataRejected) {
+      const made = compiledBy(script);
+      if (made) process.once('exit', () => cache.keep(made));
+    } else {
+      const keep = () => {
+        process.off('exit', keep);
+        clearTimeout(timer);
+        const made = compiledBy(script);
+        if (made) cache.keep(made);
+      };
+      // A process stopped by a signal, or a worker thread terminated, never emits 'exit': the timer keeps it then.
+      const timer = setTimeout(keep, RAN_A_WHILE_MS).unref();
+      process.once('exit', keep);
+    }
   }
   const programModule = { exports: {} };
   (script.runInThisContext() as (...args: unknown[]) => void)(

@@ -1,8 +1,19 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 /**
@@ -87,6 +98,64 @@ describe('the package keeps V8 code cache of its program', () => {
     expect(runScript(suite())).toEqual(answers);
     expect(readdirSync(folder)).toEqual([cacheName()]);
     expect(statSync(file).ino).toBe(first);
+  });
+
+  it('writes it while a long suite runs: a suite stopped by a signal never exits normally', async () => {
+    const path = join(temp, 'long.mjs');
+    writeFileSync(
+      path,
+      `const { startSimulator } = await import(${JSON.stringify(join(DIST, 'index.js'))});
+       await startSimulator({ secret: 's' });
+       console.log('listening');`,
+    );
+    const child = spawn(process.execPath, [path], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise((resolve) => child.stdout.once('data', resolve));
+      const file = join(folder, cacheName());
+      for (let waited = 0; !existsSync(file) && waited < 10_000; waited += 100) await sleep(100);
+      const written = readFileSync(file);
+      expect(written.subarray(0, 20).equals(createHash('sha1').update(written.subarray(20)).digest())).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    expect(readdirSync(folder)).toEqual([cacheName()]);
+  });
+
+  it('is made again, before the program runs, where a suite that tunes V8 as it runs made one V8 refuses', () => {
+    const tuning = suite().replace(
+      'const sim = await startSimulator(',
+      "(await import('node:v8')).setFlagsFromString('--allow-natives-syntax');\n  const sim = await startSimulator(",
+    );
+    expect(tuning).toContain('setFlagsFromString');
+    const inode = () => statSync(join(folder, cacheName())).ino;
+    expect(runScript(tuning)).toEqual(answers);
+    const refused = inode();
+    expect(runScript(tuning)).toEqual(answers);
+    // Written again, before the program ran: made under the flags a start compiles with, V8 takes it from then on.
+    const remade = inode();
+    expect(remade).not.toBe(refused);
+    expect(runScript(tuning)).toEqual(answers);
+    expect(runScript(tuning)).toEqual(answers);
+    expect(inode()).toBe(remade);
+  });
+
+  it("finds its own files where a page's globals exist (Vitest's jsdom and happy-dom environments)", () => {
+    // A page's document, as those environments put on Node's own global, before the package is imported.
+    const withDocument = `globalThis.document = { baseURI: 'http://localhost:3000/', currentScript: null };\n${suite()}`;
+    expect(runScript(withDocument)).toEqual(answers);
+    const byName = `
+      globalThis.document = { baseURI: 'http://localhost:3000/', currentScript: null };
+      const { startSimulator } = await import(${JSON.stringify(join(DIST, 'index.js'))});
+      const sim = await startSimulator({ secret: 's', scenario: 'locked-account' });
+      console.log(JSON.stringify(sim.simulator.scenario.name));
+      await sim.close();`;
+    expect(runScript(byName)).toBe('locked-account');
+  });
+
+  it('runs the programs in strict mode, as their ES module sources were written', () => {
+    for (const program of ['library.cjs', 'mfa-sim.cjs'])
+      expect(readFileSync(join(DIST, program), 'utf8').split('\n', 1)[0], program).toBe('"use strict";');
   });
 
   it('keeps nothing when NODE_DISABLE_COMPILE_CACHE is set', () => {
