@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
@@ -20,6 +19,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { version } from '../package.json';
 import { CLI, remote, run, start } from './cli-helpers.js';
+import { cacheFileName, withDigest } from './code-cache-files.js';
 import { challengeEnvelope, send } from './helpers.js';
 
 /**
@@ -36,14 +36,7 @@ let env: Record<string, string>;
 let folder: string;
 let cacheFile: string;
 
-/** The cache file's name: node's version, the architecture, a digest of the program and of node's flags. */
-function cacheName(nodeOptions = ''): string {
-  const digest = createHash('sha1')
-    .update(readFileSync(PROGRAM))
-    .update(JSON.stringify([[], nodeOptions]))
-    .digest('hex');
-  return `${process.version}-${process.arch}-${digest}`;
-}
+const cacheName = (nodeOptions = '') => cacheFileName(PROGRAM, nodeOptions);
 
 beforeEach(() => {
   temp = mkdtempSync(join(tmpdir(), 'compile-cache-'));
@@ -62,9 +55,6 @@ function versionRun(more: Record<string, string> = {}) {
 
 /** A file written again (aside, then renamed over it) is a new file. */
 const inode = (file: string) => statSync(file).ino;
-
-/** A cache file as the command writes it: the SHA-1 digest of the data, then the data. */
-const withDigest = (data: Buffer) => Buffer.concat([createHash('sha1').update(data).digest(), data]);
 
 function ownFolder(): void {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
