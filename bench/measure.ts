@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { API_USERS, cpuMs, peakRssMiB, ROOT, startServer, writeRequests } from './lib.js';
+import { API_USERS, cpuMs, median, peakRssMiB, ROOT, startServer, writeRequests, type Server } from './lib.js';
 
 /**
  * The servers a case runs on: the two baselines, the floor (a signed request's every check, journal entry and log line
@@ -111,40 +111,101 @@ setFlagsFromString('--expose-gc');
  */
 const collectGarbage = runInNewContext('gc') as () => void;
 
-/** One measurement on a fresh server. A baseline answers every request 200 / 15000. */
+/** One server of a measurement: the load it is sent, the command that starts it, and whether it is a baseline. */
+export interface Measured {
+  c: LoadCase;
+  args: string[];
+  /** A baseline answers every request 200 / 15000. */
+  baseline: boolean;
+}
+
+/** One measurement on a fresh server. */
 export async function measure(c: LoadCase, args: string[], baseline: boolean, plan: LoadPlan): Promise<Load> {
-  const server = await startServer(args);
+  const [load] = await measureSideBySide([{ c, args, baseline }], plan, 1);
+  return load;
+}
+
+/**
+ * Servers measured side by side, each on a fresh process: each is started and warmed up, then the measured load of
+ * each is cut into `turns` turns of `plan.duration / turns` seconds, taken in turn (A B, B A, A B, ...), so that a
+ * change of the host's speed in the meantime falls on each of them alike. The host's speed drifts over tens of seconds
+ * by more than the targets' margins: measured one after the other, two servers' ratio carries that drift. Each turn
+ * sends requests signed afresh (a request sent again is a replay); a server not measured in a turn is idle.
+ */
+export async function measureSideBySide(servers: Measured[], plan: LoadPlan, turns: number): Promise<Load[]> {
   const users = plan.users ?? API_USERS;
-  let stopBeside: (() => void) | undefined;
+  const seconds = plan.duration / turns;
+  if (!Number.isInteger(seconds)) throw new Error(`${plan.duration} s do not divide into ${turns} whole turns`);
+  const started: Server[] = [];
+  const stops: (() => void)[] = [];
   try {
-    const warm = join(plan.dir, 'warm.txt');
-    const file = join(plan.dir, 'load.txt');
-    const after = writeRequests(warm, Math.ceil(plan.maxRate * plan.warmup), c.badSignature, 0, users);
-    writeRequests(file, Math.ceil(plan.maxRate * plan.duration), c.badSignature, after, users);
-    collectGarbage();
-    const w = await wrk(server.url, plan.warmup, warm, c, baseline);
-    stopBeside = await plan.beside?.(server.url);
-    const cpu0 = cpuMs(server.pid);
-    const own0 = process.cpuUsage();
-    const m = await wrk(server.url, plan.duration, file, c, baseline);
-    const cpu = cpuMs(server.pid) - cpu0;
-    const own = process.cpuUsage(own0);
-    const dropped = [...server.stderr().matchAll(/(\d+) request log lines? dropped/g)];
-    return {
-      rps: m.requests / m.seconds,
-      p50: m.p50,
-      p99: m.p99,
-      peakRss: peakRssMiB(server.pid),
-      cpuUs: (cpu * 1000) / m.requests,
-      requests: m.requests,
-      bad: w.bad + m.bad,
-      sample: w.sample ?? m.sample,
-      droppedLines: dropped.reduce((n, d) => n + Number(d[1]), 0),
-      harnessCpuMs: (own.user + own.system) / 1000,
-    };
+    for (const s of servers) started.push(await startServer(s.args));
+    const totals = servers.map(() => ({
+      requests: 0,
+      seconds: 0,
+      bad: 0,
+      sample: undefined as string | undefined,
+      cpuMs: 0,
+      ownMs: 0,
+      p50s: [] as number[],
+      p99s: [] as number[],
+    }));
+    /** Each server's first time not signed yet: no two of its requests share one. */
+    const notBefore = servers.map(() => 0);
+    for (const [i, s] of servers.entries()) {
+      const warm = join(plan.dir, 'warm.txt');
+      notBefore[i] = writeRequests(warm, Math.ceil(plan.maxRate * plan.warmup), s.c.badSignature, 0, users);
+      collectGarbage();
+      const w = await wrk(started[i].url, plan.warmup, warm, s.c, s.baseline);
+      totals[i].bad += w.bad;
+      totals[i].sample ??= w.sample;
+    }
+    for (const server of started) {
+      const stop = await plan.beside?.(server.url);
+      if (stop) stops.push(stop);
+    }
+    for (let turn = 0; turn < turns; turn++) {
+      const order = servers.map((_, i) => i);
+      if (turn % 2 === 1) order.reverse();
+      for (const i of order) {
+        const s = servers[i];
+        const file = join(plan.dir, 'load.txt');
+        notBefore[i] = writeRequests(file, Math.ceil(plan.maxRate * seconds), s.c.badSignature, notBefore[i], users);
+        collectGarbage();
+        const cpu0 = cpuMs(started[i].pid);
+        const own0 = process.cpuUsage();
+        const m = await wrk(started[i].url, seconds, file, s.c, s.baseline);
+        const own = process.cpuUsage(own0);
+        const t = totals[i];
+        t.cpuMs += cpuMs(started[i].pid) - cpu0;
+        t.ownMs += (own.user + own.system) / 1000;
+        t.requests += m.requests;
+        t.seconds += m.seconds;
+        t.bad += m.bad;
+        t.sample ??= m.sample;
+        t.p50s.push(m.p50);
+        t.p99s.push(m.p99);
+      }
+    }
+    return totals.map((t, i) => ({
+      rps: t.requests / t.seconds,
+      // Each turn's percentiles: the median of the turns' (the turns are as long as each other).
+      p50: median(t.p50s),
+      p99: median(t.p99s),
+      peakRss: peakRssMiB(started[i].pid),
+      cpuUs: (t.cpuMs * 1000) / t.requests,
+      requests: t.requests,
+      bad: t.bad,
+      sample: t.sample,
+      droppedLines: [...started[i].stderr().matchAll(/(\d+) request log lines? dropped/g)].reduce(
+        (n, d) => n + Number(d[1]),
+        0,
+      ),
+      harnessCpuMs: t.ownMs,
+    }));
   } finally {
-    stopBeside?.();
-    await server.stop();
+    for (const stop of stops) stop();
+    for (const server of started) await server.stop();
   }
 }
 

@@ -20,7 +20,15 @@ import { join } from 'node:path';
 import { budgetMarkdown, budgetTable, type BudgetResult } from './budget.js';
 import { growthMarkdown, growthTable, type GrowthResult } from './growth.js';
 import { API_USERS, median, post, ROOT, startServer, writeScenario } from './lib.js';
-import { LOAD_CASES, measure, SERVER_LABEL, serverArgs, type Load, type LoadCase, type ServerKind } from './measure.js';
+import {
+  LOAD_CASES,
+  measureSideBySide,
+  SERVER_LABEL,
+  serverArgs,
+  type Load,
+  type LoadCase,
+  type ServerKind,
+} from './measure.js';
 import { soak, type SoakResult } from './soak.js';
 
 const args = process.argv.slice(2);
@@ -65,16 +73,23 @@ const ALL_CASES: Case[] = [
 const floorServes = (c: LoadCase) => c.key === 'time' || c.key === 'badsig';
 
 /**
- * The servers of a row in a round, one after the other. The floor and mfa-sim, whose ratio is the target, always run
- * back to back (which of them first alternates from round to round), so that a change of the host's speed between
- * runs (the rounds' spread is wider than the targets' margins) falls as little as it can between them; the order of
- * the rest turns by one from round to round.
+ * The servers of a row in a round, unit by unit: the floor and mfa-sim, whose ratio is the target, are one unit,
+ * measured side by side in turns (bench/measure.ts: measureSideBySide), which of them first alternating from round to
+ * round, so that a change of the host's speed (the rounds' spread is wider than the targets' margins) falls on both
+ * alike; the order of the units turns by one from round to round.
  */
-function roundOrder(round: number): ServerKind[] {
+function roundUnits(round: number): ServerKind[][] {
   const pair: ServerKind[] = round % 2 === 0 ? ['floor', 'sim'] : ['sim', 'floor'];
   const units: ServerKind[][] = [['node'], ['express'], pair, ['quiet']];
-  return units.flatMap((_, i) => units[(i + round) % units.length]);
+  return units.map((_, i) => units[(i + round) % units.length]);
 }
+
+/**
+ * The floor and mfa-sim side by side take turns of 2 s (wrk takes whole seconds), as many as the duration holds, at
+ * least two; a smoke takes two turns of 1 s, so that the turns are run wherever the benchmark is.
+ */
+const TURN_SECONDS = smoke ? 1 : 2;
+const TURNS = Math.max(2, Math.floor(DURATION / TURN_SECONDS));
 
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;
 const CASES = ALL_CASES.filter((c) => !only || only.includes(c.key));
@@ -88,20 +103,28 @@ async function loadTable(): Promise<Row[]> {
   const plan = { dir, warmup: WARMUP, duration: DURATION, maxRate: MAX_RATE };
   for (let round = 0; round < ROUNDS; round++) {
     for (const row of rows) {
-      for (const kind of roundOrder(round)) {
-        const baseline = kind === 'node' || kind === 'express';
-        const served = kind === 'floor' && !floorServes(row.c) ? LOAD_CASES.time : row.c;
-        const l = await measure(served, serverArgs(kind, scenarioFile), baseline, plan);
-        if (l.bad > 0) {
-          failures++;
+      for (const unit of roundUnits(round)) {
+        const servers = unit.map((kind) => ({
+          c: kind === 'floor' && !floorServes(row.c) ? LOAD_CASES.time : row.c,
+          args: serverArgs(kind, scenarioFile),
+          baseline: kind === 'node' || kind === 'express',
+        }));
+        const loads = await (unit.length > 1
+          ? measureSideBySide(servers, { ...plan, duration: TURNS * TURN_SECONDS }, TURNS)
+          : measureSideBySide(servers, plan, 1));
+        unit.forEach((kind, i) => {
+          const [l, served] = [loads[i], servers[i].c];
+          if (l.bad > 0) {
+            failures++;
+            process.stderr.write(
+              `  ${SERVER_LABEL[kind]} ${row.c.name}: ${l.bad} answers not as expected, e.g. ${l.sample}\n`,
+            );
+          }
+          row[kind].push(l);
           process.stderr.write(
-            `  ${SERVER_LABEL[kind]} ${row.c.name}: ${l.bad} answers not as expected, e.g. ${l.sample}\n`,
+            `  round ${round + 1}/${ROUNDS} ${row.c.name.padEnd(24)} ${(served === row.c ? SERVER_LABEL[kind] : `${SERVER_LABEL[kind]}, ${served.name}`).padEnd(18)} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  peak ${l.peakRss.toFixed(0)} MiB  ${l.cpuUs.toFixed(0)} µs CPU/req  (harness ${l.harnessCpuMs.toFixed(0)} ms CPU)${l.droppedLines ? `  ${l.droppedLines} log lines DROPPED` : ''}\n`,
           );
-        }
-        row[kind].push(l);
-        process.stderr.write(
-          `  round ${round + 1}/${ROUNDS} ${row.c.name.padEnd(24)} ${(served === row.c ? SERVER_LABEL[kind] : `${SERVER_LABEL[kind]}, ${served.name}`).padEnd(18)} ${l.rps.toFixed(0).padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  peak ${l.peakRss.toFixed(0)} MiB  ${l.cpuUs.toFixed(0)} µs CPU/req  (harness ${l.harnessCpuMs.toFixed(0)} ms CPU)${l.droppedLines ? `  ${l.droppedLines} log lines DROPPED` : ''}\n`,
-        );
+        });
       }
     }
   }
@@ -182,7 +205,7 @@ const med = (ls: Load[], f: (l: Load) => number) => median(ls.map(f));
 const pair = (a: Load[], b: Load[], f: (l: Load) => number) => median(a.map((x, i) => f(x) / f(b[i])));
 
 async function main(): Promise<void> {
-  const cond = `${smoke ? 'SMOKE (figures meaningless)' : 'full'}: ${ROUNDS} round(s) × ${DURATION} s per server and case (after ${WARMUP} s warm-up), wrk -t2 -c32, node ${process.version}, ${API_USERS.length} API users`;
+  const cond = `${smoke ? 'SMOKE (figures meaningless)' : 'full'}: ${ROUNDS} round(s) × ${DURATION} s per server and case (the floor and mfa-sim side by side, in ${TURNS} turns of ${TURN_SECONDS} s; after ${WARMUP} s warm-up), wrk -t2 -c32, node ${process.version}, ${API_USERS.length} API users`;
   process.stderr.write(`bench ${cond}\n`);
   const rows = await loadTable();
   const budget: BudgetResult[] = skip('budget')
