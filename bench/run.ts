@@ -101,6 +101,7 @@ type Row = { c: Case } & Record<ServerKind, Load[]>;
 async function loadTable(): Promise<Row[]> {
   const rows: Row[] = CASES.map((c) => ({ c, node: [], express: [], floor: [], sim: [], quiet: [] }));
   const plan = { dir, warmup: WARMUP, duration: DURATION, maxRate: MAX_RATE };
+  const pairPlan = { ...plan, duration: TURNS * TURN_SECONDS };
   for (let round = 0; round < ROUNDS; round++) {
     for (const row of rows) {
       for (const unit of roundUnits(round)) {
@@ -109,11 +110,11 @@ async function loadTable(): Promise<Row[]> {
           args: serverArgs(kind, scenarioFile),
           baseline: kind === 'node' || kind === 'express',
         }));
-        const loads = await (unit.length > 1
-          ? measureSideBySide(servers, { ...plan, duration: TURNS * TURN_SECONDS }, TURNS)
-          : measureSideBySide(servers, plan, 1));
+        const sideBySide = unit.length > 1;
+        const loads = await measureSideBySide(servers, sideBySide ? pairPlan : plan, sideBySide ? TURNS : 1);
         unit.forEach((kind, i) => {
-          const [l, served] = [loads[i], servers[i].c];
+          const l = loads[i];
+          const served = servers[i].c;
           if (l.bad > 0) {
             failures++;
             process.stderr.write(
