@@ -234,9 +234,10 @@ export class Challenges {
 
   private store(c: Challenge): void {
     if (this.max < 1) return;
-    const known = this.map.has(c.id);
+    const before = this.map.size;
     this.map.set(c.id, c);
-    if (known) return; // keeps its place, as in a Map
+    // Set again, a known id keeps its place, as in a Map (told by the size: one lookup where has() and set() are two).
+    if (this.map.size === before) return;
     if (this.order.length < this.max) {
       this.order.push(c.id);
       return;
