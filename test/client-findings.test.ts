@@ -163,6 +163,43 @@ describe('client findings, one by one', async () => {
     expect(flaky.findings()).toEqual([]);
   });
 
+  it("ids and nonces are the API user's own: another API user sending the same is no reuse and no retry", async () => {
+    const other = { apiUser: '987654321', secret: 'other-secret' };
+    const two = await simulator({
+      name: 'two-clients',
+      apiUsers: [
+        { id: MAIN.apiUser, secret: MAIN.secret },
+        { id: other.apiUser, secret: other.secret },
+      ],
+      rules: [{ name: 'drop', when: { endpoint: 'time' }, times: 1, fault: 'reset' }],
+    });
+    const nonce = randomUUID();
+    await send(two, '/v1/svc/time', { method: 'GET', as: MAIN, nonce }).catch(() => undefined);
+    expectEnvelope(await send(two, '/v1/svc/time', { method: 'GET', as: other, nonce }), 200, 15000);
+    for (const as of [MAIN, other])
+      expectEnvelope(
+        await send(two, '/v1/svc/challenge', { as, body: challengeEnvelope(as.apiUser, {}, { id: 'shared-id' }) }),
+        202,
+        2025,
+      );
+    expect(two.findings()).toEqual([]);
+    // The same API user sending both again is found, so the two above were told apart, not missed.
+    expectEnvelope(await send(two, '/v1/svc/time', { method: 'GET', as: MAIN, nonce }), 200, 15000);
+    expectEnvelope(
+      await send(two, '/v1/svc/challenge', {
+        as: other,
+        body: challengeEnvelope(other.apiUser, {}, { id: 'shared-id' }),
+      }),
+      202,
+      2025,
+    );
+    expect(two.findings().map((f) => [f.id, f.apiUser])).toEqual([
+      ['retry-not-resigned', MAIN.apiUser],
+      ['envelope-id-reused', other.apiUser],
+    ]);
+    await two.close();
+  });
+
   it('drift-not-corrected: -4036 twice with the same clock; corrected, it is not a finding; at the end, none accepted after it', async () => {
     fresh();
     const time = (t: number) => send(sim, '/v1/svc/time', { method: 'GET', as: MAIN, time: t });

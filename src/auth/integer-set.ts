@@ -1,5 +1,6 @@
 /**
- * A compact hash set of integers for the replay memory, and the keyed string hash nonces are remembered by.
+ * A compact hash set of integers for the replay memory, where an integer key starts its probe (also for the doctor's
+ * RecentNumbers), and the keyed string hash nonces are remembered by.
  */
 
 /**
@@ -81,7 +82,7 @@ function insert(slots: Float64Array | Int32Array, mask: number, key: number): bo
 
 // Where a key starts its probe only spreads the keys: from any start every key is still found (a cost, no behaviour).
 // Stryker disable next-line all: a probe's start
-function slotOf(key: number): number {
+export function slotOf(key: number): number {
   const lo = key >>> 0;
   // Stryker disable next-line ArithmeticOperator: the high bits only spread the keys across slots
   const hi = (key / 4294967296) >>> 0;

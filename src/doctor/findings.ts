@@ -11,6 +11,7 @@ import { HintTally } from './hint-tally.js';
 import { signingHeaders } from './signing-headers.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { RecentMap } from '../world/recent-map.js';
+import { RecentNumbers } from '../world/recent-numbers.js';
 
 /**
  * Client findings: an observer of "answered" that watches each API user's traffic for what the client does that the
@@ -44,18 +45,20 @@ const CLIENTS_WATCHED = 1000;
 const IDS_KEPT = 4096;
 const NONCES_KEPT = 1024;
 const CHALLENGES_FOLLOWED = 10_000;
-/** Seeds the hashes of envelope ids and nonces (the replay memory's own are seeded apart). */
+/** Seeds the hashes of envelope ids and nonces, with each API user's id (the replay memory's are seeded apart). */
 const VALUE_SEED = 0x646f63;
 
 /** What is kept of a client between its requests: its clock, as far as its answers showed it. */
 interface Client {
+  /** Seeds the hashes of the values it chose: its nine digits fit the 32-bit seed, one seed per API user. */
+  readonly seed: number;
   /** The last -4036 not followed by an accepted request: its seq and how far off the clock was. */
   drift?: { seq: number; ms: number };
   offsets?: { min: number; max: number };
 }
 
-/** A value a client chose, as the doctor keeps it: a hash of it and of the API user that sent it. */
-const keyOf = (apiUser: string, value: string) => hash53(`${apiUser}\0${value}`, VALUE_SEED);
+/** A value a client chose, as the doctor keeps it: a hash of it, seeded by the API user that sent it. */
+const keyOf = (client: Client, value: string) => hash53(value, client.seed);
 
 export class ClientFindings {
   private readonly clients = new Map<string, Client>();
@@ -66,9 +69,9 @@ export class ClientFindings {
   /** The first request (seq) of the current scenario. */
   private scenarioFrom = 0;
   /** The seq of the request that last sent each envelope id. */
-  private readonly ids = new RecentMap<number, number>(IDS_KEPT);
+  private readonly ids = new RecentNumbers(IDS_KEPT);
   /** The seq of the request whose nonce failed in transit. */
-  private readonly failedNonces = new RecentMap<number, number>(NONCES_KEPT);
+  private readonly failedNonces = new RecentNumbers(NONCES_KEPT);
   /** Challenges the simulator made for a watched API user (its own ids), and how each is polled. */
   private readonly created = new RecentMap<string, { apiUser: string; seq: number; followed: boolean }>(
     CHALLENGES_FOLLOWED,
@@ -185,7 +188,7 @@ export class ClientFindings {
 
     // Nothing failed in transit yet (the usual case): no retry to look for, and no nonce to hash.
     if (nonce !== undefined && (this.failedNonces.size > 0 || failedInTransit(r))) {
-      const key = keyOf(apiUser, nonce);
+      const key = keyOf(client, nonce);
       const failedAt = this.failedNonces.get(key);
       // Only a signed retry is the client's: anyone can send a request naming its API user and a nonce.
       if (signed && failedAt !== undefined && failedAt !== r.seq)
@@ -207,7 +210,7 @@ export class ClientFindings {
       client.drift = undefined;
       if (time !== undefined) this.watchClock(client, apiUser, r.seq, time - at);
     }
-    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(apiUser, r, time);
+    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(client, apiUser, r, time);
     if (r.code === 2025 && r.challengeId !== undefined)
       this.created.set(r.challengeId, { apiUser, seq: r.seq, followed: false });
     // A challenge the simulator found for the request (its own id), not whatever the body named.
@@ -215,7 +218,7 @@ export class ClientFindings {
   }
 
   /** What the envelope and body show: staleness, a reused id, the lenient readings, polling, following a challenge. */
-  private readEnvelope(apiUser: string, r: AnsweredRequest, time: number | undefined): void {
+  private readEnvelope(client: Client, apiUser: string, r: AnsweredRequest, time: number | undefined): void {
     const text = r.request.body;
     // Longer than the journal keeps whole, it is cut (and no longer JSON): nothing to read.
     if (text === '' || text.length > JOURNAL_BODY_CHARS) return;
@@ -246,10 +249,8 @@ export class ClientFindings {
     }
     const id = own(env, 'id');
     if (typeof id === 'string' || typeof id === 'number') {
-      const key = keyOf(apiUser, String(id));
-      const before = this.ids.get(key);
+      const before = this.ids.swap(keyOf(client, String(id)), r.seq);
       if (before !== undefined) this.note('envelope-id-reused', apiUser, r.seq, `request ${before} sent the same id`);
-      this.ids.set(key, r.seq);
     }
     if (r.endpoint === 'challenge' && lenientInteger(own(env, 'type')) === 950)
       this.note('blocked-on-challenge-endpoint', apiUser, r.seq);
@@ -314,7 +315,7 @@ export class ClientFindings {
   private client(apiUser: string): Client | undefined {
     let c = this.clients.get(apiUser);
     if (!c && this.clients.size < CLIENTS_WATCHED) {
-      c = {};
+      c = { seed: VALUE_SEED ^ Number(apiUser) };
       this.clients.set(apiUser, c);
     }
     return c;
