@@ -67,9 +67,11 @@ describe('a map of the most recently set keys', () => {
     const m = new RecentMap<number, number>(50);
     let seed = 7;
     for (let i = 0; i < 5_000; i++) {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      const key = seed % 120;
-      if (seed % 5 === 0) m.delete(key);
+      // A 32-bit LCG in integer arithmetic, its high bits used: a product past 2^53 loses bits, and an LCG's low bits
+      // cycle early (the one written here before gave 28 keys of 120, so the map never filled).
+      seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0;
+      const key = (seed >>> 8) % 120;
+      if ((seed >>> 16) % 5 === 0) m.delete(key);
       else m.set(key, i);
       expect(m.size).toBeLessThanOrEqual(50);
     }
