@@ -8,6 +8,7 @@ import { failedInTransit } from './first-uses.js';
 import { FINDING_KINDS } from './finding-kinds.js';
 import { SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './finding-types.js';
 import { HintTally } from './hint-tally.js';
+import { MadeChallenges } from './made-challenges.js';
 import { signingHeaders } from './signing-headers.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { RecentMap } from '../world/recent-map.js';
@@ -73,9 +74,7 @@ export class ClientFindings {
   /** The seq of the request whose nonce failed in transit. */
   private readonly failedNonces = new RecentNumbers(NONCES_KEPT);
   /** Challenges the simulator made for a watched API user (its own ids), and how each is polled. */
-  private readonly created = new RecentMap<string, { apiUser: string; seq: number; followed: boolean }>(
-    CHALLENGES_FOLLOWED,
-  );
+  private readonly created = new MadeChallenges(CHALLENGES_FOLLOWED);
   private readonly polls = new RecentMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
   private lastIso = '';
   private lastInstant = NaN;
@@ -132,8 +131,8 @@ export class ClientFindings {
     const found = scope === 'run' ? this.found : this.foundHere;
     const out = [...found.values()].map((f) => ({ ...f }));
     const abandoned = new Map<string, Finding>();
-    for (const [id, c] of this.created) {
-      if (c.followed || c.seq < from || (!final && state(id) === 'waiting')) continue;
+    for (const c of this.created) {
+      if (c.followed || c.seq < from || (!final && state(c.id) === 'waiting')) continue;
       const f = abandoned.get(c.apiUser);
       if (f) {
         f.count++;
@@ -211,8 +210,7 @@ export class ClientFindings {
       if (time !== undefined) this.watchClock(client, apiUser, r.seq, time - at);
     }
     if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(client, apiUser, r, time);
-    if (r.code === 2025 && r.challengeId !== undefined)
-      this.created.set(r.challengeId, { apiUser, seq: r.seq, followed: false });
+    if (r.code === 2025 && r.challengeId !== undefined) this.created.made(r.challengeId, apiUser, r.seq);
     // A challenge the simulator found for the request (its own id), not whatever the body named.
     if (r.endpoint === 'status' && r.challengeId !== undefined) this.watchPolling(r.challengeId, apiUser, r.seq);
   }
@@ -279,8 +277,7 @@ export class ClientFindings {
     if (typo !== undefined) this.note('challngeid-typo', apiUser, r.seq);
     const challengeId = own(body, 'challengeId') ?? typo;
     if (typeof challengeId !== 'string') return;
-    const created = this.created.get(challengeId);
-    if (created && created.apiUser === apiUser) created.followed = true;
+    this.created.follow(challengeId, apiUser);
   }
 
   private watchPolling(challengeId: string, apiUser: string, seq: number): void {
