@@ -2,6 +2,7 @@ import type { Operation } from '../codes.js';
 import type { Answer } from '../contract/answer.js';
 import type { CancelBody, ChallengeBody, LookupBody } from '../contract/bodies.js';
 import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';
+import { jsonText } from '../output/json.js';
 import { qrDataUrl } from '../world/qr.js';
 import { rememberLast } from '../world/remember-last.js';
 import type { RequestContext } from './context.js';
@@ -20,6 +21,15 @@ const json = (o: unknown) => JSON.stringify(o);
  */
 const timeMessage = (now: number) => messageOfSecond(Math.floor(now / 1000));
 const messageOfSecond = rememberLast((second: number) => json({ 'utc-time': String(second) }));
+
+/**
+ * A new challenge's message, `{"challengeId", "challengeQRcodeUrl", "challengeQRcode"?}`, written out rather than
+ * stringified as an object: every new challenge pays for it, and its values are two plain strings and a data URL.
+ */
+function challengeMessage(id: string, url: string, qr: boolean): string {
+  const image = qr ? `,"challengeQRcode":${jsonText(qrDataUrl(url))}` : '';
+  return `{"challengeId":${jsonText(id)},"challengeQRcodeUrl":${jsonText(url)}${image}}`;
+}
 
 /** The operation's answer, or the success a rule forces (`forced`, a code of 0 or more). */
 export function operate(ctx: RequestContext, forced?: { code: number; message?: string }): Answer {
@@ -48,9 +58,7 @@ function serve(ctx: RequestContext, op: Operation, forced: boolean): Answer {
       ctx.challenge = c;
       ctx.staged.challenge = { made: c };
       const url = ctx.links.challenge(c.id, ctx.req.headers.host);
-      const message: Record<string, string> = { challengeId: c.id, challengeQRcodeUrl: url };
-      if (body.qr) message.challengeQRcode = qrDataUrl(url);
-      return { code: 2025, message: json(message) };
+      return { code: 2025, message: challengeMessage(c.id, url, body.qr) };
     }
     case 'cancel': {
       const { user, challengeId } = ctx.body as CancelBody;
