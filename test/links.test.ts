@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, signedHeaders, Simulator, type SimulatorOptions } from '../src/index.js';
+import { Links } from '../src/request/links.js';
 import { bodyOf, challengeEnvelope, expectEnvelope, raw, rawSocket } from './helpers.js';
 
 /**
@@ -158,5 +159,23 @@ describe('a public URL wins over the Host', async () => {
   it('every answer links to the public URL, whatever Host it came by', async () => {
     expect(await baseFor('api.example.com')).toBe('http://public.example:7000');
     expect(await baseFor('bad host')).toBe('http://public.example:7000');
+  });
+});
+
+describe("a challenge's phone link", () => {
+  // Every id the simulator makes is a UUID; the id is still a path segment, percent-encoded when it is anything else.
+  const links = new Links((text) => text, 'http://127.0.0.1:7000');
+
+  it('carries a UUID, and every character RFC 3986 leaves unreserved, as it is', () => {
+    expect(links.challenge('0f0e0d0c-0b0a-4908-8706-050403020100')).toBe(
+      'http://127.0.0.1:7000/phone/0f0e0d0c-0b0a-4908-8706-050403020100',
+    );
+    expect(links.challenge('Az09-._~')).toBe('http://127.0.0.1:7000/phone/Az09-._~');
+  });
+
+  it('percent-encodes any other character, as encodeURIComponent does', () => {
+    for (const id of ['a b', 'a/b', '../x', 'a?b#c', '%41', 'é', 'a\u2028b', '<b>', ''])
+      expect(links.challenge(id)).toBe(`http://127.0.0.1:7000/phone/${encodeURIComponent(id)}`);
+    expect(links.challenge('../x')).toBe('http://127.0.0.1:7000/phone/..%2Fx');
   });
 });

@@ -35,7 +35,7 @@ export class Links {
 
   /** The page a challenge's QR code opens: the user's phone. */
   challenge(id: string, hostHeader?: string | string[]): string {
-    return `${this.base(hostHeader)}/phone/${encodeURIComponent(id)}`;
+    return `${this.base(hostHeader)}/phone/${pathSegment(id)}`;
   }
 
   /** Forgets the remembered base (the secrets to hide have changed). */
@@ -43,4 +43,17 @@ export class Links {
     // Stryker disable next-line ObjectLiteral,StringLiteral: an entry without a header is never read
     this.last = { url: '' };
   }
+}
+
+/** Characters a path segment carries as they are (RFC 3986's unreserved ones). */
+// Stryker disable next-line Regex: a shorter match (or none) sends the id to encodeURIComponent, which gives the same
+const UNRESERVED = /^[\w.~-]*$/;
+
+/**
+ * `text` as one segment of a URL's path, percent-encoded. A challenge id (a UUID) needs no encoding, and every new
+ * challenge's link is made: a look at its characters costs a fifth of what encodeURIComponent does.
+ */
+function pathSegment(text: string): string {
+  // Stryker disable next-line ConditionalExpression: encoding the id always gives the same text, only slower
+  return UNRESERVED.test(text) ? text : encodeURIComponent(text);
 }
