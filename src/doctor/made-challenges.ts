@@ -11,7 +11,7 @@ export class MadeChallenges {
   private readonly ids: (string | undefined)[];
   private readonly apiUsers: (string | undefined)[];
   private readonly seqs: Float64Array;
-  private readonly followedAt: Uint8Array;
+  private readonly followed: Uint8Array;
   private readonly slots = new Map<string, number>();
   /** The slot the next challenge takes: that of the oldest once the ring is full. */
   private next = 0;
@@ -21,7 +21,7 @@ export class MadeChallenges {
     this.ids = new Array<string | undefined>(max).fill(undefined);
     this.apiUsers = new Array<string | undefined>(max).fill(undefined);
     this.seqs = new Float64Array(max);
-    this.followedAt = new Uint8Array(max);
+    this.followed = new Uint8Array(max);
   }
 
   get size(): number {
@@ -40,14 +40,14 @@ export class MadeChallenges {
     this.ids[slot] = id;
     this.apiUsers[slot] = apiUser;
     this.seqs[slot] = seq;
-    this.followedAt[slot] = 0;
+    this.followed[slot] = 0;
     this.next = (slot + 1) % this.max;
   }
 
   /** `apiUser` named the challenge in a request: followed, if the challenge is one made for that API user. */
   follow(id: string, apiUser: string): void {
     const slot = this.slots.get(id);
-    if (slot !== undefined && this.apiUsers[slot] === apiUser) this.followedAt[slot] = 1;
+    if (slot !== undefined && this.apiUsers[slot] === apiUser) this.followed[slot] = 1;
   }
 
   /** Forgets every challenge (an API user's string left in a slot is let go when the slot is next taken). */
@@ -62,7 +62,7 @@ export class MadeChallenges {
       const slot = (this.next + k) % this.max;
       const id = this.ids[slot];
       if (id !== undefined)
-        yield { id, apiUser: this.apiUsers[slot]!, seq: this.seqs[slot], followed: this.followedAt[slot] === 1 };
+        yield { id, apiUser: this.apiUsers[slot]!, seq: this.seqs[slot], followed: this.followed[slot] === 1 };
     }
   }
 }
