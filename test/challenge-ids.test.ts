@@ -48,4 +48,21 @@ describe('challenge ids', () => {
     for (const id of ids) expect(id).toMatch(UUID_V4);
     expect(ids[1]).not.toBe(ids[3]);
   });
+
+  it('crypto integers come from the same pool: all different, all 32-bit, none a piece of an id drawn beside them', () => {
+    const crypto = new RandomSource();
+    const ints: number[] = [];
+    const idHex: string[] = [];
+    // 2,000 integers and 200 ids: several pools of 4,096 bytes.
+    for (let i = 0; i < 2000; i++) {
+      ints.push(crypto.uint32());
+      if (i % 10 === 0) idHex.push(crypto.uuid().replaceAll('-', ''));
+    }
+    for (const n of ints) expect(Number.isInteger(n) && n >= 0 && n < 2 ** 32).toBe(true);
+    expect(new Set(ints).size).toBeGreaterThan(1990);
+    expect(Math.max(...ints)).toBeGreaterThan(2 ** 31);
+    const pieces = new Set(idHex.flatMap((h) => [0, 8, 16, 24].map((at) => h.slice(at, at + 8))));
+    const asHex = (n: number) => Buffer.from(new Uint32Array([n]).buffer).toString('hex');
+    expect(ints.filter((n) => pieces.has(asHex(n)))).toEqual([]);
+  });
 });

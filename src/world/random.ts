@@ -14,7 +14,7 @@ export class RandomSource {
 
   /** A 32-bit unsigned integer. */
   uint32(): number {
-    return this.next ? this.next() : randomBytes(4).readUInt32LE(0);
+    return this.next ? this.next() : POOL.readUInt32LE(cryptoBytes(4));
   }
 
   /** A UUID v4 (every new challenge's id). */
@@ -44,8 +44,8 @@ export class RandomSource {
 }
 
 /**
- * The machine's crypto source, drawn a pool at a time as node:crypto's `randomUUID` does; the offset of the next
- * `n` bytes is returned, in POOL.
+ * The machine's crypto source for the simulated world (ids, integers), drawn a pool at a time as node:crypto's
+ * `randomUUID` does; the offset of the next `n` bytes (at most the pool's size) is returned, in POOL.
  */
 const POOL = Buffer.alloc(4096);
 let poolAt = POOL.length;
