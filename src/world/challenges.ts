@@ -66,7 +66,7 @@ export class Challenges {
   /**
    * The ids in the order they were added, a ring once full: `head` is the oldest. (Deleting a Map's first key
    * and then asking the Map for its new first key makes V8 step over every entry deleted since the table was
-   * last compacted: about 10 µs per new challenge once the store is full.)
+   * last compacted: about 10 microseconds per new challenge once the store is full.)
    */
   private order: string[] = [];
   private head = 0;
