@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,21 @@ describe('the built programs', () => {
       if (bytes[i] > 0x7f) others.push(JSON.stringify(bytes.subarray(Math.max(0, i - 40), i + 8).toString('utf8')));
     expect(others).toEqual([]);
     expect(isAscii(bytes)).toBe(true);
+  });
+
+  it("import('mfa-sim') requires the program, not imports it: Node's reader of CommonJS exports is not loaded", () => {
+    // Importing a CommonJS file, Node first reads it for its exports' names with a lexer of its own: the entry names
+    // them itself.
+    const code = `
+      const before = new Set(process.moduleLoadList);
+      const m = await import(${JSON.stringify(join(DIST, 'index.js'))});
+      const loaded = process.moduleLoadList.filter((x) => !before.has(x));
+      console.log(JSON.stringify({ lexer: loaded.some((x) => x.includes('cjs-module-lexer')), names: Object.keys(m).length, start: typeof m.startSimulator }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const seen = JSON.parse(r.stdout) as { lexer: boolean; names: number; start: string };
+    expect(seen).toEqual({ lexer: false, names: expect.any(Number), start: 'function' });
+    expect(seen.names).toBeGreaterThan(20);
   });
 });
 
