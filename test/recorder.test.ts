@@ -273,6 +273,11 @@ describe('the recorder: what it keeps of each request, and answers a rule cannot
       request('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: odd, challengeType: 'UserKeyAndUserPin' })),
       request('/v1/svc/challenge', cancelEnvelope(ME.apiUser, randomUUID(), odd)),
       request('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { challengeType: 'NotAType' })),
+      // A published client sends the user in Base64: the rule names the address it stands for, as a replay reads it.
+      request(
+        '/v1/svc/challenge',
+        challengeEnvelope(ME.apiUser, { svcUser: Buffer.from('b64@example.com').toString('base64') }),
+      ),
       request('/v1/svc/time', {
         id: 't',
         utctime: '1',
@@ -296,6 +301,13 @@ describe('the recorder: what it keeps of each request, and answers a rule cannot
         apiUser: ME.apiUser,
         svcUser: 'a\\*b\\?\\{d\\}@example.com',
         challengeType: 'UserKeyAndUserPin',
+      },
+      {
+        endpoint: 'challenge',
+        type: 150,
+        apiUser: ME.apiUser,
+        svcUser: 'b64@example.com',
+        challengeType: 'UserKeyAndPattern',
       },
       { endpoint: 'challenge', type: 151, apiUser: ME.apiUser, svcUser: 'a\\*b\\?\\{d\\}@example.com' },
       { endpoint: 'challenge', type: 150, apiUser: ME.apiUser, svcUser: 'user@example.com' },

@@ -69,6 +69,13 @@ describe('rules: what a rule matches', async () => {
     expectEnvelope(await challenge(sim, { svcUser: 'anyone@other.example' }), 202, 2025);
   });
 
+  it("matches the body's user written in Base64, as a published client sends it, read as the address it stands for", async () => {
+    const base64 = (address: string) => Buffer.from(address).toString('base64');
+    expectEnvelope(await challenge(sim, { svcUser: base64('Exact@example.com') }), 400, -2004);
+    expectEnvelope(await challenge(sim, { svcUser: base64('someone@glob.example') }), 400, -2007);
+    expectEnvelope(await challenge(sim, { svcUser: base64('someone@other.example') }), 202, 2025);
+  });
+
   it('matches the challenge type', async () => {
     expectEnvelope(await challenge(sim, { challengeType: 'UserKeyAndUserFace' }), 400, -5076);
   });

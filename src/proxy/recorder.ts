@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/authorization.js';
 import { codeInfo } from '../codes.js';
-import { peek } from '../contract/envelope.js';
+import { peek, peekedUser } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, endpointOf, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { compileScenario } from '../scenario/compile.js';
 import { OptionsError } from '../errors.js';
@@ -280,8 +280,8 @@ function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undef
   if (looked.type !== undefined && endpointTypes(endpoint, of.strict).includes(looked.type)) when.type = looked.type;
   const apiUser = rawHeader(req.headers, `x-${of.token}-apiuser`);
   if (apiUser !== undefined && /^\d{9}$/.test(apiUser)) when.apiUser = apiUser;
-  if (looked.user !== undefined && carriesUser(endpoint, when.type))
-    when.svcUser = looked.user.replace(/[\\*?[\]{}]/g, '\\$&');
+  const user = peekedUser(looked);
+  if (user !== undefined && carriesUser(endpoint, when.type)) when.svcUser = user.replace(/[\\*?[\]{}]/g, '\\$&');
   if (
     looked.challengeType !== undefined &&
     when.type === 150 &&

@@ -1,5 +1,5 @@
 import type { Operation } from '../codes.js';
-import type { Peek } from '../contract/envelope.js';
+import { peekedUser, type Peek } from '../contract/envelope.js';
 import type { Endpoint } from '../contract/operations.js';
 import { foldCase } from '../world/fold-case.js';
 import { headerReadings } from './header-readings.js';
@@ -111,7 +111,7 @@ class FoldedValues {
   /** The body's user, folded; undefined when the body names none. */
   userOf(): string | undefined {
     if (this.user === null) {
-      const user = this.subject.peek.user;
+      const user = peekedUser(this.subject.peek);
       this.user = user === undefined ? undefined : foldCase(user);
     }
     return this.user;
