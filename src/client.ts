@@ -8,7 +8,7 @@
  * @packageDocumentation
  * @module mfa-sim/client
  */
-import { DEFAULT_TOKEN, signedHeaders } from './auth/signature.js';
+import { DEFAULT_TOKEN, signedHeaders, userKeyOf } from './auth/signature.js';
 import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
 import { ClientError, OptionsError } from './errors.js';
 
@@ -169,7 +169,7 @@ export function createClient(options: ClientOptions): MfaClient {
   const token = options.token ?? DEFAULT_TOKEN;
   const now = options.now ?? Date.now;
   const doFetch = options.fetch ?? fetch;
-  const userKey = `${token}User`;
+  const userKey = userKeyOf(token);
   let lastTime = 0;
 
   const client: MfaClient = {

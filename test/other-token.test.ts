@@ -171,3 +171,20 @@ describe('the advice works: started with --token gridy, the simulator serves tha
     );
   });
 });
+
+describe("under another token, a rule on the user reads the body's <token>User", async () => {
+  const sim = await simulator({
+    secret: SECRET,
+    token: 'gridy',
+    rules: [{ name: 'by user', when: { svcUser: 'held@example.com' }, respond: { code: -2004 } }],
+  });
+  const as = { apiUser: sim.apiUser.id, secret: SECRET };
+  const challenge = (user: string) =>
+    send(sim, '/v1/gridy/challenge', { as, body: challengeEnvelope(as.apiUser, { gridyUser: user }, {}, 'gridy') });
+
+  it('matches gridyUser, written plainly or in Base64, and no other user', async () => {
+    expectEnvelope(await challenge('held@example.com'), 400, -2004);
+    expectEnvelope(await challenge(Buffer.from('held@example.com').toString('base64')), 400, -2004);
+    expectEnvelope(await challenge('other@example.com'), 202, 2025);
+  });
+});

@@ -17,10 +17,14 @@ export interface HeaderNames {
   readonly apiUser: string;
 }
 
-/** Every name a token makes: the header names, the `signedheaders=` value and the `algorithm=` value. */
+/**
+ * Every name a token makes: the header names, the `signedheaders=` value, the `algorithm=` value and the body's user
+ * field.
+ */
 export interface TokenNames extends HeaderNames {
   readonly signedHeaders: string;
   readonly algorithm: string;
+  readonly userKey: string;
 }
 
 /** Header names for a token: `x-<token>-utctime`, `x-<token>-cnonce`, `x-<token>-apiuser`. */
@@ -28,10 +32,15 @@ export function headerNames(token: string = DEFAULT_TOKEN): HeaderNames {
   return { utctime: `x-${token}-utctime`, nonce: `x-${token}-cnonce`, apiUser: `x-${token}-apiuser` };
 }
 
+/** The body's field for the user's e-mail address: `<token>User` (`svcUser` with the default token). */
+export function userKeyOf(token: string = DEFAULT_TOKEN): string {
+  return `${token}User`;
+}
+
 /** Every name a token makes; a compiled scenario holds its token's (`names`), made once, for every request. */
 export function tokenNames(token: string): TokenNames {
   const h = headerNames(token);
-  return { ...h, signedHeaders: `${h.utctime};${h.nonce}`, algorithm: `${token}-hmac512` };
+  return { ...h, signedHeaders: `${h.utctime};${h.nonce}`, algorithm: `${token}-hmac512`, userKey: userKeyOf(token) };
 }
 
 /** The default token's header names, made once: most clients sign with it. */

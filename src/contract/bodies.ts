@@ -1,3 +1,4 @@
+import { userKeyOf } from '../auth/signature.js';
 import type { Operation } from '../codes.js';
 import { answer, isObject, own, type Answer } from './answer.js';
 import { decodeUser, lenientInteger, parseJson } from './envelope.js';
@@ -234,7 +235,7 @@ export function judgeBody(
 ): Answer | Body {
   const lenient = !mode.strict;
   const f = new Fields(raw, lenient);
-  const userKey = `${mode.token}User`;
+  const userKey = userKeyOf(mode.token);
   const user = f.string(userKey, 125);
   let out: Body;
   let challengeType: unknown;

@@ -3,6 +3,7 @@ import { Type } from '../typebox.js';
 import type { Operation } from '../codes.js';
 import { API_USER_ID } from './api-user.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, OPERATION_TYPE } from './operations.js';
+import { userKeyOf } from '../auth/signature.js';
 
 /**
  * The request envelope and each operation's body as the interface document shows them (strict mode's
@@ -15,7 +16,7 @@ const CHALLENGE_ID = Type.String({ minLength: 1, description: 'the id a 2025 ans
 
 /** The body of each operation; the user field is `<token>User`. Time has no envelope. */
 export function bodySchemas(token: string): Record<Exclude<Operation, 'time'>, TSchema> {
-  const user = { [`${token}User`]: Type.String({ ...EMAIL_FORMAT, description: "the user's e-mail address" }) };
+  const user = { [userKeyOf(token)]: Type.String({ ...EMAIL_FORMAT, description: "the user's e-mail address" }) };
   return {
     challenge: Type.Object(
       {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { authorizationValue, headerNames, sign } from '../auth/signature.js';
+import { authorizationValue, headerNames, sign, userKeyOf } from '../auth/signature.js';
 import { ControlError } from '../errors.js';
 import { RecentMap } from '../world/recent-map.js';
 import type { Simulator } from '../simulator.js';
@@ -163,7 +163,7 @@ export class Explorer {
   /** The JSON envelope for the kind, as the interface document shows it. */
   private envelope(input: ExploreInput, apiUser: string, time: number): string {
     const kind = EXPLORE_KINDS[input.kind];
-    const userKey = `${this.sim.token}User`;
+    const userKey = userKeyOf(this.sim.token);
     const user = input.user || 'user@example.com';
     let body: Record<string, unknown>;
     switch (input.kind) {

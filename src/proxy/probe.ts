@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { version } from '../../package.json';
-import { headerNames, signedHeaders } from '../auth/signature.js';
+import { headerNames, signedHeaders, userKeyOf } from '../auth/signature.js';
 import { ProbeCommandSchema, type ProbeCommandLine } from '../command-line.js';
 import { FlagError } from '../errors.js';
 import { flagsOf, helpText, parseFlags } from '../flags.js';
@@ -139,7 +139,7 @@ export const STEPS: readonly ProbeStep[] = [
         s,
         '/v1/svc/challenge',
         envelope(s, 'mfa-sim-probe', 150, {
-          [`${s.token}User`]: 'not-an-e-mail-address',
+          [userKeyOf(s.token)]: 'not-an-e-mail-address',
           challengeType: 'UserKeyAndPattern',
           enableQRcode: false,
         }),
@@ -156,7 +156,7 @@ export const STEPS: readonly ProbeStep[] = [
         '/v1/svc/challenge',
         envelope(s, 'mfa-sim-probe', 151, {
           challengeId: randomUUID(),
-          [`${s.token}User`]: 'probe@example.com',
+          [userKeyOf(s.token)]: 'probe@example.com',
           status: 'CANCEL',
         }),
       ),

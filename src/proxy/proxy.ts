@@ -151,7 +151,7 @@ export class ProxyMode {
     if (answer.kind === 'answer')
       return { status: answer.status, headers: towardsClient(answer.headers), body: answer.body };
     const sc = this.sim.scenario;
-    const looked = peek(req.body, `${sc.token}User`, false);
+    const looked = peek(req.body, sc.names.userKey, false);
     const id = looked.id !== undefined && looked.id.length <= 25 ? this.sim.redact(looked.id) : 'sim-upstream';
     const text = envelopeJson(
       sc.responseStyle,
@@ -200,7 +200,7 @@ export class ProxyMode {
     };
     const operation =
       (mine?.entry?.operation as Operation | undefined) ??
-      operationOf(endpointOf(req.url, sc.token), peek(req.body, `${sc.token}User`, false).type, sc.strict);
+      operationOf(endpointOf(req.url, sc.token), peek(req.body, sc.names.userKey, false).type, sc.strict);
     const judged = judgeAnswer(seen, sc.responseStyle, operation);
     const found = [...judged.problems, ...(ours ? compareAnswers(seen, ours) : [])];
     const theirs = answerText(seen);

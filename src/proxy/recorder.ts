@@ -14,6 +14,7 @@ import { lazy } from '../world/lazy.js';
 import { answerText } from './answer-text.js';
 import { rawHeader } from './headers.js';
 import type { UpstreamAnswer } from './upstream.js';
+import { userKeyOf } from '../auth/signature.js';
 
 /**
  * The recorder of proxy mode (`--record <dir>`): what the upstream answered, written as a scenario a fresh simulator
@@ -275,7 +276,7 @@ function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undef
   if (!endpoint) return undefined;
   // Read as a replay reads it when it picks a rule, before authentication: JSON, and a short body string as relaxed
   // JSON.
-  const looked = peek(req.body, `${of.token}User`, false);
+  const looked = peek(req.body, userKeyOf(of.token), false);
   const when: When = { endpoint };
   if (looked.type !== undefined && endpointTypes(endpoint, of.strict).includes(looked.type)) when.type = looked.type;
   const apiUser = rawHeader(req.headers, `x-${of.token}-apiuser`);

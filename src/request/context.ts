@@ -114,7 +114,7 @@ export class RequestContext implements RuleSubject {
     // so the mutants that only read it more often are equivalent.
     // Stryker disable next-line ConditionalExpression,LogicalOperator: reads again, alike
     if (!this.peeked || (relaxed && !this.peekedRelaxed && !this.peeked.complete)) {
-      this.peeked = peek(this.req.body, `${this.sc.token}User`, relaxed);
+      this.peeked = peek(this.req.body, this.sc.names.userKey, relaxed);
       this.peekedRelaxed = relaxed;
     }
     return this.peeked;
