@@ -68,6 +68,7 @@ describe('signing (docs/behaviour.md#signing-and-header-formats)', () => {
         apiUser: `x-${token}-apiuser`,
         signedHeaders: `x-${token}-utctime;x-${token}-cnonce`,
         algorithm: `${token}-hmac512`,
+        userKey: `${token}User`,
       });
       expect(signingLines(names, '5', 'n0nce-123')).toBe(stringToSign('5', 'n0nce-123', token));
       expect(Object.keys(signedHeaders({ apiUser: '123456789', secret: 's', token }))).toEqual([
