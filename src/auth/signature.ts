@@ -33,7 +33,7 @@ export function headerNames(token: string = DEFAULT_TOKEN): HeaderNames {
 }
 
 /** The body's field for the user's e-mail address: `<token>User` (`svcUser` with the default token). */
-export function userKeyOf(token: string = DEFAULT_TOKEN): string {
+export function userKeyOf(token: string): string {
   return `${token}User`;
 }
 

@@ -1,4 +1,4 @@
-import { userKeyOf } from '../auth/signature.js';
+import type { TokenNames } from '../auth/signature.js';
 import type { Operation } from '../codes.js';
 import { answer, isObject, own, type Answer } from './answer.js';
 import { decodeUser, lenientInteger, parseJson } from './envelope.js';
@@ -20,8 +20,8 @@ import {
 /** How a request is read: docs/behaviour.md#leniency-and-body-checks. */
 export interface ReadMode {
   strict: boolean;
-  /** The identifier token: the user field is `<token>User`. */
-  token: string;
+  /** The identifier token's names: the user field is `<token>User`, made once per compiled scenario. */
+  names: Pick<TokenNames, 'userKey'>;
 }
 
 /**
@@ -235,7 +235,7 @@ export function judgeBody(
 ): Answer | Body {
   const lenient = !mode.strict;
   const f = new Fields(raw, lenient);
-  const userKey = userKeyOf(mode.token);
+  const userKey = mode.names.userKey;
   const user = f.string(userKey, 125);
   let out: Body;
   let challengeType: unknown;

@@ -1,9 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
+import { userKeyOf } from '../auth/signature.js';
 import { Type } from '../typebox.js';
 import type { Operation } from '../codes.js';
 import { API_USER_ID } from './api-user.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, OPERATION_TYPE } from './operations.js';
-import { userKeyOf } from '../auth/signature.js';
 
 /**
  * The request envelope and each operation's body as the interface document shows them (strict mode's

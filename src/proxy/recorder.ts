@@ -3,6 +3,7 @@ import { makeFolders } from '../folders.js';
 import { join } from 'node:path';
 import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/authorization.js';
+import { userKeyOf } from '../auth/signature.js';
 import { codeInfo } from '../codes.js';
 import { peek, peekedUser } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, endpointOf, endpointTypes, type Endpoint } from '../contract/operations.js';
@@ -14,7 +15,6 @@ import { lazy } from '../world/lazy.js';
 import { answerText } from './answer-text.js';
 import { rawHeader } from './headers.js';
 import type { UpstreamAnswer } from './upstream.js';
-import { userKeyOf } from '../auth/signature.js';
 
 /**
  * The recorder of proxy mode (`--record <dir>`): what the upstream answered, written as a scenario a fresh simulator
