@@ -1,3 +1,4 @@
+import { headerNames } from '../auth/signature.js';
 import { CHECKS, codeInfo } from '../codes.js';
 import { clipText, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
 import { endpointOf } from '../contract/operations.js';
@@ -46,7 +47,7 @@ export function forwardedRecord(
   const message = answer.envelope === undefined ? undefined : own(answer.envelope, 'message');
   const sameCode = answer.code !== undefined && shadow?.code === answer.code;
   const diagnosed = sameCode && (comparing || CHECKS.indexOf(codeInfo(answer.code!)!.check) < NEEDS_SECRET);
-  const nonce = req.headers[`x-${sim.token}-cnonce`];
+  const nonce = req.headers[headerNames(sim.token).nonce];
   return {
     seq,
     at: serverTime(answer.envelope, sim),

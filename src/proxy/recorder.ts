@@ -3,7 +3,7 @@ import { makeFolders } from '../folders.js';
 import { join } from 'node:path';
 import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/authorization.js';
-import { userKeyOf } from '../auth/signature.js';
+import { headerNames, userKeyOf } from '../auth/signature.js';
 import { codeInfo } from '../codes.js';
 import { peek, peekedUser } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, endpointOf, endpointTypes, type Endpoint } from '../contract/operations.js';
@@ -210,7 +210,7 @@ export class Recorder {
    */
   private scrubber(x: RecordedExchange): (text: string) => string {
     const signature = parseAuthorization(rawHeader(x.request.headers, 'authorization') ?? '', this.of.token)?.signature;
-    const nonce = rawHeader(x.request.headers, `x-${this.of.token}-cnonce`);
+    const nonce = rawHeader(x.request.headers, headerNames(this.of.token).nonce);
     const removed = [signature, nonce].filter((v): v is string => v !== undefined && v.length >= 4);
     return (text) => removed.reduce((out, value) => out.split(value).join(REMOVED), this.hide(text));
   }
@@ -279,7 +279,7 @@ function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undef
   const looked = peek(req.body, userKeyOf(of.token), false);
   const when: When = { endpoint };
   if (looked.type !== undefined && endpointTypes(endpoint, of.strict).includes(looked.type)) when.type = looked.type;
-  const apiUser = rawHeader(req.headers, `x-${of.token}-apiuser`);
+  const apiUser = rawHeader(req.headers, headerNames(of.token).apiUser);
   if (apiUser !== undefined && /^\d{9}$/.test(apiUser)) when.apiUser = apiUser;
   const user = peekedUser(looked);
   if (user !== undefined && carriesUser(endpoint, when.type)) when.svcUser = user.replace(/[\\*?[\]{}]/g, '\\$&');
