@@ -37,6 +37,7 @@ export function parseAuthorization(value: string, token: string): AuthorizationP
     const end = comma < 0 ? trimmed.length : comma;
     // An equals sign past the comma leaves a key with a comma in it, which no part is named.
     const eq = trimmed.indexOf('=', start);
+    // Stryker disable next-line EqualityOperator: an equals sign is searched for from past the scheme, never at index 0
     if (eq < 0) return undefined;
     const written = trimmed.slice(start, eq).trim();
     const key = PART_NAMES.has(written) ? written : written.toLowerCase();

@@ -234,8 +234,10 @@ export class RequestPath {
     let id = `sim-${seq}`;
     try {
       ctx = new RequestContext(this.world, this.links, this.doctor, active, active, req, now);
-      // A caller's id is echoed for a mistake of the set-up; a failing request path is not read further.
-      // Stryker disable next-line ConditionalExpression: the last resort is handed no body, so there is no caller id
+      // A caller's id is echoed for a mistake of the set-up; a failing request path is not read further. The last
+      // resort is handed no body, so there is no caller id; and were an absent id hidden, the throw would be caught
+      // below and answered with the simulator's id.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: either way the id is the simulator's
       if (why.failure === undefined && ctx.callerId !== undefined) id = this.redactor.hide(ctx.callerId);
     } catch {
       // The id the simulator gives, then.
