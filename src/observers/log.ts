@@ -17,8 +17,9 @@ export const MAX_LOGGED_VALUE = 160;
  * longer than a line cut to MAX_LOGGED_VALUE characters with its size; never more than one line.
  */
 export function loggable(text: string, max = MAX_LOGGED_VALUE): string {
-  // Most values (a path, a short message) need nothing done: one scan says so, where the replacements take two.
-  if (text.length <= max && !NEEDS_SHORTENING.test(text)) return text;
+  // Most values (a path, a short message) need nothing done: a look says so, where the replacements take two scans
+  // (always replacing gives the same text, only slower).
+  if (text.length <= max && !needsShortening(text)) return text;
   const short = text
     .replace(
       /data:([\w/+.-]+);base64,[A-Za-z0-9+/=]+/g,
@@ -28,8 +29,13 @@ export function loggable(text: string, max = MAX_LOGGED_VALUE): string {
   return short.length <= max ? short : `${short.slice(0, max)}… (${short.length} characters)`;
 }
 
-/** What `loggable` shortens: a data URL, a line break. */
-const NEEDS_SHORTENING = /data:|[\r\n]/;
+/**
+ * What `loggable` shortens: a data URL, a line break. Every request's path and message are asked: three searches for
+ * a string (each one fast scan) take a third of the time of one regular expression with a choice in it.
+ */
+function needsShortening(text: string): boolean {
+  return text.includes('data:') || text.includes('\n') || text.includes('\r');
+}
 
 /** A hint is the line's point for a client author: it gets a longer line of its own. */
 const MAX_LOGGED_HINT = 240;
