@@ -5,6 +5,7 @@ import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/authorization.js';
 import { headerNames, userKeyOf } from '../auth/signature.js';
 import { codeInfo } from '../codes.js';
+import { API_USER_ID } from '../contract/api-user.js';
 import { peek, peekedUser } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, endpointOf, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { compileScenario } from '../scenario/compile.js';
@@ -280,7 +281,7 @@ function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undef
   const when: When = { endpoint };
   if (looked.type !== undefined && endpointTypes(endpoint, of.strict).includes(looked.type)) when.type = looked.type;
   const apiUser = rawHeader(req.headers, headerNames(of.token).apiUser);
-  if (apiUser !== undefined && /^\d{9}$/.test(apiUser)) when.apiUser = apiUser;
+  if (apiUser !== undefined && API_USER_ID.test(apiUser)) when.apiUser = apiUser;
   const user = peekedUser(looked);
   if (user !== undefined && carriesUser(endpoint, when.type)) when.svcUser = user.replace(/[\\*?[\]{}]/g, '\\$&');
   if (
