@@ -54,7 +54,13 @@ export class ProxyMode {
         ? undefined
         : new Recorder(
             options.record,
-            { upstream: this.upstream.url, token: sc.token, strict: sc.strict, responseStyle: sc.responseStyle },
+            {
+              upstream: this.upstream.url,
+              token: sc.token,
+              names: sc.names,
+              strict: sc.strict,
+              responseStyle: sc.responseStyle,
+            },
             (text) => sim.redact(text),
           );
   }

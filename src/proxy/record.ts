@@ -1,4 +1,3 @@
-import { headerNames } from '../auth/signature.js';
 import { CHECKS, codeInfo } from '../codes.js';
 import { clipText, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
 import { endpointOf } from '../contract/operations.js';
@@ -47,7 +46,7 @@ export function forwardedRecord(
   const message = answer.envelope === undefined ? undefined : own(answer.envelope, 'message');
   const sameCode = answer.code !== undefined && shadow?.code === answer.code;
   const diagnosed = sameCode && (comparing || CHECKS.indexOf(codeInfo(answer.code!)!.check) < NEEDS_SECRET);
-  const nonce = req.headers[headerNames(sim.token).nonce];
+  const nonce = req.headers[sim.scenario.names.nonce];
   return {
     seq,
     at: serverTime(answer.envelope, sim),

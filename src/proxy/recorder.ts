@@ -3,7 +3,7 @@ import { makeFolders } from '../folders.js';
 import { join } from 'node:path';
 import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/authorization.js';
-import { headerNames, userKeyOf } from '../auth/signature.js';
+import type { TokenNames } from '../auth/signature.js';
 import { codeInfo } from '../codes.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { peek, peekedUser } from '../contract/envelope.js';
@@ -62,6 +62,8 @@ export interface RecordedExchange {
 export interface RecordingOf {
   upstream: string;
   token: string;
+  /** The header names and body field the token makes: the compiled scenario's, made once. */
+  names: TokenNames;
   strict: boolean;
   responseStyle: 'document' | 'sdk';
 }
@@ -211,7 +213,7 @@ export class Recorder {
    */
   private scrubber(x: RecordedExchange): (text: string) => string {
     const signature = parseAuthorization(rawHeader(x.request.headers, 'authorization') ?? '', this.of.token)?.signature;
-    const nonce = rawHeader(x.request.headers, headerNames(this.of.token).nonce);
+    const nonce = rawHeader(x.request.headers, this.of.names.nonce);
     const removed = [signature, nonce].filter((v): v is string => v !== undefined && v.length >= 4);
     return (text) => removed.reduce((out, value) => out.split(value).join(REMOVED), this.hide(text));
   }
@@ -277,10 +279,10 @@ function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undef
   if (!endpoint) return undefined;
   // Read as a replay reads it when it picks a rule, before authentication: JSON, and a short body string as relaxed
   // JSON.
-  const looked = peek(req.body, userKeyOf(of.token), false);
+  const looked = peek(req.body, of.names.userKey, false);
   const when: When = { endpoint };
   if (looked.type !== undefined && endpointTypes(endpoint, of.strict).includes(looked.type)) when.type = looked.type;
-  const apiUser = rawHeader(req.headers, headerNames(of.token).apiUser);
+  const apiUser = rawHeader(req.headers, of.names.apiUser);
   if (apiUser !== undefined && API_USER_ID.test(apiUser)) when.apiUser = apiUser;
   const user = peekedUser(looked);
   if (user !== undefined && carriesUser(endpoint, when.type)) when.svcUser = user.replace(/[\\*?[\]{}]/g, '\\$&');
