@@ -10,7 +10,7 @@ import { FlagError, OptionsError, ScenarioError } from './errors.js';
 import { startOptions, type CommandLine } from './command-line.js';
 import { helpText, parseFlags } from './flags.js';
 import { probeCommand } from './proxy/probe.js';
-import { formatLine, jsonLog, LogSink } from './observers/log.js';
+import { jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
@@ -137,7 +137,10 @@ async function main(args: string[]): Promise<void> {
   }
   const sim = running.simulator;
   // Everything the simulator prints after its banner goes through one sink, in batches, flushed before it exits.
-  const sink = new LogSink((text, lines) => stdout.writeLog(text, lines));
+  const sink = new LogSink(
+    (text, lines) => stdout.writeLog(text, lines),
+    (e, seq) => sim.run.failures.record('log', e, seq),
+  );
   // A reader that falls behind loses lines of the log, never the simulator's memory; told on standard error, where
   // the JSON lines of `--log json` are not.
   const dropped = (n: number, after: string) =>
@@ -153,6 +156,8 @@ async function main(args: string[]): Promise<void> {
     ),
   );
   const exit = (status: number): never => {
+    // The answers whose observers are still to be told (answered.ts) have their lines in this last batch.
+    sim.requestJournal.settle();
     sink.flush();
     if (stdout.droppedLines() > 0) dropped(stdout.droppedLines(), '');
     process.exit(status);
@@ -210,7 +215,7 @@ async function main(args: string[]): Promise<void> {
   if (json) json.info('mfa-sim listening', { url: running.url, banner });
   if (!o.quiet) {
     // The journal's feed gives entries sealed as far as a log line shows them: no secret is written out.
-    sim.requestJournal.subscribe(json ? (e) => json.request(e) : (e) => sink.push(`${formatLine(e)}\n`), {
+    sim.requestJournal.subscribe(json ? (e) => json.request(e) : (e) => sink.request(e), {
       summary: true,
       name: 'log',
     });

@@ -76,7 +76,7 @@ export class Simulator {
     const answered = new AnsweredEvents(failures);
     this.run = new RunRecord(this, failures);
     // A client's distance to the simulator's clock is measured again from the clock's new place.
-    this.clock.onMove(() => this.run.findings.clockMoved());
+    this.clock.onMove(() => this.run.clockMoved());
     this.run.observe(answered);
     this.requestJournal.observe(answered);
     this.path = new RequestPath(this.world, this.registry, this.links, this.secrets.redactor, answered, this.doctor);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type Agent } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, expect } from 'vitest';
+import type { Answered } from '../src/observers/answered.js';
 import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
 
 /**
@@ -277,4 +278,22 @@ export function followEvents<T>(
   req.on('error', () => {});
   req.end();
   return { events, text: () => text, opened: () => text.includes(': mfa-sim events'), stop: () => req.destroy() };
+}
+
+/** The "answered" event of request `seq`, answered `code`, as an observer receives it (for the observers' tests). */
+export function answeredOf(seq: number, code?: number): Answered {
+  return {
+    record: {
+      seq,
+      at: '2026-11-27T10:00:00.000Z',
+      method: 'GET',
+      path: '/v1/svc/time',
+      code,
+      latencyMs: 0,
+      scenario: 'default',
+      request: { headers: {}, body: '' },
+    },
+    counts: true,
+    caller: 'signed',
+  };
 }

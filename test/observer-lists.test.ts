@@ -1,29 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../src/index.js';
-import { AnsweredEvents, type Answered } from '../src/observers/answered.js';
+import { AnsweredEvents } from '../src/observers/answered.js';
 import { ObserverFailures } from '../src/observers/failures.js';
 import { Journal, type JournalEntry } from '../src/observers/journal.js';
-import { expectEnvelope, send } from './helpers.js';
+import { answeredOf, expectEnvelope, send } from './helpers.js';
 
 /**
  * Who is told of an answered request: the observers of "answered" and the journal's feed keep their subscribers in a
  * list that a change replaces. Each is called once per request, in the order they subscribed; one that leaves, or
  * makes another leave, while being told, changes who is told from the next request on, never the rest of this one.
  */
-
-const answeredOf = (seq: number): Answered => ({
-  record: {
-    seq,
-    at: '',
-    method: 'GET',
-    path: '/',
-    latencyMs: 0,
-    scenario: 'default',
-    request: { headers: {}, body: '' },
-  },
-  counts: true,
-  caller: 'unknown',
-});
 
 describe('the observers of "answered"', () => {
   it('are told in the order they subscribed, once each; leaving while told takes effect from the next event', () => {

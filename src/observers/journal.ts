@@ -54,6 +54,9 @@ export class Journal {
   /** How far the entry in each slot has been sealed. */
   private readonly sealed: Uint8Array;
 
+  /** The event it observes, which tells it of answers after the answers of a turn are written (answered.ts). */
+  private events: AnsweredEvents | undefined;
+
   /**
    * `seal` makes an entry fit to be shown (the simulator hides secrets with it), as far as asked: its summary (what
    * a log line shows) or all of it. It runs once per entry and part, when the entry is first read or sent to a
@@ -72,6 +75,7 @@ export class Journal {
 
   /** Keeps every answered request from now on. */
   observe(events: AnsweredEvents): () => void {
+    this.events = events;
     return events.subscribe('journal', ({ record }) => this.add(record));
   }
 
@@ -109,8 +113,17 @@ export class Journal {
     return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
   }
 
+  /**
+   * Takes in the answers not told yet: called first by everything that reads or changes what the journal holds, and
+   * before the process exits (their log lines are in the last batch).
+   */
+  settle(): void {
+    this.events?.settle();
+  }
+
   /** Entries, newest first. */
   entries(): JournalEntry[] {
+    this.settle();
     const out: JournalEntry[] = [];
     for (let i = 1; i <= this.count; i++) {
       const slot = (this.next - i + this.ring.length) % this.ring.length;
@@ -122,6 +135,7 @@ export class Journal {
 
   /** Seals every entry not sealed yet (before the simulator stops holding a secret an entry may carry). */
   sealAll(): void {
+    this.settle();
     for (let i = 1; i <= this.count; i++) this.sealSlot((this.next - i + this.ring.length) % this.ring.length, WHOLE);
   }
 
@@ -133,6 +147,7 @@ export class Journal {
   }
 
   clear(): void {
+    this.settle();
     this.ring.fill(undefined);
     this.next = 0;
     this.count = 0;
@@ -153,6 +168,7 @@ export class Journal {
   }
 
   get length(): number {
+    this.settle();
     return this.count;
   }
 
@@ -164,6 +180,7 @@ export class Journal {
     fn: (e: JournalEntry) => void,
     { summary = false, name = 'journal feed' }: { summary?: boolean; name?: string } = {},
   ): () => void {
+    this.settle();
     const leave = this.listeners.add({ fn, name, level: summary ? SUMMARY : WHOLE });
     this.feedLevel = this.mostSealed();
     return () => {

@@ -263,7 +263,10 @@ export class RequestPath {
     return seq;
   }
 
-  /** Emits the one "answered" event. */
+  /**
+   * The one "answered" event, told once this turn's answers are written (answered.ts); its record is made then, from
+   * what the request learned, which no longer changes.
+   */
   private report(
     ctx: RequestContext,
     seq: number,
@@ -273,11 +276,12 @@ export class RequestPath {
     counts = true,
   ): void {
     this.seq = seq;
-    this.answered.emit({
-      record: recordOf(ctx, seq, result, sent, startedAt, this.hide),
+    const latencyMs = monotonicMs() - startedAt;
+    this.answered.emitLater(seq, () => ({
+      record: recordOf(ctx, seq, result, sent, latencyMs, this.hide),
       counts,
       caller: ctx.caller,
-    });
+    }));
   }
 
   /** Requests answered in this run. */

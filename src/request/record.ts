@@ -5,7 +5,6 @@ import { envelopeJson, isoTime, type ResponseStyle } from '../contract/response.
 import type { AnsweredRequest } from '../observers/answered.js';
 import { clip, JOURNAL_BODY_CHARS } from '../observers/journal.js';
 import type { RequestContext } from './context.js';
-import { monotonicMs } from '../world/monotonic.js';
 
 /**
  * The record of one answered request, as every observer receives it: built from what the checks learned, kept as it
@@ -16,7 +15,7 @@ export function recordOf(
   seq: number,
   result: Answer | undefined,
   sent: KeptEnvelope | string | undefined,
-  startedAt: number,
+  latencyMs: number,
   hide: (text: string) => string,
 ): AnsweredRequest {
   return {
@@ -32,7 +31,7 @@ export function recordOf(
     http: result ? mustCode(result.code).http : undefined,
     code: result?.code,
     message: result?.message,
-    latencyMs: Math.round((monotonicMs() - startedAt) * 100) / 100,
+    latencyMs: Math.round(latencyMs * 100) / 100,
     scenario: ctx.sc.name,
     rule: ctx.rule?.label,
     fault: ctx.rule?.fault,
