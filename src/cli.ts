@@ -156,7 +156,7 @@ async function main(args: string[]): Promise<void> {
     ),
   );
   const exit = (status: number): never => {
-    // The answers whose observers are still to be told (answered.ts) have their lines in this last batch.
+    // The answers whose observers are still to be told (answered-events.ts) have their lines in this last batch.
     sim.requestJournal.settle();
     sink.flush();
     if (stdout.droppedLines() > 0) dropped(stdout.droppedLines(), '');

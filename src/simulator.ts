@@ -5,7 +5,7 @@ import { Doctor } from './doctor/doctor.js';
 import type { Scope } from './doctor/finding-types.js';
 import type { ReportFormat, ReportOptions, RunSummary } from './doctor/report.js';
 import { AllowedHosts } from './http/allowed-hosts.js';
-import { AnsweredEvents } from './observers/answered.js';
+import { AnsweredEvents } from './observers/answered-events.js';
 import { ObserverFailures } from './observers/failures.js';
 import { Journal, type JournalEntry, type JournalFilter, type Seal } from './observers/journal.js';
 import { sealRecord } from './observers/redactor.js';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { signedHeaders, type RunningSimulator } from '../src/index.js';
-import { AnsweredEvents } from '../src/observers/answered.js';
+import { AnsweredEvents } from '../src/observers/answered-events.js';
 import { ObserverFailures } from '../src/observers/failures.js';
 import { LogSink, formatLine } from '../src/observers/log.js';
 import { Journal, type JournalEntry } from '../src/observers/journal.js';
 import { RunRecord } from '../src/observers/run-record.js';
 import type { ApiResult } from '../src/request/path.js';
-import { answeredOf, bodyOf, clientTime, rawSocket, send, simulator } from './helpers.js';
+import { answeredOf, bodyOf, challengeEnvelope, clientTime, rawSocket, send, simulator } from './helpers.js';
 
 /**
  * The observers of "answered" (the journal, coverage, the client doctor's findings, and through the journal the log
@@ -31,6 +31,15 @@ function timeRequest(sim: RunningSimulator, offMs = 0) {
   const headers = signedHeaders({ ...WHO, token: sim.token, time, nonce: randomUUID() });
   const lower = Object.fromEntries(Object.entries(headers).map(([n, v]) => [n.toLowerCase(), v]));
   return { method: 'POST', url: '/v1/svc/time', headers: { ...lower, host: new URL(sim.url).host }, body: '' };
+}
+
+/** A signed request for a new challenge, as the request path takes it in process: its body's text too. */
+function challengeRequest(sim: RunningSimulator, id: string) {
+  const time = clientTime(sim);
+  const headers = signedHeaders({ ...WHO, token: sim.token, time, nonce: randomUUID() });
+  const lower = Object.fromEntries(Object.entries(headers).map(([n, v]) => [n.toLowerCase(), v]));
+  const body = JSON.stringify(challengeEnvelope(WHO.apiUser, {}, { id, utctime: String(time) }));
+  return { method: 'POST', url: '/v1/svc/challenge', headers: { ...lower, host: new URL(sim.url).host }, body };
 }
 
 /** The code of an answer the request path gave at once (no rule delays it here). */
@@ -106,6 +115,21 @@ describe('observers told after the answers of a turn are written', async () => {
     // Without the move between them, the same two distances are a clock drifting.
     expect(codeOf(sim.simulator.path.handle(timeRequest(sim)))).toBe(15000);
     expect(sim.findings().map((f) => f.id)).toEqual(['clock-drifting']);
+  });
+
+  it('each body is parsed once: by the checks, whose parse the client doctor reads after the turn', () => {
+    sim.newRun();
+    const requests = ['first', 'second', 'third', 'first'].map((id) => challengeRequest(sim, id));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const r of requests) expect(codeOf(sim.simulator.path.handle(r))).toBe(2025);
+      // By the end of the turn the first body is no longer among the last parsed: the checks' parse saves a parse.
+      expect(sim.findings().map((f) => [f.id, f.count])).toEqual([['envelope-id-reused', 1]]);
+      const bodies = parse.mock.calls.map(([text]) => text as unknown).filter((text) => typeof text === 'string');
+      expect(requests.map((r) => bodies.filter((text) => text === r.body).length)).toEqual([1, 1, 1, 1]);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('a scenario loaded in the same turn as an answer: the answer counts in the scenario it was answered under', () => {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../src/index.js';
-import { AnsweredEvents } from '../src/observers/answered.js';
+import { AnsweredEvents } from '../src/observers/answered-events.js';
 import { ObserverFailures } from '../src/observers/failures.js';
 import { Journal, type JournalEntry } from '../src/observers/journal.js';
 import { answeredOf, expectEnvelope, send } from './helpers.js';

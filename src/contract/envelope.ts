@@ -53,9 +53,19 @@ const REMEMBERED_PARSE_CHARS = 64 * 1024;
 const PARSES_KEPT = 2;
 const lastParses: { text: string; parsed: ParsedJson }[] = [];
 
+/**
+ * The strict parse of `text` while it is still remembered (one of the last texts parsed), without parsing it: what the
+ * checks made of a request's body, kept for the client doctor, which reads the body after the turn's answers.
+ */
+export function rememberedParse(text: string): ParsedJson | undefined {
+  for (const p of lastParses) if (p.text === text) return p.parsed;
+  return undefined;
+}
+
 /** `JSON.parse` of the text, as a ParsedJson, remembered for the next readers of the same text. */
 function strictJson(text: string): ParsedJson {
-  for (const p of lastParses) if (p.text === text) return p.parsed;
+  const remembered = rememberedParse(text);
+  if (remembered !== undefined) return remembered;
   let parsed: ParsedJson;
   try {
     parsed = { kind: 'value', value: JSON.parse(text) };

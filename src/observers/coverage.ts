@@ -1,5 +1,5 @@
 import { SERVICE_CODES } from '../codes.js';
-import type { AnsweredEvents } from './answered.js';
+import type { AnsweredEvents } from './answered-events.js';
 
 /**
  * Status coverage: an observer of "answered" counting the codes the service gave, and the `--require-coverage` gate.

@@ -1,6 +1,7 @@
 import { detached } from '../contract/answer.js';
 import { ControlError } from '../errors.js';
-import type { AnsweredEvents, JournalEntry } from './answered.js';
+import type { AnsweredEvents } from './answered-events.js';
+import type { JournalEntry } from './answered.js';
 import type { ObserverFailures } from './failures.js';
 import { Subscribers, type Subscriber } from './subscribers.js';
 
@@ -54,7 +55,7 @@ export class Journal {
   /** How far the entry in each slot has been sealed. */
   private readonly sealed: Uint8Array;
 
-  /** The event it observes, which tells it of answers after the answers of a turn are written (answered.ts). */
+  /** The event it observes, which tells it of answers after the answers of a turn are written (answered-events.ts). */
   private events: AnsweredEvents | undefined;
 
   /**

@@ -13,7 +13,7 @@ import {
 } from '../doctor/report.js';
 import { verdictOf, type Verdict } from '../doctor/verdict.js';
 import { ControlError } from '../errors.js';
-import type { AnsweredEvents } from './answered.js';
+import type { AnsweredEvents } from './answered-events.js';
 import { Coverage, type CoverageReport } from './coverage.js';
 import { ObserverFailures, type ObserverFailure } from './failures.js';
 
@@ -44,8 +44,8 @@ export class RunRecord {
 
   private readonly hide: (text: string) => string;
   /**
-   * Takes in the answers not told yet (answered.ts tells the observers after the answers of a turn are written):
-   * called first by everything that reads or changes the record.
+   * Takes in the answers not told yet (answered-events.ts tells the observers after the answers of a turn are
+   * written): called first by everything that reads or changes the record.
    */
   private settle: () => void = () => {};
 

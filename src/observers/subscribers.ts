@@ -8,8 +8,8 @@ export interface Subscriber<T> {
 
 /**
  * Subscribers of traffic, told of each value in the order they subscribed: the observers of "answered"
- * (answered.ts) and the journal's feed (journal.ts). One that throws never stops the others, nor the request: the
- * failure is recorded under its name (failures.ts).
+ * (answered-events.ts) and the journal's feed (journal.ts). One that throws never stops the others, nor the request:
+ * the failure is recorded under its name (failures.ts).
  *
  * The list is replaced on each change, never changed in place: telling goes on over the list it began with, so one
  * that leaves, or makes another leave, while it is told changes who is told from the next value on. An array, not a

@@ -1,7 +1,9 @@
 import { mustCode } from '../codes.js';
 import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
+import { rememberedParse } from '../contract/envelope.js';
 import { internalErrorJson } from '../contract/response.js';
-import type { AnsweredEvents, AnsweredRequest, Caller } from '../observers/answered.js';
+import type { AnsweredEvents } from '../observers/answered-events.js';
+import type { AnsweredRequest, Caller } from '../observers/answered.js';
 import type { Redactor } from '../observers/redactor.js';
 import type { ScenarioRegistry } from '../scenario/registry.js';
 import { pickRule, type Running } from '../scenario/rules.js';
@@ -264,8 +266,8 @@ export class RequestPath {
   }
 
   /**
-   * The one "answered" event, told once this turn's answers are written (answered.ts); its record is made then, from
-   * what the request learned, which no longer changes.
+   * The one "answered" event, told once this turn's answers are written (answered-events.ts); its record is made
+   * then, from what the request learned, which no longer changes.
    */
   private report(
     ctx: RequestContext,
@@ -277,10 +279,12 @@ export class RequestPath {
   ): void {
     this.seq = seq;
     const latencyMs = monotonicMs() - startedAt;
+    const parsedBody = ctx.req.body === '' ? undefined : rememberedParse(ctx.req.body);
     this.answered.emitLater(seq, () => ({
       record: recordOf(ctx, seq, result, sent, latencyMs, this.hide),
       counts,
       caller: ctx.caller,
+      parsedBody,
     }));
   }
 
