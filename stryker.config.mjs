@@ -64,6 +64,8 @@ const REQUEST_PATH_SUITES = [
   'observer-failures',
   'observer-lists',
   'answer-memo',
+  'issue-030-observers-after-the-answer',
+  'issue-030-hint-past-budget',
 ].map((name) => `test/${name}.test.ts`);
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

@@ -99,6 +99,8 @@ export default defineConfig({
       'test/observer-lists.test.ts',
       'test/robustness/abuse.test.ts',
       'test/robustness/shutdown.test.ts',
+      'test/issue-030-observers-after-the-answer.test.ts',
+      'test/issue-030-hint-past-budget.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,

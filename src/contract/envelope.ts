@@ -55,7 +55,8 @@ const lastParses: { text: string; parsed: ParsedJson }[] = [];
 
 /**
  * The strict parse of `text` while it is still remembered (one of the last texts parsed), without parsing it: what the
- * checks made of a request's body, kept for the client doctor, which reads the body after the turn's answers.
+ * checks made of a request's body, kept for the client doctor, which reads the body after the turn's answers. A blank
+ * text is never remembered (`parseJson` answers it without parsing): for an empty body this is undefined.
  */
 export function rememberedParse(text: string): ParsedJson | undefined {
   for (const p of lastParses) if (p.text === text) return p.parsed;

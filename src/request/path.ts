@@ -279,7 +279,7 @@ export class RequestPath {
   ): void {
     this.seq = seq;
     const latencyMs = monotonicMs() - startedAt;
-    const parsedBody = ctx.req.body === '' ? undefined : rememberedParse(ctx.req.body);
+    const parsedBody = rememberedParse(ctx.req.body);
     this.answered.emitLater(seq, () => ({
       record: recordOf(ctx, seq, result, sent, latencyMs, this.hide),
       counts,
