@@ -14,7 +14,7 @@ import { jsonLog, LogSink } from './observers/log.js';
 import { findShippedScenario, shippedScenarioNames } from './scenario/catalog.js';
 import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
-import { LOG_BACKLOG_CHARS, StandardOutput } from './standard-output.js';
+import { EXIT_OUTPUT_WAIT_MS, LOG_BACKLOG_CHARS, StandardOutput } from './standard-output.js';
 import { format } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 
@@ -155,17 +155,20 @@ async function main(args: string[]): Promise<void> {
       `mfa-sim: standard output was closed (${(e as NodeJS.ErrnoException).code ?? e.message}): no more request log; still serving on ${running.url}\n`,
     ),
   );
-  const exit = (status: number): never => {
+  const exit = (status: number, waitForReaders = true): void => {
     // The answers whose observers are still to be told (answered-events.ts) have their lines in this last batch.
     sim.requestJournal.settle();
     sink.flush();
     if (stdout.droppedLines() > 0) dropped(stdout.droppedLines(), '');
-    process.exit(status);
+    if (!waitForReaders) process.exit(status);
+    const written = [stdout, stderr].map((s) => s.written(EXIT_OUTPUT_WAIT_MS));
+    void Promise.all(written).then(() => process.exit(status));
   };
   // Signals are handled before the ready line: a CI script may stop the simulator as soon as it reads it.
   let stopping = false;
   const stop = () => {
-    if (stopping) exit(EXIT.ok);
+    // A second signal while stopping: at once, without waiting for the readers of the output.
+    if (stopping) return exit(EXIT.ok, false);
     stopping = true;
     void running.close().then(() => exit(finish(sim, o)));
   };

@@ -8,6 +8,13 @@ import { terminalText } from './output/terminal.js';
 export const LOG_BACKLOG_CHARS = 4 * 2 ** 20;
 
 /**
+ * How long the command line, stopping, waits for the readers of its standard output and error to take what it wrote
+ * last (the log's last lines, the verdict): into a pipe, Node writes later what the reader has not taken yet, and a
+ * process that exits first loses it. A reader that stopped reading holds the exit no longer than this.
+ */
+export const EXIT_OUTPUT_WAIT_MS = 2000;
+
+/**
  * The command line's standard output or error, whose reader may go away first: `mfa-sim --codes | head -3`, a
  * `| tee` a CI step killed, a log collector that stopped. Node reports a write into a closed pipe as an 'error'
  * event on the stream (EPIPE, or EBADF and the like for a stream that was never open); unheard, that event ends the
@@ -50,6 +57,23 @@ export class StandardOutput {
     // Past the backlog, the last write found the stream full: it tells when it has written everything ('drain').
     if (this.dropped === 0) stream.once('drain', () => this.caughtUp());
     this.dropped += lines;
+  }
+
+  /**
+   * Resolves once everything written has left for the reader (at once for a file, a terminal, a stream never opened or
+   * gone), or after `ms`, whichever comes first.
+   */
+  written(ms: number): Promise<void> {
+    const stream = this.stream;
+    if (!stream || this.gone || stream.writableLength === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      // An empty write's callback runs once every write before it has left, in order (or with the stream's error).
+      stream.write('', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Runs `fn` with the number of lines dropped, each time the reader has caught up after falling behind. */

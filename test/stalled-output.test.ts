@@ -93,6 +93,47 @@ describe('a reader of the output that stalls', () => {
     }
   });
 
+  /**
+   * About 900 KB of log: far more than the pipe between the processes holds (Node's is a socket pair, some 200 KB), far
+   * less than the backlog: nothing is dropped, and most of it waits in the simulator for the reader when the simulator
+   * is stopped. `signals` are sent 300 ms apart; the reader reads on 300 ms after the last. The lines the reader got.
+   */
+  async function stoppedBehindTheReader(signals: number): Promise<number> {
+    const LINES = 4000;
+    const s = await stalled();
+    const ended = new Promise((r) => s.child.stdout!.once('end', r));
+    const pause = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      const host = new URL(s.url).host;
+      const requests = refusedRequest(host, false).repeat(LINES - 1) + refusedRequest(host, true);
+      const answers = await rawSocket(s.url, requests, { timeoutMs: 60_000 });
+      expect(answers.match(/"code":-4037,/g)?.length).toBe(LINES);
+      // The last batch of lines is written within 20 ms.
+      await pause();
+    } finally {
+      s.child.kill('SIGTERM');
+    }
+    for (let i = 1; i < signals; i++) {
+      await pause();
+      s.child.kill('SIGTERM');
+    }
+    await pause();
+    s.child.stdout!.resume();
+    expect(await s.exit).toBe(0);
+    await ended;
+    expect(s.err()).not.toMatch(DROPPED);
+    expect(s.err()).not.toMatch(STACK_LINE);
+    return s.out().match(REFUSED_LINE)?.length ?? 0;
+  }
+
+  it('waits for a reader behind to take the last lines before it exits', async () => {
+    expect(await stoppedBehindTheReader(1)).toBe(4000);
+  });
+
+  it('stops at once on a second signal, without waiting for the reader', async () => {
+    expect(await stoppedBehindTheReader(2)).toBeLessThan(4000);
+  });
+
   it('says how many lines it dropped when it stops before the reader caught up', async () => {
     const s = await stalled();
     try {
