@@ -55,8 +55,11 @@ export class Journal {
   /** How far the entry in each slot has been sealed. */
   private readonly sealed: Uint8Array;
 
-  /** The event it observes, which tells it of answers after the answers of a turn are written (answered-events.ts). */
-  private events: AnsweredEvents | undefined;
+  /**
+   * Takes in the answers the event it observes has not told yet (answered-events.ts tells its observers after the
+   * answers of a turn are written).
+   */
+  private settleEvents: () => void = () => {};
 
   /**
    * `seal` makes an entry fit to be shown (the simulator hides secrets with it), as far as asked: its summary (what
@@ -76,7 +79,7 @@ export class Journal {
 
   /** Keeps every answered request from now on. */
   observe(events: AnsweredEvents): () => void {
-    this.events = events;
+    this.settleEvents = events.settle;
     return events.subscribe('journal', ({ record }) => this.add(record));
   }
 
@@ -119,7 +122,7 @@ export class Journal {
    * before the process exits (their log lines are in the last batch).
    */
   settle(): void {
-    this.events?.settle();
+    this.settleEvents();
   }
 
   /** Entries, newest first. */
