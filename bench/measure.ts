@@ -12,14 +12,15 @@ import { API_USERS, cpuMs, median, peakRssMiB, ROOT, startServer, writeRequests,
 
 /**
  * The servers a case runs on: the two baselines, the floor (a signed request's every check, journal entry and log line
- * in one function on node:http: bench/checks-baseline.ts), and mfa-sim as users run it (request log on) and with
- * --quiet.
+ * in one function on node:http: bench/checks-baseline.ts), a new challenge's floor (the same and what a new challenge
+ * adds: bench/challenge-floor.ts), and mfa-sim as users run it (request log on) and with --quiet.
  */
-export type ServerKind = 'node' | 'express' | 'floor' | 'sim' | 'quiet';
+export type ServerKind = 'node' | 'express' | 'floor' | 'challengeFloor' | 'sim' | 'quiet';
 export const SERVER_LABEL: Record<ServerKind, string> = {
   node: 'node:http',
   express: 'express',
   floor: 'floor',
+  challengeFloor: 'challenge floor',
   sim: 'mfa-sim',
   quiet: 'mfa-sim --quiet',
 };
@@ -33,6 +34,8 @@ export function serverArgs(kind: ServerKind, scenarioFile: string, extra: string
       return ['bench/express-baseline.mjs', '0'];
     case 'floor':
       return ['--import', 'tsx', 'bench/checks-baseline.ts', '0'];
+    case 'challengeFloor':
+      return ['--import', 'tsx', 'bench/challenge-floor.ts', '0'];
     case 'sim':
       return ['dist/cli.cjs', '--port', '0', '--scenario', scenarioFile, ...extra];
     case 'quiet':

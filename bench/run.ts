@@ -78,8 +78,10 @@ const floorServes = (c: LoadCase) => c.key === 'time' || c.key === 'badsig';
  * round, so that a change of the host's speed (the rounds' spread is wider than the targets' margins) falls on both
  * alike; the order of the units turns by one from round to round.
  */
-function roundUnits(round: number): ServerKind[][] {
-  const pair: ServerKind[] = round % 2 === 0 ? ['floor', 'sim'] : ['sim', 'floor'];
+function roundUnits(round: number, c: LoadCase): ServerKind[][] {
+  // A new challenge without QR has a floor of its own too, beside them in the same turns (shown, not a target).
+  const side: ServerKind[] = c.kind === 'noqr' ? ['floor', 'sim', 'challengeFloor'] : ['floor', 'sim'];
+  const pair = round % 2 === 0 ? side : [...side].reverse();
   const units: ServerKind[][] = [['node'], ['express'], pair, ['quiet']];
   return units.map((_, i) => units[(i + round) % units.length]);
 }
@@ -99,12 +101,20 @@ let failures = 0;
 type Row = { c: Case } & Record<ServerKind, Load[]>;
 
 async function loadTable(): Promise<Row[]> {
-  const rows: Row[] = CASES.map((c) => ({ c, node: [], express: [], floor: [], sim: [], quiet: [] }));
+  const rows: Row[] = CASES.map((c) => ({
+    c,
+    node: [],
+    express: [],
+    floor: [],
+    challengeFloor: [],
+    sim: [],
+    quiet: [],
+  }));
   const plan = { dir, warmup: WARMUP, duration: DURATION, maxRate: MAX_RATE };
   const pairPlan = { ...plan, duration: TURNS * TURN_SECONDS };
   for (let round = 0; round < ROUNDS; round++) {
     for (const row of rows) {
-      for (const unit of roundUnits(round)) {
+      for (const unit of roundUnits(round, row.c)) {
         const servers = unit.map((kind) => ({
           c: kind === 'floor' && !floorServes(row.c) ? LOAD_CASES.time : row.c,
           args: serverArgs(kind, scenarioFile),
@@ -204,6 +214,19 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 const med = (ls: Load[], f: (l: Load) => number) => median(ls.map(f));
 /** The median of the per-round ratios: each pair ran in the same round, under the same conditions. */
 const pair = (a: Load[], b: Load[], f: (l: Load) => number) => median(a.map((x, i) => f(x) / f(b[i])));
+const fig = (ls: Load[]) => `${med(ls, (l) => l.rps).toFixed(0)} req/s, ${med(ls, (l) => l.cpuUs).toFixed(0)} µs`;
+const rps = (l: Load) => l.rps;
+const cpuPerRequest = (l: Load) => l.cpuUs;
+
+/**
+ * The line under the table for a new challenge's own floor: how far below the floor's signed time the least server
+ * that makes a new challenge is, and how far mfa-sim's new challenge is from it (each the median of the per-round
+ * ratios, all three side by side in the same turns).
+ */
+function challengeFloorLine(row: Row): string {
+  const cf = row.challengeFloor;
+  return `A new challenge's own floor (bench/challenge-floor.ts: the floor's checks, the body read and parsed, its fields checked against the contract's tables, a challenge made and kept as mfa-sim keeps them; beside the floor and mfa-sim in the same turns; shown, not a target): ${fig(cf)}, ${fx(pair(cf, row.floor, rps))} the floor's signed time (CPU ${fx(pair(cf, row.floor, cpuPerRequest))}); mfa-sim's new challenge is ${fx(pair(row.sim, cf, rps))} it (CPU ${fx(pair(row.sim, cf, cpuPerRequest))}).`;
+}
 
 async function main(): Promise<void> {
   const cond = `${smoke ? 'SMOKE (figures meaningless)' : 'full'}: ${ROUNDS} round(s) × ${DURATION} s per server and case (the floor and mfa-sim side by side, in ${TURNS} turns of ${TURN_SECONDS} s; after ${WARMUP} s warm-up), wrk -t2 -c32, node ${process.version}, ${API_USERS.length} API users`;
@@ -286,13 +309,13 @@ async function main(): Promise<void> {
       ok &&= cpu <= row.c.maxCpu;
     }
     if (parts.length) verdicts.push(ok);
-    const fig = (ls: Load[]) => `${med(ls, (l) => l.rps).toFixed(0)} req/s, ${med(ls, (l) => l.cpuUs).toFixed(0)} µs`;
     const floorFig = floor?.length ? `${fig(floor)}${floorServes(row.c) ? '' : ' (signed time)'}` : '—';
     const vsFloor = floor?.length ? `**${fx(thr)}**, **${fx(cpu)}**` : '—';
     out.push(
       `| ${row.c.name} | ${fig(row.sim)} | ${vsFloor} | ${parts.join(', ') || '—'} | ${parts.length ? (ok ? 'met' : 'MISSED') : ''} | ${floorFig} | ${fig(row.quiet)} | ${fig(row.node)} | ${fig(row.express)} | ${fx(pair(row.sim, row.node, (l) => l.rps))}, ${fx(pair(row.sim, row.node, (l) => l.cpuUs))} | ${ms(med(row.sim, (l) => l.p50))} / ${ms(med(row.sim, (l) => l.p99))} | ${med(row.sim, (l) => l.peakRss).toFixed(0)} MiB (${fx(pair(row.sim, row.express, (l) => l.peakRss))}) |`,
     );
   }
+  for (const row of rows) if (row.challengeFloor.length) out.push('', challengeFloorLine(row));
   if (budget.length) {
     out.push(
       '',
