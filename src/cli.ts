@@ -155,20 +155,30 @@ async function main(args: string[]): Promise<void> {
       `mfa-sim: standard output was closed (${(e as NodeJS.ErrnoException).code ?? e.message}): no more request log; still serving on ${running.url}\n`,
     ),
   );
-  const exit = (status: number, waitForReaders = true): void => {
+  /** The log's last batch written, and what was dropped said. */
+  const lastOutput = (): void => {
     // The answers whose observers are still to be told (answered-events.ts) have their lines in this last batch.
     sim.requestJournal.settle();
     sink.flush();
     if (stdout.droppedLines() > 0) dropped(stdout.droppedLines(), '');
-    if (!waitForReaders) process.exit(status);
+  };
+  /** The exit status once the run is finished (the reports written): the verdict. */
+  let verdict: number | undefined;
+  const exit = (status: number): void => {
+    verdict = status;
+    lastOutput();
     const written = [stdout, stderr].map((s) => s.written(EXIT_OUTPUT_WAIT_MS));
     void Promise.all(written).then(() => process.exit(status));
   };
   // Signals are handled before the ready line: a CI script may stop the simulator as soon as it reads it.
   let stopping = false;
   const stop = () => {
-    // A second signal while stopping: at once, without waiting for the readers of the output.
-    if (stopping) return exit(EXIT.ok, false);
+    if (stopping) {
+      // A second signal while stopping: at once, without waiting for the readers of the output, and with the verdict
+      // once it is known (a run that failed --require-coverage still fails).
+      if (verdict === undefined) lastOutput();
+      process.exit(verdict ?? EXIT.ok);
+    }
     stopping = true;
     void running.close().then(() => exit(finish(sim, o)));
   };

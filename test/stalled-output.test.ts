@@ -49,8 +49,8 @@ async function flood(url: string): Promise<{ answered: number; refused: number }
 }
 
 /** The simulator as users run it, its request log into a pipe whose reader has stopped reading. */
-async function stalled(): Promise<Started> {
-  const s = await start(['--port', '0', '--api-user', API_USER, '--secret', 'stalled-output-secret']);
+async function stalled(more: string[] = []): Promise<Started> {
+  const s = await start(['--port', '0', '--api-user', API_USER, '--secret', 'stalled-output-secret', ...more]);
   s.child.stdout!.pause();
   return s;
 }
@@ -96,11 +96,12 @@ describe('a reader of the output that stalls', () => {
   /**
    * About 900 KB of log: far more than the pipe between the processes holds (Node's is a socket pair, some 200 KB), far
    * less than the backlog: nothing is dropped, and most of it waits in the simulator for the reader when the simulator
-   * is stopped. `signals` are sent 300 ms apart; the reader reads on 300 ms after the last. The lines the reader got.
+   * is stopped. `signals` are sent 300 ms apart; the reader reads on 300 ms after the last. The lines the reader got,
+   * and the exit status.
    */
-  async function stoppedBehindTheReader(signals: number): Promise<number> {
+  async function stoppedBehindTheReader(signals: number, more: string[] = []): Promise<[number, number | null]> {
     const LINES = 4000;
-    const s = await stalled();
+    const s = await stalled(more);
     const ended = new Promise((r) => s.child.stdout!.once('end', r));
     const pause = () => new Promise((r) => setTimeout(r, 300));
     try {
@@ -119,19 +120,34 @@ describe('a reader of the output that stalls', () => {
     }
     await pause();
     s.child.stdout!.resume();
-    expect(await s.exit).toBe(0);
+    const status = await s.exit;
     await ended;
     expect(s.err()).not.toMatch(DROPPED);
     expect(s.err()).not.toMatch(STACK_LINE);
-    return s.out().match(REFUSED_LINE)?.length ?? 0;
+    return [s.out().match(REFUSED_LINE)?.length ?? 0, status];
   }
 
   it('waits for a reader behind to take the last lines before it exits', async () => {
-    expect(await stoppedBehindTheReader(1)).toBe(4000);
+    expect(await stoppedBehindTheReader(1)).toEqual([4000, 0]);
   });
 
   it('stops at once on a second signal, without waiting for the reader', async () => {
-    expect(await stoppedBehindTheReader(2)).toBeLessThan(4000);
+    const [lines, status] = await stoppedBehindTheReader(2);
+    expect(lines).toBeLessThan(4000);
+    expect(status).toBe(0);
+  });
+
+  it('keeps the verdict when a second signal stops it while it waits for the reader', async () => {
+    // Only -4037 is answered: the run fails --require-coverage 15000 (exit 3) before the reader has the last lines.
+    const [lines, status] = await stoppedBehindTheReader(2, ['--require-coverage', '15000']);
+    expect(lines).toBeLessThan(4000);
+    expect(status).toBe(3);
+  });
+
+  it('keeps a verdict that passes too, when a second signal stops it while it waits', async () => {
+    const [lines, status] = await stoppedBehindTheReader(2, ['--require-coverage', '-4037']);
+    expect(lines).toBeLessThan(4000);
+    expect(status).toBe(0);
   });
 
   it('says how many lines it dropped when it stops before the reader caught up', async () => {
