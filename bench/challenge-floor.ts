@@ -6,6 +6,7 @@
 // for the least server that makes one, and how far mfa-sim is from it.
 //   node --import tsx bench/challenge-floor.ts <port>
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { CHALLENGE_TYPES, EXPIRY_MS } from '../src/contract/operations.js';
 import { serveFloor, signedRefusal, type FloorAnswer } from './floor.js';
 
@@ -35,7 +36,7 @@ function challengeOf(text: string, apiUser: string): { user: string; type: strin
 }
 
 /** The checks of a new challenge request, in the contract's order, and its answer. */
-function checked(req: Parameters<typeof signedRefusal>[0], now: number, text: string, port: number): FloorAnswer {
+function checked(req: IncomingMessage, now: number, text: string, port: number): FloorAnswer {
   if (req.url !== '/v1/svc/challenge') return [404, -404, 'no endpoint'];
   const refusal = signedRefusal(req, now);
   if (refusal) return refusal;

@@ -215,8 +215,6 @@ const med = (ls: Load[], f: (l: Load) => number) => median(ls.map(f));
 /** The median of the per-round ratios: each pair ran in the same round, under the same conditions. */
 const pair = (a: Load[], b: Load[], f: (l: Load) => number) => median(a.map((x, i) => f(x) / f(b[i])));
 const fig = (ls: Load[]) => `${med(ls, (l) => l.rps).toFixed(0)} req/s, ${med(ls, (l) => l.cpuUs).toFixed(0)} µs`;
-const rps = (l: Load) => l.rps;
-const cpuPerRequest = (l: Load) => l.cpuUs;
 
 /**
  * The line under the table for a new challenge's own floor: how far below the floor's signed time the least server
@@ -225,7 +223,7 @@ const cpuPerRequest = (l: Load) => l.cpuUs;
  */
 function challengeFloorLine(row: Row): string {
   const cf = row.challengeFloor;
-  return `A new challenge's own floor (bench/challenge-floor.ts: the floor's checks, the body read and parsed, its fields checked against the contract's tables, a challenge made and kept as mfa-sim keeps them; beside the floor and mfa-sim in the same turns; shown, not a target): ${fig(cf)}, ${fx(pair(cf, row.floor, rps))} the floor's signed time (CPU ${fx(pair(cf, row.floor, cpuPerRequest))}); mfa-sim's new challenge is ${fx(pair(row.sim, cf, rps))} it (CPU ${fx(pair(row.sim, cf, cpuPerRequest))}).`;
+  return `A new challenge's own floor (bench/challenge-floor.ts: the floor's checks, the body read and parsed, its fields checked against the contract's tables, a challenge made and kept as mfa-sim keeps them; beside the floor and mfa-sim in the same turns; shown, not a target): ${fig(cf)}, ${fx(pair(cf, row.floor, (l) => l.rps))} the floor's signed time (CPU ${fx(pair(cf, row.floor, (l) => l.cpuUs))}); mfa-sim's new challenge is ${fx(pair(row.sim, cf, (l) => l.rps))} it (CPU ${fx(pair(row.sim, cf, (l) => l.cpuUs))}).`;
 }
 
 async function main(): Promise<void> {
