@@ -41,7 +41,6 @@ export interface ScenarioIssue {
 }
 
 /** A key path as a reader writes it: `rules[0].when.svcUser`, `accounts["*@example.com"]`. */
-/** A key's path as a scenario's problems name it: `rules[0].when.endpoint`. */
 export function formatPath(path: readonly (string | number)[]): string {
   let out = '';
   for (const seg of path) {
