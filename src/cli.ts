@@ -16,34 +16,15 @@ import { scenarioJsonSchema } from './scenario/schema.js';
 import type { Simulator } from './simulator.js';
 import { EXIT_OUTPUT_WAIT_MS, LOG_BACKLOG_CHARS, StandardOutput } from './standard-output.js';
 import { format } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
+import module from 'node:module';
 
 /**
  * The command line (`npx mfa-sim`): flags and environment variables into options, the banner and request log, the
  * signals that stop it, and the coverage file and gate at exit. Exit statuses are documented in the README.
  */
 
-/**
- * Sets a V8 flag for the command line's own process (in-process, mfa-sim never touches the V8 flags of a test
- * runner), unless node's own command line names it, with or without `no-`, spelled with - or _: then the user's
- * value wins. Node refuses these flags in NODE_OPTIONS.
- */
-function tuneV8(flag: string): void {
-  const named = new RegExp(flag.replace(/^no-/, '').replace(/=.*/, '').replace(/-/g, '[-_]'));
-  if (!process.execArgv.some((a) => named.test(a))) setFlagsFromString(`--${flag}`);
-}
-
-// A simulator beside a test suite should take little memory. Under load, V8 lets the old generation grow to up to
-// four times what is live before collecting it; here it grows by half at most: about 40 MiB less at peak while
-// challenges are being created, for a few more milliseconds of collection a second. Set here, once the modules above
-// are loaded: set before them, their start-up collects more often, about 8 ms more from spawn to the first answer.
-tuneV8('heap-growing-percent=50');
-// A journal record lives for one turn of the journal's ring (1,000 requests), which under load is about as long as
-// the young generation takes to fill. V8 sees nearly every record survive its first collection and starts allocating
-// records in the old generation ("pretenuring"), where each dies as old garbage: the old generation then fills and is
-// marked and swept about twice a second, where left young a record is copied once and dies with no old collection.
-// Under the benchmark's load that is about 8% of the CPU per request (docs/performance.md).
-tuneV8('no-allocation-site-pretenuring');
+// Node 22 and later keep what V8 compiled between runs (a no-op where Node has no such cache, as on Node 20).
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 /** Everything the command line prints goes through these: a reader that went away ends no run (standard-output.ts). */
 const stdout = new StandardOutput(() => process.stdout);

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -107,8 +106,8 @@ describe('error kinds', () => {
 describe('across copies of the package', () => {
   it("an error thrown by one copy is recognised by another's isMfaSimError and instanceof; import and require are one copy", async () => {
     const dist = join(__dirname, '..', 'dist');
-    // Another copy of the package, as another version in node_modules would be.
-    const copy = mkdtempSync(join(tmpdir(), 'mfa-sim-copy-'));
+    // Another copy of the package, as another version in node_modules would be (where its dependencies resolve).
+    const copy = mkdtempSync(join(__dirname, '..', 'node_modules', '.mfa-sim-copy-'));
     cpSync(dist, copy, { recursive: true });
     // A fresh Node process loads the package from dist/ as a suite would, through import and require: nothing of
     // Vitest's module loading in between.

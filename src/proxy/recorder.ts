@@ -32,7 +32,7 @@ import type { UpstreamAnswer } from './upstream.js';
  * whose message quoted the request's nonce or signature (a -4037's string to sign) is left to the replay's own checks.
  */
 
-const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
+const yaml = lazy<typeof YAML>('yaml');
 
 /**
  * Rules written at most; past them (or past the scenario file's size limit) the scenario stops growing, and says so.

@@ -1,6 +1,5 @@
 import type * as YAML from 'yaml';
 import { lazy } from '../world/lazy.js';
-import { shippedScenarioValue } from './catalog.js';
 import { compileScenario, type CompiledScenario } from './compile.js';
 import { ScenarioError, type ScenarioIssue } from '../errors.js';
 import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
@@ -11,7 +10,7 @@ import { quoted } from '../contract/answer.js';
  * the line of each problem.
  */
 
-const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
+const yaml = lazy<typeof YAML>('yaml');
 
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
 const MAX_ALIASES = 100;
@@ -88,13 +87,8 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   return compileOrThrow(value, source, (path) => lineOf(doc, lineCounter, path));
 }
 
-/**
- * Reads and compiles a scenario file (a regular file of at most 1 MiB). A shipped scenario comes already parsed in
- * the built package (catalog.ts), so loading one needs no YAML.
- */
+/** Reads and compiles a scenario file (a regular file of at most 1 MiB). */
 export function loadScenarioFile(file: string): CompiledScenario {
-  const shipped = shippedScenarioValue(file);
-  if (shipped !== undefined) return compileOrThrow(shipped, file);
   return loadScenarioText(readScenarioFileSync(file), file);
 }
 

@@ -4,36 +4,12 @@ import { createRequire } from 'node:module';
 const requireHere = createRequire(import.meta.url);
 
 /**
- * Loads a dependency the first time it is needed, so that starting a simulator does not pay for modules
- * (qrcode, yaml, json5) that many runs never use. The loaded module is cached by Node.
- *
- * `bundled` names the same dependency pre-bundled into one file beside the built package (`dist/vendor/`, made by
- * tsup.config.ts): one file loads in a third of the time of the package's dozens of modules. From the sources (the
- * tests) there is no such file, and the package itself is loaded.
+ * A dependency loaded the first time it is needed (faker, pino, qrcode, yaml, json5, Express), so that importing the
+ * package and starting a simulator do not pay for modules many runs never use. Node caches the module.
  */
-export function lazy<T>(id: string, bundled?: string): () => T {
+export function lazy<T>(id: string): () => T {
   let mod: T | undefined;
-  const fromBuild = bundled === undefined ? undefined : besideBuild<T>(bundled);
-  return () => (mod ??= fromBuild?.() ?? (requireHere(id) as T));
-}
-
-/**
- * A file the build writes beside the bundle (`dist/`: a pre-bundled dependency, the parsed shipped scenarios), loaded
- * the first time it is asked for; undefined when running from the sources, where there is none. Either answer is
- * kept, so an absent file is looked for once.
- */
-export function besideBuild<T>(file: string): () => T | undefined {
-  let found: { value: T | undefined } | undefined;
-  return () => (found ??= { value: requireIfPresent<T>(file) }).value;
-}
-
-function requireIfPresent<T>(file: string): T | undefined {
-  try {
-    return requireHere(file) as T;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
-    return undefined;
-  }
+  return () => (mod ??= requireHere(id) as T);
 }
 
 const texts = new Map<string, string>();
