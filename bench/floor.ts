@@ -12,7 +12,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseAuthorization } from '../src/auth/authorization.js';
-import { HmacKey } from '../src/auth/hmac-key.js';
 import { signatureMatches, stringToSign } from '../src/auth/signature.js';
 import { API_USER_ID } from '../src/contract/api-user.js';
 import { HEX128, NONCE, UTCTIME } from '../src/request/header-checks.js';
@@ -30,7 +29,7 @@ export type FloorAnswer = [number, number, string];
 const users = new Map(
   API_USERS.map((u) => [
     u.id,
-    { key: new HmacKey(Buffer.from(u.secret)), nonces: new Set<string>(), times: new Set<number>() },
+    { secret: u.secret, nonces: new Set<string>(), times: new Set<number>() },
   ]),
 );
 
@@ -58,7 +57,7 @@ export function signedRefusal(req: IncomingMessage, now: number): FloorAnswer | 
   if (!user) return [401, -1001, 'API user not known'];
   const time = Number(utctime);
   if (Math.abs(time - now) > MAX_DRIFT_MS) return [401, -4036, 'utctime clock drift error'];
-  if (!signatureMatches(user.key, stringToSign(utctime, nonce), parts.signature))
+  if (!signatureMatches(user.secret, stringToSign(utctime, nonce), parts.signature))
     return [400, -4037, 'Signature error'];
   if (user.nonces.has(nonce)) return [401, -4034, 'nonce reused'];
   if (user.times.has(time)) return [401, -4035, 'utctime reused'];

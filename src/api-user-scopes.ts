@@ -67,11 +67,10 @@ export class ApiUserScopes {
 
   /** Ends a claim: the API user is no longer known; its binding, challenges and replay memory go. */
   release(apiUser: string): boolean {
-    const { world, doctor, requestJournal, secrets } = this.sim;
+    const { world, requestJournal, secrets } = this.sim;
     if (typeof apiUser !== 'string' || !world.isClaimed(apiUser)) return false;
     this.registry.unbind(apiUser);
     world.release(apiUser);
-    doctor.firstUses.forgetApiUser(apiUser);
     requestJournal.forgetStart(apiUser);
     secrets.update();
     return true;
@@ -79,7 +78,6 @@ export class ApiUserScopes {
 
   private startAfresh(apiUser: string): void {
     this.sim.world.forgetApiUser(apiUser);
-    this.sim.doctor.firstUses.forgetApiUser(apiUser);
     this.sim.requestJournal.startAfresh(apiUser, this.sim.path.answeredCount + 1);
   }
 }

@@ -127,7 +127,6 @@ export class Simulator {
   reset(): void {
     this.registry.restart();
     this.world.forget();
-    this.doctor.clear();
     this.requestJournal.clear();
     this.run.startScenario(this.path.answeredCount + 1);
     this.clock.reset(this.scenario.offset, this.scenario.frozenAt);

@@ -1,6 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { HmacKey } from '../src/auth/hmac-key.js';
 import { DIAGNOSES_PER_SECOND, Doctor } from '../src/doctor/doctor.js';
 import { monotonicMs } from '../src/world/monotonic.js';
 import { stringToSign } from '../src/index.js';
@@ -173,7 +172,6 @@ describe('the diagnoses budget is by the second', () => {
       const doctor = new Doctor();
       const r = {
         secret: MAIN.secret,
-        key: new HmacKey(Buffer.from(MAIN.secret)),
         apiUser: MAIN.apiUser,
         token: 'svc',
         utctime: '1795000000000',
@@ -202,7 +200,6 @@ describe('the diagnoses budget is by the second', () => {
 describe('the doctor on a signature of the wrong shape', () => {
   const r = {
     secret: MAIN.secret,
-    key: new HmacKey(Buffer.from(MAIN.secret)),
     apiUser: MAIN.apiUser,
     token: 'svc',
     utctime: '1795000000000',

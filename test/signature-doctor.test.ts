@@ -1,6 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { HmacKey } from '../src/auth/hmac-key.js';
 import { Doctor, DIAGNOSES_PER_SECOND } from '../src/doctor/doctor.js';
 import { stringToSign } from '../src/index.js';
 import { clientTime, expectEnvelope, send, simulator, type SendOptions } from './helpers.js';
@@ -577,7 +576,6 @@ describe('the cost of diagnosis is bounded', () => {
       const doctor = new Doctor();
       const r = {
         secret: SECRET,
-        key: new HmacKey(Buffer.from(SECRET)),
         apiUser: MAIN.apiUser,
         token: 'svc',
         utctime: '1795000000000',

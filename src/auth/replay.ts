@@ -1,108 +1,74 @@
-import { IntegerSet, hash53 } from './integer-set.js';
-
 /**
  * Replay memory (docs/behaviour.md#time-drift-and-replay): the nonces and timestamps one API user sent inside the drift
- * window, bounded, forgotten by generation as they leave the window.
+ * window, each with the request that used it first, kept until its time leaves the window (after that the drift check
+ * refuses a replay anyway).
  */
 
-/** Default hard cap of remembered requests per API user, whatever the drift window (issue: memory stays bounded). */
-export const DEFAULT_REPLAY_CAP = 2_000_000;
+/** Default cap of remembered nonces and times per API user, whatever the drift window: memory stays bounded. */
+export const DEFAULT_REPLAY_CAP = 500_000;
 
-interface Generation {
-  /** Every entry in it expires by this instant (virtual ms). */
-  until: number;
-  nonces: IntegerSet;
-  times: IntegerSet;
+/** The request that used a nonce or time first, and how it was answered: the story a -4034 or -4035 tells. */
+export interface FirstUse {
+  seq: number;
+  /** Simulator time of the request (ms). */
+  at: number;
+  /** This machine's monotonic time when it arrived (ms), to tell requests sent together from a replay. */
+  arrived: number;
+  http: number;
+  code: number;
+  fault?: string;
 }
 
+/** A first use, and the instant (simulator time) after which it is forgotten. */
+export type Remembered = FirstUse & { until: number };
+
 /**
- * What one API user has sent inside the drift window: nonces (by a 53-bit hash) and x-utctime values.
- * An entry is needed only until its timestamp leaves the drift window (after that the drift check
- * rejects a replay anyway), so entries live in generations by expiry and a whole generation is dropped
- * when it expires: memory is bounded by the requests of one drift window, about 20 bytes each.
+ * What one API user has sent inside the drift window: each nonce and `x-utctime` value with its first use. Past the
+ * cap (nonces and times together), the entries remembered first are forgotten first.
  */
 export class ReplayMemory {
-  private generations = new Map<number, Generation>();
+  private readonly nonces = new Map<string, Remembered>();
+  private readonly times = new Map<number, Remembered>();
+  /** Entries are swept for expiry once the memory has doubled since the last sweep: O(1) a request on average. */
+  private sweepAt = 1024;
 
-  constructor(
-    private readonly sliceMs: number,
-    private readonly cap: number = DEFAULT_REPLAY_CAP,
-    /** Keeps these hashes apart from the doctor's (first-uses.ts). */
-    private readonly seed = 0x5eed,
-  ) {}
+  constructor(private readonly cap: number = DEFAULT_REPLAY_CAP) {}
 
-  /** Whether the nonce was sent before (and is still remembered). */
-  hasNonce(nonce: string, now: number): boolean {
-    this.expire(now);
-    const key = hash53(nonce, this.seed);
-    for (const g of this.generations.values()) if (g.nonces.has(key)) return true;
-    return false;
+  /** The first use of a nonce still remembered at `now`, if any. */
+  nonce(nonce: string, now: number): FirstUse | undefined {
+    return live(this.nonces.get(nonce), now);
   }
 
-  /** Whether the x-utctime value was sent before (and is still remembered). */
-  hasTime(time: number, now: number): boolean {
-    this.expire(now);
-    for (const g of this.generations.values()) {
-      const key = timeKey(g, time);
-      // Stryker disable next-line ConditionalExpression: has(undefined) is false
-      if (key !== undefined && g.times.has(key)) return true;
+  /** The first use of an x-utctime value still remembered at `now`, if any. */
+  time(time: number, now: number): FirstUse | undefined {
+    return live(this.times.get(time), now);
+  }
+
+  /** Remembers an accepted request's nonce and time (each undefined when its check is off) until `entry.until`. */
+  remember(nonce: string | undefined, time: number | undefined, entry: Remembered, now: number): void {
+    if (nonce !== undefined) this.nonces.set(nonce, entry);
+    if (time !== undefined) this.times.set(time, entry);
+    while (this.size > this.cap) {
+      if (this.nonces.size >= this.times.size) this.nonces.delete(this.nonces.keys().next().value!);
+      else this.times.delete(this.times.keys().next().value!);
     }
-    return false;
+    if (this.size >= this.sweepAt) this.sweep(now);
   }
 
-  /** Remembers an accepted request until `time + window`. Either part may be skipped (replay checks switched off). */
-  remember(nonce: string | undefined, time: number, window: number, rememberTime: boolean): void {
-    const index = Math.floor((time + window) / this.sliceMs);
-    let g = this.generations.get(index);
-    if (!g) {
-      g = { until: (index + 1) * this.sliceMs, nonces: new IntegerSet(), times: new IntegerSet(256, true) };
-      this.generations.set(index, g);
-    }
-    if (nonce !== undefined) g.nonces.add(hash53(nonce, this.seed));
-    if (rememberTime) g.times.add(timeKey(g, time)!);
-    if (this.size > this.cap) this.dropOldest();
-  }
-
-  /** Entries remembered now (nonces plus timestamps). */
+  /** Entries remembered (nonces plus times), the expired ones not yet swept included. */
   get size(): number {
-    let n = 0;
-    for (const g of this.generations.values()) n += g.nonces.size + g.times.size;
-    return n;
+    return this.nonces.size + this.times.size;
   }
 
-  /** Bytes held by the tables. */
-  get bytes(): number {
-    let n = 0;
-    for (const g of this.generations.values()) n += g.nonces.bytes + g.times.bytes;
-    return n;
-  }
-
-  private expire(now: number): void {
-    for (const [index, g] of this.generations) if (g.until <= now) this.generations.delete(index);
-  }
-
-  /**
-   * Past the cap, the generation that expires first is forgotten early: replay protection weakens for the oldest
-   * requests only.
-   */
-  private dropOldest(): void {
-    let oldest: number | undefined;
-    // Stryker disable next-line EqualityOperator: a map's keys are distinct
-    for (const index of this.generations.keys()) if (oldest === undefined || index < oldest) oldest = index;
-    // Stryker disable next-line ConditionalExpression: deleting a key that is absent changes nothing
-    if (oldest !== undefined) this.generations.delete(oldest);
+  /** Forgets what has expired at `now`. */
+  sweep(now: number): void {
+    for (const map of [this.nonces, this.times] as Map<unknown, Remembered>[])
+      for (const [key, entry] of map) if (entry.until < now) map.delete(key);
+    this.sweepAt = Math.max(1024, this.size * 2);
   }
 }
 
-/**
- * A time as its generation stores it: milliseconds before the generation ends, 4 bytes instead of 8. A time
- * remembered in a generation lies within one drift window (at most 7 days) and one slice before its end, so
- * the key is from 1 to below 2^31; a time that cannot be in the generation has no key.
- */
-function timeKey(g: Generation, time: number): number | undefined {
-  const key = g.until - time;
-  // Equivalent mutants: remember() stores only keys in range, and has() compares numbers exactly, so a key out of
-  // range is never found, returned or not.
-  // Stryker disable next-line all: a key out of range is never stored
-  return key >= 1 && key < 2 ** 31 ? key : undefined;
+/** An entry as long as it is remembered: the instant its time leaves the drift window still counts. */
+function live(entry: Remembered | undefined, now: number): FirstUse | undefined {
+  return entry !== undefined && entry.until >= now ? entry : undefined;
 }

@@ -1,6 +1,5 @@
 import { jsonText } from '../output/json.js';
 import { mustCode } from '../codes.js';
-import { rememberLast } from '../world/remember-last.js';
 import { clampInstant } from '../world/time-limits.js';
 
 /**
@@ -31,23 +30,14 @@ export function envelopeJson(
   // Written out rather than stringified as an object, on every answer: only the id, the message and the base URL can
   // hold what a client sent, and they are escaped as every JSON text is (jsonText); the rest are numbers and ISO time.
   const timeKey = style === 'sdk' ? 'utcTime' : 'utctime';
-  return `{"id":${jsonText(id)},"${timeKey}":"${isoTime(now)}","status":${status},"code":${code},"message":${lastJson(message)},"moreInfo":${lastMoreInfoJson(`${baseUrl}/status?code=${code}`)}}`;
+  return `{"id":${jsonText(id)},"${timeKey}":"${isoTime(now)}","status":${status},"code":${code},"message":${jsonText(message)},"moreInfo":${jsonText(`${baseUrl}/status?code=${code}`)}}`;
 }
 
 /**
- * The message as JSON text, the last one remembered: every answer to a time request within a second has the same
- * message, and escaping it again for each is a measurable part of the answer.
+ * `now` (epoch ms) as ISO 8601 with milliseconds and Z. Never throws: an instant outside the clock's range (which the
+ * clock never reaches) shows as the nearest end.
  */
-const lastJson = rememberLast((message: string) => jsonText(message));
-
-/** `moreInfo` as JSON text, the last one remembered: a simulator answers one base URL and a few codes. */
-const lastMoreInfoJson = rememberLast((url: string) => jsonText(url));
-
-/**
- * `now` (epoch ms) as ISO 8601 with milliseconds and Z. Remembers the last one: many answers share a millisecond.
- * Never throws: an instant outside the clock's range (which the clock never reaches) shows as the nearest end.
- */
-export const isoTime = rememberLast((now: number): string => new Date(clampInstant(now)).toISOString());
+export const isoTime = (now: number): string => new Date(clampInstant(now)).toISOString();
 
 /** The last-resort -5000 envelope when even building one fails: constants only, so it cannot fail in turn. */
 const STATIC_INTERNAL_ERROR = JSON.stringify({

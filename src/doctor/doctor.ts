@@ -1,6 +1,5 @@
 import { monotonicMs } from '../world/monotonic.js';
-import { RecentMap } from '../world/recent-map.js';
-import { FirstUses } from './first-uses.js';
+import { BoundedMap } from '../world/bounded-map.js';
 import type { Hint } from './hint.js';
 import { signatureShape } from './shapes.js';
 import { signatureHint, signatureMistake, type SignedRequest } from './signature.js';
@@ -28,14 +27,13 @@ export const NOT_DIAGNOSED: Hint = Object.freeze({
 const OWN_NONCES_KEPT = 1000;
 
 export class Doctor {
-  readonly firstUses = new FirstUses();
   private second = -1;
   private spent = 0;
   /**
    * Nonces the simulator signed itself: the dashboard's explorer, whose deliberate mistakes (a drift, a replay, a
    * bad signature) are demonstrations, not the client's. Random UUIDs nobody else sees before they are sent.
    */
-  private readonly ownNonces = new RecentMap<string, true>(OWN_NONCES_KEPT);
+  private readonly ownNonces = new BoundedMap<string, true>(OWN_NONCES_KEPT);
 
   /** The simulator is about to send a request of its own signed with this nonce. */
   sendsItself(nonce: string): void {
@@ -61,10 +59,6 @@ export class Doctor {
   misshapenSignature(sent: string, r: SignedRequest | undefined): Hint | undefined {
     const mistake = r && this.afford() ? signatureMistake(r, sent.trim()) : undefined;
     return mistake ?? signatureShape(sent);
-  }
-
-  clear(): void {
-    this.firstUses.clear();
   }
 
   /**

@@ -1,19 +1,17 @@
-import { hash53 } from '../auth/integer-set.js';
+import { hash } from 'node:crypto';
 import { isObject, own } from '../contract/answer.js';
 import { decodeUser, lenientInteger, parseJson, type ParsedJson } from '../contract/envelope.js';
 import type { Answered } from '../observers/answered-events.js';
 import type { AnsweredRequest, Caller } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
 import { API_USER_ID } from '../contract/api-user.js';
-import { failedInTransit } from './first-uses.js';
+import { failedInTransit } from './replay-hints.js';
 import { FINDING_KINDS } from './finding-kinds.js';
 import { SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './finding-types.js';
 import { HintTally } from './hint-tally.js';
-import { MadeChallenges } from './made-challenges.js';
 import { signingHeaders } from './signing-headers.js';
 import { monotonicMs } from '../world/monotonic.js';
-import { RecentMap } from '../world/recent-map.js';
-import { RecentNumbers } from '../world/recent-numbers.js';
+import { BoundedMap } from '../world/bounded-map.js';
 
 /**
  * Client findings: an observer of "answered" that watches each API user's traffic for what the client does that the
@@ -40,27 +38,29 @@ const FAST_POLLS = 3;
 const STALE_ENVELOPE_MS = 1000;
 /**
  * Bounds (docs/robustness.md gives each in bytes): API users watched; the envelope ids last sent and the nonces of
- * attempts that failed in transit, of all API users together, each kept as a 53-bit hash whatever its length;
- * challenges followed. The rows of hints are bounded by their tally (hint-tally.ts).
+ * attempts that failed in transit, of all API users together, each kept as a hash whatever its length; challenges
+ * followed. The rows of hints are bounded by their tally (hint-tally.ts).
  */
 const CLIENTS_WATCHED = 1000;
 const IDS_KEPT = 4096;
 const NONCES_KEPT = 1024;
 const CHALLENGES_FOLLOWED = 10_000;
-/** Seeds the hashes of envelope ids and nonces, with each API user's id (the replay memory's are seeded apart). */
-const VALUE_SEED = 0x646f63;
-
 /** What is kept of a client between its requests: its clock, as far as its answers showed it. */
 interface Client {
-  /** Seeds the hashes of the values it chose: its nine digits fit the 32-bit seed, one seed per API user. */
-  readonly seed: number;
   /** The last -4036 not followed by an accepted request: its seq and how far off the clock was. */
   drift?: { seq: number; ms: number };
   offsets?: { min: number; max: number };
 }
 
-/** A value a client chose, as the doctor keeps it: a hash of it, seeded by the API user that sent it. */
-const keyOf = (client: Client, value: string) => hash53(value, client.seed);
+/** A value an API user chose, as the doctor keeps it: a hash of it, so a long value costs no more than a short one. */
+const keyOf = (apiUser: string, value: string) => hash('sha256', `${apiUser} ${value}`, 'base64');
+
+/** A challenge the simulator made for a watched API user: by which request, and whether the client named it since. */
+interface Made {
+  apiUser: string;
+  seq: number;
+  followed: boolean;
+}
 
 export class ClientFindings {
   private readonly clients = new Map<string, Client>();
@@ -71,12 +71,12 @@ export class ClientFindings {
   /** The first request (seq) of the current scenario. */
   private scenarioFrom = 0;
   /** The seq of the request that last sent each envelope id. */
-  private readonly ids = new RecentNumbers(IDS_KEPT);
+  private readonly ids = new BoundedMap<string, number>(IDS_KEPT);
   /** The seq of the request whose nonce failed in transit. */
-  private readonly failedNonces = new RecentNumbers(NONCES_KEPT);
+  private readonly failedNonces = new BoundedMap<string, number>(NONCES_KEPT);
   /** Challenges the simulator made for a watched API user (its own ids), and how each is polled. */
-  private readonly created = new MadeChallenges(CHALLENGES_FOLLOWED);
-  private readonly polls = new RecentMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
+  private readonly created = new BoundedMap<string, Made>(CHALLENGES_FOLLOWED);
+  private readonly polls = new BoundedMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
   private lastIso = '';
   private lastInstant = NaN;
 
@@ -132,8 +132,8 @@ export class ClientFindings {
     const found = scope === 'run' ? this.found : this.foundHere;
     const out = [...found.values()].map((f) => ({ ...f }));
     const abandoned = new Map<string, Finding>();
-    for (const c of this.created) {
-      if (c.followed || c.seq < from || (!final && state(c.id) === 'waiting')) continue;
+    for (const [id, c] of this.created) {
+      if (c.followed || c.seq < from || (!final && state(id) === 'waiting')) continue;
       const f = abandoned.get(c.apiUser);
       if (f) {
         f.count++;
@@ -188,7 +188,7 @@ export class ClientFindings {
 
     // Nothing failed in transit yet (the usual case): no retry to look for, and no nonce to hash.
     if (nonce !== undefined && (this.failedNonces.size > 0 || failedInTransit(r))) {
-      const key = keyOf(client, nonce);
+      const key = keyOf(apiUser, nonce);
       const failedAt = this.failedNonces.get(key);
       // Only a signed retry is the client's: anyone can send a request naming its API user and a nonce.
       if (signed && failedAt !== undefined && failedAt !== r.seq)
@@ -210,14 +210,15 @@ export class ClientFindings {
       client.drift = undefined;
       if (time !== undefined) this.watchClock(client, apiUser, r.seq, time - at);
     }
-    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(client, apiUser, r, time, parsedBody);
-    if (r.code === 2025 && r.challengeId !== undefined) this.created.made(r.challengeId, apiUser, r.seq);
+    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(apiUser, r, time, parsedBody);
+    if (r.code === 2025 && r.challengeId !== undefined)
+      this.created.set(r.challengeId, { apiUser, seq: r.seq, followed: false });
     // A challenge the simulator found for the request (its own id), not whatever the body named.
     if (r.endpoint === 'status' && r.challengeId !== undefined) this.watchPolling(r.challengeId, apiUser, r.seq);
   }
 
   /** What the envelope and body show: staleness, a reused id, the lenient readings, polling, following a challenge. */
-  private readEnvelope(client: Client, apiUser: string, r: AnsweredRequest, time?: number, parsed?: ParsedJson): void {
+  private readEnvelope(apiUser: string, r: AnsweredRequest, time?: number, parsed?: ParsedJson): void {
     const text = r.request.body;
     // Longer than the journal keeps whole, it is cut (and no longer JSON): nothing to read.
     if (text === '' || text.length > JOURNAL_BODY_CHARS) return;
@@ -248,7 +249,9 @@ export class ClientFindings {
     }
     const id = own(env, 'id');
     if (typeof id === 'string' || typeof id === 'number') {
-      const before = this.ids.swap(keyOf(client, String(id)), r.seq);
+      const key = keyOf(apiUser, String(id));
+      const before = this.ids.get(key);
+      this.ids.set(key, r.seq);
       if (before !== undefined) this.note('envelope-id-reused', apiUser, r.seq, `request ${before} sent the same id`);
     }
     if (r.endpoint === 'challenge' && lenientInteger(own(env, 'type')) === 950)
@@ -278,13 +281,17 @@ export class ClientFindings {
     if (typo !== undefined) this.note('challngeid-typo', apiUser, r.seq);
     const challengeId = own(body, 'challengeId') ?? typo;
     if (typeof challengeId !== 'string') return;
-    this.created.follow(challengeId, apiUser);
+    const made = this.created.get(challengeId);
+    if (made?.apiUser === apiUser) made.followed = true;
   }
 
   private watchPolling(challengeId: string, apiUser: string, seq: number): void {
     const now = monotonicMs();
     const p = this.polls.get(challengeId);
-    if (!p) return this.polls.set(challengeId, { last: now, fast: 0 });
+    if (!p) {
+      this.polls.set(challengeId, { last: now, fast: 0 });
+      return;
+    }
     p.fast = now - p.last < FAST_POLL_MS ? p.fast + 1 : 0;
     p.last = now;
     if (p.fast >= FAST_POLLS)
@@ -313,7 +320,7 @@ export class ClientFindings {
   private client(apiUser: string): Client | undefined {
     let c = this.clients.get(apiUser);
     if (!c && this.clients.size < CLIENTS_WATCHED) {
-      c = { seed: VALUE_SEED ^ Number(apiUser) };
+      c = {};
       this.clients.set(apiUser, c);
     }
     return c;

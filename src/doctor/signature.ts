@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { HmacKey } from '../auth/hmac-key.js';
 import { DEFAULT_TOKEN, headerNames, stringToSign } from '../auth/signature.js';
 import { shownExactly, type Hint } from './hint.js';
 
@@ -17,8 +16,6 @@ import { shownExactly, type Hint } from './hint.js';
 /** What was signed and with what: the request as the simulator saw it, and the secret it holds for the API user. */
 export interface SignedRequest {
   secret: string;
-  /** The secret as the signature check keeps it: HMAC-SHA512 under it without making the key again. */
-  key: HmacKey;
   apiUser: string;
   /** The simulator's identifier token. */
   token: string;
@@ -220,11 +217,7 @@ export function signatureMistake(r: SignedRequest, sent: string): Hint | undefin
   const right = stringToSign(r.utctime, r.nonce, r.token);
   for (const { bytes, base64 } of readings(sent)) {
     const algorithm = ALGORITHM_BY_BYTES[bytes.length];
-    // Most tries are HMAC-SHA512 under the secret itself, with another message: the kept key's pads serve them.
-    const hmac = (key: string | Buffer, message: string) =>
-      algorithm === 'sha512' && key === r.secret
-        ? r.key.digest(message)
-        : createHmac(algorithm, key).update(message).digest();
+    const hmac = (key: string | Buffer, message: string) => createHmac(algorithm, key).update(message).digest();
     const found =
       (same(hmac(r.secret, right), bytes) ? { id: '', text: '' } : undefined) ??
       messageMistakes(r).find((m) => same(hmac(r.secret, m.message!), bytes)) ??

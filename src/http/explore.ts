@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { authorizationValue, headerNames, sign, userKeyOf } from '../auth/signature.js';
 import { ControlError } from '../errors.js';
-import { RecentMap } from '../world/recent-map.js';
+import { BoundedMap } from '../world/bounded-map.js';
 import type { Simulator } from '../simulator.js';
 
 /**
@@ -89,7 +89,7 @@ export function exploreInput(body: unknown): ExploreInput {
  * millisecond would be -4035), whether it signs with the simulator's clock or this machine's.
  */
 export class Explorer {
-  private readonly used = new RecentMap<number, true>(10_000);
+  private readonly used = new BoundedMap<number, true>(10_000);
   private seq = 0;
 
   constructor(private readonly sim: Simulator) {}

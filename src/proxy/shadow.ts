@@ -6,7 +6,7 @@ import type { ApiResult } from '../request/path.js';
 import type { CompiledScenario } from '../scenario/compile.js';
 import type { StartOptions } from '../run-options.js';
 import { Simulator } from '../simulator.js';
-import { RecentMap } from '../world/recent-map.js';
+import { BoundedMap } from '../world/bounded-map.js';
 import { envelopeOf } from './judge.js';
 
 /**
@@ -34,7 +34,7 @@ export interface Decision {
 export class Shadow {
   private readonly sim: Simulator;
   private followed: CompiledScenario | undefined;
-  private readonly challengeIds = new RecentMap<string, string>(CHALLENGES_KEPT);
+  private readonly challengeIds = new BoundedMap<string, string>(CHALLENGES_KEPT);
 
   /** `options`: those of the simulator it shadows (its own listening and proxying ones are left out). */
   constructor(

@@ -2,7 +2,7 @@ import { signatureMatches, signingLines } from '../auth/signature.js';
 import { answer, type Answer } from '../contract/answer.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { parseAuthorization } from '../auth/authorization.js';
-import { nonceReuseHint, timeReuseHint } from '../doctor/first-uses.js';
+import { nonceReuseHint, timeReuseHint } from '../doctor/replay-hints.js';
 import { driftHint } from '../doctor/shapes.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { authFail, signedRequest, type NamedChecks } from './check.js';
@@ -66,7 +66,7 @@ export const CALLER_CHECKS: NamedChecks = [
           // Stryker disable ConditionalExpression,LogicalOperator: both are set when a failure answers
           ctx.signature !== undefined &&
           ctx.nonce !== undefined &&
-          signatureMatches(ctx.apiUser!.key, signingLines(ctx.sc.names, ctx.utctime, ctx.nonce), ctx.signature);
+          signatureMatches(ctx.apiUser!.secret, signingLines(ctx.sc.names, ctx.utctime, ctx.nonce), ctx.signature);
       // Stryker restore ConditionalExpression,LogicalOperator
       return fail;
     },
@@ -77,7 +77,7 @@ export const CALLER_CHECKS: NamedChecks = [
       const sig = ctx.signature;
       if (ctx.utctime === undefined || ctx.nonce === undefined || sig === undefined) return undefined;
       const toSign = signingLines(ctx.sc.names, ctx.utctime, ctx.nonce);
-      if (signatureMatches(ctx.apiUser!.key, toSign, sig)) {
+      if (signatureMatches(ctx.apiUser!.secret, toSign, sig)) {
         ctx.signed = true;
         return undefined;
       }
@@ -88,28 +88,19 @@ export const CALLER_CHECKS: NamedChecks = [
     'nonce-reuse',
     (ctx) => {
       if (ctx.nonce === undefined || !ctx.sc.replayNonces) return undefined;
-      if (!ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow).hasNonce(ctx.nonce, ctx.replayNow)) return undefined;
-      return authFail(
-        ctx,
-        -4034,
-        'this nonce was used before',
-        nonceReuseHint(ctx.doctor.firstUses.ofNonce(ctx.apiUser!.id, ctx.nonce)),
-      );
+      const first = ctx.world.replayFor(ctx.apiUser!.id).nonce(ctx.nonce, ctx.replayNow);
+      return first && authFail(ctx, -4034, 'this nonce was used before', nonceReuseHint(first));
     },
   ],
   [
     'timestamp-reuse',
     (ctx) => {
       if (ctx.utctime === undefined) return undefined;
-      const memory = ctx.world.replayFor(ctx.apiUser!.id, ctx.replayWindow);
+      const memory = ctx.world.replayFor(ctx.apiUser!.id);
       const time = Number(ctx.utctime);
-      if (ctx.sc.replayTimestamps && memory.hasTime(time, ctx.replayNow)) {
-        const fail = authFail(
-          ctx,
-          -4035,
-          'this utctime was used before',
-          timeReuseHint(ctx.doctor.firstUses.ofTime(ctx.apiUser!.id, time), monotonicMs()),
-        );
+      const first = ctx.sc.replayTimestamps ? memory.time(time, ctx.replayNow) : undefined;
+      if (first) {
+        const fail = authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(first, monotonicMs()));
         if (fail) return fail;
       }
       // To be remembered now that the signature verified (docs/behaviour.md#time-drift-and-replay), committed in the
@@ -118,9 +109,8 @@ export const CALLER_CHECKS: NamedChecks = [
       ctx.staged.replay = {
         memory,
         nonce,
-        time,
-        window: ctx.replayWindow,
-        timestamps: ctx.sc.replayTimestamps,
+        time: ctx.sc.replayTimestamps ? time : undefined,
+        until: time + ctx.replayWindow,
         arrived: monotonicMs(),
       };
       ctx.verified = true;

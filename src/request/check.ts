@@ -36,7 +36,6 @@ export function signedRequest(ctx: RequestContext, apiUserId: string | undefined
   const { method, url: path, body } = ctx.req;
   return {
     secret: user.secret,
-    key: user.key,
     apiUser: user.id,
     token: ctx.sc.token,
     utctime: ctx.utctime,

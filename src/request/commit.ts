@@ -10,16 +10,16 @@ import type { RequestContext } from './context.js';
 export function commit(ctx: RequestContext, answered: Answer): void {
   const { replay, challenge } = ctx.staged;
   if (replay) {
-    replay.memory.remember(replay.nonce, replay.time, replay.window, replay.timestamps);
-    const use = {
+    const entry = {
       seq: ctx.seq,
       at: ctx.now,
       arrived: replay.arrived,
       http: mustCode(answered.code).http,
       code: answered.code,
       fault: ctx.rule?.fault,
+      until: replay.until,
     };
-    ctx.doctor.firstUses.note(ctx.apiUser!.id, replay.nonce, replay.time, use);
+    replay.memory.remember(replay.nonce, replay.time, entry, ctx.replayNow);
   }
   if (!challenge) return;
   const challenges = ctx.world.challenges;

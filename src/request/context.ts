@@ -36,7 +36,7 @@ export interface ApiRequest {
  */
 export interface Staged {
   /** Its nonce and time, to be remembered now that the signature verified; when it arrived (this machine's clock). */
-  replay?: { memory: ReplayMemory; nonce?: string; time: number; window: number; timestamps: boolean; arrived: number };
+  replay?: { memory: ReplayMemory; nonce?: string; time?: number; until: number; arrived: number };
   /** A challenge made (kept from then on), cancelled, or verified. */
   challenge?: { made: Challenge } | { cancelled: Challenge } | { verified: Challenge };
 }

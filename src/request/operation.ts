@@ -4,7 +4,6 @@ import type { CancelBody, ChallengeBody, LookupBody } from '../contract/bodies.j
 import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';
 import { jsonText } from '../output/json.js';
 import { qrDataUrl } from '../world/qr.js';
-import { rememberLast } from '../world/remember-last.js';
 import type { RequestContext } from './context.js';
 
 /**
@@ -15,12 +14,8 @@ import type { RequestContext } from './context.js';
 
 const json = (o: unknown) => JSON.stringify(o);
 
-/**
- * The time operation's message, `{"utc-time":"<seconds>"}`, made once per second of the clock: under load thousands
- * of answers share it.
- */
-const timeMessage = (now: number) => messageOfSecond(Math.floor(now / 1000));
-const messageOfSecond = rememberLast((second: number) => json({ 'utc-time': String(second) }));
+/** The time operation's message, `{"utc-time":"<seconds>"}`. */
+const timeMessage = (now: number) => json({ 'utc-time': String(Math.floor(now / 1000)) });
 
 /**
  * A new challenge's message, `{"challengeId", "challengeQRcodeUrl", "challengeQRcode"?}`, written out rather than

@@ -10,7 +10,6 @@ import { compileRule, matcherOf, type CompiledRule, type Fail } from './compile-
 import { mend } from './mend.js';
 import { shadowedRules } from './shadows.js';
 import { checkShape, MAX_ISSUES } from './validate.js';
-import { HmacKey } from '../auth/hmac-key.js';
 import { tokenNames, type TokenNames } from '../auth/signature.js';
 import {
   boundedDuration,
@@ -31,8 +30,6 @@ import {
 export interface ApiUser {
   id: string;
   secret: string;
-  /** The secret (UTF-8) as an HMAC key, its pads hashed once. */
-  key: HmacKey;
   state: string;
   permissions: ReadonlySet<Permission>;
   ipRules?: IpRules;
@@ -79,7 +76,6 @@ export function makeApiUser(
   return {
     id,
     secret,
-    key: new HmacKey(Buffer.from(secret, 'utf8')),
     state,
     permissions: new Set(permissions),
     ipRules,

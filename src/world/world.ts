@@ -85,21 +85,21 @@ export class World {
   }
 
   /** What an API user has sent inside the drift window; made on its first authenticated request. */
-  replayFor(apiUser: string, window: number): ReplayMemory {
+  replayFor(apiUser: string): ReplayMemory {
     let m = this.replay.get(apiUser);
     if (!m) {
-      m = new ReplayMemory(Math.max(1000, Math.ceil(window / 8)), this.replayCap, this.random.uint32());
+      m = new ReplayMemory(this.replayCap);
       this.replay.set(apiUser, m);
     }
     return m;
   }
 
   /** For tests of bounds: replay entries remembered per API user. */
-  replayStats(): Record<string, { entries: number; bytes: number }> {
-    const out: Record<string, { entries: number; bytes: number }> = {};
+  replayStats(): Record<string, { entries: number }> {
+    const out: Record<string, { entries: number }> = {};
     for (const [id, m] of this.replay) {
-      m.hasTime(-1, this.clock.now()); // lets expired generations go first
-      out[id] = { entries: m.size, bytes: m.bytes };
+      m.sweep(this.clock.now());
+      out[id] = { entries: m.size };
     }
     return out;
   }

@@ -1,0 +1,17 @@
+/**
+ * A Map that keeps the `max` keys set most recently: setting a key makes it the newest, and past `max` the oldest is
+ * forgotten. Every memory a client's requests add to (the doctor's, the explorer's) is one of these, so it stays
+ * bounded however long a run lasts.
+ */
+export class BoundedMap<K, V> extends Map<K, V> {
+  constructor(readonly max: number) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    super.delete(key);
+    super.set(key, value);
+    if (this.size > this.max) super.delete(this.keys().next().value as K);
+    return this;
+  }
+}
