@@ -56,11 +56,7 @@ interface Client {
 const keyOf = (apiUser: string, value: string) => hash('sha256', `${apiUser} ${value}`, 'base64');
 
 /** A challenge the simulator made for a watched API user: by which request, and whether the client named it since. */
-interface Made {
-  apiUser: string;
-  seq: number;
-  followed: boolean;
-}
+type Made = { apiUser: string; seq: number; followed: boolean };
 
 export class ClientFindings {
   private readonly clients = new Map<string, Client>();
@@ -288,10 +284,7 @@ export class ClientFindings {
   private watchPolling(challengeId: string, apiUser: string, seq: number): void {
     const now = monotonicMs();
     const p = this.polls.get(challengeId);
-    if (!p) {
-      this.polls.set(challengeId, { last: now, fast: 0 });
-      return;
-    }
+    if (!p) return void this.polls.set(challengeId, { last: now, fast: 0 });
     p.fast = now - p.last < FAST_POLL_MS ? p.fast + 1 : 0;
     p.last = now;
     if (p.fast >= FAST_POLLS)
