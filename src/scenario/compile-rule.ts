@@ -1,8 +1,7 @@
 import { codeInfo, type Operation } from '../codes.js';
 import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
-import { foldedValueMatcher } from '../world/accounts.js';
-import { GlobError } from '../world/glob.js';
+import { isGlob, MAX_GLOB_LENGTH, valueMatcher } from '../world/glob.js';
 import { boundedDuration, LIMITS } from '../world/time-limits.js';
 import { ANSWERING_FAULTS, type Fault, type RuleInput } from './schema.js';
 
@@ -24,8 +23,7 @@ export interface CompiledRule {
   endpoint?: Endpoint;
   type?: number;
   apiUser?: string;
-  /** Takes the user folded (fold-case.ts), as `headers` take their values. */
-  user?: (folded: string) => boolean;
+  user?: (value: string) => boolean;
   challengeType?: string;
   headers?: [string, (value: string) => boolean][];
   /** The operations the forced code exists on (from the code table); undefined: every request. */
@@ -45,21 +43,17 @@ export interface CompiledRule {
 }
 
 /**
- * The matcher of a value that is exact or a glob (taking values folded); a glob that cannot be used (too long, too
- * many alternatives) is reported as a problem of its key, and has none.
+ * The case-insensitive matcher of a value that is exact or a glob; a glob too long is reported as a problem of its
+ * key, and has none.
  */
 export function matcherOf(
   pattern: string,
   path: (string | number)[],
   fail: Fail,
-): ((folded: string) => boolean) | undefined {
-  try {
-    return foldedValueMatcher(pattern);
-  } catch (e) {
-    if (!(e instanceof GlobError)) throw e;
-    fail(path, e.message);
-    return undefined;
-  }
+): ((value: string) => boolean) | undefined {
+  if (!isGlob(pattern) || pattern.length <= MAX_GLOB_LENGTH) return valueMatcher(pattern);
+  fail(path, `a glob is at most ${MAX_GLOB_LENGTH} characters`);
+  return undefined;
 }
 
 export function compileRule(

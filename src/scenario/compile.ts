@@ -165,14 +165,14 @@ function compileChecked(
   };
   const accountEntries: AccountEntry[] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
     // The key first, then its state, as the problems are read: a glob compiled once, here, for the account book.
-    const matchFolded = isGlob(email) ? matcherOf(email, ['accounts', email], fail) : undefined;
+    const matches = isGlob(email) ? matcherOf(email, ['accounts', email], fail) : undefined;
     // An exact e-mail the service would refuse (-5079) is an account no request can reach: said now, not never.
     if (!isGlob(email) && !isEmail(email))
       fail(
         ['accounts', email],
         'must be an e-mail address a request can carry (ASCII, name@domain.tld, as -5079 checks) or a glob such as "*@example.com"',
       );
-    return { key: email, code: stateCode(ref, ['accounts', email]), matchFolded };
+    return { key: email, code: stateCode(ref, ['accounts', email]), matches };
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
 

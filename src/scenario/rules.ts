@@ -1,7 +1,6 @@
 import type { Operation } from '../codes.js';
 import { peekedUser, type Peek } from '../contract/envelope.js';
 import type { Endpoint } from '../contract/operations.js';
-import { foldCase } from '../world/fold-case.js';
 import { headerReadings } from './header-readings.js';
 import type { CompiledScenario } from './compile.js';
 import type { CompiledRule } from './compile-rule.js';
@@ -41,15 +40,11 @@ export function running(sc: CompiledScenario, under?: Running): Running {
  */
 export function pickRule(run: Running, subject: RuleSubject): CompiledRule | undefined {
   const endpoint = subject.endpointByPath;
-  const folded = new FoldedValues(subject);
   let decided = false;
   let applied: CompiledRule[] | undefined;
   for (const rule of run.sc.rules) {
     if (decided && rule.decides) continue;
-    if (
-      !ruleMatches(rule, subject, endpoint, run.sc.names.apiUser, folded) ||
-      !appliesNow(rule, ++run.counts[rule.index])
-    )
+    if (!ruleMatches(rule, subject, endpoint, run.sc.names.apiUser) || !appliesNow(rule, ++run.counts[rule.index]))
       continue;
     decided ||= rule.decides;
     (applied ??= []).push(rule);
@@ -86,49 +81,17 @@ function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
-/**
- * A request's headers and user folded for comparison (fold-case.ts), each once however many rules look at it; a
- * header in each way it can be read (header-readings.ts).
- */
-class FoldedValues {
-  private headers: Map<string, string[]> | undefined;
-  private user: string | undefined | null = null;
-
-  constructor(private readonly subject: RuleSubject) {}
-
-  /** The header's readings, folded; none when the request has no such header. */
-  header(name: string): string[] {
-    this.headers ??= new Map();
-    let readings = this.headers.get(name);
-    if (readings === undefined) {
-      const v = this.subject.header(name);
-      readings = v === undefined ? [] : headerReadings(v).map(foldCase);
-      this.headers.set(name, readings);
-    }
-    return readings;
-  }
-
-  /** The body's user, folded; undefined when the body names none. */
-  userOf(): string | undefined {
-    if (this.user === null) {
-      const user = peekedUser(this.subject.peek);
-      this.user = user === undefined ? undefined : foldCase(user);
-    }
-    return this.user;
-  }
-}
-
 function ruleMatches(
   rule: CompiledRule,
   subject: RuleSubject,
   endpoint: Endpoint | undefined,
   apiUserHeader: string,
-  folded: FoldedValues,
 ): boolean {
   if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
   if (rule.headers) {
     for (const [name, match] of rule.headers) {
-      if (!folded.header(name).some((reading) => match(reading))) return false;
+      const value = subject.header(name);
+      if (value === undefined || !headerReadings(value).some((reading) => match(reading))) return false;
     }
   }
   if (rule.apiUser !== undefined) {
@@ -138,7 +101,7 @@ function ruleMatches(
   if (rule.type !== undefined && subject.peek.type !== rule.type) return false;
   if (rule.challengeType !== undefined && subject.peek.challengeType !== rule.challengeType) return false;
   if (rule.user) {
-    const user = folded.userOf();
+    const user = peekedUser(subject.peek);
     if (user === undefined || !rule.user(user)) return false;
   }
   if (rule.ops) {

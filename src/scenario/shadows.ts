@@ -1,4 +1,3 @@
-import { foldCase } from '../world/fold-case.js';
 import type { CompiledRule } from './compile-rule.js';
 import type { ScenarioIssue } from '../errors.js';
 import type { RuleInput } from './schema.js';
@@ -64,7 +63,7 @@ function same<T>(a: T | undefined, b: T | undefined): boolean {
 }
 
 function patternCovers(a: string | undefined, b: string | undefined): boolean {
-  return a === undefined || (b !== undefined && (a === '*' || foldCase(a) === foldCase(b)));
+  return a === undefined || (b !== undefined && (a === '*' || a.toLowerCase() === b.toLowerCase()));
 }
 
 function headerOf(w: When, name: string): string | undefined {

@@ -1,7 +1,6 @@
 import { answer, clipText, type Answer } from '../contract/answer.js';
 import type { ChallengeBody } from '../contract/bodies.js';
 import { ControlError } from '../errors.js';
-import { foldCase } from './fold-case.js';
 import { clampInstant } from './time-limits.js';
 import type { RandomSource } from './random.js';
 import { Watchers } from './watchers.js';
@@ -114,7 +113,7 @@ export class Challenges {
   /** The challenge with this id, settled at `now`, if it belongs to this API user and this user. */
   find(apiUser: string, user: string, id: string, now: number): Challenge | undefined {
     const c = this.get(id, now);
-    return c && c.apiUser === apiUser && foldCase(c.user) === foldCase(user) ? c : undefined;
+    return c && c.apiUser === apiUser && c.user.toLowerCase() === user.toLowerCase() ? c : undefined;
   }
 
   /** The client cancels a waiting challenge of its own. */

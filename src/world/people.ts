@@ -1,6 +1,5 @@
 import type { Faker } from '@faker-js/faker';
 import { lazy } from './lazy.js';
-import { foldCase } from './fold-case.js';
 
 /**
  * Sample people (faker) for the pages a person looks at: e-mails and display names, seeded per simulator.
@@ -46,7 +45,7 @@ export class People {
     const known = this.names.get(user);
     if (known) return known;
     const f = this.faker;
-    f.seed([this.seed, hash(foldCase(user))]);
+    f.seed([this.seed, hash(user.toLowerCase())]);
     const name = f.person.fullName();
     if (this.names.size >= 1000) this.names.clear();
     this.names.set(user, name);
