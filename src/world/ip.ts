@@ -1,43 +1,39 @@
-import type ipaddr from 'ipaddr.js';
-import { lazy } from './lazy.js';
+import { BlockList, isIPv4 } from 'node:net';
 
 /**
- * An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users): CIDR blocks to block or allow. ipaddr.js is
- * loaded when a scenario first has rules: most runs never need it.
+ * An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users): addresses and CIDR blocks to block or allow,
+ * matched by Node's own `net.BlockList`.
  */
 
-const ip4 = lazy<typeof ipaddr>('ipaddr.js');
-type Range = [ipaddr.IPv4, number];
+/** An IPv4 address or CIDR block, parsed; undefined when it is neither. */
+export type Range = { address: string; prefix: number };
 
-/** Parses an IPv4 address or CIDR block; undefined when it is neither. */
+/** Parses an IPv4 address (dotted quad) or CIDR block (`a.b.c.d/n`, n from 0 to 32); undefined when it is neither. */
 export function parseRange(text: string): Range | undefined {
-  try {
-    if (text.includes('/')) {
-      const r = ip4().IPv4.parseCIDR(text);
-      return [r[0], r[1]];
-    }
-    if (!ip4().IPv4.isValidFourPartDecimal(text)) return undefined;
-    return [ip4().IPv4.parse(text), 32];
-  } catch {
-    return undefined;
-  }
+  const [address, bits, ...more] = text.split('/');
+  if (more.length > 0 || !isIPv4(address)) return undefined;
+  if (bits === undefined) return { address, prefix: 32 };
+  if (!/^\d{1,2}$/.test(bits) || Number(bits) > 32) return undefined;
+  return { address, prefix: Number(bits) };
 }
 
 /**
- * An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users). An address is blocked when it is in a block
- * range and in no allow range, or when an allow list is given and it is in none of it.
+ * An address is blocked when it is in a block range and in no allow range, or when an allow list is given and it is in
+ * none of it.
  */
 export class IpRules {
-  constructor(
-    private readonly block: Range[],
-    private readonly allow: Range[],
-  ) {}
+  private readonly block = new BlockList();
+  private readonly allow = new BlockList();
+  private readonly allowList: boolean;
+
+  constructor(block: Range[], allow: Range[]) {
+    for (const r of block) this.block.addSubnet(r.address, r.prefix, 'ipv4');
+    for (const r of allow) this.allow.addSubnet(r.address, r.prefix, 'ipv4');
+    this.allowList = allow.length > 0;
+  }
 
   blocks(address: string): boolean {
-    const ip = ip4().IPv4.parse(address);
-    const allowed = this.allow.some((r) => ip.match(r));
-    if (allowed) return false;
-    if (this.allow.length > 0) return true;
-    return this.block.some((r) => ip.match(r));
+    if (this.allow.check(address, 'ipv4')) return false;
+    return this.allowList || this.block.check(address, 'ipv4');
   }
 }

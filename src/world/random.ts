@@ -1,4 +1,4 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 
 /**
  * Where a simulator's random values come from: the machine's crypto source by default, or a seeded generator
@@ -14,25 +14,24 @@ export class RandomSource {
 
   /** A 32-bit unsigned integer. */
   uint32(): number {
-    return this.next ? this.next() : POOL.readUInt32LE(cryptoBytes(4));
+    return this.next ? this.next() : randomInt(2 ** 32 - 1);
   }
 
   /** A UUID v4 (every new challenge's id). */
   uuid(): string {
-    if (!this.next) return uuidOf(cryptoBytes(16));
-    for (let i = 0; i < 16; i += 4) SEEDED.writeUInt32LE(this.next(), i);
-    return uuidOf(0, SEEDED);
+    if (!this.next) return randomUUID();
+    const b = this.bytes(16);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const hex = b.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
 
   /** `length` characters of base64url, for the simulated world (garbled bytes on the wire); never a secret. */
   chars(length: number): string {
-    if (!this.next)
-      return randomBytes(Math.ceil((length * 3) / 4))
-        .toString('base64url')
-        .slice(0, length);
-    const b = Buffer.alloc(Math.ceil((length * 3) / 4) + 4);
-    for (let i = 0; i + 4 <= b.length; i += 4) b.writeUInt32LE(this.next(), i);
-    return b.toString('base64url').slice(0, length);
+    return this.bytes(Math.ceil((length * 3) / 4))
+      .toString('base64url')
+      .slice(0, length);
   }
 
   /** `n` decimal digits, the first not zero. */
@@ -41,45 +40,13 @@ export class RandomSource {
     while (s.length < n) s += String(this.uint32() % 10);
     return s;
   }
-}
 
-/**
- * The machine's crypto source for the simulated world (ids, integers), drawn a pool at a time as node:crypto's
- * `randomUUID` does; the offset of the next `n` bytes (at most the pool's size) is returned, in POOL.
- */
-const POOL = Buffer.alloc(4096);
-let poolAt = POOL.length;
-function cryptoBytes(n: number): number {
-  if (poolAt + n > POOL.length) {
-    randomFillSync(POOL);
-    poolAt = 0;
+  private bytes(n: number): Buffer {
+    if (!this.next) return randomBytes(n);
+    const b = Buffer.alloc(Math.ceil(n / 4) * 4);
+    for (let i = 0; i < b.length; i += 4) b.writeUInt32LE(this.next(), i);
+    return b.subarray(0, n);
   }
-  poolAt += n;
-  return poolAt - n;
-}
-
-/** The 16 bytes a seeded source draws for a UUID. */
-const SEEDED = Buffer.alloc(16);
-
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-const UUID_TEXT = Buffer.alloc(36);
-
-/**
- * 16 bytes, made version 4 and variant 1, as a UUID's text. Written into one buffer and read out as one string:
- * `randomUUID` joins twenty pieces, which the challenge store's map then joins into one again (in process, a new
- * challenge takes about 2% less time this way: docs/performance.md).
- */
-function uuidOf(at: number, bytes: Buffer = POOL): string {
-  bytes[at + 6] = (bytes[at + 6] & 0x0f) | 0x40;
-  bytes[at + 8] = (bytes[at + 8] & 0x3f) | 0x80;
-  let out = 0;
-  for (let i = 0; i < 16; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) UUID_TEXT[out++] = 0x2d;
-    const b = bytes[at + i];
-    UUID_TEXT[out++] = HEX_DIGITS[b >> 4];
-    UUID_TEXT[out++] = HEX_DIGITS[b & 15];
-  }
-  return UUID_TEXT.toString('latin1');
 }
 
 function sfc32(seed: number): () => number {
