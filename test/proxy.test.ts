@@ -331,11 +331,11 @@ describe('proxy mode: an upstream that deviates, each deviation reported with bo
     expect(px.coverage().met).toEqual([]);
   });
 
-  it("a rule that delays mfa-sim's own decision never delays the client: judged once decided", async () => {
+  it("a rule that delays mfa-sim's own decision never delays the client, nor the record: judged at once", async () => {
     const { px } = await pair({}, { rules: [{ when: { endpoint: 'time' }, delay: '10m' }] });
     expectEnvelope(await send(px, '/v1/svc/time', { method: 'GET', as: ME }), 200, 15000);
-    // Answered long before mfa-sim decided: nothing judged yet, and closing lets the decision go.
-    expect(px.journal()).toEqual([]);
+    // The delay says when mfa-sim would answer; what it answers is decided at once and compared.
+    expect(px.journal().map((e) => [e.code, e.upstream?.mfaSim?.code])).toEqual([[15000, 15000]]);
   });
 
   it('a code the service answered and mfa-sim would not: counted in the coverage as the service answered it', async () => {

@@ -80,13 +80,9 @@ export class ProxyMode {
       .catch((e) => answerInternalError(this.sim, req, res, e));
   }
 
-  /**
-   * Lets go of the upstream's connections (a request still waiting gets -5000) and of the shadow's delayed decisions,
-   * and writes the recording as it stands.
-   */
+  /** Lets go of the upstream's connections (a request still waiting gets -5000); writes the recording as it stands. */
   close(): void {
     this.upstream.close();
-    this.shadow.close();
     this.recorder?.flush();
   }
 
@@ -98,9 +94,9 @@ export class ProxyMode {
       headers: req.headers,
       body: body.toString('utf8'),
     };
-    // 1. What mfa-sim answers, decided in the shadow's own world while the upstream is asked: it never reaches the
-    // upstream.
-    const decision = this.decide(request);
+    // 1. What mfa-sim answers, decided in the shadow's own world before the upstream is asked (at once: a rule's delay
+    // holds nothing here): it never reaches the upstream.
+    const mine = this.decide(request);
     // 2. The request as the client sent it, to the upstream: its whole answer within the bounds, or why there is none.
     const answer = await this.upstream.send({
       method: request.method,
@@ -114,9 +110,8 @@ export class ProxyMode {
       res.writeHead(reply.status, [...reply.headers, 'Content-Length', String(reply.body.length)]);
       res.end(reply.body);
     }
-    // 4. The answer judged against the contract and compared with mfa-sim's (a rule may delay mfa-sim's, never the
-    // client), and told to the journal, coverage and the client doctor.
-    const mine = await decision;
+    // 4. The answer judged against the contract and compared with mfa-sim's, and told to the journal, coverage and the
+    // client doctor when it came.
     let told!: ForwardedAnswer;
     const seq = this.sim.path.answeredElsewhere((n) => {
       told = this.judged(request, answer, reply, mine);
@@ -142,9 +137,9 @@ export class ProxyMode {
    * mfa-sim's decision; a failure of the shadow (a bug of mfa-sim's) leaves the request forwarded all the same, without
    * a comparison.
    */
-  private async decide(request: ApiRequest): Promise<Decision | undefined> {
+  private decide(request: ApiRequest): Decision | undefined {
     try {
-      return await this.shadow.decide(request);
+      return this.shadow.decide(request);
     } catch {
       return undefined;
     }

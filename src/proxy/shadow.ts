@@ -65,18 +65,15 @@ export class Shadow {
     return this.main.world.secretGiven || this.main.scenario.apiUsers !== undefined;
   }
 
-  /** What mfa-sim answers this request; synchronous unless a rule of the scenario delays it. */
-  decide(req: ApiRequest): Decision | Promise<Decision> {
+  /**
+   * What mfa-sim answers this request, decided at once: a rule's delay says when mfa-sim would answer, and the
+   * comparison is of what it answers, so the service's answer is never held for it.
+   */
+  decide(req: ApiRequest): Decision {
     this.follow();
-    const result = this.sim.path.handle({ ...req, body: this.translated(req.body) });
+    const result = this.sim.path.answerAtOnce({ ...req, body: this.translated(req.body) });
     // The entry is read at once: a decision and its entry are written in the same step, with no other between.
-    if (!(result instanceof Promise)) return { result, entry: this.latest() };
-    return result.then((r) => ({ result: r, entry: this.latest() }));
-  }
-
-  /** Lets go of the decisions a rule still delays (the simulator it shadows is closing). */
-  close(): void {
-    this.sim.path.dropDelayed();
+    return { result, entry: this.latest() };
   }
 
   /**

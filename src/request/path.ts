@@ -68,6 +68,25 @@ export class RequestPath {
 
   /** Answers one request. Synchronous unless a rule delays it. */
   handle(req: ApiRequest, startedAt = monotonicMs()): ApiResult | Promise<ApiResult> {
+    const ctx = this.picked(req, startedAt);
+    if (!(ctx instanceof RequestContext)) return ctx;
+    const delay = ctx.rule?.delay;
+    if (delay) return this.after(this.jitter(delay)).then(() => this.answer(ctx, startedAt));
+    return this.answer(ctx, startedAt);
+  }
+
+  /**
+   * Answers one request at once, a rule's delay left out: what mfa-sim answers, not when. Proxy mode's shadow decides
+   * so, and never holds the service's answer for the delay (docs/proxy.md).
+   */
+  answerAtOnce(req: ApiRequest): ApiResult {
+    const startedAt = monotonicMs();
+    const ctx = this.picked(req, startedAt);
+    return ctx instanceof RequestContext ? this.answer(ctx, startedAt) : ctx;
+  }
+
+  /** Steps 1 to 3: the request's context under its scenario and rule, or the answer to a request no scenario runs. */
+  private picked(req: ApiRequest, startedAt: number): RequestContext | ApiResult {
     // 1. The scenario it runs under: picked by header, bound to its API user, or the active one.
     const run = this.scenarios.runningFor(req);
     if ('error' in run) return this.unrouted(req, run.error, startedAt);
@@ -78,10 +97,8 @@ export class RequestPath {
     if (rule) {
       ctx.rule = rule;
       ctx.forced = rule.respond;
-      const delay = rule.delay;
-      if (delay) return this.after(this.jitter(delay)).then(() => this.answer(ctx, startedAt));
     }
-    return this.answer(ctx, startedAt);
+    return ctx;
   }
 
   /** Steps 4 to 9: faults that never reach the service, the decision, the commit, the envelope, the event, the wire. */
