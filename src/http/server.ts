@@ -105,17 +105,18 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     controlToken: sim.secrets.controlToken,
     ...controlMethods(sim),
     close(graceMs = 2000) {
-      closing ??= new Promise<void>((resolve) => {
+      closing ??= new Promise<void>((resolve, reject) => {
         for (const s of sim.hanging) s.destroy();
         const timer = setTimeout(() => {
           for (const s of sockets) s.destroy();
         }, graceMs);
         timer.unref();
-        proxy?.close();
+        // Proxy mode's requests waiting for the upstream have the same grace, and are recorded once they end.
+        const proxied = proxy?.close(graceMs);
         server.close(() => {
           clearTimeout(timer);
           sim.path.dropDelayed();
-          resolve();
+          void Promise.resolve(proxied).then(() => resolve(), reject);
         });
         server.closeIdleConnections();
       });

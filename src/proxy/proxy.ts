@@ -39,6 +39,8 @@ export class ProxyMode {
   readonly upstream: Upstream;
   private readonly shadow: Shadow;
   private readonly recorder: Recorder | undefined;
+  /** The exchanges under way: a stop waits for them (within its grace) before the recording is written. */
+  private readonly exchanges = new Set<Promise<void>>();
 
   constructor(
     private readonly sim: Simulator,
@@ -72,16 +74,27 @@ export class ProxyMode {
   serve(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = monotonicMs();
     if (endpointOf(req.url ?? '', this.sim.token) === undefined) return serveApi(this.sim, req, res);
-    readBody(req, this.sim.bodyLimit)
+    const exchange = readBody(req, this.sim.bodyLimit)
       .then((body) => {
         if (body === 'too-large') return serveApi(this.sim, req, res, true);
         if (body !== 'gone') return this.exchange(req, res, body, startedAt);
       })
-      .catch((e) => answerInternalError(this.sim, req, res, e));
+      .catch((e) => answerInternalError(this.sim, req, res, e))
+      .finally(() => this.exchanges.delete(exchange));
+    this.exchanges.add(exchange);
   }
 
-  /** Lets go of the upstream's connections (a request still waiting gets -5000); writes the recording as it stands. */
-  close(): void {
+  /**
+   * Stops proxying: the exchanges under way get `graceMs` to finish, each recorded as the service answered it; then
+   * those still waiting for the upstream are cut (recorded nowhere: the service did not fail, mfa-sim stopped
+   * waiting), and the recording is written as it stands.
+   */
+  async close(graceMs: number): Promise<void> {
+    const cut = setTimeout(() => this.upstream.close(), graceMs);
+    cut.unref();
+    // A request may come during the grace (on a connection already open): each is waited for.
+    while (this.exchanges.size > 0) await Promise.allSettled(this.exchanges);
+    clearTimeout(cut);
     this.upstream.close();
     this.recorder?.flush();
   }
@@ -104,6 +117,9 @@ export class ProxyMode {
       headers: towardsUpstream(req.rawHeaders),
       body,
     });
+    // mfa-sim stopped waiting for it, past the grace of a stop: the client's connection is gone, and the service is
+    // not to blame.
+    if (answer.kind === 'failure' && answer.stopped) return void res.destroy();
     // 3. To the client at once: the upstream's answer as it came, or -5000 with the reason there is none.
     const reply = this.reply(request, answer);
     if (!res.writableEnded && !res.destroyed) {
@@ -248,6 +264,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', () => resolve('gone'));
+    // Closed before its end came (the client went, or a stop cut it): nothing to forward.
+    req.on('close', () => resolve('gone'));
   });
 }
 

@@ -49,9 +49,20 @@ export interface Forwarded {
   body: Buffer;
 }
 
-/** What came back: the upstream's whole answer, or why there is none. */
+/**
+ * What came back: the upstream's whole answer, or why there is none (`stopped`: mfa-sim stopped waiting for it, as it
+ * closed, which is no failure of the upstream's).
+ */
 export type UpstreamAnswer =
-  { kind: 'answer'; status: number; headers: string[]; body: Buffer } | { kind: 'failure'; reason: string };
+  | { kind: 'answer'; status: number; headers: string[]; body: Buffer }
+  | { kind: 'failure'; reason: string; stopped?: true };
+
+/** A request cut by close(). */
+const STOPPED: UpstreamAnswer = {
+  kind: 'failure',
+  reason: 'mfa-sim stopped before the upstream answered',
+  stopped: true,
+};
 
 /** The operator's upstream: where requests go, over one pool of connections, each exchange within its bounds. */
 export class Upstream {
@@ -60,7 +71,9 @@ export class Upstream {
   readonly timeoutMs: number;
   private readonly base: URL;
   private readonly agent: HttpAgent;
-  private readonly inFlight = new Set<ClientRequest>();
+  /** How to stop each exchange under way (close() stops them all). */
+  private readonly inFlight = new Set<(reason: string) => void>();
+  private closed = false;
 
   constructor(settings: UpstreamSettings) {
     this.base = baseUrl(settings.upstream);
@@ -76,6 +89,7 @@ export class Upstream {
 
   /** Sends one request and reads the whole answer, within the time-out and the size limit; never rejects. */
   send(f: Forwarded): Promise<UpstreamAnswer> {
+    if (this.closed) return Promise.resolve(STOPPED);
     return new Promise((resolve) => {
       let req: ClientRequest | undefined;
       let settled = false;
@@ -83,13 +97,14 @@ export class Upstream {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (req) this.inFlight.delete(req);
+        this.inFlight.delete(fail);
         resolve(answer);
       };
       const fail = (reason: string) => {
-        settle({ kind: 'failure', reason });
+        settle(this.closed ? STOPPED : { kind: 'failure', reason });
         req?.destroy();
       };
+      this.inFlight.add(fail);
       // One deadline for the whole exchange: waiting for a connection, connecting, sending and reading the answer.
       const timer = setTimeout(() => fail(`the upstream did not answer within ${this.timeoutMs} ms`), this.timeoutMs);
       try {
@@ -98,7 +113,6 @@ export class Upstream {
         // Node refuses a target it cannot write on the wire as it is (a character it would have to escape).
         return fail(`the request cannot be forwarded as it is: ${(e as Error).message}`);
       }
-      this.inFlight.add(req);
       req.on('response', (res: IncomingMessage) => {
         readWhole(
           res,
@@ -111,9 +125,10 @@ export class Upstream {
     });
   }
 
-  /** Lets go of every connection; a request still waiting for its answer fails at once. */
+  /** Lets go of every connection; a request still waiting for its answer, or sent after, is STOPPED at once. */
   close(): void {
-    for (const req of this.inFlight) req.destroy(new Error('mfa-sim is closing'));
+    this.closed = true;
+    for (const stop of this.inFlight) stop('mfa-sim is closing');
     this.agent.destroy();
   }
 

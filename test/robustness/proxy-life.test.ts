@@ -1,13 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expectEnvelope, send, simulator } from '../helpers.js';
-import { finding, findingsOver } from '../proxy-support.js';
+import type { RunningSimulator } from '../../src/index.js';
+import { remote, start } from '../cli-helpers.js';
+import { expectEnvelope, send, simulator, type Sent } from '../helpers.js';
+import { finding, findingsOver, server } from '../proxy-support.js';
 
 /**
  * Class: proxy mode's life cycle. What the service answered is recorded when it answered, whatever a rule of the
- * scenario delays in mfa-sim's own answer.
+ * scenario delays in mfa-sim's own answer; stopping lets a proxied request still waiting for the upstream finish within
+ * the grace, and a request mfa-sim cuts past it is no finding against the service.
  */
 
 const SECRET = 'proxy-life-secret';
@@ -23,6 +27,32 @@ const exchanges = (recording: string) =>
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { seq: number; response?: { status: number } });
+
+/**
+ * An upstream that is a real simulator whose answers are held back: each is asked for at once, and given at
+ * `answerAt()` (a time from Date.now()) for the request it answers.
+ */
+function heldUpstream(real: RunningSimulator, answerAt: () => number) {
+  return server((req, res, body) => {
+    const at = answerAt();
+    const out = request(`${real.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (c: Buffer) => chunks.push(c));
+      answer.on('end', () => {
+        const timer = setTimeout(
+          () => {
+            res.writeHead(answer.statusCode ?? 500, answer.rawHeaders);
+            res.end(Buffer.concat(chunks));
+          },
+          Math.max(0, at - Date.now()),
+        );
+        res.on('close', () => clearTimeout(timer));
+      });
+    });
+    out.on('error', () => res.destroy());
+    out.end(body);
+  });
+}
 
 describe('proxy mode under a rule that delays what mfa-sim would have answered', () => {
   it('records each exchange when the service answered: journal, coverage, comparison and recording; a stop loses none (delay: 10m)', async () => {
@@ -71,5 +101,109 @@ describe('proxy mode under a rule that delays what mfa-sim would have answered',
     // Every exchange told to the journal at once, and let go of: the ring keeps its last ten.
     expect(px.journal().length).toBe(10);
     expect(px.simulator.path.answeredCount).toBe(200);
+  });
+});
+
+describe('stopping proxy mode with requests still waiting for the upstream', () => {
+  it('SIGTERM: 60 in flight to an upstream answering in 1.5 s finish within the grace, recorded as answered; exit 0 under --fail-on-findings error', async () => {
+    const real = await simulator({ secret: SECRET });
+    let first: number | undefined;
+    const slow = await heldUpstream(real, () => (first ??= Date.now()) + 1500);
+    const report = join(dir, 'in-flight.md');
+    const recording = folder();
+    const run = await start([
+      '--port',
+      '0',
+      '--upstream',
+      slow.url,
+      '--secret',
+      SECRET,
+      '--record',
+      recording,
+      '--report',
+      report,
+      '--fail-on-findings',
+      'error',
+      '--quiet',
+    ]);
+    const px = remote(run.url, ME.apiUser, SECRET);
+    // As many as the connections mfa-sim opens to the upstream (64), so that each is at the upstream when it stops.
+    const sent = Array.from({ length: 60 }, () => send(px, '/v1/svc/time', { method: 'GET' }));
+    await expect.poll(() => slow.hits(), { timeout: 5000 }).toBe(60);
+    const stoppedAt = Date.now();
+    run.child.kill('SIGTERM');
+    const answers = await Promise.all(sent);
+    for (const r of answers) expectEnvelope(r, 200, 15000);
+    expect({ exit: await run.exit, err: run.err() }).toEqual({ exit: 0, err: '' });
+    expect(Date.now() - stoppedAt).toBeLessThan(2000 + 1500);
+    const md = readFileSync(report, 'utf8');
+    expect(md).toMatch(/\| 15000 \| Current UTC time returned \| 60 \|/);
+    expect(md).not.toMatch(/service-no-answer/);
+    expect(exchanges(recording)).toHaveLength(60);
+  }, 20_000);
+
+  it('SIGTERM past the grace: the requests are cut, no service-no-answer, exit 0 under --fail-on-findings error', async () => {
+    const real = await simulator({ secret: SECRET });
+    const never = await heldUpstream(real, () => Date.now() + 60_000);
+    const report = join(dir, 'past-grace.md');
+    const recording = folder();
+    const run = await start([
+      '--port',
+      '0',
+      '--upstream',
+      never.url,
+      '--upstream-timeout',
+      '60000',
+      '--secret',
+      SECRET,
+      '--record',
+      recording,
+      '--report',
+      report,
+      '--fail-on-findings',
+      'error',
+      '--quiet',
+    ]);
+    const px = remote(run.url, ME.apiUser, SECRET);
+    const sent = Array.from({ length: 10 }, () =>
+      send(px, '/v1/svc/time', { method: 'GET' }).then(
+        (r: Sent) => `answered ${r.status}`,
+        (e: NodeJS.ErrnoException) => e.code ?? e.message,
+      ),
+    );
+    await expect.poll(() => never.hits(), { timeout: 5000 }).toBe(10);
+    const stoppedAt = Date.now();
+    run.child.kill('SIGTERM');
+    const outcomes = await Promise.all(sent);
+    // Not answered -5000 at once: waited for through the grace, then cut as mfa-sim's own requests are.
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(1900);
+    for (const o of outcomes) expect(o).toMatch(/ECONNRESET|socket hang up/);
+    expect({ exit: await run.exit, err: run.err() }).toEqual({ exit: 0, err: '' });
+    expect(Date.now() - stoppedAt).toBeLessThan(5000);
+    expect(readFileSync(report, 'utf8')).not.toMatch(/service-no-answer/);
+    expect(exchanges(recording)).toEqual([]);
+  }, 20_000);
+
+  it('close(grace) in-process: a request answered within the grace is recorded, one cut past it is no finding', async () => {
+    const real = await simulator({ secret: SECRET });
+    const soon = Date.now() + 400;
+    const mixed = await heldUpstream(real, () => soon);
+    const px = await simulator({ secret: SECRET, upstream: mixed.url });
+    const within = send(px, '/v1/svc/time', { method: 'GET', as: ME });
+    await expect.poll(() => mixed.hits()).toBe(1);
+    await px.close(1000);
+    expectEnvelope(await within, 200, 15000);
+    expect(px.journal().map((e) => e.code)).toEqual([15000]);
+
+    const late = Date.now() + 60_000;
+    const stuck = await heldUpstream(real, () => late);
+    const cut = await simulator({ secret: SECRET, upstream: stuck.url, upstreamTimeout: 60_000 });
+    const cutRequest = send(cut, '/v1/svc/time', { method: 'GET', as: ME }).catch(
+      (e: NodeJS.ErrnoException) => e.code ?? e.message,
+    );
+    await expect.poll(() => stuck.hits()).toBe(1);
+    await cut.close(300);
+    expect(await cutRequest).toMatch(/ECONNRESET|socket hang up/);
+    expect(cut.findings().map((f) => f.id)).toEqual([]);
   });
 });
