@@ -114,11 +114,11 @@ export class Upstream {
         return fail(`the request cannot be forwarded as it is: ${(e as Error).message}`);
       }
       req.on('response', (res: IncomingMessage) => {
-        readWhole(
-          res,
-          (body) => settle({ kind: 'answer', status: res.statusCode ?? 0, headers: res.rawHeaders, body }),
-          fail,
-        );
+        const status = res.statusCode ?? 0;
+        // Node's parser takes any three digits; HTTP's final answers are 200 to 599 (a 1xx is never final).
+        if (status < 200 || status > 599)
+          return fail(`the upstream's answer is not valid HTTP (status ${String(status).padStart(3, '0')})`);
+        readWhole(res, (body) => settle({ kind: 'answer', status, headers: res.rawHeaders, body }), fail);
       });
       req.on('error', (e) => fail(failureReason(e)));
       req.end(f.body);

@@ -1,5 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +13,8 @@ import { finding, findingsOver, server } from '../proxy-support.js';
 /**
  * Class: proxy mode's life cycle. What the service answered is recorded when it answered, whatever a rule of the
  * scenario delays in mfa-sim's own answer; stopping lets a proxied request still waiting for the upstream finish within
- * the grace, and a request mfa-sim cuts past it is no finding against the service.
+ * the grace, and a request mfa-sim cuts past it is no finding against the service; an upstream's answer with a status
+ * HTTP has no final answer for is a broken answer like any other.
  */
 
 const SECRET = 'proxy-life-secret';
@@ -205,5 +208,42 @@ describe('stopping proxy mode with requests still waiting for the upstream', () 
     await cut.close(300);
     expect(await cutRequest).toMatch(/ECONNRESET|socket hang up/);
     expect(cut.findings().map((f) => f.id)).toEqual([]);
+  });
+});
+
+describe('an upstream status line HTTP has no final answer for', () => {
+  it('000, 099, 101, 600, 999: -5000 with the reason, and a service-no-answer finding, like any broken answer', async () => {
+    const statuses = ['000', '099', '101', '600', '999'];
+    const odd = createTcpServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', (head: Buffer) => {
+        const status = /s=(\d+)/.exec(head.toString('latin1'))?.[1] ?? '200';
+        const body =
+          '{"id":"x","utctime":"2026-01-01T00:00:00.000Z","status":200,"code":15000,"message":"{}","moreInfo":""}';
+        socket.end(
+          `HTTP/1.1 ${status} Odd\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    afterAll(() => odd.close());
+    const px = await simulator({
+      secret: SECRET,
+      upstream: `http://127.0.0.1:${(odd.address() as AddressInfo).port}`,
+      upstreamTimeout: 2000,
+    });
+    for (const status of statuses) {
+      const e = expectEnvelope(await send(px, `/v1/svc/time?s=${status}`, { method: 'GET', as: ME }), 500, -5000);
+      expect(e.message, status).toBe(`Internal error: the upstream's answer is not valid HTTP (status ${status})`);
+    }
+    expect(finding(await findingsOver(px), 'service-no-answer')).toMatchObject({
+      count: statuses.length,
+      detail: expect.stringMatching(
+        /^the upstream's answer is not valid HTTP \(status 999\)\. The service answered nothing/,
+      ),
+    });
+    expect(px.journal().map((e) => e.upstream?.failure)).toEqual(
+      statuses.map((s) => `the upstream's answer is not valid HTTP (status ${s})`).reverse(),
+    );
   });
 });
