@@ -38,13 +38,18 @@ describe('the glob syntax', () => {
     ]);
   });
 
-  it('brackets, braces and backslashes are themselves', () => {
+  it('brackets and braces are themselves; \\x is the character x itself', () => {
     expectMatches([
       ['[ab]*', '[ab]x', true],
       ['[ab]*', 'a', false],
       ['{a,b}@x.io', '{a,b}@x.io', true],
       ['{a,b}@x.io', 'a@x.io', false],
-      ['\\*x', '\\yx', true],
+      ['a\\*b@x.io', 'a*b@x.io', true],
+      ['a\\*b@x.io', 'axb@x.io', false],
+      ['a\\?@x.io', 'a?@x.io', true],
+      ['a\\?@x.io', 'ab@x.io', false],
+      ['a\\\\*', 'a\\xyz', true],
+      ['a\\', 'a\\', true],
     ]);
   });
 
