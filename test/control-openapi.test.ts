@@ -35,7 +35,8 @@ describe('the control API OpenAPI document at /__sim/openapi.json', async () => 
     const walk = (stack: Layer[]) => {
       for (const l of stack) {
         if (l.route)
-          for (const m of Object.keys(l.route.methods)) served.push(`${m} ${l.route.path.replace(/:(\w+)/g, '{$1}')}`);
+          for (const m of Object.keys(l.route.methods).filter((k) => k !== '_all'))
+            served.push(`${m} ${l.route.path.replace(/:(\w+)/g, '{$1}')}`);
         else if (l.handle?.stack) walk(l.handle.stack);
       }
     };

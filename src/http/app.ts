@@ -9,8 +9,8 @@ import { requireAllowedHost } from './allowed-hosts.js';
 import { controlRouter, controlRoutes } from './control-routes.js';
 import { expressLib } from './express.js';
 import { pageRoutes } from './pages.js';
-import { answerOptions, controlRouteMissing, pageMethodMissing, routerOf, type Route } from './routes.js';
-import { answerInternalError, serveApi } from './serve-api.js';
+import { controlRouteMissing, routerOf, type Route } from './routes.js';
+import { answerInternalError, serveApi, serveApiSafely } from './serve-api.js';
 
 /**
  * The Express app of a simulator: the shell for pages, the dashboard and the control API (the API itself is served
@@ -26,10 +26,13 @@ export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (
   simulator: Simulator;
 };
 
+/** How the simulated API (`/v1/...`) is served: by the request path, or forwarded (proxy mode). */
+export type ApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
 /**
  * The Express app of a simulator. The simulated API (`/v1/...`) is handed to the simulator's request path by the
- * first middleware, before Express's router; pages, the control API and the final 404 follow. Every answer
- * of the API, a 404 and an internal failure included, is a JSON envelope.
+ * first middleware; pages, the control API and the final 404 follow. Every answer of the API, a 404 and an internal
+ * failure included, is a JSON envelope.
  */
 export function createApp(options: SimulatorOptions | string | Simulator = {}): SimulatorApp {
   // Proxy mode forwards over HTTP and must be closed: startSimulator and the command line run it.
@@ -46,6 +49,11 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
     ]);
   }
   const sim = options instanceof Simulator ? options : new Simulator(options);
+  return appOf(sim, (req, res) => serveApiSafely(sim, req, res));
+}
+
+/** The app of a simulator whose API `api` serves (startSimulator's, in proxy mode too). */
+export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
   const app = expressLib()();
   Object.assign(app, { simulator: sim });
   app.disable('x-powered-by');
@@ -58,10 +66,7 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
     return this.send(jsonText(body, hidden));
   };
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (!req.url.startsWith('/v1/')) return next();
-    serveApi(sim, req, res);
-  });
+  app.use((req: Request, res: Response, next: NextFunction) => (req.url.startsWith('/v1/') ? api(req, res) : next()));
   const control = controlRoutes(sim);
   const pages: Route[] = [
     // Built from the code table alone (no caller input), so it skips the replacer's work.
@@ -73,12 +78,10 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
     ...pageRoutes(sim),
   ];
   app.use('/__sim', requireAllowedHost(sim.allowedHosts));
-  app.use(answerOptions([...control, ...pages]));
   app.use(controlRouter(control));
-  app.use(routerOf(pages));
-  // A control URL no route has: a JSON 404 or 405, not an envelope of the API it controls.
-  app.use('/__sim', controlRouteMissing(control));
-  app.use(pageMethodMissing(pages));
+  app.use(routerOf(pages, 'this page'));
+  // A control URL no route has: a JSON 404, not an envelope of the API it controls.
+  app.use('/__sim', controlRouteMissing);
   // Anything else: the request path's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

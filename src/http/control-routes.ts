@@ -66,7 +66,7 @@ export function controlRoutes(sim: Simulator): Route[] {
 
 /** The control API's router: the table's routes, then its errors as JSON. */
 export function controlRouter(routes: readonly Route[]) {
-  const router = routerOf(routes);
+  const router = routerOf(routes, 'this control route');
   router.use('/__sim', controlErrors);
   return router;
 }

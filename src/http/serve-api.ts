@@ -9,6 +9,15 @@ import { monotonicMs } from '../world/monotonic.js';
  * and the control API, and is loaded only when one of those is first asked for.
  */
 
+/** serveApi, with anything it throws answered -5000 as an envelope. */
+export function serveApiSafely(sim: Simulator, req: IncomingMessage, res: ServerResponse): void {
+  try {
+    serveApi(sim, req, res);
+  } catch (e) {
+    answerInternalError(sim, req, res, e);
+  }
+}
+
 /** Reads the body (up to the simulator's limit) and answers through the request path. */
 export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerResponse, tooLarge = false): void {
   const startedAt = monotonicMs();

@@ -6,12 +6,12 @@ import { envelopeJson } from '../contract/response.js';
 import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../run-options.js';
 import { scenarioOnce } from '../arguments.js';
 import { Simulator } from '../simulator.js';
-import { createApp, type SimulatorApp } from './app.js';
+import { appOf, type ApiHandler, type SimulatorApp } from './app.js';
 import { ProxyMode } from '../proxy/proxy.js';
-import { answerInternalError, serveApi } from './serve-api.js';
+import { serveApiSafely } from './serve-api.js';
 
 /**
- * Starting a simulator on HTTP: the node:http server (the API straight to the request path, the rest to Express), its
+ * Starting a simulator on HTTP: the node:http server (every request to the Express app), its
  * timeouts, the answers to what Node's parser refuses, graceful close, and the in-process handle `startSimulator`
  * returns.
  */
@@ -48,13 +48,11 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   const sim = new Simulator(opts);
   // Proxy mode (src/proxy/): the API is forwarded to the operator's upstream instead of answered here.
   const proxy = opts.upstream === undefined ? undefined : new ProxyMode(sim, { ...opts, upstream: opts.upstream });
-  // The Express app, for pages and the control API, is made (and Express loaded) when one of them is first asked for.
+  const api: ApiHandler = proxy ? (req, res) => proxy.serve(req, res) : (req, res) => serveApiSafely(sim, req, res);
+  // The Express app is made (and Express loaded) with the first request: a simulator that is started and never asked
+  // anything does not pay for it.
   let app: SimulatorApp | undefined;
-  const serve = (req: IncomingMessage, res: ServerResponse) => {
-    if (!req.url?.startsWith('/v1/')) (app ??= createApp(sim))(req, res);
-    else if (proxy) proxy.serve(req, res);
-    else serveApiSafely(sim, req, res);
-  };
+  const serve = (req: IncomingMessage, res: ServerResponse) => (app ??= appOf(sim, api))(req, res);
   const requestTimeout = opts.requestTimeout ?? REQUEST_TIMEOUT_MS;
   const headersTimeout = Math.min(opts.headersTimeout ?? HEADERS_TIMEOUT_MS, requestTimeout);
   const server = createServer(
@@ -66,8 +64,6 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
       // A request without Host is judged like any other (Node would answer a bare 400 with no envelope).
       requireHostHeader: false,
     },
-    // The simulated API goes straight to the request path: Express's request set-up and router are for the pages and
-    // the control API (the app would hand /v1/ to the same function as its first middleware).
     serve,
   );
   // An `Expect` other than 100-continue is ignored and the request judged (Node would answer a bare 417).
@@ -123,15 +119,6 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
       return closing;
     },
   };
-}
-
-/** serveApi, with anything it throws answered -5000 as an envelope (Express's error handler does this for the app). */
-function serveApiSafely(sim: Simulator, req: IncomingMessage, res: ServerResponse): void {
-  try {
-    serveApi(sim, req, res);
-  } catch (e) {
-    answerInternalError(sim, req, res, e);
-  }
 }
 
 /** Whether an address is this machine only. */
