@@ -138,8 +138,6 @@ async function main(args: string[]): Promise<void> {
   );
   /** The log's last batch written, and what was dropped said. */
   const lastOutput = (): void => {
-    // The answers whose observers are still to be told (answered-events.ts) have their lines in this last batch.
-    sim.requestJournal.settle();
     sink.flush();
     if (stdout.droppedLines() > 0) dropped(stdout.droppedLines(), '');
   };
@@ -208,11 +206,8 @@ async function main(args: string[]): Promise<void> {
   if (!o.quiet) out.write("  request log below: one line per request, its time on the simulator's clock (UTC)\n");
   if (json) json.info('mfa-sim listening', { url: running.url, banner });
   if (!o.quiet) {
-    // The journal's feed gives entries sealed as far as a log line shows them: no secret is written out.
-    sim.requestJournal.subscribe(json ? (e) => json.request(e) : (e) => sink.request(e), {
-      summary: true,
-      name: 'log',
-    });
+    // The journal's feed gives entries with their secrets hidden: no secret is written out.
+    sim.requestJournal.subscribe(json ? (e) => json.request(e) : (e) => sink.request(e), { name: 'log' });
   }
   // An observer that fails is said at once (its 1st, 10th, 100th, ... failure), not only in the verdict at exit.
   sim.run.failures.onFailure((f) => {

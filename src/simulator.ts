@@ -7,7 +7,7 @@ import type { ReportFormat, ReportOptions, RunSummary } from './doctor/report.js
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { AnsweredEvents } from './observers/answered-events.js';
 import { ObserverFailures } from './observers/failures.js';
-import { Journal, type JournalEntry, type JournalFilter, type Seal } from './observers/journal.js';
+import { Journal, type JournalEntry, type JournalFilter } from './observers/journal.js';
 import { sealRecord } from './observers/redactor.js';
 import { RunRecord } from './observers/run-record.js';
 import { Secrets } from './observers/secrets.js';
@@ -67,8 +67,7 @@ export class Simulator {
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
     this.registry = new ScenarioRegistry(scenarioFromOptions(opts), pinnedKeys(opts));
     const failures = new ObserverFailures();
-    const seal: Seal = (e, to, from) => sealRecord(this.secrets.redactor, e, to, from);
-    this.requestJournal = new Journal(opts.journalSize, seal, failures);
+    this.requestJournal = new Journal(opts.journalSize, (e) => sealRecord(this.secrets.redactor, e), failures);
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
     const held = () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets()];
     this.secrets = new Secrets(this.requestJournal, held, () => this.links.forget());

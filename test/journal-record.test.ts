@@ -129,11 +129,9 @@ describe('a journal entry says what was sent and answered', async () => {
     entries.forEach((e, i) => expect(e.response?.body, `answer ${i}`).toBe(answers[i].text));
   });
 
-  it('a record a listener of summaries receives, written out as JSON, carries the envelope as its body', async () => {
+  it('a record a listener of the journal receives, written out as JSON, carries the envelope as its body', async () => {
     const seen: string[] = [];
-    const stop = sim.simulator.requestJournal.subscribe((e) => seen.push(JSON.stringify(e.response)), {
-      summary: true,
-    });
+    const stop = sim.simulator.requestJournal.subscribe((e) => seen.push(JSON.stringify(e.response)));
     try {
       const r = await send(sim, '/v1/svc/time', { as, method: 'GET' });
       expect(seen.map((text) => JSON.parse(text) as unknown)).toEqual([{ body: r.text }]);

@@ -14,8 +14,7 @@ export type ParsedJson = { kind: 'empty' } | { kind: 'invalid' } | { kind: 'valu
 /**
  * Parses request text as JSON; when lenient, text that is not JSON is read as relaxed JSON (JSON5: single
  * quotes, trailing commas, unquoted keys), which one published client sends inside `body`.
- *
- * The value may be shared with other readers of the same text (see `strictJson`): read it, never change it.
+
  */
 export function parseJson(text: string, lenient: boolean): ParsedJson {
   if (text.trim() === '') return { kind: 'empty' };
@@ -44,40 +43,13 @@ function withoutConsoleWarnings<T>(parse: () => T): T {
 
 const INVALID: ParsedJson = Object.freeze({ kind: 'invalid' });
 
-/**
- * Texts up to this many characters are remembered with their parse, the last PARSES_KEPT of them. One request's body
- * is read by the rules' peek, the envelope check and the client doctor, one after the other, and an envelope whose
- * `body` is a string has a second text inside it: parsing each once took about a tenth of a new challenge's CPU.
- */
-const REMEMBERED_PARSE_CHARS = 64 * 1024;
-const PARSES_KEPT = 2;
-const lastParses: { text: string; parsed: ParsedJson }[] = [];
-
-/**
- * The strict parse of `text` while it is still remembered (one of the last texts parsed), without parsing it: what the
- * checks made of a request's body, kept for the client doctor, which reads the body after the turn's answers. A blank
- * text is never remembered (`parseJson` answers it without parsing): for an empty body this is undefined.
- */
-export function rememberedParse(text: string): ParsedJson | undefined {
-  for (const p of lastParses) if (p.text === text) return p.parsed;
-  return undefined;
-}
-
-/** `JSON.parse` of the text, as a ParsedJson, remembered for the next readers of the same text. */
+/** `JSON.parse` of the text, as a ParsedJson. */
 function strictJson(text: string): ParsedJson {
-  const remembered = rememberedParse(text);
-  if (remembered !== undefined) return remembered;
-  let parsed: ParsedJson;
   try {
-    parsed = { kind: 'value', value: JSON.parse(text) };
+    return { kind: 'value', value: JSON.parse(text) };
   } catch {
-    parsed = INVALID;
+    return INVALID;
   }
-  if (text.length <= REMEMBERED_PARSE_CHARS) {
-    if (lastParses.length >= PARSES_KEPT) lastParses.shift();
-    lastParses.push({ text, parsed });
-  }
-  return parsed;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { isObject, own } from '../contract/answer.js';
-import { decodeUser, lenientInteger, parseJson, type ParsedJson } from '../contract/envelope.js';
+import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
 import type { Answered } from '../observers/answered-events.js';
 import type { AnsweredRequest, Caller } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
@@ -83,11 +83,11 @@ export class ClientFindings {
 
   /** Watches every answer from now on. */
   observe(events: { subscribe(name: string, fn: (e: Answered) => void): () => void }): () => void {
-    return events.subscribe('findings', ({ record, counts, caller, parsedBody }) => {
+    return events.subscribe('findings', ({ record, counts, caller }) => {
       // What a service answered in proxy mode is found whoever sent the request.
       if (record.upstream?.deviations.length) this.seeService(record);
       // The explorer's requests are the simulator's own demonstrations: neither findings nor hints of the client.
-      if (counts && record.by !== 'explorer') this.see(record, caller, parsedBody);
+      if (counts && record.by !== 'explorer') this.see(record, caller);
     });
   }
 
@@ -165,7 +165,7 @@ export class ClientFindings {
     for (const d of r.upstream!.deviations) this.note(d.kind, apiUser, r.seq, d.detail);
   }
 
-  private see(r: AnsweredRequest, caller: Caller, parsedBody: ParsedJson | undefined): void {
+  private see(r: AnsweredRequest, caller: Caller): void {
     const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) ? r.apiUser : undefined;
     // Hints of requests that named no API user the simulator knows are counted together, without one.
     const hintedUser = caller === 'unknown' ? undefined : apiUser;
@@ -206,7 +206,7 @@ export class ClientFindings {
       client.drift = undefined;
       if (time !== undefined) this.watchClock(client, apiUser, r.seq, time - at);
     }
-    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(apiUser, r, time, parsedBody);
+    if (r.endpoint !== undefined && r.endpoint !== 'time') this.readEnvelope(apiUser, r, time);
     if (r.code === 2025 && r.challengeId !== undefined)
       this.created.set(r.challengeId, { apiUser, seq: r.seq, followed: false });
     // A challenge the simulator found for the request (its own id), not whatever the body named.
@@ -214,12 +214,11 @@ export class ClientFindings {
   }
 
   /** What the envelope and body show: staleness, a reused id, the lenient readings, polling, following a challenge. */
-  private readEnvelope(apiUser: string, r: AnsweredRequest, time?: number, parsed?: ParsedJson): void {
+  private readEnvelope(apiUser: string, r: AnsweredRequest, time?: number): void {
     const text = r.request.body;
     // Longer than the journal keeps whole, it is cut (and no longer JSON): nothing to read.
     if (text === '' || text.length > JOURNAL_BODY_CHARS) return;
-    // As the envelope check parsed it (strict JSON only), or parsed again when that parse was no longer at hand.
-    const json = parsed ?? parseJson(text, false);
+    const json = parseJson(text, false);
     if (json.kind !== 'value' || !isObject(json.value)) return;
     const env = json.value;
     const sentAt = own(env, 'utctime') ?? own(env, 'utcTime');

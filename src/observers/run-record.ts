@@ -44,12 +44,6 @@ export class RunRecord {
 
   private readonly hide: (text: string) => string;
   /**
-   * Takes in the answers not told yet (answered-events.ts tells the observers after the answers of a turn are
-   * written): called first by everything that reads or changes the record.
-   */
-  private settle: () => void = () => {};
-
-  /**
    * `sim`: what a summary names (the active scenario, the requests answered, whether a challenge still waits) and how
    * secrets are hidden in what is shown (details, hint texts, failure messages).
    */
@@ -64,7 +58,6 @@ export class RunRecord {
 
   /** Records every answer from now on. */
   observe(answered: AnsweredEvents): void {
-    this.settle = answered.settle;
     this.coverage.observe(answered);
     this.scenarioCoverage.observe(answered, 'scenario coverage');
     this.findings.observe(answered);
@@ -72,7 +65,6 @@ export class RunRecord {
 
   /** A scenario starts (loaded or reset) at request `seq`: its view starts afresh; the run goes on. */
   startScenario(seq: number): void {
-    this.settle();
     this.scenarioCoverage.clear();
     this.scenarioFrom = seq;
     this.scenarioStarts++;
@@ -81,7 +73,6 @@ export class RunRecord {
 
   /** A new run: everything is forgotten (the caller then starts the scenario afresh, not counted as a load). */
   newRun(): void {
-    this.settle();
     this.coverage.clear();
     this.findings.clear();
     this.failures.clear();
@@ -90,30 +81,25 @@ export class RunRecord {
 
   /** The simulator's clock was frozen, moved or let run: a client's distance to it is measured again from there. */
   clockMoved(): void {
-    this.settle();
     this.findings.clockMoved();
   }
 
   coverageReport(scope: Scope): CoverageReport {
-    this.settle();
     return (checkScope(scope) === 'run' ? this.coverage : this.scenarioCoverage).report();
   }
 
   /** The findings, worst first (final: the run is over, so a challenge still waiting was left open). */
   findingsOf(final: boolean, scope: Scope): Finding[] {
-    this.settle();
     return this.findings
       .findings(final, (id) => this.sim.challengeState(id), checkScope(scope))
       .map((f) => (f.detail === undefined ? f : { ...f, detail: this.hide(f.detail) }));
   }
 
   hintsOf(scope: Scope): HintSeen[] {
-    this.settle();
     return this.findings.hintsSeen(checkScope(scope)).map((h) => ({ ...h, text: this.hide(h.text) }));
   }
 
   observerFailures(): ObserverFailure[] {
-    this.settle();
     return this.failures.list().map((f) => ({ ...f, message: this.hide(f.message) }));
   }
 

@@ -50,7 +50,6 @@ export class Secrets {
 
   /** Call when a scenario was loaded, bound or let go. */
   update(): void {
-    this.journal.sealAll();
     this.redactor.set(this.token === undefined ? this.held() : [...this.held(), this.token]);
     this.changed();
   }

@@ -1,7 +1,6 @@
 import { mustCode } from '../codes.js';
 import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
-import { rememberedParse } from '../contract/envelope.js';
-import { internalErrorJson } from '../contract/response.js';
+import { envelopeJson, internalErrorJson } from '../contract/response.js';
 import type { AnsweredEvents } from '../observers/answered-events.js';
 import type { AnsweredRequest, Caller } from '../observers/answered.js';
 import type { Redactor } from '../observers/redactor.js';
@@ -16,7 +15,7 @@ import { decide, type Decision } from './decide.js';
 import { RequestContext, type ApiRequest } from './context.js';
 import { garbage, proxyPage, stopsBeforeService } from './faults.js';
 import type { Links } from './links.js';
-import { KeptEnvelope, recordOf } from './record.js';
+import { recordOf } from './record.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { errorText } from '../error-text.js';
 
@@ -122,18 +121,16 @@ export class RequestPath {
     // the caller's id is echoed (secrets hidden), else the journal's sequence number.
     const result = this.shown(this.told(ctx, decision.answer), ctx.hint);
     const id = ctx.callerId === undefined ? `sim-${seq}` : this.redactor.hide(ctx.callerId);
-    const envelope = new KeptEnvelope(
+    const body = envelopeJson(
       ctx.sc.responseStyle,
       id,
       ctx.now,
       result.code,
       result.message,
       this.links.base(ctx.req.headers.host),
-      this.hide,
     );
-    const body = envelope.text();
-    // 8. One "answered" event: journal, coverage and the rest observe it (the journal keeps the envelope by its parts).
-    this.report(ctx, seq, result, envelope, startedAt);
+    // 8. One "answered" event: the journal, coverage and the rest observe it.
+    this.report(ctx, seq, result, body, startedAt);
     // 9. On the wire, as it is or garbled by a fault.
     const status = mustCode(result.code).http;
     if (fault === 'garbage') return { status, body: garbage(this.world.random), contentType: JSON_TYPE, fault };
@@ -277,31 +274,28 @@ export class RequestPath {
    */
   answeredElsewhere(record: (seq: number) => AnsweredRequest, caller: (r: AnsweredRequest) => Caller): number {
     const seq = ++this.seq;
-    const r = record(seq);
-    this.answered.emit({ record: r, counts: true, caller: caller(r) });
+    this.answered.emit(seq, () => {
+      const r = record(seq);
+      return { record: r, counts: true, caller: caller(r) };
+    });
     return seq;
   }
 
-  /**
-   * The one "answered" event, told once this turn's answers are written (answered-events.ts); its record is made
-   * then, from what the request learned, which no longer changes.
-   */
+  /** The one "answered" event (answered-events.ts), with the record of what the request learned and was answered. */
   private report(
     ctx: RequestContext,
     seq: number,
     result: Answer | undefined,
-    sent: KeptEnvelope | string | undefined,
+    sent: string | undefined,
     startedAt: number,
     counts = true,
   ): void {
     this.seq = seq;
     const latencyMs = monotonicMs() - startedAt;
-    const parsedBody = rememberedParse(ctx.req.body);
-    this.answered.emitLater(seq, () => ({
+    this.answered.emit(seq, () => ({
       record: recordOf(ctx, seq, result, sent, latencyMs, this.hide),
       counts,
       caller: ctx.caller,
-      parsedBody,
     }));
   }
 

@@ -1,20 +1,20 @@
 import { signingLines } from '../auth/signature.js';
 import { mustCode } from '../codes.js';
 import { clipText, type Answer } from '../contract/answer.js';
-import { envelopeJson, isoTime, type ResponseStyle } from '../contract/response.js';
+import { isoTime } from '../contract/response.js';
 import type { AnsweredRequest } from '../observers/answered.js';
 import { clip, JOURNAL_BODY_CHARS } from '../observers/journal.js';
 import type { RequestContext } from './context.js';
 
 /**
  * The record of one answered request, as every observer receives it: built from what the checks learned, kept as it
- * came (the journal seals it before anyone is shown it), except where it is cut to size, which hides secrets first.
+ * came (the journal hides its secrets as it keeps it), except where it is cut to size, which hides secrets first.
  */
 export function recordOf(
   ctx: RequestContext,
   seq: number,
   result: Answer | undefined,
-  sent: KeptEnvelope | string | undefined,
+  sent: string | undefined,
   latencyMs: number,
   hide: (text: string) => string,
 ): AnsweredRequest {
@@ -44,42 +44,8 @@ export function recordOf(
     internalError: ctx.internalError,
     by: ctx.actor === 'explorer' ? 'explorer' : undefined,
     request: requestAsKept(ctx.req, hide),
-    response: sent === undefined || sent instanceof KeptEnvelope ? sent : { body: bodyAsKept(sent, hide) },
+    response: sent === undefined ? undefined : { body: bodyAsKept(sent, hide) },
   };
-}
-
-/**
- * An answer's envelope as the journal keeps it: by the parts it was written from, which the record holds anyway (the
- * code, the message, the time), and written out again when the record is first shown (sealing makes it text). Kept as
- * text, each of the journal's thousand records would hold a second copy of them until it is replaced: under load,
- * what a record holds on to is a measurable part of every request's cost (docs/performance.md).
- */
-export class KeptEnvelope {
-  constructor(
-    private readonly style: ResponseStyle,
-    private readonly id: string,
-    private readonly now: number,
-    private readonly code: number,
-    private readonly message: string,
-    private readonly baseUrl: string,
-    /** How the simulator hides secrets: a long envelope has them hidden before it is cut (see bodyAsKept). */
-    private readonly hide: (text: string) => string,
-  ) {}
-
-  /** The envelope's JSON text, whole (what goes on the wire), the same each time it is asked for. */
-  text(): string {
-    return envelopeJson(this.style, this.id, this.now, this.code, this.message, this.baseUrl);
-  }
-
-  /** The body as the journal shows it: cut to its size, as any body kept is. */
-  get body(): string {
-    return bodyAsKept(this.text(), this.hide);
-  }
-
-  /** As JSON, what it stands for: `{ body }` (a record a summary listener writes out whole, before it is sealed). */
-  toJSON(): { body: string } {
-    return { body: this.body };
-  }
 }
 
 /**
