@@ -4,8 +4,9 @@ import { escapedStretches, unescapeWithOrigins } from '../src/observers/unescape
 
 /**
  * The redactor decodes only the stretches of a text around its escapes. Property: on thousands of texts built from
- * pieces of secrets, their escaped forms (JSON, JSON5, URL), broken escapes and backslash runs, it hides exactly what
- * decoding the whole text would, with few secrets (each searched on its own) and many (one pass over the text).
+ * pieces of secrets, their escaped forms (JSON, JSON5, URL), letters in the other case, broken escapes and backslash
+ * runs, it hides exactly what decoding the whole text (and searching it in any case of its ASCII letters) would, with
+ * few secrets (each searched on its own) and many (one pass over the text).
  */
 
 /** A small seeded generator, so a failure names a text that can be made again. */
@@ -19,13 +20,17 @@ function random(seed: number): () => number {
   };
 }
 
+/** ASCII capitals made small, one character for one: a secret is found in any case of its ASCII letters. */
+const lower = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
 /** Hiding by decoding the whole text: the reference the windowed search must equal. */
 function hideWhole(text: string, secrets: string[]): string {
   const spans: [number, number][] = [];
   const u = unescapeWithOrigins(text);
-  for (const s of secrets) {
-    for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + 1)) spans.push([i, i + s.length]);
-    for (let i = u.text.indexOf(s); i >= 0; i = u.text.indexOf(s, i + 1))
+  const [plain, decoded] = [lower(text), lower(u.text)];
+  for (const s of secrets.map(lower)) {
+    for (let i = plain.indexOf(s); i >= 0; i = plain.indexOf(s, i + 1)) spans.push([i, i + s.length]);
+    for (let i = decoded.indexOf(s); i >= 0; i = decoded.indexOf(s, i + 1))
       spans.push([u.from[i], u.to[i + s.length - 1]]);
   }
   spans.sort((a, b) => a[0] - b[0]);
@@ -48,6 +53,7 @@ function written(ch: string, pick: () => number): string {
   const cp = ch.codePointAt(0)!;
   const forms = [
     () => ch,
+    () => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()),
     () => [...ch].map((_, i) => `\\u${hex(ch.charCodeAt(i), 4)}`).join(''),
     () => `\\u{${cp.toString(16)}}`,
     () => (cp < 0x100 ? `\\x${hex(cp, 2)}` : ch),

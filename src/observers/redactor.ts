@@ -26,8 +26,10 @@ const REMEMBERED_TEXTS = 8;
 /**
  * Hides secrets in text that is shown outside the simulator (journal, log, events, messages, pages). It finds a
  * secret written plainly, and written with escapes a client or a decoder may use: JSON and JSON5 `\u002d`, `\x2d`,
- * `\u{2d}`, `\-` under any number of backslashes (a body sent as a JSON string inside JSON), and URL `%2D`. The cost
- * of hiding is linear in the text and does not grow with the number of secrets past a few.
+ * `\u{2d}`, `\-` under any number of backslashes (a body sent as a JSON string inside JSON), and URL `%2D`; and
+ * whatever the case of its ASCII letters, for what is shown may have been lowercased on the way (HTTP lowercases a
+ * header's name, the doctor quotes a token it read in lower case). The cost of hiding is linear in the text and does
+ * not grow with the number of secrets past a few.
  */
 export class Redactor {
   private secrets: string[] = [];
@@ -60,7 +62,7 @@ export class Redactor {
   // Saying yes to more pairs only decodes more stretches, which find the same (redactor-stretches.test.ts holds the
   // search to decoding the whole text): its mutants are equivalent. Before `set`, the empty table says yes to all.
   // Stryker disable next-line ArrowFunction,ConditionalExpression,EqualityOperator: see above
-  private readonly adjacentInSecret = (a: number, b: number) => this.adjacent[pairKey(a, b)] !== 0;
+  private readonly adjacentInSecret = (a: number, b: number) => this.adjacent[pairKey(foldCode(a), foldCode(b))] !== 0;
 
   /**
    * The last texts hidden, with what they became, in a ring (the oldest is replaced). One text is often shown in
@@ -74,7 +76,8 @@ export class Redactor {
 
   /** The secrets to hide from now on (the set replaces the previous one). */
   set(secrets: Iterable<string>): void {
-    const list = [...new Set([...secrets].filter((s) => s.length >= MIN_SECRET_LENGTH))];
+    // Searched for in lower case, in texts lowercased the same way.
+    const list = [...new Set([...secrets].filter((s) => s.length >= MIN_SECRET_LENGTH).map(fold))];
     this.secrets = list;
     this.longest = list.reduce((max, s) => Math.max(max, s.length), 0);
     this.shortest = list.reduce((min, s) => Math.min(min, s.length), Infinity);
@@ -149,15 +152,17 @@ export class Redactor {
   }
 
   private hideNow(text: string): string {
-    const spans = this.find(text);
+    // Folding keeps every character's place: what is found in the folded text is hidden at the same place in the text.
+    const spans = this.find(fold(text));
     // A secret the plain search missed is written with at least one escape, so it lies within the reach of one: only
-    // those stretches are decoded and searched again (a refusal's message quotes a string to sign with its `\n`).
+    // those stretches are decoded (as written: `\U` is no `\u`), folded and searched again (a refusal's message
+    // quotes a string to sign with its `\n`).
     for (const [start, end] of escapedStretches(text, this.longest, this.adjacentInSecret)) {
       const stretch = text.slice(start, end);
       // Decoded first without noting where each character came from: that is needed only for a secret found, rarely.
-      if (this.find(unescapeWithOrigins(stretch, false).text).length === 0) continue;
+      if (this.find(fold(unescapeWithOrigins(stretch, false).text)).length === 0) continue;
       const u = unescapeWithOrigins(stretch);
-      for (const [s, e] of this.find(u.text)) spans.push([start + u.from[s], start + u.to[e - 1]]);
+      for (const [s, e] of this.find(fold(u.text))) spans.push([start + u.from[s], start + u.to[e - 1]]);
     }
     return spans.length === 0 ? text : replaceSpans(text, spans);
   }
@@ -198,6 +203,20 @@ const ESCAPE_REACH = 12;
 function startsOutsideEscapes(text: string, i: number): boolean {
   // Stryker disable next-line MethodExpression: looking at more of the text only remembers less
   return !/[\\%]/.test(text.slice(Math.max(0, i - ESCAPE_REACH), i));
+}
+
+/**
+ * The text with its ASCII capitals made small and every other character as it was: one character for one, so places
+ * and lengths stay (a locale's or Unicode's lower case would not keep them all).
+ */
+function fold(text: string): string {
+  // As many UTF-8 bytes as characters: all ASCII, which the engine's own lower case maps one for one.
+  return Buffer.byteLength(text) === text.length ? text.toLowerCase() : text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+}
+
+/** A character's code, an ASCII capital's made small. */
+function foldCode(c: number): number {
+  return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
 }
 
 /** The low bytes of the two characters at `i`, as one index into a 64 KiB table. */
@@ -266,14 +285,29 @@ export function sealRecord(redactor: Redactor, e: AnsweredRequest, to: 0 | 1 | 2
 
 type Headers = AnsweredRequest['request']['headers'];
 
-/** Headers with every secret hidden; the same object when none holds one (the common case costs no copy). */
+/**
+ * Headers with every secret hidden, in their names as in their values (a name is what a client chose, as a value is);
+ * the same object when none holds one (the common case costs no copy). Names that become the same once hidden keep
+ * all their values.
+ */
 function hideInHeaders(headers: Headers, hide: (text: string) => string): Headers {
-  let out: Headers | undefined;
-  for (const [name, value] of Object.entries(headers)) {
+  let changed = false;
+  const shown = Object.entries(headers).map(([name, value]): [string, string | string[] | undefined] => {
+    const hiddenName = hide(name);
+    const hidden = value === undefined ? value : Array.isArray(value) ? value.map(hide) : hide(value);
+    if (
+      hiddenName !== name ||
+      (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value)
+    )
+      changed = true;
+    return [hiddenName, hidden];
+  });
+  if (!changed) return headers;
+  const out = Object.create(null) as Headers;
+  for (const [name, value] of shown) {
     if (value === undefined) continue;
-    const hidden = Array.isArray(value) ? value.map(hide) : hide(value);
-    if (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value)
-      (out ??= Object.assign(Object.create(null) as Headers, headers))[name] = hidden;
+    const before = out[name];
+    out[name] = before === undefined ? value : [before, value].flat();
   }
-  return out ?? headers;
+  return out;
 }

@@ -220,8 +220,8 @@ export class Recorder {
 }
 
 /**
- * The exchange as the raw file keeps it, scrubbed, each body cut to BODY_CHARS; credentials and nonces removed from the
- * headers.
+ * The exchange as the raw file keeps it, scrubbed (header names too: a client chooses them), each body cut to
+ * BODY_CHARS; credentials and nonces removed from the headers.
  */
 function rawExchange(x: RecordedExchange, scrub: (text: string) => string, token: string): Record<string, unknown> {
   const cut = (text: string) => {
@@ -231,7 +231,7 @@ function rawExchange(x: RecordedExchange, scrub: (text: string) => string, token
   const headers = (raw: readonly string[]) => {
     const out: [string, string][] = [];
     for (let i = 0; i + 1 < raw.length; i += 2)
-      out.push([raw[i], removedValue(raw[i].toLowerCase(), raw[i + 1], token) ?? cut(raw[i + 1])]);
+      out.push([scrub(raw[i]), removedValue(raw[i].toLowerCase(), raw[i + 1], token) ?? cut(raw[i + 1])]);
     return out;
   };
   const a = x.answer;
