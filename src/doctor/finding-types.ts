@@ -23,6 +23,11 @@ export interface Finding {
   firstSeq: number;
   lastSeq: number;
   count: number;
+  /**
+   * Made only from requests that did not prove who sent them (an API user the simulator does not know): anyone could
+   * have sent them, so it is listed but never fails a run, at any `failOn`.
+   */
+  unsigned?: true;
 }
 
 /** A hint the doctor gave (a signature mistake, a clock off, a nonce reused), however often. */

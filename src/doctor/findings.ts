@@ -173,7 +173,8 @@ export class ClientFindings {
     for (const w of r.wouldFail ?? []) if (w.hint) this.hints.tally(w.code, w.hint, r.seq, hintedUser);
     if (apiUser === undefined) return;
     if (caller === 'unknown') {
-      if (r.code === -1001) this.note('unknown-api-user', UNKNOWN_API_USERS, r.seq, `the last named ${apiUser}`);
+      if (r.code === -1001)
+        this.note('unknown-api-user', UNKNOWN_API_USERS, r.seq, `the last named ${apiUser}`, caller);
       return;
     }
     const client = this.client(apiUser);
@@ -331,17 +332,18 @@ export class ClientFindings {
     };
   }
 
-  private note(id: string, apiUser: string, seq: number, detail?: string): void {
+  /** One more request that showed a finding; one no signed request showed is `unsigned`, and fails no run. */
+  private note(id: string, apiUser: string, seq: number, detail?: string, caller: Caller = 'signed'): void {
     const key = `${id}\0${apiUser}`;
     for (const found of [this.found, this.foundHere]) {
-      const f = found.get(key);
+      let f = found.get(key);
       if (f) {
         f.count++;
         f.lastSeq = seq;
-        if (detail !== undefined) f.detail = detail;
-      } else {
-        found.set(key, { ...this.make(id, apiUser, seq), ...(detail === undefined ? {} : { detail }) });
-      }
+      } else found.set(key, (f = this.make(id, apiUser, seq)));
+      if (detail !== undefined) f.detail = detail;
+      if (caller === 'signed') delete f.unsigned;
+      else if (f.count === 1) f.unsigned = true;
     }
   }
 }

@@ -45,11 +45,21 @@ export interface RunSummary {
   observerFailures: ObserverFailure[];
 }
 
-/** The findings at or above `failOn`: those that fail the run. */
+/**
+ * The findings at or above `failOn` that a signed request showed: those that fail the run (anyone can send a request
+ * that proves nothing, and a forger must not fail a build).
+ */
 export function failingFindings(findings: readonly Finding[], failOn: Severity | undefined): Finding[] {
   if (failOn === undefined) return [];
   const at = SEVERITIES.indexOf(failOn);
-  return findings.filter((f) => SEVERITIES.indexOf(f.severity) >= at);
+  return findings.filter((f) => !f.unsigned && SEVERITIES.indexOf(f.severity) >= at);
+}
+
+/** A finding's explanation as the reports give it: saying so when no signed request showed it. */
+function explained(f: Finding): string {
+  return f.unsigned
+    ? `${f.explanation} None of the requests that showed it was signed: anyone could have sent them, so it fails no run.`
+    : f.explanation;
 }
 
 const title = (code: number) => codeInfo(code)?.title ?? '';
@@ -155,7 +165,7 @@ export function markdownReport(s: RunSummary): string {
   else {
     const rows = s.findings.map(
       (f) =>
-        `| ${f.severity} | ${markdownCode(f.id)} | ${markdownText(f.apiUser)} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${f.explanation}${f.detail ? ` (${markdownText(f.detail)})` : ''} |`,
+        `| ${f.severity} | ${markdownCode(f.id)} | ${markdownText(f.apiUser)} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${explained(f)}${f.detail ? ` (${markdownText(f.detail)})` : ''} |`,
     );
     table(
       [
@@ -221,7 +231,7 @@ export function junitReport(s: RunSummary, timestamp: string): string {
   const failing = new Set(failingFindings(s.findings, s.failOn));
   const allFindingCases = s.findings.map((f) => {
     const name = `${f.id} (API user ${f.apiUser})`;
-    const body = `${f.explanation}${f.detail ? ` (${f.detail})` : ''}\nRequests ${requests(f.firstSeq, f.lastSeq)}, ${f.count} time${f.count === 1 ? '' : 's'}.`;
+    const body = `${explained(f)}${f.detail ? ` (${f.detail})` : ''}\nRequests ${requests(f.firstSeq, f.lastSeq)}, ${f.count} time${f.count === 1 ? '' : 's'}.`;
     if (failing.has(f))
       return {
         failed: true,

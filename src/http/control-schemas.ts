@@ -130,6 +130,11 @@ export const Finding = Type.Object(
     firstSeq: Seq,
     lastSeq: Seq,
     count: Type.Integer(),
+    unsigned: Type.Optional(
+      Type.Literal(true, {
+        description: 'made only from requests no API user signed (an unknown API user): listed, never failing a run',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
