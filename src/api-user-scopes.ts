@@ -31,7 +31,8 @@ export class ApiUserScopes {
 
   /** Runs a scenario for one API user's requests only; that API user's share of the scenario scope starts afresh. */
   bind(apiUser: string, source: ScenarioSource): CompiledScenario {
-    const sc = this.registry.bind(apiUser, scenarioOnce(source, 'scenario'));
+    // A worker's API user: the scenarios bound to it are its own, also for x-sim-scenario.
+    const sc = this.registry.bind(apiUser, scenarioOnce(source, 'scenario'), this.sim.world.isClaimed(apiUser));
     this.startAfresh(apiUser);
     this.sim.secrets.update();
     return sc;
@@ -54,7 +55,7 @@ export class ApiUserScopes {
     registry.checkRoom();
     const user = world.claim(registry.active);
     try {
-      const sc = registry.bind(user.id, scenario === undefined ? undefined : scenarioOnce(scenario, 'scenario'));
+      const sc = registry.bind(user.id, scenario === undefined ? undefined : scenarioOnce(scenario, 'scenario'), true);
       this.startAfresh(user.id);
       return { apiUser: user.id, secret: user.secret, scenario: sc.name, url: this.sim.links.base() };
     } catch (e) {

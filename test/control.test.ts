@@ -52,16 +52,21 @@ describe('the control API (/__sim/)', async () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/request body:3: clock\.maxDrift: `5 minutes please` is not a duration/);
     expect((await call('GET', 'scenarios')).body).toMatchObject({ active: 'from-yaml' });
-    // Every YAML type a client may label it with; JSON that is not a mapping is told so with its line.
+    // Every YAML type a client may label it with; text that is not a mapping is told so with its line, and a JSON
+    // body that is not an object as on every route.
     for (const type of ['application/x-yaml', 'text/plain']) {
       expect(await call('POST', 'scenario', `name: as-${type.replace('/', '-')}\n`, type), type).toMatchObject({
         status: 200,
         body: { active: `as-${type.replace('/', '-')}` },
       });
     }
-    expect(await call('POST', 'scenario', '"default"')).toMatchObject({
+    expect(await call('POST', 'scenario', '"default"', 'text/plain')).toMatchObject({
       status: 400,
       body: { error: 'request body:1: must be a mapping (key: value)' },
+    });
+    expect(await call('POST', 'scenario', '"default"')).toMatchObject({
+      status: 400,
+      body: { error: 'the body must be a JSON object, not string' },
     });
     expect(
       await call('POST', 'scenario', JSON.stringify({ name: 'big', description: 'x'.repeat(1024 * 1024) })),

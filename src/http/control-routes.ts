@@ -47,9 +47,12 @@ export function controlRoutes(sim: Simulator): Route[] {
   const guard = requireControl(() => sim.secrets.controlToken);
   const express = expressLib();
   const bodies: Record<NonNullable<ControlRoute['body']>, RequestHandler[]> = {
+    // A scenario comes as a JSON object or as text of a text type: JSON of another kind (an array, a string, a
+    // number, null) is refused as a small JSON body's is, not read as no scenario or as scenario text.
     scenario: [
       declaredWithin(SCENARIO_BODY_LIMIT),
-      express.json({ limit: SCENARIO_BODY_LIMIT, strict: false }),
+      express.json({ limit: SCENARIO_BODY_LIMIT }),
+      objectBodyOnly,
       express.text({
         type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'],
         limit: SCENARIO_BODY_LIMIT,

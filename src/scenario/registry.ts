@@ -47,7 +47,14 @@ const AUTH_STRICTNESS = { off: 0, log: 1, verify: 2 } as const;
 export class ScenarioRegistry {
   private activeRun: Running;
   private readonly bindings = new Map<string, Running>();
+  /**
+   * Scenarios given at run time, by `<owner>\0<name>`: the owner is empty for those every request may pick (loaded,
+   * or bound to an API user a scenario lists), and the API user for those a worker bound to the API user it claimed,
+   * which only its own requests pick.
+   */
   private readonly given = new Map<string, CompiledScenario>();
+  /** The claimed API users whose bound scenarios are their own (see `given`). */
+  private readonly owners = new Set<string>();
   /** How much scenario text each kept scenario stands for (see MAX_KEPT_SCENARIO_CHARS). */
   private readonly weights = new WeakMap<CompiledScenario, number>();
   /**
@@ -108,17 +115,18 @@ export class ScenarioRegistry {
 
   /**
    * Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules.
-   * Without a source, the active scenario as it is now, with rule counts of its own.
+   * Without a source, the active scenario as it is now, with rule counts of its own. `own`: the API user was claimed
+   * by a worker, and the scenarios bound to it are picked by name by its own requests only.
    */
-  bind(apiUser: string, source?: ScenarioSource): CompiledScenario {
+  bind(apiUser: string, source?: ScenarioSource, own = false): CompiledScenario {
     if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser))
       throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
     this.checkRoom(apiUser);
     const sc = source === undefined ? this.active : this.overlay(resolveScenario(source));
-    const live =
-      this.weightOf(this.active) +
-      [...this.bindings].reduce((n, [id, r]) => n + (id === apiUser ? 0 : this.weightOf(r.sc)), 0);
-    if (live + this.weightOf(sc) > MAX_KEPT_SCENARIO_CHARS) {
+    // A scenario several API users run (the active one, bound to each worker that named none) is held once.
+    const live = new Set([this.active, sc]);
+    for (const [id, r] of this.bindings) if (id !== apiUser) live.add(r.sc);
+    if (this.weightOfAll(live) > MAX_KEPT_SCENARIO_CHARS) {
       throw new ControlError(
         400,
         `the active and bound scenarios would hold more than ${MAX_KEPT_SCENARIO_CHARS / 1024 / 1024} MiB of scenario text: end a binding first (DELETE /__sim/bindings/<apiUser>), or bind a smaller scenario`,
@@ -126,7 +134,9 @@ export class ScenarioRegistry {
     }
     this.bindings.set(apiUser, running(sc));
     this.forgetPicksUnder(apiUser);
-    this.remember(sc);
+    if (own) this.owners.add(apiUser);
+    // The active scenario, bound for want of another, stays everyone's.
+    this.remember(sc, own && source !== undefined ? apiUser : '');
     return sc;
   }
 
@@ -140,9 +150,11 @@ export class ScenarioRegistry {
     }
   }
 
-  /** Ends a binding; says whether there was one. */
+  /** Ends a binding, and with it the scenarios the API user bound as its own; says whether there was one. */
   unbind(apiUser: string): boolean {
     this.forgetPicksUnder(apiUser);
+    if (this.owners.delete(apiUser))
+      for (const key of this.given.keys()) if (key.startsWith(`${apiUser}\0`)) this.given.delete(key);
     return this.bindings.delete(apiUser);
   }
 
@@ -156,7 +168,7 @@ export class ScenarioRegistry {
     this.activeRun = running(this.activeRun.sc);
     for (const [k, r] of this.bindings) this.bindings.set(k, running(r.sc));
     const live = this.live();
-    for (const [name, sc] of this.given) if (!live.has(sc)) this.given.delete(name);
+    for (const [key, sc] of this.given) if (!live.has(sc)) this.given.delete(key);
   }
 
   /** The active scenario, the bindings, and the shipped scenarios. */
@@ -191,8 +203,11 @@ export class ScenarioRegistry {
     const key = `${baseKey}\0${name}`;
     const known = this.picks.get(key);
     if (known?.base === base) return known.run;
-    // A scenario this simulator was given (loaded or bound) by that name, else a shipped one.
-    const sc = this.given.get(name) ?? this.shippedScenario(name);
+    // A scenario this simulator was given by that name: the worker's own first, then everyone's; else a shipped one.
+    const sc =
+      (this.owners.has(baseKey) ? this.given.get(`${baseKey}\0${name}`) : undefined) ??
+      this.given.get(`\0${name}`) ??
+      this.shippedScenario(name);
     if (!sc) return undefined;
     const run = running(this.pickOverlay(sc, base.sc), base);
     this.forgetPick(key);
@@ -260,20 +275,21 @@ export class ScenarioRegistry {
   }
 
   /**
-   * Keeps a scenario given at run time by its name; past MAX_GIVEN_SCENARIOS, the oldest neither active nor bound is
-   * forgotten.
+   * Keeps a scenario given at run time by its name, for everyone or for its `owner` alone; past MAX_GIVEN_SCENARIOS,
+   * the oldest neither active nor bound is forgotten.
    */
-  private remember(sc: CompiledScenario): void {
-    this.given.delete(sc.name);
-    this.given.set(sc.name, sc);
+  private remember(sc: CompiledScenario, owner = ''): void {
+    const named = `${owner}\0${sc.name}`;
+    this.given.delete(named);
+    this.given.set(named, sc);
     const live = this.live();
-    let chars = 0;
-    for (const kept of new Set([...live, ...this.given.values()])) chars += this.weightOf(kept);
-    for (const [name, kept] of this.given) {
+    let chars = this.weightOfAll(new Set([...live, ...this.given.values()]));
+    for (const [key, kept] of this.given) {
       if (this.given.size <= MAX_GIVEN_SCENARIOS && chars <= MAX_KEPT_SCENARIO_CHARS) break;
       if (live.has(kept)) continue;
-      this.given.delete(name);
-      chars -= this.weightOf(kept);
+      this.given.delete(key);
+      // Held under another key too (the same scenario bound by a worker and given to everyone), it is still held.
+      if (![...this.given.values()].includes(kept)) chars -= this.weightOf(kept);
     }
   }
 
@@ -285,6 +301,13 @@ export class ScenarioRegistry {
       this.weights.set(sc, weight);
     }
     return weight;
+  }
+
+  /** How much scenario text some scenarios stand for, each counted once. */
+  private weightOfAll(scenarios: Set<CompiledScenario>): number {
+    let chars = 0;
+    for (const sc of scenarios) chars += this.weightOf(sc);
+    return chars;
   }
 
   /** The scenarios requests run under now: the active one and the bound ones. */
