@@ -45,7 +45,9 @@ describe('the base URL and the CA file', () => {
     writeFileSync(key, '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n');
     const at = (file: string) => () => new Upstream({ upstream: 'https://sandbox.example.com', upstreamCa: file });
     expect(at(join(dir, 'none.pem'))).toThrow(`options: upstreamCa: ${join(dir, 'none.pem')} cannot be read (ENOENT)`);
-    expect(at(dir)).toThrow(`options: upstreamCa: ${dir} cannot be read (EISDIR)`);
+    expect(at(dir)).toThrow(
+      `options: upstreamCa: ${dir} is not a regular file (a CA's certificates are a PEM text file)`,
+    );
     expect(at(big)).toThrow(`options: upstreamCa: ${big} is larger than 1048576 bytes: not a CA certificate file`);
     expect(at(key)).toThrow(`options: upstreamCa: ${key} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   });

@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
 import {
   Agent as HttpAgent,
   request as httpRequest,
@@ -9,6 +8,7 @@ import {
 import type * as HttpsModule from 'node:https';
 import type * as TlsModule from 'node:tls';
 import { OptionsError } from '../errors.js';
+import { FileRefused, readFileWithin } from '../read-file.js';
 import { UPSTREAM_TIMEOUT_MS } from '../run-options.js';
 import { lazy } from '../world/lazy.js';
 
@@ -207,21 +207,22 @@ function baseUrl(text: string): URL {
 }
 
 /**
- * The text of a private CA's PEM file; a file that is missing, too large or holds no certificate is refused with the
- * reason.
+ * The text of a private CA's PEM file, read as every file is (read-file.ts: a regular file only, bounded, never waiting
+ * on a FIFO); a file that is missing, too large or holds no certificate is refused with the reason.
  */
 function caFile(file: string): string {
   let text: string;
   try {
-    if (statSync(file).size > CA_FILE_LIMIT)
-      throw optionError('upstreamCa', `${file} is larger than ${CA_FILE_LIMIT} bytes: not a CA certificate file`);
-    text = readFileSync(file, 'utf8');
+    text = readFileWithin(file, { limit: CA_FILE_LIMIT }).toString('utf8');
   } catch (e) {
-    if (e instanceof OptionsError) throw e;
-    throw optionError(
-      'upstreamCa',
-      `${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-    );
+    if (!(e instanceof FileRefused)) throw e;
+    const why =
+      e.reason === 'not regular'
+        ? `${e.message} (a CA's certificates are a PEM text file)`
+        : e.reason === 'too large'
+          ? `is larger than ${CA_FILE_LIMIT} bytes: not a CA certificate file`
+          : e.message;
+    throw optionError('upstreamCa', `${file} ${why}`);
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----'))
     throw optionError('upstreamCa', `${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);

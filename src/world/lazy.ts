@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { readFileWithin } from '../read-file.js';
 
 const requireHere = createRequire(import.meta.url);
 
@@ -13,6 +14,8 @@ export function lazy<T>(id: string): () => T {
 }
 
 const texts = new Map<string, string>();
+/** A browser script is a few kilobytes. */
+const BUILT_TEXT_LIMIT = 16 * 1024 * 1024;
 
 /**
  * A text file the build writes into dist/ (the browser scripts, src/browser/), read the first time it is asked for
@@ -24,7 +27,7 @@ export function builtText(file: string): string {
     const fromSources = import.meta.url.endsWith('.ts');
     const url = new URL(fromSources ? `../../dist/${file}` : `./${file}`, import.meta.url);
     try {
-      text = readFileSync(url, 'utf8');
+      text = readFileWithin(fileURLToPath(url), { limit: BUILT_TEXT_LIMIT }).toString('utf8');
     } catch (e) {
       throw new Error(`${file} is not built${fromSources ? ': run `npx tsup`' : ''} (${(e as Error).message})`, {
         cause: e,

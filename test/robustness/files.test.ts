@@ -171,3 +171,47 @@ describe('the command line and in-process calls read regular files only, bounded
     await expectStillServes(sim);
   });
 });
+
+describe('--upstream-ca reads a regular file only, bounded, however it is given', () => {
+  // A FIFO with no writer would hold the start for ever; /dev/zero would be read without end.
+  const hugeCa = join(dir, 'huge.pem');
+  writeFileSync(hugeCa, `-----BEGIN CERTIFICATE-----\n${'A'.repeat(2 * 1024 * 1024)}\n`);
+  const cases = [
+    ['a device', '/dev/zero', /is not a regular file/],
+    ['a FIFO with no writer', fifo, /is not a regular file/],
+    ['a directory', allowed, /is not a regular file/],
+    ['a file over 1 MiB', hugeCa, /is larger than 1048576 bytes: not a CA certificate file/],
+  ] as const;
+  const UPSTREAM = 'https://127.0.0.1:9';
+
+  it.each(cases)(
+    'the flag and MFA_SIM_UPSTREAM_CA, %s: exit 2 at once, naming the option and the file',
+    (_w, file, message) => {
+      for (const [args, env] of [
+        [['--upstream', UPSTREAM, '--upstream-ca', file], {}],
+        [['--upstream', UPSTREAM], { MFA_SIM_UPSTREAM_CA: file }],
+      ] as const) {
+        const began = Date.now();
+        const r = run([...args, '--port', '0'], env);
+        expect(r.status, r.stderr).toBe(2);
+        expect(Date.now() - began).toBeLessThan(5000);
+        expect(r.stderr).toContain(`upstreamCa: ${file}`);
+        expect(r.stderr).toMatch(message);
+      }
+    },
+  );
+
+  it.each(cases)('mfa-sim probe --upstream-ca, %s: exit 2 at once, naming the file', (_w, file, message) => {
+    const r = run(['probe', '--upstream', UPSTREAM, '--api-user', '123456789', '--secret', 's', '--upstream-ca', file]);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain(file);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('in process, the upstreamCa option: an OptionsError at once, and the process goes on', async () => {
+    for (const [, file, message] of cases) {
+      await expect(simulator({ upstream: UPSTREAM, upstreamCa: file })).rejects.toThrow(message);
+    }
+    await expectStillServes(await simulator());
+  });
+});
