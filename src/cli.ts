@@ -3,7 +3,7 @@ import { CODES } from './codes.js';
 import { isLoopback, startSimulator } from './http/server.js';
 import { existsSync, watchFile } from 'node:fs';
 import { jsonText } from './output/json.js';
-import { fileIdentity, unwritable, writeWithoutWaiting } from './report-files.js';
+import { fileIdentity, openOutput, Unwritable, type Output } from './report-files.js';
 import { junitReport, markdownReport } from './doctor/report.js';
 import { VERDICT_STATUS, verdictOf } from './doctor/verdict.js';
 import { FlagError, OptionsError, ScenarioError } from './errors.js';
@@ -80,17 +80,24 @@ async function main(args: string[]): Promise<void> {
   }
 
   const options = startOptions(o);
-  // Files written at exit are checked now: a CI job learns of a wrong path at once, not after its whole test run.
-  const outputs: [flag: string, file: string][] = [];
-  for (const [flag, file] of [
-    ['--coverage-out', o.coverageOut],
-    ['--report', o.report],
-    ['--junit', o.junit],
+  // Files written at exit are checked now (a pipe opened): a CI job learns of a wrong path at once, not after its
+  // whole test run.
+  const outputs: [flag: string, file: string, append: boolean][] = [];
+  for (const [flag, file, append] of [
+    ['--coverage-out', o.coverageOut, false],
+    // Appended: a GitHub Actions job summary collects what every command of the step adds.
+    ['--report', o.report, true],
+    ['--junit', o.junit, false],
   ] as const)
-    if (file !== undefined) outputs.push([flag, file]);
-  for (const [flag, file] of outputs) {
-    const problem = unwritable(file);
-    if (problem) usage(`${flag} ${file}: ${problem}.`);
+    if (file !== undefined) outputs.push([flag, file, append]);
+  const opened = new Map<string, Output>();
+  for (const [flag, file, append] of outputs) {
+    try {
+      opened.set(flag, openOutput(file, append));
+    } catch (e) {
+      if (!(e instanceof Unwritable)) throw e;
+      usage(`${flag} ${file}: ${e.message}.`);
+    }
   }
   // One file for two reports: the second written at exit would replace (or interleave with) the first.
   for (const [i, [flag, file]] of outputs.entries()) {
@@ -159,7 +166,7 @@ async function main(args: string[]): Promise<void> {
       process.exit(verdict ?? EXIT.ok);
     }
     stopping = true;
-    void running.close().then(() => exit(finish(sim, o)));
+    void running.close().then(() => exit(finish(sim, o, opened)));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -244,31 +251,34 @@ function watchScenario(sim: Simulator, scenario: string | undefined, sink: LogSi
  * At exit: writes the coverage file and the reports of the whole run, then gives the run's verdict (simulator.verdict,
  * the same as in-process): the exit status and why.
  */
-function finish(sim: Simulator, o: CommandLine): number {
+function finish(sim: Simulator, o: CommandLine, outputs: Map<string, Output>): number {
   const required = o.requireCoverage;
   const summary = sim.runSummary({ final: true, required, failOn: o.failOnFindings });
   const verdict = verdictOf(summary);
-  const files: [string | undefined, string, () => string, boolean][] = [
+  const files: [flag: string, file: string | undefined, what: string, text: () => string][] = [
     [
+      '--coverage-out',
       o.coverageOut,
       'the coverage',
       () =>
         `${jsonText({ ...summary.coverage, required, unmet: required ? verdict.unmet : undefined }, undefined, 2)}\n`,
-      false,
     ],
-    // Appended: a GitHub Actions job summary collects what every command of the step adds.
-    [o.report, 'the report', () => markdownReport(summary), true],
-    [o.junit, 'the JUnit report', () => junitReport(summary, new Date().toISOString()), false],
+    ['--report', o.report, 'the report', () => markdownReport(summary)],
+    ['--junit', o.junit, 'the JUnit report', () => junitReport(summary, new Date().toISOString())],
   ];
-  for (const [file, what, text, append] of files) {
-    if (file === undefined) continue;
+  // Each is written, whichever could not be.
+  let written = true;
+  for (const [flag, file, what, text] of files) {
+    const output = outputs.get(flag);
+    if (output === undefined) continue;
     try {
-      writeWithoutWaiting(file, text(), append);
+      output.write(text());
     } catch (e) {
       stderr.write(`mfa-sim: cannot write ${what} to ${file}: ${(e as Error).message}\n`);
-      return EXIT.failure;
+      written = false;
     }
   }
+  if (!written) return EXIT.failure;
   // Each reason's heading names the command; its indented lines list what failed.
   for (const line of verdict.lines) stderr.write(line.startsWith(' ') ? `${line}\n` : `mfa-sim: ${line}\n`);
   return verdict.status;

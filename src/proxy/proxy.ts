@@ -64,6 +64,7 @@ export class ProxyMode {
               responseStyle: sc.responseStyle,
             },
             (text) => sim.redact(text),
+            (e, seq) => sim.run.failures.record('recorder', e, seq),
           );
   }
 
@@ -96,7 +97,7 @@ export class ProxyMode {
     while (this.exchanges.size > 0) await Promise.allSettled(this.exchanges);
     clearTimeout(cut);
     this.upstream.close();
-    this.recorder?.flush();
+    this.recorder?.close();
   }
 
   /** One forwarded request, top to bottom. */

@@ -1,6 +1,3 @@
-import { appendFileSync, existsSync, renameSync, writeFileSync } from 'node:fs';
-import { makeFolders } from '../folders.js';
-import { join } from 'node:path';
 import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/authorization.js';
 import type { TokenNames } from '../auth/signature.js';
@@ -9,10 +6,11 @@ import { API_USER_ID } from '../contract/api-user.js';
 import { peek, peekedUser } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, endpointOf, endpointTypes, type Endpoint } from '../contract/operations.js';
 import { compileScenario } from '../scenario/compile.js';
-import { OptionsError } from '../errors.js';
 import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
 import type { RuleInput, ScenarioInput } from '../scenario/schema.js';
 import { lazy } from '../world/lazy.js';
+import { RecordedRules, YAML_OPTIONS, type Outcome, type When } from './recorded-rules.js';
+import { RecordingFiles } from './recording-files.js';
 import { answerText } from './answer-text.js';
 import { rawHeader } from './headers.js';
 import type { UpstreamAnswer } from './upstream.js';
@@ -30,21 +28,19 @@ import type { UpstreamAnswer } from './upstream.js';
  * no answer, another page, or a code outside the code table or its operations as -5000 with a message that says what
  * the service did. The time's 15000 is written without its message, so that the replay tells its own time. An answer
  * whose message quoted the request's nonce or signature (a -4037's string to sign) is left to the replay's own checks.
+ *
+ * The rules and their text are recorded-rules.ts's; the files, recording-files.ts's.
  */
 
 const yaml = lazy<typeof YAML>('yaml');
 
-/**
- * Rules written at most; past them (or past the scenario file's size limit) the scenario stops growing, and says so.
- */
-const MAX_RECORDED_RULES = 1000;
 /** Raw exchanges written at most, and the bytes of the file; each body is cut to BODY_CHARS. */
 const MAX_RECORDED_EXCHANGES = 10_000;
 const MAX_EXCHANGE_BYTES = 64 * 1024 * 1024;
 const BODY_CHARS = 16 * 1024;
-/** The scenario is written this long after the last change (and at close), not on every request. */
-const WRITE_DELAY_MS = 200;
 const REMOVED = '[removed]';
+/** What the stopped scenario's description may add besides the numbers in it (bytes). */
+const STOPPED_MARGIN = 64;
 
 /** One forwarded request and what became of it. */
 export interface RecordedExchange {
@@ -68,24 +64,17 @@ export interface RecordingOf {
   responseStyle: 'document' | 'sdk';
 }
 
-type When = NonNullable<RuleInput['when']>;
-type Outcome = Pick<RuleInput, 'respond' | 'fault' | 'delay'>;
-
-interface Sequence {
-  when: When;
-  steps: { outcome: Outcome; times: number; label: string }[];
-}
-
 export class Recorder {
   readonly scenarioFile: string;
   readonly exchangesFile: string;
-  private readonly sequences = new Map<string, Sequence>();
-  private rules = 0;
-  private scenarioBytes = 0;
+  private readonly rules = new RecordedRules();
+  private readonly files: RecordingFiles;
+  /** The bytes the rules may take: the file's bound less its header and top keys at their longest. */
+  private readonly room: number;
   private exchanges = 0;
   private exchangeBytes = 0;
   private stopped: string | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastSeq = 0;
 
   /** Refuses a folder that holds a recording already, or cannot be written: at start, not at the first request. */
   constructor(
@@ -93,84 +82,63 @@ export class Recorder {
     private readonly of: RecordingOf,
     /** Hides every secret the simulator holds. */
     private readonly hide: (text: string) => string,
+    /** Told once when a file can no longer be written, with the request recorded last. */
+    failed: (error: Error, seq: number) => void = () => undefined,
   ) {
-    this.scenarioFile = join(dir, 'scenario.yaml');
-    this.exchangesFile = join(dir, 'exchanges.jsonl');
-    const problem = (message: string) => new OptionsError([{ path: ['record'], message }]);
-    for (const file of [this.scenarioFile, this.exchangesFile]) {
-      if (existsSync(file))
-        throw problem(`${file} exists: a recording is never written over; remove it or choose another folder`);
-    }
-    try {
-      makeFolders(dir);
-      writeFileSync(this.exchangesFile, '', { flag: 'wx' });
-      this.write();
-    } catch (e) {
-      throw problem(`${dir} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-    }
+    ({ scenarioFile: this.scenarioFile, exchangesFile: this.exchangesFile } = RecordingFiles.in(dir));
+    this.files = new RecordingFiles(
+      dir,
+      () => this.text(),
+      (e) => failed(e, this.lastSeq),
+    );
+    const longest = this.text(this.stoppedAt(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+    this.room = MAX_SCENARIO_BYTES - Buffer.byteLength(longest) - STOPPED_MARGIN;
   }
 
   /** Records one exchange: a line of the raw file, and a rule (or one more time of the last) in the scenario. */
   add(x: RecordedExchange): void {
+    this.lastSeq = x.seq;
     const scrub = this.scrubber(x);
     this.writeExchange(x, scrub);
     const when = whenOf(x.request, this.of);
     if (!when || this.stopped) return;
-    const key = JSON.stringify(when);
-    let sequence = this.sequences.get(key);
     const outcome = this.replayable(when, outcomeOf(x, scrub));
-    const last = sequence?.steps[sequence.steps.length - 1];
-    if (last && JSON.stringify(last.outcome) === JSON.stringify(outcome)) {
-      last.times++;
-    } else {
-      const size = JSON.stringify({ when, outcome }).length + 80;
-      if (this.rules >= MAX_RECORDED_RULES || this.scenarioBytes + size > MAX_SCENARIO_BYTES * 0.9) {
-        this.stopped = `Recording stopped growing at request ${x.seq}: ${this.rules} rules, as much as one scenario file holds. The exchanges after it are in ${this.exchangesFile}.`;
-      } else {
-        if (!sequence) this.sequences.set(key, (sequence = { when, steps: [] }));
-        sequence.steps.push({
-          outcome,
-          times: 1,
-          label: `recorded #${x.seq}: ${x.request.method} ${endpointOf(x.request.url, this.of.token)} -> ${describe(outcome, x.sent.code)}`,
-        });
-        this.rules++;
-        this.scenarioBytes += size;
-      }
-    }
-    this.later();
+    const label = `recorded #${x.seq}: ${x.request.method} ${endpointOf(x.request.url, this.of.token)} -> ${describe(outcome, x.sent.code)}`;
+    if (!this.rules.add(when, outcome, label, this.room)) this.stopped = this.stoppedAt(x.seq, this.rules.size);
+    this.files.changed();
   }
 
-  /** Writes the scenario as it stands now (and at every change after a short delay). */
+  /** Writes the scenario as it stands now. */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.write();
+    this.files.flush();
   }
 
-  /** The scenario recorded so far, as the simulator loads it. */
-  scenario(): ScenarioInput {
-    // The most specific kinds of request first: a rule for any user of an endpoint must not answer for one it has a
-    // rule of its own for.
-    const sequences = [...this.sequences.values()].sort(
-      (a, b) => Object.keys(b.when).length - Object.keys(a.when).length,
-    );
-    const rules: RuleInput[] = sequences.flatMap((s) =>
-      s.steps.map((step, i) => ({
-        name: step.label,
-        when: s.when,
-        ...(i < s.steps.length - 1 ? { times: step.times } : {}),
-        ...step.outcome,
-      })),
-    );
+  /** Writes the scenario a last time and lets go of the exchanges' file. */
+  close(): void {
+    this.files.close();
+  }
+
+  /** What the description says once the scenario stopped growing. */
+  private stoppedAt(seq: number, rules: number): string {
+    return `Recording stopped growing at request ${seq}: ${rules} rules, as much as one scenario file holds. The exchanges after it are in ${this.exchangesFile}.`;
+  }
+
+  /** The scenario's keys but its rules. */
+  private top(stopped: string | undefined): Omit<ScenarioInput, 'rules'> {
     const recorded = `What ${this.of.upstream} answered, recorded by mfa-sim (${this.exchanges} request${this.exchanges === 1 ? '' : 's'}). Run it with the API user's id and secret: mfa-sim --scenario ${this.scenarioFile} --api-user <id> --secret <secret>.`;
     return {
       name: 'recorded',
-      description: this.stopped ? `${recorded} ${this.stopped}` : recorded,
+      description: stopped ? `${recorded} ${stopped}` : recorded,
       token: this.of.token,
       strict: this.of.strict,
       responseStyle: this.of.responseStyle,
-      rules,
     };
+  }
+
+  /** The file's text: its header, its top keys, and each rule's text as made when it was added. */
+  private text(stopped = this.stopped): string {
+    const header = `# Recorded by mfa-sim in proxy mode from ${this.of.upstream}: the service's answers, every secret, signature and nonce removed.\n`;
+    return `${header}${yaml().stringify(this.top(stopped), YAML_OPTIONS)}${this.rules.text()}`;
   }
 
   /** The outcome as a rule can give it for these requests, or -5000 saying what the service did. */
@@ -187,22 +155,10 @@ export class Recorder {
     };
   }
 
-  private later(): void {
-    this.timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS);
-    this.timer.unref?.();
-  }
-
-  private write(): void {
-    const header = `# Recorded by mfa-sim in proxy mode from ${this.of.upstream}: the service's answers, every secret, signature and nonce removed.\n`;
-    const temp = `${this.scenarioFile}.part`;
-    writeFileSync(temp, header + yaml().stringify(this.scenario(), { lineWidth: 0, aliasDuplicateObjects: false }));
-    renameSync(temp, this.scenarioFile);
-  }
-
   private writeExchange(x: RecordedExchange, scrub: (text: string) => string): void {
     if (this.exchanges >= MAX_RECORDED_EXCHANGES || this.exchangeBytes >= MAX_EXCHANGE_BYTES) return;
     const line = `${JSON.stringify(rawExchange(x, scrub, this.of.token))}\n`;
-    appendFileSync(this.exchangesFile, line);
+    this.files.addExchange(line);
     this.exchanges++;
     this.exchangeBytes += Buffer.byteLength(line);
   }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ describe('report files: refused at start when they collide or cannot be written'
     const file = join(dir, 'same.xml');
     writeFileSync(file, '');
     const link = join(dir, 'link.xml');
-    symlinkSync(file, link);
+    linkSync(file, link);
     for (const args of [
       ['--report', file, '--junit', file],
       ['--junit', join(dir, 'new.xml'), '--coverage-out', join(dir, '.', 'new.xml')],

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import { isatty } from 'node:tty';
+
+/**
+ * The one way mfa-sim writes a file, whatever the file (the reports and the coverage at exit, the recording, its code
+ * cache): never through a symbolic link, never into a file it did not make.
+ *
+ * A file written whole goes first into a new file beside it, made for the purpose (`O_CREAT | O_EXCL | O_NOFOLLOW`: a
+ * link or a file left there is neither followed nor reused), then renamed over its name, which must hold nothing or a
+ * regular file of this user's: a name holding a link, a folder or another user's file is left as it is. A file added
+ * to (the Markdown report, a recording's exchanges) is opened without following a link and must be a regular file.
+ */
+
+/** Why a file was not written, in words that follow its name (`<file>: it is a symbolic link ...`). */
+class WriteRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WriteRefused';
+  }
+}
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** Never waits: a FIFO nobody reads is ENXIO at once. A terminal opened is never made the process's own. */
+const NO_WAIT = (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+
+/** What a name holds, in a few words. */
+export function kindOf(s: Stats): string {
+  if (s.isSymbolicLink()) return 'a symbolic link';
+  if (s.isDirectory()) return 'a folder';
+  if (s.isFIFO()) return 'a FIFO';
+  if (s.isSocket()) return 'a socket';
+  if (s.isFile()) return isOwn(s) ? 'a file' : "another user's file";
+  return 'a device';
+}
+
+/** A regular file of this process's user (Windows has no such ids: any regular file). */
+export function isOwnFile(s: Stats): boolean {
+  return s.isFile() && isOwn(s);
+}
+
+function isOwn(s: Stats): boolean {
+  const uid = process.getuid?.();
+  return uid === undefined || s.uid === uid;
+}
+
+/** The system's error in words, for an error that is not a refusal already. */
+export function writeProblem(e: unknown): string {
+  if (e instanceof WriteRefused) return e.message;
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP') return 'it is a symbolic link (mfa-sim never writes through one)';
+  if (code === 'EEXIST') return 'the name is taken (mfa-sim never writes over a file it did not make)';
+  if (code === 'ENXIO') return 'it is a FIFO nobody reads';
+  if (code === 'EPIPE') return 'nobody reads it any more (EPIPE)';
+  if (code === 'EAGAIN') return 'its reader does not keep up (EAGAIN)';
+  return (e as Error).message;
+}
+
+const ASIDE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+
+/** A new name beside `file`, for the file that will replace it. */
+function asideOf(file: string): string {
+  return `${file}.${randomUUID()}.tmp`;
+}
+
+/**
+ * Renames the file written aside over `file`, which must hold nothing or a regular file of this user's (anything, in a
+ * folder of the user's alone).
+ */
+function putInPlace(aside: string, file: string, ownFolder = false): void {
+  const there = ownFolder ? undefined : lstatSync(file, { throwIfNoEntry: false });
+  if (there && !isOwnFile(there))
+    throw new WriteRefused(`it is ${kindOf(there)} (mfa-sim replaces only a file of its own, never through a link)`);
+  renameSync(aside, file);
+}
+
+export interface WholeWrite {
+  mode?: number;
+  /** Waits for the disk to hold it. */
+  sync?: boolean;
+  /**
+   * The folder is the user's alone (checked by the caller): whatever its name holds was put there by the user, and
+   * is replaced (a link too, never followed).
+   */
+  ownFolder?: boolean;
+}
+
+/**
+ * Writes `data` as the whole of `file`: into a new file beside it, then renamed over the name, which must hold nothing
+ * or a regular file of this user's. Throws a WriteRefused, or the system's error.
+ */
+export function writeWhole(file: string, data: string | Buffer, options: WholeWrite = {}): void {
+  const aside = asideOf(file);
+  try {
+    const fd = openSync(aside, ASIDE_FLAGS, options.mode ?? 0o644);
+    try {
+      writeFileSync(fd, data);
+      if (options.sync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    putInPlace(aside, file, options.ownFolder);
+  } catch (e) {
+    rmSync(aside, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * The same, without holding the event loop while the disk writes; renamed over `file` only if `stillWanted()` says so
+ * once written (a later write may have replaced it meanwhile), at once and in one step of the event loop.
+ */
+export async function writeWholeAsync(file: string, data: string, stillWanted: () => boolean): Promise<void> {
+  const aside = asideOf(file);
+  try {
+    // Loaded here: only the recorder writes this way.
+    const { open } = await import('node:fs/promises');
+    const handle = await open(aside, ASIDE_FLAGS, 0o644);
+    try {
+      await handle.writeFile(data);
+    } finally {
+      await handle.close();
+    }
+    if (stillWanted()) putInPlace(aside, file);
+    else rmSync(aside, { force: true });
+  } catch (e) {
+    rmSync(aside, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Opens `file` to add to its end: a new file when `fresh` (the name must hold nothing, not even a link), else a regular
+ * file or a new one, never through a link. Returns the descriptor; throws a WriteRefused, or the system's error.
+ */
+export function openToAdd(file: string, fresh: boolean): number {
+  const fd = openSync(
+    file,
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (fresh ? constants.O_EXCL : 0) | NOFOLLOW | NO_WAIT,
+    0o644,
+  );
+  const s = fstatSync(fd);
+  if (!s.isFile()) {
+    closeSync(fd);
+    throw new WriteRefused(`it is ${kindOf(s)}, not a file`);
+  }
+  return fd;
+}
+
+/** Adds `data` to the end of `file` (see openToAdd). */
+export function addTo(file: string, data: string): void {
+  const fd = openToAdd(file, false);
+  try {
+    writeFileSync(fd, data);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Opens a FIFO, a terminal or /dev/null to write to, following a link only when `follow` (what it leads to is checked
+ * once opened): the descriptor, or undefined for anything else, which is left as it was (nothing is made or emptied).
+ * A FIFO nobody reads is refused at once (ENXIO), never waited on.
+ */
+export function openStream(file: string, follow: boolean): number | undefined {
+  const fd = openSync(file, constants.O_WRONLY | NO_WAIT | (follow ? 0 : NOFOLLOW));
+  const s = fstatSync(fd);
+  if (
+    s.isFIFO() ||
+    isatty(fd) ||
+    (s.isCharacterDevice() && s.rdev === statSync('/dev/null', { throwIfNoEntry: false })?.rdev)
+  )
+    return fd;
+  closeSync(fd);
+  return undefined;
+}
