@@ -31,7 +31,7 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
       { path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` },
     ]);
   }
-  if (flowDepth(text) > MAX_FLOW_DEPTH) {
+  if (nestedTooDeeply(text)) {
     throw new ScenarioError(source, [
       { path: [], message: `is nested too deeply (more than ${MAX_FLOW_DEPTH} levels of [ or {)` },
     ]);
@@ -109,19 +109,18 @@ export function compileOrThrow(
 }
 
 /**
- * How deeply `[` and `{` nest, counted over the whole text (quotes and comments are not skipped: brackets in
- * strings count too, which can only overstate the depth of a file that already holds hundreds of them).
+ * Whether `[` and `{` nest deeper than MAX_FLOW_DEPTH, counted over the parser's own tokens (its lexer, which does not
+ * recurse): a bracket in a quoted or plain string, a comment or a block of text is no token of its own, and does not
+ * count. It stops at the first bracket too deep.
  */
-function flowDepth(text: string): number {
+function nestedTooDeeply(text: string): boolean {
   let depth = 0;
-  let max = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) max = depth;
-    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  for (const token of new (yaml().Lexer)().lex(text)) {
+    if (token === '[' || token === '{') {
+      if (++depth > MAX_FLOW_DEPTH) return true;
+    } else if ((token === ']' || token === '}') && depth > 0) depth--;
   }
-  return max;
+  return false;
 }
 
 /**
