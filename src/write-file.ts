@@ -3,7 +3,6 @@ import {
   closeSync,
   constants,
   fstatSync,
-  fsyncSync,
   lstatSync,
   openSync,
   renameSync,
@@ -15,8 +14,8 @@ import {
 import { isatty } from 'node:tty';
 
 /**
- * The one way mfa-sim writes a file, whatever the file (the reports and the coverage at exit, the recording, its code
- * cache): never through a symbolic link, never into a file it did not make.
+ * The one way mfa-sim writes a file, whatever the file (the reports and the coverage at exit, the recording): never
+ * through a symbolic link, never into a file it did not make.
  *
  * A file written whole goes first into a new file beside it, made for the purpose (`O_CREAT | O_EXCL | O_NOFOLLOW`: a
  * link or a file left there is neither followed nor reused), then renamed over its name, which must hold nothing or a
@@ -75,43 +74,28 @@ function asideOf(file: string): string {
   return `${file}.${randomUUID()}.tmp`;
 }
 
-/**
- * Renames the file written aside over `file`, which must hold nothing or a regular file of this user's (anything, in a
- * folder of the user's alone).
- */
-function putInPlace(aside: string, file: string, ownFolder = false): void {
-  const there = ownFolder ? undefined : lstatSync(file, { throwIfNoEntry: false });
+/** Renames the file written aside over `file`, which must hold nothing or a regular file of this user's. */
+function putInPlace(aside: string, file: string): void {
+  const there = lstatSync(file, { throwIfNoEntry: false });
   if (there && !isOwnFile(there))
     throw new WriteRefused(`it is ${kindOf(there)} (mfa-sim replaces only a file of its own, never through a link)`);
   renameSync(aside, file);
-}
-
-export interface WholeWrite {
-  mode?: number;
-  /** Waits for the disk to hold it. */
-  sync?: boolean;
-  /**
-   * The folder is the user's alone (checked by the caller): whatever its name holds was put there by the user, and
-   * is replaced (a link too, never followed).
-   */
-  ownFolder?: boolean;
 }
 
 /**
  * Writes `data` as the whole of `file`: into a new file beside it, then renamed over the name, which must hold nothing
  * or a regular file of this user's. Throws a WriteRefused, or the system's error.
  */
-export function writeWhole(file: string, data: string | Buffer, options: WholeWrite = {}): void {
+export function writeWhole(file: string, data: string | Buffer): void {
   const aside = asideOf(file);
   try {
-    const fd = openSync(aside, ASIDE_FLAGS, options.mode ?? 0o644);
+    const fd = openSync(aside, ASIDE_FLAGS, 0o644);
     try {
       writeFileSync(fd, data);
-      if (options.sync) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    putInPlace(aside, file, options.ownFolder);
+    putInPlace(aside, file);
   } catch (e) {
     rmSync(aside, { force: true });
     throw e;

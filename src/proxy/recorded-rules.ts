@@ -11,7 +11,7 @@ import { lazy } from '../world/lazy.js';
  * takes.
  */
 
-const yaml = lazy<typeof YAML>('yaml', './vendor/yaml.cjs');
+const yaml = lazy<typeof YAML>('yaml');
 
 /** Rules recorded at most. */
 const MAX_RECORDED_RULES = 1000;
