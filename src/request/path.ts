@@ -172,7 +172,7 @@ export class RequestPath {
     return result.code < 0
       ? {
           code: result.code,
-          message: clipText(this.redactor.hideEndingWith(result.message, hint?.text), MAX_MESSAGE_CHARS),
+          message: clipText(this.redactor.hide(result.message), MAX_MESSAGE_CHARS),
         }
       : result;
   }
