@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { parseAuthorization } from '../src/auth/authorization.js';
 import { signatureMatches, stringToSign } from '../src/auth/signature.js';
 import { API_USER_ID } from '../src/contract/api-user.js';
-import { HEX128, NONCE, UTCTIME } from '../src/request/header-checks.js';
+import { HEX128, NONCE, UTCTIME } from '../src/request/checks.js';
 import { API_USERS } from './lib.js';
 
 const MAX_DRIFT_MS = 300_000;

@@ -4,7 +4,7 @@ import type { ScenarioRegistry, ScenarioSource } from './scenario/registry.js';
 import type { Doctor } from './doctor/doctor.js';
 import type { Journal } from './observers/journal.js';
 import type { Secrets } from './observers/secrets.js';
-import type { Links } from './request/links.js';
+import type { Links } from './request/context.js';
 import type { RequestPath } from './request/path.js';
 import type { World } from './world/world.js';
 

@@ -11,7 +11,7 @@ import { Journal, type JournalEntry, type JournalFilter } from './observers/jour
 import { sealRecord } from './observers/redactor.js';
 import { RunRecord } from './observers/run-record.js';
 import { Secrets } from './observers/secrets.js';
-import { Links } from './request/links.js';
+import { Links } from './request/context.js';
 import { RequestPath } from './request/path.js';
 import { DEFAULT_BODY_LIMIT, runOptions, type SimulatorOptions } from './run-options.js';
 import type { ApiUser, CompiledScenario } from './scenario/compile.js';
@@ -70,7 +70,7 @@ export class Simulator {
     this.requestJournal = new Journal(opts.journalSize, (e) => sealRecord(this.secrets.redactor, e), failures);
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
     const held = () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets()];
-    this.secrets = new Secrets(this.requestJournal, held, () => this.links.forget());
+    this.secrets = new Secrets(held);
     this.secrets.controlToken = opts.controlToken;
     const answered = new AnsweredEvents(failures);
     this.run = new RunRecord(this, failures);

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, signedHeaders, Simulator, type SimulatorOptions } from '../src/index.js';
-import { Links } from '../src/request/links.js';
+import { Links } from '../src/request/context.js';
 import { bodyOf, challengeEnvelope, expectEnvelope, raw, rawSocket } from './helpers.js';
 
 /**

@@ -167,7 +167,7 @@ describe('the signature doctor at its edges', async () => {
 
 describe('the diagnoses budget is by the second', () => {
   it('spent, it stays spent for the rest of the second, and comes back with the next', () => {
-    vi.useFakeTimers({ toFake: ['hrtime'] });
+    vi.useFakeTimers({ toFake: ['performance'] });
     try {
       const doctor = new Doctor();
       const r = {

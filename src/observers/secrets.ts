@@ -1,24 +1,17 @@
 import { clipText } from '../contract/answer.js';
-import type { Journal } from './journal.js';
 import { unguessable } from '../world/random.js';
 import { Redactor } from './redactor.js';
 
 /**
  * The secrets a simulator holds, and how everything it shows outside (journal, log, events, pages, messages,
- * errors) is kept free of them. The set is exactly what is held now: when it changes, journal entries not yet
- * sealed are sealed first, against the secrets they were recorded under, and remembered links are made anew.
+ * errors) is kept free of them. The set is exactly what is held now.
  */
 export class Secrets {
   readonly redactor = new Redactor();
   private token?: string;
 
-  constructor(
-    private readonly journal: Journal,
-    /** What the simulator holds now. */
-    private readonly held: () => string[],
-    /** Told when the set changed (links remember a Host with its secrets hidden). */
-    private readonly changed: () => void,
-  ) {}
+  /** `held`: what the simulator holds now. */
+  constructor(private readonly held: () => string[]) {}
 
   /** Text with every secret held hidden, plain or escaped. */
   hide(text: string): string {
@@ -51,7 +44,6 @@ export class Secrets {
   /** Call when a scenario was loaded, bound or let go. */
   update(): void {
     this.redactor.set(this.token === undefined ? this.held() : [...this.held(), this.token]);
-    this.changed();
   }
 
   get size(): number {

@@ -12,7 +12,6 @@ import type { World } from '../world/world.js';
 import type { Doctor } from '../doctor/doctor.js';
 import type { Caller } from '../observers/answered.js';
 import type { Hint } from '../doctor/hint.js';
-import type { Links } from './links.js';
 
 /**
  * What the request path learns about one request as the checks run, and the request as the HTTP layer hands it over.
@@ -187,5 +186,30 @@ export class RequestContext implements RuleSubject {
   get callerId(): string | undefined {
     const id = this.env?.id ?? this.peek.id;
     return id !== undefined && id.length <= 25 ? id : undefined;
+  }
+}
+
+/**
+ * How answers link back to the simulator: `moreInfo`, `challengeQRcodeUrl` and the pages' own links. The base is the
+ * public URL (the address listened on, or the `publicUrl` option); without one (an app mounted with createApp), the
+ * Host the request came by, which is the caller's and so shown with its secrets redacted.
+ */
+export class Links {
+  constructor(
+    private readonly redact: (text: string) => string,
+    /** Set by the server once listening, or by the `publicUrl` option. */
+    public publicUrl?: string,
+  ) {}
+
+  /** The simulator's own base URL: the public URL, else the one this request reached it by. */
+  base(hostHeader?: string | string[]): string {
+    if (this.publicUrl) return this.publicUrl;
+    const plain = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+    return this.redact(`http://${typeof hostHeader === 'string' && plain.test(hostHeader) ? hostHeader : 'localhost'}`);
+  }
+
+  /** The page a challenge's QR code opens: the user's phone. */
+  challenge(id: string, hostHeader?: string | string[]): string {
+    return `${this.base(hostHeader)}/phone/${encodeURIComponent(id)}`;
   }
 }

@@ -1,5 +1,3 @@
-import { performance } from 'node:perf_hooks';
-
 /** This machine's monotonic time in milliseconds, for latencies and for telling requests apart in time. */
 export function monotonicMs(): number {
   return performance.now();
