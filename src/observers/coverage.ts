@@ -1,9 +1,12 @@
-import { SERVICE_CODES } from '../codes.js';
+import { codeInfo, SERVICE_CODES } from '../codes.js';
 import type { AnsweredEvents } from './answered-events.js';
 
 /**
  * Status coverage: an observer of "answered" counting the codes the service gave, and the `--require-coverage` gate.
  */
+
+/** Codes outside the code table counted at most (an upstream's, in proxy mode): the first so many of them. */
+export const MAX_OTHER_CODES = 100;
 
 /** What `coverageReport()` returns: how often each code was answered, and which codes of the service were met. */
 export interface CoverageReport {
@@ -18,12 +21,25 @@ export interface CoverageReport {
  */
 export class Coverage {
   private readonly counts = new Map<number, number>();
+  /** How many codes outside the code table are counted. */
+  private others = 0;
 
   /** Counts every answer from now on that counts as one the service gave; `name` names it when it fails. */
   observe(events: AnsweredEvents, name = 'coverage'): () => void {
     return events.subscribe(name, ({ record, counts }) => {
-      if (counts && record.code !== undefined) this.counts.set(record.code, (this.counts.get(record.code) ?? 0) + 1);
+      if (counts && record.code !== undefined) this.count(record.code);
     });
+  }
+
+  private count(code: number): void {
+    const n = this.counts.get(code);
+    if (n !== undefined) return void this.counts.set(code, n + 1);
+    // In proxy mode the upstream may answer any integer: only the first codes outside the table are counted.
+    if (codeInfo(code) === undefined) {
+      if (this.others === MAX_OTHER_CODES) return;
+      this.others++;
+    }
+    this.counts.set(code, 1);
   }
 
   /** How often each code was answered, and which codes of the service were met and never met. */
@@ -39,6 +55,7 @@ export class Coverage {
 
   clear(): void {
     this.counts.clear();
+    this.others = 0;
   }
 }
 

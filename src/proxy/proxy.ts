@@ -1,6 +1,7 @@
 import type { AnsweredRequest, Caller } from '../observers/answered.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Operation } from '../codes.js';
+import { MAX_MESSAGE_CHARS } from '../contract/answer.js';
 import { peek } from '../contract/envelope.js';
 import { endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
 import { envelopeJson } from '../contract/response.js';
@@ -197,9 +198,10 @@ export class ProxyMode {
     };
     const both = (theirs: string) =>
       `The service answered ${theirs}${ours ? `; mfa-sim would have answered ${answerText(ours)}` : ''}`;
+    // What differs may quote the upstream's keys and headers whole: cut as a message is, its secrets hidden first.
     const deviation = (kind: Deviation['kind'], what: string, theirs: string): Deviation => ({
       kind,
-      detail: hide(`${what}. ${both(theirs)}`),
+      detail: `${this.sim.echo(what, MAX_MESSAGE_CHARS)}. ${hide(both(theirs))}`,
     });
 
     if (answer.kind === 'failure') {

@@ -4,7 +4,7 @@ import { endpointOf } from '../contract/operations.js';
 import { isoTime } from '../contract/response.js';
 import type { AnsweredRequest, JournalEntry } from '../observers/answered.js';
 import type { ApiRequest } from '../request/context.js';
-import { bodyAsKept } from '../request/record.js';
+import { bodyAsKept, requestAsKept } from '../request/record.js';
 import type { Simulator } from '../simulator.js';
 import { monotonicMs } from '../world/monotonic.js';
 import type { Forwarding } from './deviation.js';
@@ -69,7 +69,7 @@ export function forwardedRecord(
     expectedStringToSign: diagnosed ? shadow.expectedStringToSign : undefined,
     hint: diagnosed ? shadow.hint : undefined,
     by: sim.doctor.sentItself(typeof nonce === 'string' ? nonce : undefined) ? 'explorer' : undefined,
-    request: { headers: req.headers, body: bodyAsKept(req.body, hide) },
+    request: requestAsKept(req, hide),
     response: { body: bodyAsKept(answer.body, hide) },
     upstream: answer.forwarding,
   };

@@ -114,11 +114,20 @@ export class Shadow {
   }
 }
 
-/** The challenge id a new challenge's message names (`{"challengeId": ...}` as JSON text). */
+/**
+ * An upstream's challenge id longer than this is not followed: the journal, the shadow and the client doctor keep
+ * every id they follow (10,000 each), so an id's length bounds their bytes. A UUID is 36 characters.
+ */
+export const MAX_CHALLENGE_ID_CHARS = 256;
+
+/**
+ * The challenge id a service's message names (`{"challengeId": ...}` as JSON text): the one reader of the upstream's
+ * ids, so that none longer than MAX_CHALLENGE_ID_CHARS is kept anywhere.
+ */
 export function challengeIdOf(message: unknown): string | undefined {
   if (typeof message !== 'string') return undefined;
   const id = envelopeOf(message)?.challengeId;
-  return typeof id === 'string' && id !== '' ? id : undefined;
+  return typeof id === 'string' && id !== '' && id.length <= MAX_CHALLENGE_ID_CHARS ? id : undefined;
 }
 
 /** The challenge id a request's body names (read as leniently as the simulator reads it), if any. */

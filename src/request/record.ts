@@ -61,8 +61,11 @@ function stringToSignOf(ctx: RequestContext): string | undefined {
 /** A journal entry keeps at most this many of a request's headers: a client sends a dozen; Node reads 1,000. */
 const MAX_HEADERS_KEPT = 100;
 
-/** The request as the journal keeps it: its first MAX_HEADERS_KEPT headers, and its body cut to size. */
-function requestAsKept(req: RequestContext['req'], hide: (text: string) => string): AnsweredRequest['request'] {
+/**
+ * The request as the journal keeps it: its first MAX_HEADERS_KEPT headers, and its body cut to size (also a request
+ * proxy mode forwarded).
+ */
+export function requestAsKept(req: RequestContext['req'], hide: (text: string) => string): AnsweredRequest['request'] {
   const body = bodyAsKept(req.body, hide);
   const names = Object.keys(req.headers);
   if (names.length <= MAX_HEADERS_KEPT) return { headers: req.headers, body };
