@@ -63,9 +63,7 @@ function withoutHint(message: string, hint: JournalEntry['hint']): string {
 export function formatLine(e: JournalEntry): string {
   const time = e.at.slice(11, 23);
   const who = `${e.apiUser ? ` ${e.apiUser}` : ''}${e.by ? ` (${e.by})` : ''}`;
-  const outcome =
-    e.code === undefined ? `fault ${e.fault}` : `${e.http} ${e.code} ${loggable(withoutHint(e.message ?? '', e.hint))}`;
-  let line = `${time} ${e.method} ${loggable(e.path)}${who} -> ${outcome}${e.rule ? ` [${e.rule}]` : ''} (${e.latencyMs} ms)`;
+  let line = `${time} ${e.method} ${loggable(e.path)}${who} -> ${outcomeOf(e)}${e.rule ? ` [${e.rule}]` : ''} (${e.latencyMs} ms)`;
   if (e.hint && !POINT_AT_THE_STRING_TO_SIGN.has(e.hint.id))
     line += `; hint: ${loggable(e.hint.text, MAX_LOGGED_HINT)}`;
   if (e.expectedStringToSign !== undefined) {
@@ -75,6 +73,16 @@ export function formatLine(e: JournalEntry): string {
     line += `; auth: log, would fail: ${e.wouldFail.map((w) => `${w.code} (${w.reason}${w.hint ? `; hint: ${loggable(w.hint.text, MAX_LOGGED_HINT)}` : ''})`).join(', ')}`;
   if (e.internalError) line += `; internal error: ${loggable(e.internalError)}`;
   return line;
+}
+
+/**
+ * What the request came to: the status, code and message of an envelope; a fault (with why, in proxy mode when the
+ * upstream gave no answer); or the status of an answer with no code (an upstream's page, plain text, nothing).
+ */
+function outcomeOf(e: JournalEntry): string {
+  if (e.code !== undefined) return `${e.http} ${e.code} ${loggable(withoutHint(e.message ?? '', e.hint))}`;
+  if (e.fault !== undefined) return `fault ${e.fault}${e.message === undefined ? '' : `: ${loggable(e.message)}`}`;
+  return `${e.http ?? '(no answer)'} (no code)`;
 }
 
 /**
