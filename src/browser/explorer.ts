@@ -9,6 +9,12 @@ interface Explored {
   exchanges: {
     request: { method: string; url: string; headers: Record<string, string>; body?: string };
     response: { status: number; body: string };
+    /** A new challenge, as the server checked it: only a `link` is a link, only an `image` an image (explore.ts). */
+    challenge?: {
+      challengeId: string;
+      phonePage?: { link: string } | { text: string };
+      qrCode?: { image: string } | { text: string };
+    };
   }[];
 }
 
@@ -84,28 +90,31 @@ export async function explore(kind: string): Promise<void> {
     const code = typeof env?.code === 'number' ? env.code : undefined;
     last = code;
     const box = el('div', { class: 'answer' });
-    if (code === 2025 && typeof env?.message === 'string') {
-      const m = JSON.parse(env.message) as {
-        challengeId: string;
-        challengeQRcodeUrl: string;
-        challengeQRcode?: string;
-      };
-      setExplorerField('challengeId', m.challengeId);
+    const c = x.challenge;
+    if (code === 2025 && c) {
+      setExplorerField('challengeId', c.challengeId);
       setExplorerField('authCode', '');
+      // In proxy mode the upstream wrote these: what is not a web link or a PNG is shown as text, never followed.
+      const page = c.phonePage;
       box.append(
         el(
           'p',
           {},
           el('span', { class: 'pill ok', text: '2025' }),
           ' Challenge sent. Its id is in the form; the user answers on ',
-          el('a', { href: m.challengeQRcodeUrl, target: '_blank', rel: 'noopener', text: 'the phone page' }),
+          page === undefined
+            ? 'the phone page'
+            : 'link' in page
+              ? el('a', { href: page.link, target: '_blank', rel: 'noopener', text: 'the phone page' })
+              : `the phone page at ${page.text} (not an http or https URL, so not a link)`,
           '.',
         ),
       );
-      if (m.challengeQRcode)
-        box.append(
-          el('img', { src: m.challengeQRcode, alt: 'QR code of the phone page', width: '120', height: '120' }),
-        );
+      const qr = c.qrCode;
+      if (qr && 'image' in qr)
+        box.append(el('img', { src: qr.image, alt: 'QR code of the phone page', width: '120', height: '120' }));
+      else if (qr)
+        box.append(el('p', { class: 'muted small', text: `QR code not shown (not a PNG data URL): ${qr.text}` }));
     } else {
       const said = typeof env?.message === 'string' ? env.message : x.response.body.slice(0, 200);
       box.append(

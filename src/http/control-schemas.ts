@@ -243,6 +243,24 @@ export const Exchange = Type.Object({
     body: Type.Optional(Type.String()),
   }),
   response: Type.Object({ status: Type.Integer(), body: Type.String() }),
+  challenge: Type.Optional(
+    Type.Object(
+      {
+        challengeId: Type.String(),
+        phonePage: Type.Optional(
+          Type.Union([Type.Object({ link: Type.String() }), Type.Object({ text: Type.String() })], {
+            description: 'challengeQRcodeUrl: a link only when it is an http: or https: URL, else its text',
+          }),
+        ),
+        qrCode: Type.Optional(
+          Type.Union([Type.Object({ image: Type.String() }), Type.Object({ text: Type.String() })], {
+            description: 'challengeQRcode: an image only when it is a PNG data URL, else its text',
+          }),
+        ),
+      },
+      { description: 'the new challenge a 2025 answer names, as the dashboard shows it' },
+    ),
+  ),
 });
 
 /** How a scenario may be sent: by name, by file (in a scenario directory), or whole (JSON here, YAML as text). */

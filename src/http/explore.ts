@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { authorizationValue, headerNames, sign, userKeyOf } from '../auth/signature.js';
+import { clipText, own } from '../contract/answer.js';
 import { ControlError } from '../errors.js';
+import { envelopeOf, typeName } from '../proxy/judge.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import type { Simulator } from '../simulator.js';
 
@@ -41,10 +43,23 @@ export interface ExploreInput {
   clock?: 'simulator' | 'machine';
 }
 
-/** One request as sent and its answer. */
+/** One request as sent and its answer, with the new challenge the answer names (2025). */
 export interface Exchange {
   request: { method: string; url: string; headers: Record<string, string>; body?: string };
   response: { status: number; body: string };
+  challenge?: NewChallenge;
+}
+
+/**
+ * A new challenge as the dashboard may show it. Whoever answered chose its parts (in proxy mode, the upstream): only
+ * an http: or https: URL is a link and only a PNG data URL an image; anything else is text, cut to a line.
+ */
+export interface NewChallenge {
+  challengeId: string;
+  /** challengeQRcodeUrl. */
+  phonePage?: { link: string } | { text: string };
+  /** challengeQRcode. */
+  qrCode?: { image: string } | { text: string };
 }
 
 export interface ExploreResult {
@@ -146,6 +161,10 @@ export class Explorer {
         break;
       default:
         exchanges.push(await exchange(time, randomUUID(), who.secret));
+    }
+    for (const x of exchanges) {
+      const challenge = newChallengeIn(x.response.body);
+      if (challenge) x.challenge = challenge;
     }
     return JSON.parse(
       sim.redact(JSON.stringify({ kind: input.kind, label: kind.label, expect: kind.expect, exchanges })),
@@ -249,4 +268,37 @@ function send(
     req.on('error', (e) => answer(0, `(no answer: ${e.message})`));
     req.end(body);
   });
+}
+
+/** A value the page shows as text: a string cut to a line, or what kind of value it is. */
+const SHOWN_CHARS = 200;
+
+/** The new challenge a 2025 answer names, its link and image only when they are what they should be. */
+function newChallengeIn(body: string): NewChallenge | undefined {
+  const envelope = envelopeOf(body);
+  const message = envelope && own(envelope, 'code') === 2025 ? own(envelope, 'message') : undefined;
+  const parts = typeof message === 'string' ? envelopeOf(message) : undefined;
+  const id = parts && own(parts, 'challengeId');
+  if (!parts || typeof id !== 'string') return undefined;
+  const url = own(parts, 'challengeQRcodeUrl');
+  const qr = own(parts, 'challengeQRcode');
+  const text = (v: unknown) => ({ text: typeof v === 'string' ? clipText(v, SHOWN_CHARS) : `(${typeName(v)})` });
+  const out: NewChallenge = { challengeId: id };
+  if (url !== undefined) out.phonePage = webUrl(url) ?? text(url);
+  if (qr !== undefined && qr !== '')
+    out.qrCode = typeof qr === 'string' && PNG_DATA_URL.test(qr) ? { image: qr } : text(qr);
+  return out;
+}
+
+const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
+
+/** An http: or https: URL as a link (written as the URL parser reads it), or undefined for anything else. */
+function webUrl(value: unknown): { link: string } | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? { link: url.href } : undefined;
+  } catch {
+    return undefined;
+  }
 }

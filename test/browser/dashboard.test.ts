@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, INSTALL_HINT, launchChromium } from '../../scripts/chromium.js';
 import { challengeEnvelope, send as sendApi, simulator } from '../helpers.js';
+import { server } from '../proxy-support.js';
 
 const executable = findChromium();
 const ci = Boolean(process.env.CI);
@@ -460,3 +461,73 @@ describe.runIf(executable)('the dashboard behind a control token, in Chromium', 
     await page.close();
   });
 });
+
+describe.runIf(executable)(
+  "the explorer before a hostile upstream's new challenges, in Chromium",
+  { timeout: 45_000 },
+  async () => {
+    const PNG =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==';
+    let pixels = 0;
+    const upstream = await server((req, res, body) => {
+      if (req.url === '/pixel.png') {
+        pixels++;
+        return void res.end();
+      }
+      const user = /"svcUser":"(\w+)@/.exec(body.toString())?.[1];
+      const parts: Record<string, unknown> = {
+        hostile: {
+          challengeId: 'up-1',
+          challengeQRcodeUrl: 'javascript:alert(document.domain)',
+          challengeQRcode: `http://${req.headers.host}/pixel.png`,
+        },
+        plain: { challengeId: 'up-2', challengeQRcodeUrl: 'https://upstream.example/phone/2', challengeQRcode: PNG },
+      };
+      const message = user && parts[user] ? JSON.stringify(parts[user]) : 'not JSON';
+      const text = JSON.stringify({ id: 'x', utctime: new Date().toISOString(), status: 202, code: 2025, message });
+      res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+    const px = await simulator({ secret: 'browser-secret-1c9e', upstream: upstream.url });
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchChromium(executable!);
+    });
+    afterAll(() => browser?.close());
+
+    it('shows a link that is not http(s) and a QR code that is not a PNG data URL as text, and fetches nothing', async () => {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(5000);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${px.url}/__sim/ui`);
+      await page.locator('#live', { hasText: 'live' }).waitFor();
+      const challenge = async (user: string) => {
+        await page.fill('input[name="user"]', `${user}@example.com`);
+        await page.click('button[data-kind="challenge"]');
+        await page.locator('#result h3', { hasText: `${user}@example.com` }).waitFor();
+        return page.locator('#result .answer').first();
+      };
+
+      const hostile = await challenge('hostile');
+      expect(await hostile.locator('a').count()).toBe(0);
+      expect(await hostile.locator('img').count()).toBe(0);
+      expect(await hostile.textContent()).toContain(
+        'the phone page at javascript:alert(document.domain) (not an http or https URL, so not a link).',
+      );
+      expect(await hostile.textContent()).toContain('QR code not shown (not a PNG data URL): http://127.0.0.1:');
+      expect(await page.inputValue('input[name="challengeId"]')).toBe('up-1');
+
+      const plain = await challenge('plain');
+      expect(await plain.locator('a').getAttribute('href')).toBe('https://upstream.example/phone/2');
+      expect(await plain.locator('img').getAttribute('src')).toBe(PNG);
+
+      // A 2025 whose message is not JSON: shown as it came, and the page goes on.
+      const odd = await challenge('odd');
+      expect(await odd.locator('p').first().textContent()).toBe('2025 not JSON');
+      expect(pixels).toBe(0);
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+  },
+);
