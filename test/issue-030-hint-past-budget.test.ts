@@ -36,7 +36,7 @@ describe('a refused signature past the diagnoses budget', async () => {
 
   beforeEach(() => {
     sim.newRun();
-    vi.useFakeTimers({ toFake: ['hrtime'] });
+    vi.useFakeTimers({ toFake: ['performance'] });
     // At the start of a second of the doctor's clock: every request below falls in it until a test moves it on.
     vi.advanceTimersByTime(1000 - (Math.floor(monotonicMs()) % 1000));
   });
