@@ -122,7 +122,7 @@ public class Example {
   }
 
   static Answer newChallenge(String user) throws Exception {
-    String envelope = "{\"id\":\"java-1\",\"utctime\":\"" + System.currentTimeMillis() + "\",\"apiUser\":\"" + API_USER + "\",\"type\":150,"
+    String envelope = "{\"id\":\"java-" + java.util.UUID.randomUUID().toString().substring(0, 18) + "\",\"utctime\":\"" + System.currentTimeMillis() + "\",\"apiUser\":\"" + API_USER + "\",\"type\":150,"
         + "\"body\":{\"svcUser\":\"" + user + "\",\"challengeType\":\"UserKeyAndPattern\",\"enableQRcode\":false}}";
     return send("POST", "/v1/svc/challenge", envelope);
   }

@@ -66,7 +66,7 @@ trait SignsRequests
     public function call(string $path, int $type, array $body, array $headers = []): array
     {
         $sign = $this->signedHeaders();
-        $envelope = ['id' => 'php-1', 'utctime' => $sign['x-svc-utctime'], 'apiUser' => $this->apiUser, 'type' => $type, 'body' => $body];
+        $envelope = ['id' => 'php-' . bin2hex(random_bytes(10)), 'utctime' => $sign['x-svc-utctime'], 'apiUser' => $this->apiUser, 'type' => $type, 'body' => $body];
         return $this->send('POST', "/v1/svc/{$path}", $envelope, [...$sign, ...$headers]);
     }
 

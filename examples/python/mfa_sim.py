@@ -46,7 +46,7 @@ class Client:
     def call(self, path, op_type, body, **headers):
         """POST an envelope to /v1/svc/<path>; returns (HTTP status, the answer envelope)."""
         sign = self.signed_headers()
-        envelope = {"id": "py-1", "utctime": sign["x-svc-utctime"], "apiUser": self.api_user, "type": op_type, "body": body}
+        envelope = {"id": f"py-{uuid.uuid4().hex[:20]}", "utctime": sign["x-svc-utctime"], "apiUser": self.api_user, "type": op_type, "body": body}
         return _send(self.url, "POST", f"/v1/svc/{path}", envelope, {**sign, **headers})
 
     def new_challenge(self, user, **headers):

@@ -91,7 +91,7 @@ public final class MfaSim implements BeforeAllCallback {
     }
 
     Answer post(String endpoint, int type, String body) throws Exception {
-      String envelope = "{\"id\":\"junit-1\",\"utctime\":\"" + System.currentTimeMillis() + "\",\"apiUser\":\"" + apiUser + "\",\"type\":" + type + ",\"body\":" + body + "}";
+      String envelope = "{\"id\":\"junit-" + java.util.UUID.randomUUID().toString().substring(0, 18) + "\",\"utctime\":\"" + System.currentTimeMillis() + "\",\"apiUser\":\"" + apiUser + "\",\"type\":" + type + ",\"body\":" + body + "}";
       return send("POST", "/v1/svc/" + endpoint, envelope, 0);
     }
 
