@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerText } from '../src/proxy/answer-text.js';
-import { compareAnswers } from '../src/proxy/compare.js';
-import { rawHeader, towardsClient, towardsUpstream } from '../src/proxy/headers.js';
-import { judgeAnswer } from '../src/proxy/judge.js';
+import { answerText, compareAnswers, judgeAnswer, seenAnswer } from '../src/proxy/judge.js';
+import { rawHeader, towardsClient, towardsUpstream } from '../src/proxy/upstream.js';
 
 /**
  * Judging an answer of the service (pure logic, called directly): against the contract (the code table, the envelope)
@@ -21,11 +19,8 @@ const envelope = (over: Record<string, unknown> = {}, style: 'utctime' | 'utcTim
     ...over,
   });
 /** An answer; `null` for one without a Content-Type. */
-const answer = (body: string, status = 400, contentType: string | null = JSON_TYPE) => ({
-  status,
-  contentType: contentType ?? undefined,
-  body,
-});
+const answer = (body: string, status = 400, contentType: string | null = JSON_TYPE) =>
+  seenAnswer(status, contentType ?? undefined, body);
 const kinds = (
   a: ReturnType<typeof answer>,
   style: 'document' | 'sdk' = 'document',

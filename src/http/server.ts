@@ -8,7 +8,7 @@ import { scenarioOnce } from '../arguments.js';
 import { Simulator } from '../simulator.js';
 import { appOf, type ApiHandler, type SimulatorApp } from './app.js';
 import { ProxyMode } from '../proxy/proxy.js';
-import { serveApiSafely } from './serve-api.js';
+import { answerInternalError, serveApi, serveApiSafely } from './serve-api.js';
 
 /**
  * Starting a simulator on HTTP: the node:http server (every request to the Express app), its
@@ -47,7 +47,10 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   const opts: StartOptions = typeof options === 'string' ? { scenario: options } : scenarioOnce(options, 'options');
   const sim = new Simulator(opts);
   // Proxy mode (src/proxy/): the API is forwarded to the operator's upstream instead of answered here.
-  const proxy = opts.upstream === undefined ? undefined : new ProxyMode(sim, { ...opts, upstream: opts.upstream });
+  const proxy =
+    opts.upstream === undefined
+      ? undefined
+      : new ProxyMode(sim, { ...opts, upstream: opts.upstream }, { serveApi, answerInternalError });
   const api: ApiHandler = proxy ? (req, res) => proxy.serve(req, res) : (req, res) => serveApiSafely(sim, req, res);
   // The Express app is made (and Express loaded) with the first request: a simulator that is started and never asked
   // anything does not pay for it.

@@ -1,5 +1,4 @@
 import type { Hint } from '../doctor/hint.js';
-import type { Forwarding } from '../proxy/deviation.js';
 
 /**
  * The record of the one event of the request path, "a request was answered" (answered-events.ts): what every observer
@@ -66,3 +65,42 @@ export type JournalEntry = AnsweredRequest;
  * anyone can name an API user, and a forgery must not make findings or fill the doctor's memories.
  */
 export type Caller = 'unknown' | 'known' | 'signed';
+
+/** Proxy mode: an answer of the service that breaks the contract (src/proxy/judge.ts). */
+export type ContractKind =
+  | 'service-not-json'
+  | 'service-envelope-keys'
+  | 'service-envelope-types'
+  | 'service-utctime-format'
+  | 'service-code-unknown'
+  | 'service-status-mismatch'
+  | 'service-code-scope'
+  | 'service-more-info'
+  | 'service-no-answer';
+
+/** Proxy mode: an answer of the service other than mfa-sim's (the shadow comparison and the probe). */
+export type DifferenceKind = 'service-differs-status' | 'service-differs-envelope' | 'service-differs-message';
+
+/** One thing found in one answer of the service: its kind (a finding kind of its own), and what, with both answers. */
+export interface Deviation {
+  kind: ContractKind | DifferenceKind;
+  detail: string;
+}
+
+/** mfa-sim's own answer, as a journal entry of proxy mode shows it (every secret redacted). */
+export interface AnswerShown {
+  http: number;
+  code?: number;
+  body: string;
+}
+
+/** What a journal entry of a forwarded request adds: where it went, what mfa-sim would have answered, what it found. */
+export interface Forwarding {
+  /** The upstream's base URL. */
+  url: string;
+  /** Why the upstream gave no answer (the client got -5000 with it), when it gave none. */
+  failure?: string;
+  /** What mfa-sim would have answered (the shadow), when the operator gave the API user's secret. */
+  mfaSim?: AnswerShown;
+  deviations: Deviation[];
+}

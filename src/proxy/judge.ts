@@ -1,42 +1,38 @@
 import { codeApplies, codeInfo, type Operation } from '../codes.js';
 import { isObject, own } from '../contract/answer.js';
 import type { ResponseStyle } from '../contract/response.js';
-import type { ContractKind } from './deviation.js';
+import type { ContractKind, DifferenceKind } from '../observers/answered.js';
 
 /**
- * Judging an answer of the service against the contract: the envelope's keys and their types, `utctime`, the HTTP
- * status and code as a pair of the code table (src/codes.ts), a code outside the table or outside its operations,
- * `moreInfo`, and a body that is not JSON. The envelope is the one mfa-sim answers (contract/response.ts): exactly
- * `id, utctime, status, code, message, moreInfo`, with `utcTime` in the sdk response style.
+ * An answer of the service judged against the contract (the envelope mfa-sim answers itself, contract/response.ts,
+ * and the code table, src/codes.ts), and against mfa-sim's own answer to the same request (the shadow comparison and
+ * the probe).
  */
 
-/** An answer as judged: the status and body, with the Content-Type it came with. */
+/** An answer as judged: its status, Content-Type and body, and the body read as a JSON object. */
 export interface SeenAnswer {
   status: number;
   contentType?: string;
   body: string;
-}
-
-/** What the judge read in an answer, and what it found wrong. */
-export interface Judged {
-  /** The envelope, when the body is a JSON object. */
   envelope?: Record<string, unknown>;
-  /** The code, when the envelope has an integer one. */
+}
+
+/** One thing found in an answer: its kind, and what exactly. */
+export interface Found {
+  kind: ContractKind | DifferenceKind;
+  what: string;
+}
+
+/** What the judge read in an answer (its envelope, its integer code), and what it found wrong. */
+export interface Judged {
+  envelope?: Record<string, unknown>;
   code?: number;
-  problems: { kind: ContractKind; what: string }[];
+  problems: Found[];
 }
 
-/** The keys of the envelope, in the order mfa-sim writes them. */
-function envelopeKeys(style: ResponseStyle): string[] {
-  return ['id', style === 'sdk' ? 'utcTime' : 'utctime', 'status', 'code', 'message', 'moreInfo'];
-}
-
-/** ISO 8601 in UTC, with fractional seconds and the `Z` suffix, as the interface document describes `utctime`. */
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
-
-/** Whether a `utctime` is an instant written as the interface document describes it. */
-export function isIsoUtc(text: string): boolean {
-  return ISO_UTC.test(text) && !Number.isNaN(Date.parse(text));
+/** An answer, its body read once. */
+export function seenAnswer(status: number, contentType: string | undefined, body: string): SeenAnswer {
+  return { status, contentType, body, envelope: envelopeOf(body) };
 }
 
 /** The body as a JSON object, or undefined when it is not one. */
@@ -49,70 +45,58 @@ export function envelopeOf(body: string): Record<string, unknown> | undefined {
   }
 }
 
+/** Whether a `utctime` is ISO 8601 in UTC with fractional seconds and `Z`, as the interface document describes it. */
+export function isIsoUtc(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/.test(text) && !Number.isNaN(Date.parse(text));
+}
+
 /** Judges one answer; `operation` (when known) is what the request asked for, for the code table's scope. */
-export function judgeAnswer(answer: SeenAnswer, style: ResponseStyle, operation?: Operation): Judged {
-  const envelope = envelopeOf(answer.body);
+export function judgeAnswer(a: SeenAnswer, style: ResponseStyle, operation?: Operation): Judged {
+  const envelope = a.envelope;
   if (!envelope) return { problems: [{ kind: 'service-not-json', what: 'the body is not a JSON object' }] };
-  const problems: Judged['problems'] = [];
+  const problems: Found[] = [];
   const add = (kind: ContractKind, what: string) => problems.push({ kind, what });
-  if (!/^application\/json\b/i.test(answer.contentType ?? ''))
-    add(
-      'service-not-json',
-      `the body is JSON but its Content-Type is ${JSON.stringify(answer.contentType ?? '(none)')}`,
-    );
-
-  const expected = envelopeKeys(style);
-  const missing = expected.filter((k) => !Object.hasOwn(envelope, k));
-  const extra = Object.keys(envelope).filter((k) => !expected.includes(k));
-  if (missing.length || extra.length)
-    add(
-      'service-envelope-keys',
-      [
-        missing.length ? `missing ${missing.join(', ')}` : '',
-        extra.length ? `extra ${extra.map((k) => JSON.stringify(k)).join(', ')}` : '',
-      ]
-        .filter(Boolean)
-        .join('; '),
-    );
-
-  const wrongTypes = expected.filter((k) => Object.hasOwn(envelope, k) && !hasType(k, envelope[k]));
+  if (!/^application\/json\b/i.test(a.contentType ?? ''))
+    add('service-not-json', `the body is JSON but its Content-Type is ${JSON.stringify(a.contentType ?? '(none)')}`);
+  const keys = ['id', style === 'sdk' ? 'utcTime' : 'utctime', 'status', 'code', 'message', 'moreInfo'];
+  const keyProblems = keyDifference(Object.keys(envelope), keys);
+  if (keyProblems.length) add('service-envelope-keys', keyProblems.join('; '));
+  const integer = (k: string) => k === 'status' || k === 'code';
+  const wrongTypes = keys.filter(
+    (k) =>
+      Object.hasOwn(envelope, k) && (integer(k) ? !Number.isInteger(envelope[k]) : typeof envelope[k] !== 'string'),
+  );
   if (wrongTypes.length)
     add(
       'service-envelope-types',
       wrongTypes
-        .map(
-          (k) => `${k} is ${typeName(envelope[k])}, not ${k === 'status' || k === 'code' ? 'an integer' : 'a string'}`,
-        )
+        .map((k) => `${k} is ${typeName(envelope[k])}, not ${integer(k) ? 'an integer' : 'a string'}`)
         .join('; '),
     );
-
-  const time = own(envelope, expected[1]);
+  const time = own(envelope, keys[1]);
   if (typeof time === 'string' && !isIsoUtc(time))
     add(
       'service-utctime-format',
-      `${expected[1]} is ${JSON.stringify(time.slice(0, 40))}, not ISO 8601 UTC with fractional seconds and Z`,
+      `${keys[1]} is ${JSON.stringify(time.slice(0, 40))}, not ISO 8601 UTC with fractional seconds and Z`,
     );
 
   const written = own(envelope, 'code');
   if (!Number.isInteger(written)) return { envelope, problems };
   const code = written as number;
   const info = codeInfo(code);
-  if (!info) {
-    add('service-code-unknown', `code ${code} is not in the code table`);
-  } else {
-    if (info.http !== answer.status)
-      add(
-        'service-status-mismatch',
-        `code ${code} is HTTP ${info.http} in the code table, and came with HTTP ${answer.status}`,
-      );
-    if (operation !== undefined && !codeApplies(info, operation))
-      add('service-code-scope', `code ${code} is not an answer to ${operation} in the code table`);
-  }
-  const status = own(envelope, 'status');
-  if (Number.isInteger(status) && status !== answer.status)
+  if (!info) add('service-code-unknown', `code ${code} is not in the code table`);
+  else if (info.http !== a.status)
     add(
       'service-status-mismatch',
-      `the envelope's status ${status as number} differs from the HTTP status ${answer.status}`,
+      `code ${code} is HTTP ${info.http} in the code table, and came with HTTP ${a.status}`,
+    );
+  if (info && operation !== undefined && !codeApplies(info, operation))
+    add('service-code-scope', `code ${code} is not an answer to ${operation} in the code table`);
+  const status = own(envelope, 'status');
+  if (Number.isInteger(status) && status !== a.status)
+    add(
+      'service-status-mismatch',
+      `the envelope's status ${status as number} differs from the HTTP status ${a.status}`,
     );
   const moreInfo = own(envelope, 'moreInfo');
   if (typeof moreInfo === 'string' && !linksToCode(moreInfo, code))
@@ -123,19 +107,65 @@ export function judgeAnswer(answer: SeenAnswer, style: ResponseStyle, operation?
   return { envelope, code, problems };
 }
 
-function hasType(key: string, value: unknown): boolean {
-  return key === 'status' || key === 'code' ? Number.isInteger(value) : typeof value === 'string';
+/**
+ * The parts in which the service's answer differs from mfa-sim's; none when they agree. Messages are compared for what
+ * the interface document fixes, not word for word: JSON text (a new challenge's, the time's) has the same keys, each
+ * value of the same kind; an error's sentence begins with the code's meaning as the code table words it, as every
+ * message of mfa-sim's does (its detail and the doctor's hint after it are mfa-sim's own).
+ */
+export function compareAnswers(theirs: SeenAnswer, mine: SeenAnswer): Found[] {
+  const a = theirs.envelope;
+  const b = mine.envelope;
+  if (theirs.status !== mine.status || a?.code !== b?.code) {
+    const what = `HTTP ${theirs.status} ${codeWords(a?.code)} where mfa-sim answers HTTP ${mine.status} ${codeWords(b?.code)}`;
+    return [{ kind: 'service-differs-status', what }];
+  }
+  if (!a || !b) {
+    const what = a ? 'mfa-sim answers no JSON envelope' : 'the body is not a JSON envelope';
+    return a === b ? [] : [{ kind: 'service-differs-envelope', what }];
+  }
+  const out: Found[] = [];
+  const shape = shapeDifference(a, b);
+  if (shape) out.push({ kind: 'service-differs-envelope', what: shape });
+  if (!sameMessage(a.message, b.message, a.code))
+    out.push({ kind: 'service-differs-message', what: `the message differs from mfa-sim's` });
+  return out;
 }
 
-/** A JSON value's kind, in words: "a number", "null", "an object"... */
+/**
+ * An answer in a few words, for a finding's detail and the probe: `HTTP 400 -4037 "Signature error"`, or
+ * `HTTP 502 text/html "<html>…"` for one that is no envelope. Quoted as JSON, so that a line break or a control
+ * character is an escape; each output escapes the rest its own way (Markdown, XML, HTML, the terminal).
+ */
+export function answerText(a: SeenAnswer, max = 120): string {
+  const quote = (text: string) => JSON.stringify(text.length <= max ? text : `${text.slice(0, max)}…`);
+  const code = a.envelope?.code;
+  if (typeof code === 'number' || typeof code === 'string') {
+    const message = a.envelope!.message;
+    return `HTTP ${a.status} ${code}${typeof message === 'string' ? ` ${quote(message)}` : ''}`;
+  }
+  // A header value may hold any byte but a line break: only printable ASCII of it is shown.
+  const type =
+    a.contentType === undefined ? '(no Content-Type)' : a.contentType.slice(0, 60).replace(/[^\x20-\x7e]/g, '?');
+  return `HTTP ${a.status} ${type} ${a.body === '' ? '(empty)' : quote(a.body)}`;
+}
+
+/** A JSON value's kind, in words: "a string", "an integer", "a fraction", "null", "an object"... */
 export function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'number' && !Number.isInteger(value)) return 'a fraction';
-  return (
-    { string: 'a string', number: 'an integer', boolean: 'a boolean', object: 'an object' }[typeof value as string] ??
-    typeof value
-  );
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a fraction';
+  return { string: 'a string', boolean: 'a boolean', object: 'an object' }[typeof value as string] ?? typeof value;
+}
+
+/** The keys `want` has and `have` lacks, and those `have` has besides, in words. */
+function keyDifference(have: string[], want: string[]): string[] {
+  const missing = want.filter((k) => !have.includes(k));
+  const extra = have.filter((k) => !want.includes(k));
+  return [
+    ...(missing.length ? [`missing ${missing.join(', ')}`] : []),
+    ...(extra.length ? [`extra ${extra.map((k) => JSON.stringify(k)).join(', ')}`] : []),
+  ];
 }
 
 /** Whether `moreInfo` is an absolute http(s) URL of a page that takes this code as its `code` parameter. */
@@ -146,4 +176,31 @@ function linksToCode(moreInfo: string, code: number): boolean {
   } catch {
     return false;
   }
+}
+
+function codeWords(code: unknown): string {
+  return code === undefined ? '(no code)' : JSON.stringify(code);
+}
+
+/** How two envelopes' shapes differ (keys present, the kind of each value), or undefined when they are the same. */
+function shapeDifference(a: Record<string, unknown>, b: Record<string, unknown>): string | undefined {
+  const kinds = Object.keys(b).filter((k) => Object.hasOwn(a, k) && typeName(a[k]) !== typeName(b[k]));
+  const parts = [
+    ...keyDifference(Object.keys(a), Object.keys(b)),
+    ...kinds.map((k) => `${k} is ${typeName(a[k])} where mfa-sim's is ${typeName(b[k])}`),
+  ];
+  return parts.length ? parts.join('; ') : undefined;
+}
+
+/** Whether two messages of one code say the same, as far as the document fixes it (see compareAnswers). */
+function sameMessage(theirs: unknown, mine: unknown, code: unknown): boolean {
+  if (theirs === mine) return true;
+  if (typeof theirs !== 'string' || typeof mine !== 'string') return false;
+  const b = envelopeOf(mine);
+  if (b) {
+    const a = envelopeOf(theirs);
+    return a !== undefined && shapeDifference(a, b) === undefined;
+  }
+  const title = typeof code === 'number' ? codeInfo(code)?.title : undefined;
+  return title !== undefined && theirs.startsWith(title) && mine.startsWith(title);
 }

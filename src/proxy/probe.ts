@@ -2,28 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { version } from '../../package.json';
 import { headerNames, signedHeaders, userKeyOf } from '../auth/signature.js';
 import { ProbeCommandSchema, type ProbeCommandLine } from '../command-line.js';
-import { FlagError } from '../errors.js';
+import { FlagError, OptionsError } from '../errors.js';
 import { flagsOf, helpText, parseFlags } from '../flags.js';
-import { OptionsError } from '../errors.js';
 import { Simulator } from '../simulator.js';
-import { answerText } from './answer-text.js';
-import { compareAnswers } from './compare.js';
-import { rawHeader } from './headers.js';
-import { envelopeOf, judgeAnswer, type SeenAnswer } from './judge.js';
-import { Upstream } from './upstream.js';
+import { answerText, compareAnswers, judgeAnswer, seenAnswer, type SeenAnswer } from './judge.js';
+import { rawHeader, Upstream } from './upstream.js';
 
 /**
  * `mfa-sim probe`: a short run of requests that create nothing on the service, sent to the upstream and to an
- * in-process mfa-sim alike, and a table of where the two agree. Every request is in STEPS, which docs/proxy.md shows
- * (a generated block), so that a team can approve exactly what the probe sends before pointing it at a real service.
+ * in-process mfa-sim alike, and a table of where the two agree. Every request is in STEPS, which docs/proxy.md shows,
+ * so that a team can approve exactly what the probe sends before pointing it at a real service.
  */
-
-/** What one step sends, made from the probe's settings and the steps before it. */
-interface Sent {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 interface Signing {
   token: string;
@@ -35,44 +24,41 @@ interface Signing {
   firstNonce?: string;
 }
 
-/** One step: its name, what it sends in words (docs/proxy.md), the code a faithful service answers, and the request. */
-export interface ProbeStep {
+/** What one step sends, made from the probe's settings and the steps before it. */
+interface Sent {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One step: its name, what it sends in words (docs/proxy.md), the code a faithful service answers, the request. */
+interface ProbeStep {
   name: string;
   sends: string;
   expect: number;
   request(s: Signing): Sent;
 }
 
-const ONE_HOUR_MS = 3_600_000;
-
-function envelope(s: Signing, id: string, type: number, body: Record<string, unknown>): string {
-  return JSON.stringify({ id, utctime: String(s.time()), apiUser: s.apiUser, type, body });
+interface Signed {
+  time?: number;
+  nonce?: string;
+  edit?: (h: Record<string, string>) => void;
 }
 
-/** A correctly signed request (its time and nonce as given), then changed by `edit`. */
-function signed(
-  s: Signing,
-  path: string,
-  body: string,
-  opts: { time?: number; nonce?: string; edit?: (h: Record<string, string>) => void } = {},
-): Sent {
+/** A correctly signed POST of an envelope (its time and nonce as given), then changed by `edit`. */
+function signed(s: Signing, path: string, type: number, body: Record<string, unknown>, opts: Signed = {}): Sent {
+  const { apiUser, secret, token } = s;
+  const envelope = JSON.stringify({ id: 'mfa-sim-probe', utctime: String(s.time()), apiUser, type, body });
   const headers: Record<string, string> = {
     'Content-Type': 'application/json; charset=utf-8',
     Accept: 'application/json; charset=utf-8',
-    ...signedHeaders({
-      apiUser: s.apiUser,
-      secret: s.secret,
-      token: s.token,
-      time: opts.time ?? s.time(),
-      nonce: opts.nonce,
-    }),
+    ...signedHeaders({ apiUser, secret, token, time: opts.time ?? s.time(), nonce: opts.nonce }),
   };
   opts.edit?.(headers);
-  return { path, headers, body };
+  return { path, headers, body: envelope };
 }
 
-const timeRequest = (s: Signing, opts: Parameters<typeof signed>[3] = {}) =>
-  signed(s, '/v1/svc/time', envelope(s, 'mfa-sim-probe', 990, {}), opts);
+const timeRequest = (s: Signing, opts?: Signed) => signed(s, '/v1/svc/time', 990, {}, opts);
 
 /** The steps, in the order they are sent. None creates a challenge or changes anything on the service. */
 export const STEPS: readonly ProbeStep[] = [
@@ -80,11 +66,7 @@ export const STEPS: readonly ProbeStep[] = [
     name: 'time',
     sends: 'POST /v1/svc/time, correctly signed, envelope type 990 with an empty body',
     expect: 15000,
-    request(s) {
-      const nonce = randomUUID();
-      s.firstNonce = nonce;
-      return timeRequest(s, { nonce });
-    },
+    request: (s) => timeRequest(s, { nonce: (s.firstNonce = randomUUID()) }),
   },
   {
     name: 'bad signature',
@@ -109,7 +91,7 @@ export const STEPS: readonly ProbeStep[] = [
     name: 'time outside the drift window',
     sends: "the same time request, correctly signed with a time one hour behind this machine's clock",
     expect: -4036,
-    request: (s) => timeRequest(s, { time: s.time() - ONE_HOUR_MS }),
+    request: (s) => timeRequest(s, { time: s.time() - 3_600_000 }),
   },
   {
     name: 'no Authorization header',
@@ -135,15 +117,11 @@ export const STEPS: readonly ProbeStep[] = [
       'POST /v1/svc/challenge, correctly signed, type 150 for the user `not-an-e-mail-address` (challengeType UserKeyAndPattern, enableQRcode false): refused before anything is sent',
     expect: -5079,
     request: (s) =>
-      signed(
-        s,
-        '/v1/svc/challenge',
-        envelope(s, 'mfa-sim-probe', 150, {
-          [userKeyOf(s.token)]: 'not-an-e-mail-address',
-          challengeType: 'UserKeyAndPattern',
-          enableQRcode: false,
-        }),
-      ),
+      signed(s, '/v1/svc/challenge', 150, {
+        [userKeyOf(s.token)]: 'not-an-e-mail-address',
+        challengeType: 'UserKeyAndPattern',
+        enableQRcode: false,
+      }),
   },
   {
     name: 'cancel of an unknown challenge',
@@ -151,23 +129,20 @@ export const STEPS: readonly ProbeStep[] = [
       'POST /v1/svc/challenge, correctly signed, type 151 cancelling a random challengeId (a new UUID) of the user `probe@example.com`',
     expect: -2035,
     request: (s) =>
-      signed(
-        s,
-        '/v1/svc/challenge',
-        envelope(s, 'mfa-sim-probe', 151, {
-          challengeId: randomUUID(),
-          [userKeyOf(s.token)]: 'probe@example.com',
-          status: 'CANCEL',
-        }),
-      ),
+      signed(s, '/v1/svc/challenge', 151, {
+        challengeId: randomUUID(),
+        [userKeyOf(s.token)]: 'probe@example.com',
+        status: 'CANCEL',
+      }),
   },
 ];
 
-/** The flags the probe takes (command-line.ts: the command line's options, described for what they mean to it). */
 const PROBE_FLAGS = flagsOf(ProbeCommandSchema);
-
-/** Exit statuses of the probe. */
-const PROBE_EXIT = { agree: 0, differ: 1, usage: 2 } as const;
+const USAGE = 'mfa-sim probe --upstream <url> --api-user <id> --secret <secret> [options]';
+const DESCRIPTION =
+  'Sends a short run of requests that create nothing on the service (the time, a bad signature, a replayed nonce, a time outside the drift window, malformed headers, an invalid e-mail address on a new challenge, a cancel of a challenge that does not exist) to the upstream and to an in-process mfa-sim, and prints where they agree. docs/proxy.md lists exactly what each step sends.';
+const AFTER =
+  'Exit status: 0 every step agrees (a message worded otherwise is shown, and agrees), 1 a step differs\nor the service could not be reached, 2 bad flags.';
 
 interface Output {
   out(text: string): void;
@@ -182,7 +157,7 @@ export async function probeCommand(
 ): Promise<number> {
   const usage = (message: string) => {
     io.err(`mfa-sim probe: ${message}\nRun 'mfa-sim probe --help' for the options.\n`);
-    return PROBE_EXIT.usage;
+    return 2;
   };
   let o: ProbeCommandLine;
   try {
@@ -192,38 +167,34 @@ export async function probeCommand(
     throw e;
   }
   if (o.help) {
-    io.out(
-      helpText(
-        DESCRIPTION,
-        AFTER,
-        100,
-        PROBE_FLAGS,
-        'mfa-sim probe --upstream <url> --api-user <id> --secret <secret> [options]',
-      ),
-    );
-    return PROBE_EXIT.agree;
+    io.out(helpText(DESCRIPTION, AFTER, 100, PROBE_FLAGS, USAGE));
+    return 0;
   }
-  const missing = (['upstream', 'apiUser', 'secret'] as const).filter((k) => o[k] === undefined);
-  if (missing.length)
-    return usage(`give ${missing.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}.`);
+  const { upstream: url, apiUser, secret } = o;
+  if (url === undefined || apiUser === undefined || secret === undefined) {
+    const flags = Object.entries({ '--upstream': url, '--api-user': apiUser, '--secret': secret });
+    return usage(
+      `give ${flags
+        .filter(([, v]) => v === undefined)
+        .map(([flag]) => flag)
+        .join(', ')}.`,
+    );
+  }
   let upstream: Upstream;
   let sim: Simulator;
   try {
-    const settings = {
-      token: o.token,
-      strict: o.strict,
-      responseStyle: o.responseStyle,
-      apiUser: o.apiUser,
-      secret: o.secret,
-    };
-    sim = new Simulator(Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)));
-    upstream = new Upstream({ upstream: o.upstream!, upstreamCa: o.upstreamCa, upstreamTimeout: o.upstreamTimeout });
+    const { token, strict, responseStyle } = o;
+    const settings = Object.entries({ token, strict, responseStyle, apiUser, secret }).filter(
+      ([, v]) => v !== undefined,
+    );
+    sim = new Simulator(Object.fromEntries(settings));
+    upstream = new Upstream({ upstream: url, upstreamCa: o.upstreamCa, upstreamTimeout: o.upstreamTimeout });
   } catch (e) {
     if (e instanceof OptionsError) return usage(e.message.replace(/^options: /, ''));
     throw e;
   }
   try {
-    return await probe(upstream, sim, { token: sim.token, apiUser: o.apiUser!, secret: o.secret! }, io);
+    return await probe(upstream, sim, { token: sim.token, apiUser, secret }, io);
   } finally {
     upstream.close();
   }
@@ -239,62 +210,51 @@ interface Outcome {
   verdict: 'agrees' | 'message differs' | 'differs';
 }
 
-async function probe(
-  upstream: Upstream,
-  sim: Simulator,
-  who: { token: string; apiUser: string; secret: string },
-  io: Output,
-): Promise<number> {
+async function probe(upstream: Upstream, sim: Simulator, who: Omit<Signing, 'time'>, io: Output): Promise<number> {
   let last = 0;
   const signing: Signing = { ...who, time: () => (last = Math.max(Date.now(), last + 1)) };
-  io.out(
-    terminalText(
-      `mfa-sim probe of ${upstream.url}: API user ${who.apiUser}, token ${who.token}; mfa-sim ${version} in process\n\n`,
-    ),
+  const print = (text: string) => io.out(terminalText(text));
+  print(
+    `mfa-sim probe of ${upstream.url}: API user ${who.apiUser}, token ${who.token}; mfa-sim ${version} in process\n\n`,
   );
   const outcomes: Outcome[] = [];
   for (const step of STEPS) {
-    const sent = step.request(signing);
-    const outcome = await run(step, sent, upstream, sim);
+    const outcome = await run(step, step.request(signing), upstream, sim);
     outcomes.push(outcome);
     // The service cannot be reached: every other step would wait as long for nothing.
     if (outcome.failure) break;
   }
+  const cell = (a: SeenAnswer) =>
+    `${a.status} ${typeof a.envelope?.code === 'number' ? a.envelope.code : '(no envelope)'}`;
   const rows = outcomes.map((o, i) => [
     String(i + 1),
     o.step.name,
-    o.theirs ? short(o.theirs) : 'no answer',
-    short(o.mine),
+    o.theirs ? cell(o.theirs) : 'no answer',
+    cell(o.mine),
     o.verdict,
   ]);
   const head = ['#', 'step', 'the service', 'mfa-sim', ''];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   for (const row of [head, ...rows])
-    io.out(
-      `${terminalText(
-        row
-          .map((cell, c) => cell.padEnd(widths[c]))
-          .join('  ')
-          .trimEnd(),
-      )}\n`,
+    print(
+      `${row
+        .map((text, c) => text.padEnd(widths[c]))
+        .join('  ')
+        .trimEnd()}\n`,
     );
   const unlike = outcomes.filter((o) => o.verdict !== 'agrees');
   if (unlike.length) io.out('\nWhere they differ:\n');
   for (const o of unlike) {
-    io.out(terminalText(`\n${outcomes.indexOf(o) + 1}. ${o.step.name}: ${o.step.sends}\n`));
-    for (const d of o.differences) io.out(terminalText(`   - ${d}\n`));
-    io.out(
-      terminalText(
-        `   the service: ${o.theirs ? answerText(o.theirs, 400) : o.failure}\n   mfa-sim:     ${answerText(o.mine, 400)}\n`,
-      ),
-    );
+    print(`\n${outcomes.indexOf(o) + 1}. ${o.step.name}: ${o.step.sends}\n`);
+    for (const d of o.differences) print(`   - ${d}\n`);
+    print(`   the service: ${o.theirs ? answerText(o.theirs, 400) : o.failure}\n`);
+    print(`   mfa-sim:     ${answerText(o.mine, 400)}\n`);
   }
   const failing = outcomes.filter((o) => o.verdict === 'differs').length;
   const skipped = STEPS.length - outcomes.length;
-  io.out(
-    `\n${outcomes.length - failing} of ${STEPS.length} steps agree${skipped ? ` (${skipped} not sent: the service could not be reached)` : ''}.\n`,
-  );
-  return failing || skipped ? PROBE_EXIT.differ : PROBE_EXIT.agree;
+  const notSent = skipped ? ` (${skipped} not sent: the service could not be reached)` : '';
+  io.out(`\n${outcomes.length - failing} of ${STEPS.length} steps agree${notSent}.\n`);
+  return failing || skipped ? 1 : 0;
 }
 
 /** Sends one step to both, and compares the answers. */
@@ -303,34 +263,20 @@ async function run(step: ProbeStep, sent: Sent, upstream: Upstream, sim: Simulat
   const answer = await upstream.send({ method: 'POST', target: sent.path, headers, body: Buffer.from(sent.body) });
   const lower = Object.fromEntries(Object.entries(sent.headers).map(([k, v]) => [k.toLowerCase(), v]));
   const result = await sim.path.handle({ method: 'POST', url: sent.path, headers: lower, body: sent.body });
-  const mine: SeenAnswer = { status: result.status, contentType: result.contentType, body: result.body };
+  const mine = seenAnswer(result.status, result.contentType, result.body);
   if (answer.kind === 'failure')
     return { step, failure: answer.reason, mine, differences: [answer.reason], verdict: 'differs' };
-  const theirs: SeenAnswer = {
-    status: answer.status,
-    contentType: rawHeader(answer.headers, 'content-type'),
-    body: answer.body.toString('utf8'),
-  };
+  const theirs = seenAnswer(answer.status, rawHeader(answer.headers, 'content-type'), answer.body.toString('utf8'));
   const found = [...judgeAnswer(theirs, sim.scenario.responseStyle).problems, ...compareAnswers(theirs, mine)];
-  const verdict =
-    found.length === 0
-      ? 'agrees'
-      : found.every((f) => f.kind === 'service-differs-message')
-        ? 'message differs'
-        : 'differs';
+  const onlyMessage = found.every((f) => f.kind === 'service-differs-message');
+  const verdict = found.length === 0 ? 'agrees' : onlyMessage ? 'message differs' : 'differs';
   return { step, theirs, mine, differences: found.map((f) => f.what), verdict };
 }
 
-/** An answer in a table cell: its status and code, or its status and that it is no envelope. */
-function short(a: SeenAnswer): string {
-  const code = envelopeOf(a.body)?.code;
-  return `${a.status} ${typeof code === 'number' ? code : '(no envelope)'}`;
-}
-
 /**
- * Text fit for a terminal: control characters (C0, DEL, C1, which start escape sequences) and the marks that
- * reorder a line (bidirectional overrides) shown as escapes, so that what the service answered cannot move the
- * cursor, recolour, retitle or reorder what the probe prints.
+ * Text fit for a terminal: control characters (C0, DEL, C1, which start escape sequences) and the marks that reorder a
+ * line (bidirectional overrides) as escapes, so that what the service answered cannot move the cursor, recolour,
+ * retitle or reorder what the probe prints.
  */
 function terminalText(text: string): string {
   return text.replace(
@@ -339,8 +285,3 @@ function terminalText(text: string): string {
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
-
-const DESCRIPTION =
-  'Sends a short run of requests that create nothing on the service (the time, a bad signature, a replayed nonce, a time outside the drift window, malformed headers, an invalid e-mail address on a new challenge, a cancel of a challenge that does not exist) to the upstream and to an in-process mfa-sim, and prints where they agree. docs/proxy.md lists exactly what each step sends.';
-const AFTER =
-  'Exit status: 0 every step agrees (a message worded otherwise is shown, and agrees), 1 a step differs\nor the service could not be reached, 2 bad flags.';

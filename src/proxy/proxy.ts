@@ -1,32 +1,32 @@
-import type { AnsweredRequest, Caller } from '../observers/answered.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Operation } from '../codes.js';
-import { MAX_MESSAGE_CHARS } from '../contract/answer.js';
+import { CHECKS, codeInfo, type Operation } from '../codes.js';
+import { clipText, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
 import { peek } from '../contract/envelope.js';
 import { endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
-import { envelopeJson } from '../contract/response.js';
-import { answerInternalError, serveApi } from '../http/serve-api.js';
+import { envelopeJson, isoTime } from '../contract/response.js';
+import type { AnsweredRequest, Caller, Deviation, Forwarding, JournalEntry } from '../observers/answered.js';
 import type { ApiRequest } from '../request/context.js';
-import { bodyAsKept } from '../request/record.js';
+import { bodyAsKept, requestAsKept } from '../request/record.js';
 import type { StartOptions } from '../run-options.js';
 import type { Simulator } from '../simulator.js';
 import { monotonicMs } from '../world/monotonic.js';
-import { answerText } from './answer-text.js';
-import { compareAnswers } from './compare.js';
-import type { AnswerShown, Deviation } from './deviation.js';
-import { rawHeader, towardsClient, towardsUpstream } from './headers.js';
-import { envelopeOf, judgeAnswer, type SeenAnswer } from './judge.js';
-import { Recorder } from './recorder.js';
-import { forwardedRecord, type ForwardedAnswer } from './record.js';
+import { answerText, compareAnswers, isIsoUtc, judgeAnswer, seenAnswer } from './judge.js';
+import { Recorder, type RecordedExchange } from './recorder.js';
 import { challengeIdOf, Shadow, type Decision } from './shadow.js';
-import { Upstream, type UpstreamAnswer } from './upstream.js';
+import { rawHeader, towardsClient, towardsUpstream, Upstream, type UpstreamAnswer } from './upstream.js';
 
 /**
- * Proxy mode (`--upstream <url>`): API requests go to the upstream unchanged and its answers come back unchanged,
- * while mfa-sim judges both sides. The request path of proxy mode reads top to bottom in ProxyMode.exchange.
+ * Proxy mode (`--upstream <url>`, docs/proxy.md): API requests go to the upstream unchanged and its answers come back
+ * unchanged, while mfa-sim judges both sides. The path of a forwarded request reads top to bottom in `exchange`.
  */
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/** What proxy mode needs of the HTTP layer that makes it (src/http/server.ts): the simulator's own answers. */
+export interface HttpAnswers {
+  /** Answers a request as the simulator itself does (-404 for a path of no endpoint, -413 when `tooLarge`). */
+  serveApi(sim: Simulator, req: IncomingMessage, res: ServerResponse, tooLarge?: boolean): void;
+  /** Answers -5000 for an exception outside the request path. */
+  answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, e: unknown): void;
+}
 
 /** What the client is sent. */
 interface Reply {
@@ -35,9 +35,24 @@ interface Reply {
   body: Buffer;
 }
 
-/** A simulator's proxy mode: its upstream, its shadow and its recorder, and the request path of a forwarded request. */
+/** What a forwarded request came to, for the journal and the recorder. */
+interface Outcome {
+  /** The upstream's answer as read, or why there is none. */
+  answer: RecordedExchange['answer'];
+  /** Its envelope and integer code, when it answered one. */
+  envelope?: Record<string, unknown>;
+  code?: number;
+  /** The challenge the service's answer names (a new one's, a status's). */
+  challengeId?: string;
+  forwarding: Forwarding;
+}
+
+/** The checks from here on need the API user's secret (or are the service's own decisions). */
+const NEEDS_SECRET = CHECKS.indexOf('api-user-known');
+
+/** A simulator's proxy mode: its upstream, its shadow and its recorder, and the path of a forwarded request. */
 export class ProxyMode {
-  readonly upstream: Upstream;
+  private readonly upstream: Upstream;
   private readonly shadow: Shadow;
   private readonly recorder: Recorder | undefined;
   /** The exchanges under way: a stop waits for them (within its grace) before the recording is written. */
@@ -46,50 +61,41 @@ export class ProxyMode {
   constructor(
     private readonly sim: Simulator,
     options: StartOptions & { upstream: string },
+    private readonly http: HttpAnswers,
   ) {
     this.upstream = new Upstream(options);
     this.shadow = new Shadow(sim, options);
     // The challenges are the upstream's: whether one still waits is read from the shadow's copy of it.
     sim.challengeState = (id) => this.shadow.stateOf(id);
-    const sc = sim.scenario;
+    const { token, names, strict, responseStyle } = sim.scenario;
     this.recorder =
       options.record === undefined
         ? undefined
         : new Recorder(
             options.record,
-            {
-              upstream: this.upstream.url,
-              token: sc.token,
-              names: sc.names,
-              strict: sc.strict,
-              responseStyle: sc.responseStyle,
-            },
-            (text) => sim.redact(text),
+            { upstream: this.upstream.url, token, names, strict, responseStyle },
+            sim.redact,
             (e, seq) => sim.run.failures.record('recorder', e, seq),
           );
   }
 
-  /**
-   * Serves one request to `/v1/`. Only the service's endpoints are forwarded: any other path, and a body over the
-   * limit, get the simulator's own answer (-404, -413) and never reach the upstream.
-   */
+  /** Serves one request to `/v1/`: a path of no endpoint, and a body over the limit, never reach the upstream. */
   serve(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = monotonicMs();
-    if (endpointOf(req.url ?? '', this.sim.token) === undefined) return serveApi(this.sim, req, res);
+    if (endpointOf(req.url ?? '', this.sim.token) === undefined) return this.http.serveApi(this.sim, req, res);
     const exchange = readBody(req, this.sim.bodyLimit)
       .then((body) => {
-        if (body === 'too-large') return serveApi(this.sim, req, res, true);
+        if (body === 'too-large') return this.http.serveApi(this.sim, req, res, true);
         if (body !== 'gone') return this.exchange(req, res, body, startedAt);
       })
-      .catch((e) => answerInternalError(this.sim, req, res, e))
+      .catch((e) => this.http.answerInternalError(this.sim, req, res, e))
       .finally(() => this.exchanges.delete(exchange));
     this.exchanges.add(exchange);
   }
 
   /**
-   * Stops proxying: the exchanges under way get `graceMs` to finish, each recorded as the service answered it; then
-   * those still waiting for the upstream are cut (recorded nowhere: the service did not fail, mfa-sim stopped
-   * waiting), and the recording is written as it stands.
+   * Stops proxying: the exchanges under way get `graceMs` to finish, each recorded as the service answered it; those
+   * still waiting for the upstream then are cut (recorded nowhere: mfa-sim stopped waiting, the service did not fail).
    */
   async close(graceMs: number): Promise<void> {
     const cut = setTimeout(() => this.upstream.close(), graceMs);
@@ -109,52 +115,41 @@ export class ProxyMode {
       headers: req.headers,
       body: body.toString('utf8'),
     };
-    // 1. What mfa-sim answers, decided in the shadow's own world before the upstream is asked (at once: a rule's delay
-    // holds nothing here): it never reaches the upstream.
+    // 1. What mfa-sim answers, decided at once in the shadow's own world (a rule's delay holds nothing here).
     const mine = this.decide(request);
     // 2. The request as the client sent it, to the upstream: its whole answer within the bounds, or why there is none.
-    const answer = await this.upstream.send({
-      method: request.method,
-      target: request.url,
-      headers: towardsUpstream(req.rawHeaders),
-      body,
-    });
-    // mfa-sim stopped waiting for it, past the grace of a stop: the client's connection is gone, and the service is
-    // not to blame.
+    const { method, url } = request;
+    const answer = await this.upstream.send({ method, target: url, headers: towardsUpstream(req.rawHeaders), body });
+    // Cut past the grace of a stop: the client's connection is gone, and the service is not to blame.
     if (answer.kind === 'failure' && answer.stopped) return void res.destroy();
     // 3. To the client at once: the upstream's answer as it came, or -5000 with the reason there is none.
-    const reply = this.reply(request, answer);
+    const reply =
+      answer.kind === 'answer'
+        ? { status: answer.status, headers: towardsClient(answer.headers), body: answer.body }
+        : this.internalError(request, answer.reason);
     if (!res.writableEnded && !res.destroyed) {
       res.writeHead(reply.status, [...reply.headers, 'Content-Length', String(reply.body.length)]);
       res.end(reply.body);
     }
-    // 4. The answer judged against the contract and compared with mfa-sim's, and told to the journal, coverage and the
-    // client doctor when it came.
-    let told!: ForwardedAnswer;
+    // 4. Judged against the contract and compared with mfa-sim's, and told to the journal, coverage and the doctor.
+    let outcome: Outcome | undefined;
     const seq = this.sim.path.answeredElsewhere((n) => {
-      told = this.judged(request, answer, reply, mine);
-      return forwardedRecord(this.sim, n, request, startedAt, told, mine?.entry, this.shadow.comparing);
+      outcome = this.judged(request, answer, mine);
+      return this.record(n, request, startedAt, reply, outcome, mine?.entry);
     }, callerOf);
     // 5. Written down, when recording.
-    const message = told.envelope?.message;
-    this.recorder?.add({
+    if (!outcome || !this.recorder) return;
+    const message = outcome.envelope?.message;
+    this.recorder.add({
       seq,
       at: new Date().toISOString(),
-      request: { method: request.method, url: request.url, headers: req.rawHeaders, body: request.body },
-      answer,
-      sent: {
-        http: told.http,
-        body: told.body,
-        code: told.code,
-        message: typeof message === 'string' ? message : undefined,
-      },
+      request: { method, url, headers: req.rawHeaders, body: request.body },
+      answer: outcome.answer,
+      sent: { http: reply.status, code: outcome.code, message: typeof message === 'string' ? message : undefined },
     });
   }
 
-  /**
-   * mfa-sim's decision; a failure of the shadow (a bug of mfa-sim's) leaves the request forwarded all the same, without
-   * a comparison.
-   */
+  /** mfa-sim's decision; a failure of the shadow (a bug of mfa-sim's) leaves the request forwarded, uncompared. */
   private decide(request: ApiRequest): Decision | undefined {
     try {
       return this.shadow.decide(request);
@@ -163,94 +158,123 @@ export class ProxyMode {
     }
   }
 
-  /**
-   * What the client is sent: the upstream's answer, or the contract's -5000 with the reason (the caller's id echoed).
-   */
-  private reply(req: ApiRequest, answer: UpstreamAnswer): Reply {
-    if (answer.kind === 'answer')
-      return { status: answer.status, headers: towardsClient(answer.headers), body: answer.body };
-    const sc = this.sim.scenario;
-    const looked = peek(req.body, sc.names.userKey, false);
-    const id = looked.id !== undefined && looked.id.length <= 25 ? this.sim.redact(looked.id) : 'sim-upstream';
+  /** The contract's -5000 with the reason the upstream gave no answer, the caller's id echoed. */
+  private internalError(req: ApiRequest, reason: string): Reply {
+    const { responseStyle, names } = this.sim.scenario;
+    const id = peek(req.body, names.userKey, false).id;
     const text = envelopeJson(
-      sc.responseStyle,
-      id,
+      responseStyle,
+      id !== undefined && id.length <= 25 ? this.sim.redact(id) : 'sim-upstream',
       this.sim.now(),
       -5000,
-      `Internal error: ${answer.reason}`,
+      `Internal error: ${reason}`,
       this.sim.links.base(req.headers.host),
     );
-    return { status: 500, headers: ['Content-Type', JSON_TYPE], body: Buffer.from(text) };
+    return { status: 500, headers: ['Content-Type', 'application/json; charset=utf-8'], body: Buffer.from(text) };
   }
 
-  /** What the journal records: the answer, its deviations, mfa-sim's answer beside it. */
-  private judged(req: ApiRequest, answer: UpstreamAnswer, reply: Reply, mine: Decision | undefined): ForwardedAnswer {
-    const sc = this.sim.scenario;
-    const comparing = this.shadow.comparing && mine !== undefined;
-    const ours: SeenAnswer | undefined = comparing
-      ? { status: mine.result.status, contentType: mine.result.contentType, body: mine.result.body }
-      : undefined;
-    const hide = (text: string) => this.sim.redact(text);
-    const mfaSim: AnswerShown | undefined = ours && {
+  /** The answer judged against the contract and compared with mfa-sim's: its deviations, mfa-sim's answer beside. */
+  private judged(req: ApiRequest, answer: UpstreamAnswer, mine: Decision | undefined): Outcome {
+    const redact = this.sim.redact;
+    const decided = mine && seenAnswer(mine.result.status, mine.result.contentType, mine.result.body);
+    const ours = this.shadow.comparing ? decided : undefined;
+    const code = ours?.envelope?.code;
+    const mfaSim = ours && {
       http: ours.status,
-      code: codeOf(envelopeOf(ours.body)),
-      body: bodyAsKept(hide(ours.body), hide),
+      code: Number.isInteger(code) ? (code as number) : undefined,
+      body: bodyAsKept(redact(ours.body), redact),
     };
-    const both = (theirs: string) =>
-      `The service answered ${theirs}${ours ? `; mfa-sim would have answered ${answerText(ours)}` : ''}`;
-    // What differs may quote the upstream's keys and headers whole: cut as a message is, its secrets hidden first.
-    const deviation = (kind: Deviation['kind'], what: string, theirs: string): Deviation => ({
+    const also = ours ? `; mfa-sim would have answered ${answerText(ours)}` : '';
+    // What differs may quote the upstream's keys and headers whole: cut as a message is, its secrets redacted first.
+    const deviation = (kind: Deviation['kind'], what: string, said: string): Deviation => ({
       kind,
-      detail: `${this.sim.echo(what, MAX_MESSAGE_CHARS)}. ${hide(both(theirs))}`,
+      detail: `${this.sim.echo(what, MAX_MESSAGE_CHARS)}. ${redact(`The service answered ${said}${also}`)}`,
     });
-
+    const url = this.upstream.url;
     if (answer.kind === 'failure') {
-      const forwarding = {
-        url: this.upstream.url,
-        failure: answer.reason,
-        mfaSim,
-        deviations: [deviation('service-no-answer', answer.reason, 'nothing')],
-      };
-      return { http: reply.status, body: reply.body.toString('utf8'), forwarding };
+      const deviations = [deviation('service-no-answer', answer.reason, 'nothing')];
+      return { answer: { failure: answer.reason }, forwarding: { url, failure: answer.reason, mfaSim, deviations } };
     }
-    const seen: SeenAnswer = {
-      status: answer.status,
-      contentType: rawHeader(answer.headers, 'content-type'),
-      body: answer.body.toString('utf8'),
-    };
+    const theirs = seenAnswer(answer.status, rawHeader(answer.headers, 'content-type'), answer.body.toString('utf8'));
+    const sc = this.sim.scenario;
     const operation =
       (mine?.entry?.operation as Operation | undefined) ??
       operationOf(endpointOf(req.url, sc.token), peek(req.body, sc.names.userKey, false).type, sc.strict);
-    const judged = judgeAnswer(seen, sc.responseStyle, operation);
-    const found = [...judged.problems, ...(ours ? compareAnswers(seen, ours) : [])];
-    const theirs = answerText(seen);
-    const challengeId = judged.code === 2025 ? challengeIdOf(judged.envelope?.message) : undefined;
-    if (challengeId !== undefined && mine) this.shadow.learn(challengeId, mine.result);
+    const { envelope, code: theirCode, problems } = judgeAnswer(theirs, sc.responseStyle, operation);
+    const found = [...problems, ...(ours ? compareAnswers(theirs, ours) : [])];
+    const said = answerText(theirs);
+    const challengeId = challengeIdOf(envelope?.message);
+    const myId = theirCode === 2025 ? challengeIdOf(decided?.envelope?.message) : undefined;
+    if (challengeId !== undefined && myId !== undefined) this.shadow.learn(challengeId, myId);
+    const deviations = found.map((f) => deviation(f.kind, f.what, said));
+    const forwarding = { url, mfaSim, deviations };
+    return { answer: { ...theirs, headers: answer.headers }, envelope, code: theirCode, challengeId, forwarding };
+  }
+
+  /**
+   * The journal record of a forwarded request, as the request path records its own, with the upstream's answer. What
+   * the request shows of itself (operation, type, API user, user) comes from the shadow's decision; the doctor's hint
+   * too, when the service refused with the same code and, without the secret, only for the refusals the doctor judges
+   * without it (the header checks, before the API user is known).
+   */
+  private record(
+    seq: number,
+    req: ApiRequest,
+    startedAt: number,
+    reply: Reply,
+    outcome: Outcome,
+    shadow: JournalEntry | undefined,
+  ): AnsweredRequest {
+    const { sim } = this;
+    const { envelope, code, forwarding } = outcome;
+    const message = envelope && own(envelope, 'message');
+    const time = envelope && (own(envelope, 'utctime') ?? own(envelope, 'utcTime'));
+    const diagnosed =
+      code !== undefined &&
+      shadow?.code === code &&
+      (this.shadow.comparing || CHECKS.indexOf(codeInfo(code)!.check) < NEEDS_SECRET);
+    const nonce = req.headers[sim.scenario.names.nonce];
     return {
-      http: answer.status,
-      body: seen.body,
-      envelope: judged.envelope,
-      code: judged.code,
-      forwarding: { url: this.upstream.url, mfaSim, deviations: found.map((f) => deviation(f.kind, f.what, theirs)) },
+      seq,
+      // The service's time as its answer says it (the doctor measures a client's clock against it), else mfa-sim's.
+      at: isoTime(typeof time === 'string' && isIsoUtc(time) ? Date.parse(time) : sim.now()),
+      method: req.method,
+      path: req.url,
+      endpoint: endpointOf(req.url, sim.token),
+      operation: shadow?.operation,
+      type: shadow?.type,
+      apiUser: shadow?.apiUser,
+      user: shadow?.user,
+      http: reply.status,
+      code,
+      // An error's message is cut as the request path cuts its own, a success's (a new challenge's QR code) as a body.
+      message:
+        typeof message !== 'string'
+          ? forwarding.failure
+          : code !== undefined && code >= 0
+            ? bodyAsKept(message, sim.redact)
+            : clipText(sim.redact(message), MAX_MESSAGE_CHARS),
+      latencyMs: Math.round((monotonicMs() - startedAt) * 100) / 100,
+      scenario: sim.scenario.name,
+      // No answer from the upstream is, to the client, a failure on the way (as a rule's fault is).
+      fault: forwarding.failure === undefined ? undefined : 'upstream',
+      challengeId: outcome.challengeId,
+      expectedStringToSign: diagnosed ? shadow.expectedStringToSign : undefined,
+      hint: diagnosed ? shadow.hint : undefined,
+      by: sim.doctor.sentItself(typeof nonce === 'string' ? nonce : undefined) ? 'explorer' : undefined,
+      request: requestAsKept(req, sim.redact),
+      response: { body: bodyAsKept(reply.body.toString('utf8'), sim.redact) },
+      upstream: forwarding,
     };
   }
 }
 
 /** The operation a request asks for, as far as its endpoint and `type` tell before anything is judged. */
-function operationOf(
-  endpoint: ReturnType<typeof endpointOf>,
-  type: number | undefined,
-  strict: boolean,
-): Operation | undefined {
+function operationOf(endpoint: ReturnType<typeof endpointOf>, type: number | undefined, strict: boolean) {
   if (!endpoint) return undefined;
   const types = endpointTypes(endpoint, strict);
   if (types.length === 1) return TYPE_OPERATION.get(types[0]);
   return type !== undefined && types.includes(type) ? TYPE_OPERATION.get(type) : undefined;
-}
-
-function codeOf(envelope: Record<string, unknown> | undefined): number | undefined {
-  const code = envelope?.code;
-  return Number.isInteger(code) ? (code as number) : undefined;
 }
 
 /** A request's body read whole, within the limit; 'too-large' past it, 'gone' when the client went away. */
@@ -282,6 +306,5 @@ function callerOf(r: AnsweredRequest): Caller {
   const c = r.code;
   if (c === undefined) return 'known';
   if (c === -1001) return 'unknown';
-  const refusedUnverified = c <= -4000 && c > -4100 && c !== -4034 && c !== -4035;
-  return refusedUnverified ? 'known' : 'signed';
+  return c <= -4000 && c > -4100 && c !== -4034 && c !== -4035 ? 'known' : 'signed';
 }

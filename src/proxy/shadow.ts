@@ -3,29 +3,29 @@ import { parseJson } from '../contract/envelope.js';
 import type { JournalEntry } from '../observers/answered.js';
 import type { ApiRequest } from '../request/context.js';
 import type { ApiResult } from '../request/path.js';
-import type { CompiledScenario } from '../scenario/compile.js';
 import type { StartOptions } from '../run-options.js';
+import type { CompiledScenario } from '../scenario/compile.js';
 import { Simulator } from '../simulator.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import { envelopeOf } from './judge.js';
 
 /**
  * The shadow of proxy mode: an in-process simulator, fed every request the proxy forwards, that decides what mfa-sim
- * would have answered. Its world is its own (replay memory, challenges, rule counts): it never touches the upstream,
- * and the upstream never sees it. It follows its simulator's active scenario and clock, so that a test which loads a
- * scenario or freezes the clock moves both; and it learns the upstream's challenge ids, so that a cancel or status
- * of a challenge the upstream created names the one the shadow created for the same request.
+ * would have answered. Its world is its own (replay memory, challenges, rule counts) and never reaches the upstream.
+ * It follows the proxy's active scenario and clock, and learns the upstream's challenge ids, so that a later request
+ * naming a challenge the upstream created names the one the shadow created for the same request.
  */
 
 /** The upstream's challenge ids remembered, each with the shadow's. */
 const CHALLENGES_KEPT = 10_000;
-/** The shadow's journal: its entries are read the moment they are written. */
-const SHADOW_JOURNAL = 16;
 
 /**
- * mfa-sim's decision on one request: its answer, and the journal entry (sealed) the decision left, with the client
- * doctor's hint.
+ * An upstream's challenge id longer than this is not followed: the journal, the shadow and the client doctor keep
+ * every id they follow (10,000 each), so an id's length bounds their bytes. A UUID is 36 characters.
  */
+export const MAX_CHALLENGE_ID_CHARS = 256;
+
+/** mfa-sim's decision on one request: its answer, and the journal entry it left (with the client doctor's hint). */
 export interface Decision {
   result: ApiResult;
   entry?: JournalEntry;
@@ -36,25 +36,16 @@ export class Shadow {
   private followed: CompiledScenario | undefined;
   private readonly challengeIds = new BoundedMap<string, string>(CHALLENGES_KEPT);
 
-  /** `options`: those of the simulator it shadows (its own listening and proxying ones are left out). */
+  /** `options`: those of the simulator it shadows; its listening, proxying and control ones are left out. */
   constructor(
     private readonly main: Simulator,
     options: StartOptions,
   ) {
-    const {
-      upstream: _u,
-      upstreamCa: _c,
-      upstreamTimeout: _t,
-      record: _r,
-      publicUrl: _p,
-      controlToken: _k,
-      port: _port,
-      host: _h,
-      headersTimeout: _ht,
-      requestTimeout: _rt,
-      ...own
-    } = options;
-    this.sim = new Simulator({ ...own, journalSize: SHADOW_JOURNAL });
+    const own: StartOptions = { ...options, journalSize: 16 };
+    for (const key of ['upstream', 'upstreamCa', 'upstreamTimeout', 'record', 'publicUrl', 'controlToken'] as const)
+      delete own[key];
+    for (const key of ['port', 'host', 'headersTimeout', 'requestTimeout'] as const) delete own[key];
+    this.sim = new Simulator(own);
   }
 
   /**
@@ -65,65 +56,36 @@ export class Shadow {
     return this.main.world.secretGiven || this.main.scenario.apiUsers !== undefined;
   }
 
-  /**
-   * What mfa-sim answers this request, decided at once: a rule's delay says when mfa-sim would answer, and the
-   * comparison is of what it answers, so the service's answer is never held for it.
-   */
+  /** What mfa-sim answers this request, decided at once: the comparison is of what it answers, not when. */
   decide(req: ApiRequest): Decision {
-    this.follow();
+    const active = this.main.scenario;
+    if (active !== this.followed) this.sim.loadScenario(active.input);
+    this.followed = active;
+    this.sim.clock.follow(this.main.clock);
     const result = this.sim.path.answerAtOnce({ ...req, body: this.translated(req.body) });
-    // The entry is read at once: a decision and its entry are written in the same step, with no other between.
-    return { result, entry: this.latest() };
+    // A decision and its journal entry are written in the same step, with no other between.
+    return { result, entry: this.sim.journal({ limit: 1 })[0] };
   }
 
-  /**
-   * Both created a challenge for the same request: the upstream's id, when a later request names it, names the
-   * shadow's.
-   */
-  learn(theirs: string, mine: ApiResult): void {
-    const id = challengeIdOf(envelopeOf(mine.body)?.message);
-    if (id !== undefined) this.challengeIds.set(theirs, id);
+  /** Both created a challenge for the same request: the upstream's id, when a later request names it, names mine. */
+  learn(theirs: string, mine: string): void {
+    this.challengeIds.set(theirs, mine);
   }
 
-  /**
-   * The state of the shadow's copy of a challenge the upstream created (the client doctor asks whether it still waits).
-   */
+  /** The state of the shadow's copy of a challenge the upstream created (the client doctor asks if it still waits). */
   stateOf(theirs: string): string | undefined {
     return this.sim.findChallenge(this.challengeIds.get(theirs) ?? theirs)?.state;
   }
 
-  private follow(): void {
-    const active = this.main.scenario;
-    if (active !== this.followed) {
-      this.sim.loadScenario(active.input);
-      this.followed = active;
-    }
-    this.sim.clock.follow(this.main.clock);
-  }
-
-  private latest(): JournalEntry | undefined {
-    return this.sim.journal({ limit: 1 })[0];
-  }
-
   /** The body with an upstream challenge id replaced by the shadow's, when it names one the shadow knows. */
   private translated(body: string): string {
-    if (this.challengeIds.size === 0) return body;
     const theirs = challengeIdIn(body);
     const mine = theirs === undefined ? undefined : this.challengeIds.get(theirs);
     return mine === undefined ? body : body.split(theirs!).join(mine);
   }
 }
 
-/**
- * An upstream's challenge id longer than this is not followed: the journal, the shadow and the client doctor keep
- * every id they follow (10,000 each), so an id's length bounds their bytes. A UUID is 36 characters.
- */
-export const MAX_CHALLENGE_ID_CHARS = 256;
-
-/**
- * The challenge id a service's message names (`{"challengeId": ...}` as JSON text): the one reader of the upstream's
- * ids, so that none longer than MAX_CHALLENGE_ID_CHARS is kept anywhere.
- */
+/** The challenge id a message names (JSON text): the one reader of the upstream's ids, so none too long is kept. */
 export function challengeIdOf(message: unknown): string | undefined {
   if (typeof message !== 'string') return undefined;
   const id = envelopeOf(message)?.challengeId;

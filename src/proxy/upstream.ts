@@ -1,16 +1,9 @@
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type ClientRequest,
-  type IncomingMessage,
-  type RequestOptions,
-} from 'node:http';
-import type * as HttpsModule from 'node:https';
-import type * as TlsModule from 'node:tls';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { rootCertificates } from 'node:tls';
 import { OptionsError } from '../errors.js';
 import { FileRefused, readFileWithin } from '../read-file.js';
 import { UPSTREAM_TIMEOUT_MS } from '../run-options.js';
-import { lazy } from '../world/lazy.js';
 
 /**
  * The upstream of proxy mode: the real service (or anything the operator points mfa-sim at). Its address comes from
@@ -19,45 +12,26 @@ import { lazy } from '../world/lazy.js';
  * a redirect is never followed.
  */
 
-const https = lazy<typeof HttpsModule>('node:https');
-const tls = lazy<typeof TlsModule>('node:tls');
-
 /** An upstream answer larger than this is not read on: the client gets -5000 with the reason. */
 export const UPSTREAM_ANSWER_LIMIT = 1024 * 1024;
-/** Connections kept open to the upstream at most; further requests wait for one (within their time-out). */
+/** Connections open to the upstream at most; further requests wait for one (within their time-out). */
 const MAX_SOCKETS = 64;
 /** A CA file larger than this is no certificate bundle. */
 const CA_FILE_LIMIT = 1024 * 1024;
 
-/** What the operator gives: the base URL, a private CA's file, the time-out. */
-export interface UpstreamSettings {
-  upstream: string;
-  upstreamCa?: string;
-  upstreamTimeout?: number;
-}
-
-/**
- * A request as it goes to the upstream: the client's method and target, the headers that cross (headers.ts), the body's
- * bytes.
- */
+/** A request as it goes to the upstream: the path and query under the upstream's base path, raw header pairs, bytes. */
 export interface Forwarded {
   method: string;
-  /** The path and query the client asked for, under the upstream's base path. */
   target: string;
-  /** Name, value, name, value...: as Node's rawHeaders, in the client's order and spelling. */
   headers: string[];
   body: Buffer;
 }
 
-/**
- * What came back: the upstream's whole answer, or why there is none (`stopped`: mfa-sim stopped waiting for it, as it
- * closed, which is no failure of the upstream's).
- */
+/** The upstream's whole answer, or why there is none (`stopped`: mfa-sim stopped waiting, no fault of the upstream). */
 export type UpstreamAnswer =
   | { kind: 'answer'; status: number; headers: string[]; body: Buffer }
   | { kind: 'failure'; reason: string; stopped?: true };
 
-/** A request cut by close(). */
 const STOPPED: UpstreamAnswer = {
   kind: 'failure',
   reason: 'mfa-sim stopped before the upstream answered',
@@ -68,23 +42,21 @@ const STOPPED: UpstreamAnswer = {
 export class Upstream {
   /** The base URL as the operator gave it, for pages, logs and reports. */
   readonly url: string;
-  readonly timeoutMs: number;
+  private readonly timeoutMs: number;
   private readonly base: URL;
   private readonly agent: HttpAgent;
-  /** How to stop each exchange under way (close() stops them all). */
+  /** How to stop each exchange under way. */
   private readonly inFlight = new Set<(reason: string) => void>();
   private closed = false;
 
-  constructor(settings: UpstreamSettings) {
+  constructor(settings: { upstream: string; upstreamCa?: string; upstreamTimeout?: number }) {
     this.base = baseUrl(settings.upstream);
     this.url = this.base.href.replace(/\/$/, '');
     this.timeoutMs = settings.upstreamTimeout ?? UPSTREAM_TIMEOUT_MS;
-    const ca = settings.upstreamCa === undefined ? undefined : [...tls().rootCertificates, caFile(settings.upstreamCa)];
+    const ca = settings.upstreamCa === undefined ? undefined : [...rootCertificates, caFile(settings.upstreamCa)];
     const pool = { keepAlive: true, maxSockets: MAX_SOCKETS };
     this.agent =
-      this.base.protocol === 'https:'
-        ? new (https().Agent)({ ...pool, ca, rejectUnauthorized: true })
-        : new HttpAgent(pool);
+      this.base.protocol === 'https:' ? new HttpsAgent({ ...pool, ca, rejectUnauthorized: true }) : new HttpAgent(pool);
   }
 
   /** Sends one request and reads the whole answer, within the time-out and the size limit; never rejects. */
@@ -92,23 +64,30 @@ export class Upstream {
     if (this.closed) return Promise.resolve(STOPPED);
     return new Promise((resolve) => {
       let req: ClientRequest | undefined;
-      let settled = false;
-      const settle = (answer: UpstreamAnswer) => {
-        if (settled) return;
-        settled = true;
+      // The first end counts: what comes after it (a late error, more of a body cut off) changes nothing.
+      const end = (answer: UpstreamAnswer) => {
         clearTimeout(timer);
         this.inFlight.delete(fail);
         resolve(answer);
       };
       const fail = (reason: string) => {
-        settle(this.closed ? STOPPED : { kind: 'failure', reason });
+        end(this.closed ? STOPPED : { kind: 'failure', reason });
         req?.destroy();
       };
       this.inFlight.add(fail);
       // One deadline for the whole exchange: waiting for a connection, connecting, sending and reading the answer.
       const timer = setTimeout(() => fail(`the upstream did not answer within ${this.timeoutMs} ms`), this.timeoutMs);
+      const prefix = this.base.pathname.replace(/\/$/, '');
       try {
-        req = (this.base.protocol === 'https:' ? https().request : httpRequest)(this.options(f));
+        req = (this.base.protocol === 'https:' ? httpsRequest : httpRequest)({
+          agent: this.agent,
+          // The host and port are the operator's, whatever the request says: its Host never crosses.
+          hostname: this.base.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: this.base.port,
+          method: f.method,
+          path: prefix + f.target,
+          headers: ['Host', this.base.host, ...f.headers, 'Content-Length', String(f.body.length)],
+        });
       } catch (e) {
         // Node refuses a target it cannot write on the wire as it is (a character it would have to escape).
         return fail(`the request cannot be forwarded as it is: ${(e as Error).message}`);
@@ -118,7 +97,7 @@ export class Upstream {
         // Node's parser takes any three digits; HTTP's final answers are 200 to 599 (a 1xx is never final).
         if (status < 200 || status > 599)
           return fail(`the upstream's answer is not valid HTTP (status ${String(status).padStart(3, '0')})`);
-        readWhole(res, (body) => settle({ kind: 'answer', status, headers: res.rawHeaders, body }), fail);
+        readWhole(res, (body) => end({ kind: 'answer', status, headers: res.rawHeaders, body }), fail);
       });
       req.on('error', (e) => fail(failureReason(e)));
       req.end(f.body);
@@ -130,19 +109,6 @@ export class Upstream {
     this.closed = true;
     for (const stop of this.inFlight) stop('mfa-sim is closing');
     this.agent.destroy();
-  }
-
-  private options(f: Forwarded): RequestOptions {
-    const prefix = this.base.pathname === '/' ? '' : this.base.pathname.replace(/\/$/, '');
-    return {
-      agent: this.agent,
-      // The host and port are the operator's, whatever the request says: its Host never crosses (headers.ts).
-      hostname: this.base.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: this.base.port,
-      method: f.method,
-      path: prefix + f.target,
-      headers: ['Host', this.base.host, ...f.headers, 'Content-Length', String(f.body.length)],
-    };
   }
 }
 
@@ -163,19 +129,19 @@ function readWhole(res: IncomingMessage, done: (body: Buffer) => void, fail: (re
 }
 
 /** TLS errors that mean "this certificate is not one the system (or the CA given) vouches for". */
-const UNTRUSTED = new Set([
+const UNTRUSTED = [
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_GET_ISSUER_CERT',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'CERT_UNTRUSTED',
-]);
+];
 
 /** Why a request to the upstream failed, in words a person can act on. */
 export function failureReason(e: NodeJS.ErrnoException): string {
   const code = e.code ?? '';
-  if (UNTRUSTED.has(code))
+  if (UNTRUSTED.includes(code))
     return `the upstream's TLS certificate is not trusted (${code}): give its CA with --upstream-ca`;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
     return "the upstream's TLS certificate is for another host name (ERR_TLS_CERT_ALTNAME_INVALID)";
@@ -188,17 +154,10 @@ export function failureReason(e: NodeJS.ErrnoException): string {
   return `the upstream could not be reached: ${e.message}`;
 }
 
-/**
- * The operator's base URL, checked: http or https, a host, an optional base path; no credentials, query or fragment.
- */
+/** The operator's base URL: http or https, a host, an optional base path; no credentials, query or fragment. */
 function baseUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw optionError('upstream', 'must be an http:// or https:// base URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
     throw optionError('upstream', 'must be an http:// or https:// base URL');
   // Credentials in a URL end up in logs and reports; a query or fragment has no meaning under a base.
   if (url.username || url.password) throw optionError('upstream', 'must not hold a user name or password');
@@ -206,10 +165,7 @@ function baseUrl(text: string): URL {
   return url;
 }
 
-/**
- * The text of a private CA's PEM file, read as every file is (read-file.ts: a regular file only, bounded, never waiting
- * on a FIFO); a file that is missing, too large or holds no certificate is refused with the reason.
- */
+/** A private CA's PEM file, read as every file is (read-file.ts: a regular file only, bounded, never a FIFO). */
 function caFile(file: string): string {
   let text: string;
   try {
@@ -231,4 +187,46 @@ function caFile(file: string): string {
 
 function optionError(key: string, message: string): OptionsError {
   return new OptionsError([{ path: [key], message }]);
+}
+
+/**
+ * Which headers cross the proxy, each way (Node's raw pairs: name, value, ...): all, in order and spelling, except
+ * those of one connection (RFC 9110 §7.6.1, and those its Connection header names) and those the proxy sets itself:
+ * towards the upstream Host (the upstream's, never the client's), Content-Length, Expect and Accept-Encoding (answers
+ * come uncompressed, so that mfa-sim can judge them); towards the client Content-Length.
+ */
+const CONNECTION_HEADERS = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+];
+
+/** The client's headers as they go to the upstream. */
+export function towardsUpstream(raw: readonly string[]): string[] {
+  return crossing(raw, ['host', 'content-length', 'accept-encoding', 'expect']);
+}
+
+/** The upstream's headers as they go back to the client. */
+export function towardsClient(raw: readonly string[]): string[] {
+  return crossing(raw, ['content-length']);
+}
+
+/** The value of a header in raw pairs (the first, case-insensitive). */
+export function rawHeader(raw: readonly string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i].toLowerCase() === name) return raw[i + 1];
+  return undefined;
+}
+
+function crossing(raw: readonly string[], proxySets: string[]): string[] {
+  const named = (rawHeader(raw, 'connection') ?? '').split(',').map((n) => n.trim().toLowerCase());
+  const left = [...CONNECTION_HEADERS, ...proxySets, ...named];
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) if (!left.includes(raw[i].toLowerCase())) out.push(raw[i], raw[i + 1]);
+  return out;
 }
