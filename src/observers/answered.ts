@@ -88,7 +88,7 @@ export interface Deviation {
 }
 
 /** mfa-sim's own answer, as a journal entry of proxy mode shows it (every secret redacted). */
-export interface AnswerShown {
+export interface MfaSimAnswer {
   http: number;
   code?: number;
   body: string;
@@ -101,6 +101,6 @@ export interface Forwarding {
   /** Why the upstream gave no answer (the client got -5000 with it), when it gave none. */
   failure?: string;
   /** What mfa-sim would have answered (the shadow), when the operator gave the API user's secret. */
-  mfaSim?: AnswerShown;
+  mfaSim?: MfaSimAnswer;
   deviations: Deviation[];
 }

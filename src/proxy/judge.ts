@@ -18,17 +18,10 @@ export interface SeenAnswer {
 }
 
 /** One thing found in an answer: its kind, and what exactly. */
-export interface Found {
-  kind: ContractKind | DifferenceKind;
-  what: string;
-}
+export type Found = { kind: ContractKind | DifferenceKind; what: string };
 
 /** What the judge read in an answer (its envelope, its integer code), and what it found wrong. */
-export interface Judged {
-  envelope?: Record<string, unknown>;
-  code?: number;
-  problems: Found[];
-}
+export type Judged = { envelope?: Record<string, unknown>; code?: number; problems: Found[] };
 
 /** An answer, its body read once. */
 export function seenAnswer(status: number, contentType: string | undefined, body: string): SeenAnswer {
@@ -61,43 +54,27 @@ export function judgeAnswer(a: SeenAnswer, style: ResponseStyle, operation?: Ope
   const keys = ['id', style === 'sdk' ? 'utcTime' : 'utctime', 'status', 'code', 'message', 'moreInfo'];
   const keyProblems = keyDifference(Object.keys(envelope), keys);
   if (keyProblems.length) add('service-envelope-keys', keyProblems.join('; '));
-  const integer = (k: string) => k === 'status' || k === 'code';
-  const wrongTypes = keys.filter(
-    (k) =>
-      Object.hasOwn(envelope, k) && (integer(k) ? !Number.isInteger(envelope[k]) : typeof envelope[k] !== 'string'),
-  );
-  if (wrongTypes.length)
-    add(
-      'service-envelope-types',
-      wrongTypes
-        .map((k) => `${k} is ${typeName(envelope[k])}, not ${integer(k) ? 'an integer' : 'a string'}`)
-        .join('; '),
-    );
+  const kindOf = (k: string) => (k === 'status' || k === 'code' ? 'an integer' : 'a string');
+  const wrong = keys.filter((k) => Object.hasOwn(envelope, k) && typeName(envelope[k]) !== kindOf(k));
+  if (wrong.length)
+    add('service-envelope-types', wrong.map((k) => `${k} is ${typeName(envelope[k])}, not ${kindOf(k)}`).join('; '));
   const time = own(envelope, keys[1]);
+  const iso = 'ISO 8601 UTC with fractional seconds and Z';
   if (typeof time === 'string' && !isIsoUtc(time))
-    add(
-      'service-utctime-format',
-      `${keys[1]} is ${JSON.stringify(time.slice(0, 40))}, not ISO 8601 UTC with fractional seconds and Z`,
-    );
-
+    add('service-utctime-format', `${keys[1]} is ${JSON.stringify(time.slice(0, 40))}, not ${iso}`);
   const written = own(envelope, 'code');
   if (!Number.isInteger(written)) return { envelope, problems };
   const code = written as number;
   const info = codeInfo(code);
+  const http = a.status;
   if (!info) add('service-code-unknown', `code ${code} is not in the code table`);
-  else if (info.http !== a.status)
-    add(
-      'service-status-mismatch',
-      `code ${code} is HTTP ${info.http} in the code table, and came with HTTP ${a.status}`,
-    );
+  else if (info.http !== http)
+    add('service-status-mismatch', `code ${code} is HTTP ${info.http} in the code table, and came with HTTP ${http}`);
   if (info && operation !== undefined && !codeApplies(info, operation))
     add('service-code-scope', `code ${code} is not an answer to ${operation} in the code table`);
   const status = own(envelope, 'status');
-  if (Number.isInteger(status) && status !== a.status)
-    add(
-      'service-status-mismatch',
-      `the envelope's status ${status as number} differs from the HTTP status ${a.status}`,
-    );
+  if (Number.isInteger(status) && status !== http)
+    add('service-status-mismatch', `the envelope's status ${status as number} differs from the HTTP status ${http}`);
   const moreInfo = own(envelope, 'moreInfo');
   if (typeof moreInfo === 'string' && !linksToCode(moreInfo, code))
     add(
@@ -144,7 +121,7 @@ export function answerText(a: SeenAnswer, max = 120): string {
     const message = a.envelope!.message;
     return `HTTP ${a.status} ${code}${typeof message === 'string' ? ` ${quote(message)}` : ''}`;
   }
-  // A header value may hold any byte but a line break: only printable ASCII of it is shown.
+  // A header value may hold any byte but a line break: only its printable ASCII is quoted.
   const type =
     a.contentType === undefined ? '(no Content-Type)' : a.contentType.slice(0, 60).replace(/[^\x20-\x7e]/g, '?');
   return `HTTP ${a.status} ${type} ${a.body === '' ? '(empty)' : quote(a.body)}`;

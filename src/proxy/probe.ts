@@ -25,25 +25,12 @@ interface Signing {
 }
 
 /** What one step sends, made from the probe's settings and the steps before it. */
-interface Sent {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
+type Sent = { path: string; headers: Record<string, string>; body: string };
 
 /** One step: its name, what it sends in words (docs/proxy.md), the code a faithful service answers, the request. */
-interface ProbeStep {
-  name: string;
-  sends: string;
-  expect: number;
-  request(s: Signing): Sent;
-}
+type ProbeStep = { name: string; sends: string; expect: number; request(s: Signing): Sent };
 
-interface Signed {
-  time?: number;
-  nonce?: string;
-  edit?: (h: Record<string, string>) => void;
-}
+type Signed = { time?: number; nonce?: string; edit?: (h: Record<string, string>) => void };
 
 /** A correctly signed POST of an envelope (its time and nonce as given), then changed by `edit`. */
 function signed(s: Signing, path: string, type: number, body: Record<string, unknown>, opts: Signed = {}): Sent {
@@ -59,6 +46,7 @@ function signed(s: Signing, path: string, type: number, body: Record<string, unk
 }
 
 const timeRequest = (s: Signing, opts?: Signed) => signed(s, '/v1/svc/time', 990, {}, opts);
+const flip = (digit: string) => (digit === '0' ? '1' : '0');
 
 /** The steps, in the order they are sent. None creates a challenge or changes anything on the service. */
 export const STEPS: readonly ProbeStep[] = [
@@ -73,13 +61,7 @@ export const STEPS: readonly ProbeStep[] = [
     sends: "the same time request with its own time and nonce, the signature's first hexadecimal digit changed",
     expect: -4037,
     request: (s) =>
-      timeRequest(s, {
-        edit: (h) =>
-          (h.Authorization = h.Authorization.replace(
-            /signature=([0-9a-f])/,
-            (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`,
-          )),
-      }),
+      timeRequest(s, { edit: (h) => (h.Authorization = h.Authorization.replace(/(?<=signature=)[0-9a-f]/, flip)) }),
   },
   {
     name: 'replayed nonce',
@@ -144,10 +126,7 @@ const DESCRIPTION =
 const AFTER =
   'Exit status: 0 every step agrees (a message worded otherwise is shown, and agrees), 1 a step differs\nor the service could not be reached, 2 bad flags.';
 
-interface Output {
-  out(text: string): void;
-  err(text: string): void;
-}
+type Output = Record<'out' | 'err', (text: string) => void>;
 
 /** `mfa-sim probe ...`: runs the steps against the upstream and an in-process mfa-sim; resolves to the exit status. */
 export async function probeCommand(
@@ -172,22 +151,15 @@ export async function probeCommand(
   }
   const { upstream: url, apiUser, secret } = o;
   if (url === undefined || apiUser === undefined || secret === undefined) {
-    const flags = Object.entries({ '--upstream': url, '--api-user': apiUser, '--secret': secret });
-    return usage(
-      `give ${flags
-        .filter(([, v]) => v === undefined)
-        .map(([flag]) => flag)
-        .join(', ')}.`,
-    );
+    const missing = ['--upstream', '--api-user', '--secret'].filter((_, i) => [url, apiUser, secret][i] === undefined);
+    return usage(`give ${missing.join(', ')}.`);
   }
   let upstream: Upstream;
   let sim: Simulator;
   try {
     const { token, strict, responseStyle } = o;
-    const settings = Object.entries({ token, strict, responseStyle, apiUser, secret }).filter(
-      ([, v]) => v !== undefined,
-    );
-    sim = new Simulator(Object.fromEntries(settings));
+    const given = { token, strict, responseStyle, apiUser, secret };
+    sim = new Simulator(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)));
     upstream = new Upstream({ upstream: url, upstreamCa: o.upstreamCa, upstreamTimeout: o.upstreamTimeout });
   } catch (e) {
     if (e instanceof OptionsError) return usage(e.message.replace(/^options: /, ''));
@@ -214,9 +186,8 @@ async function probe(upstream: Upstream, sim: Simulator, who: Omit<Signing, 'tim
   let last = 0;
   const signing: Signing = { ...who, time: () => (last = Math.max(Date.now(), last + 1)) };
   const print = (text: string) => io.out(terminalText(text));
-  print(
-    `mfa-sim probe of ${upstream.url}: API user ${who.apiUser}, token ${who.token}; mfa-sim ${version} in process\n\n`,
-  );
+  const { apiUser, token } = who;
+  print(`mfa-sim probe of ${upstream.url}: API user ${apiUser}, token ${token}; mfa-sim ${version} in process\n\n`);
   const outcomes: Outcome[] = [];
   for (const step of STEPS) {
     const outcome = await run(step, step.request(signing), upstream, sim);
@@ -224,24 +195,13 @@ async function probe(upstream: Upstream, sim: Simulator, who: Omit<Signing, 'tim
     // The service cannot be reached: every other step would wait as long for nothing.
     if (outcome.failure) break;
   }
-  const cell = (a: SeenAnswer) =>
-    `${a.status} ${typeof a.envelope?.code === 'number' ? a.envelope.code : '(no envelope)'}`;
-  const rows = outcomes.map((o, i) => [
-    String(i + 1),
-    o.step.name,
-    o.theirs ? cell(o.theirs) : 'no answer',
-    cell(o.mine),
-    o.verdict,
-  ]);
+  const cell = (a?: SeenAnswer) =>
+    !a ? 'no answer' : `${a.status} ${typeof a.envelope?.code === 'number' ? a.envelope.code : '(no envelope)'}`;
+  const rows = outcomes.map((o, i) => [String(i + 1), o.step.name, cell(o.theirs), cell(o.mine), o.verdict]);
   const head = ['#', 'step', 'the service', 'mfa-sim', ''];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  for (const row of [head, ...rows])
-    print(
-      `${row
-        .map((text, c) => text.padEnd(widths[c]))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
+  const line = (row: string[]) => row.map((text, c) => text.padEnd(widths[c])).join('  ');
+  for (const row of [head, ...rows]) print(`${line(row).trimEnd()}\n`);
   const unlike = outcomes.filter((o) => o.verdict !== 'agrees');
   if (unlike.length) io.out('\nWhere they differ:\n');
   for (const o of unlike) {

@@ -28,13 +28,6 @@ export interface HttpAnswers {
   answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, e: unknown): void;
 }
 
-/** What the client is sent. */
-interface Reply {
-  status: number;
-  headers: string[];
-  body: Buffer;
-}
-
 /** What a forwarded request came to, for the journal and the recorder. */
 interface Outcome {
   /** The upstream's answer as read, or why there is none. */
@@ -67,16 +60,7 @@ export class ProxyMode {
     this.shadow = new Shadow(sim, options);
     // The challenges are the upstream's: whether one still waits is read from the shadow's copy of it.
     sim.challengeState = (id) => this.shadow.stateOf(id);
-    const { token, names, strict, responseStyle } = sim.scenario;
-    this.recorder =
-      options.record === undefined
-        ? undefined
-        : new Recorder(
-            options.record,
-            { upstream: this.upstream.url, token, names, strict, responseStyle },
-            sim.redact,
-            (e, seq) => sim.run.failures.record('recorder', e, seq),
-          );
+    this.recorder = options.record === undefined ? undefined : new Recorder(options.record, this.upstream.url, sim);
   }
 
   /** Serves one request to `/v1/`: a path of no endpoint, and a body over the limit, never reach the upstream. */
@@ -109,16 +93,11 @@ export class ProxyMode {
 
   /** One forwarded request, top to bottom. */
   private async exchange(req: IncomingMessage, res: ServerResponse, body: Buffer, startedAt: number): Promise<void> {
-    const request: ApiRequest = {
-      method: req.method ?? 'GET',
-      url: req.url ?? '/',
-      headers: req.headers,
-      body: body.toString('utf8'),
-    };
+    const [method, url] = [req.method ?? 'GET', req.url ?? '/'];
+    const request: ApiRequest = { method, url, headers: req.headers, body: body.toString('utf8') };
     // 1. What mfa-sim answers, decided at once in the shadow's own world (a rule's delay holds nothing here).
-    const mine = this.decide(request);
+    const mine = this.shadow.decide(request);
     // 2. The request as the client sent it, to the upstream: its whole answer within the bounds, or why there is none.
-    const { method, url } = request;
     const answer = await this.upstream.send({ method, target: url, headers: towardsUpstream(req.rawHeaders), body });
     // Cut past the grace of a stop: the client's connection is gone, and the service is not to blame.
     if (answer.kind === 'failure' && answer.stopped) return void res.destroy();
@@ -131,45 +110,25 @@ export class ProxyMode {
       res.writeHead(reply.status, [...reply.headers, 'Content-Length', String(reply.body.length)]);
       res.end(reply.body);
     }
-    // 4. Judged against the contract and compared with mfa-sim's, and told to the journal, coverage and the doctor.
+    // 4. Judged against the contract and compared with mfa-sim's, and reported to the journal, coverage, the doctor.
     let outcome: Outcome | undefined;
     const seq = this.sim.path.answeredElsewhere((n) => {
       outcome = this.judged(request, answer, mine);
       return this.record(n, request, startedAt, reply, outcome, mine?.entry);
     }, callerOf);
     // 5. Written down, when recording.
-    if (!outcome || !this.recorder) return;
-    const message = outcome.envelope?.message;
-    this.recorder.add({
-      seq,
-      at: new Date().toISOString(),
-      request: { method, url, headers: req.rawHeaders, body: request.body },
-      answer: outcome.answer,
-      sent: { http: reply.status, code: outcome.code, message: typeof message === 'string' ? message : undefined },
-    });
-  }
-
-  /** mfa-sim's decision; a failure of the shadow (a bug of mfa-sim's) leaves the request forwarded, uncompared. */
-  private decide(request: ApiRequest): Decision | undefined {
-    try {
-      return this.shadow.decide(request);
-    } catch {
-      return undefined;
-    }
+    const recorded = { method, url, headers: req.rawHeaders, body: request.body };
+    if (outcome)
+      this.recorder?.add({ seq, request: recorded, answer: outcome.answer, http: reply.status, code: outcome.code });
   }
 
   /** The contract's -5000 with the reason the upstream gave no answer, the caller's id echoed. */
-  private internalError(req: ApiRequest, reason: string): Reply {
+  private internalError(req: ApiRequest, reason: string) {
     const { responseStyle, names } = this.sim.scenario;
-    const id = peek(req.body, names.userKey, false).id;
-    const text = envelopeJson(
-      responseStyle,
-      id !== undefined && id.length <= 25 ? this.sim.redact(id) : 'sim-upstream',
-      this.sim.now(),
-      -5000,
-      `Internal error: ${reason}`,
-      this.sim.links.base(req.headers.host),
-    );
+    const peeked = peek(req.body, names.userKey, false).id;
+    const id = peeked !== undefined && peeked.length <= 25 ? this.sim.redact(peeked) : 'sim-upstream';
+    const base = this.sim.links.base(req.headers.host);
+    const text = envelopeJson(responseStyle, id, this.sim.now(), -5000, `Internal error: ${reason}`, base);
     return { status: 500, headers: ['Content-Type', 'application/json; charset=utf-8'], body: Buffer.from(text) };
   }
 
@@ -212,16 +171,15 @@ export class ProxyMode {
   }
 
   /**
-   * The journal record of a forwarded request, as the request path records its own, with the upstream's answer. What
-   * the request shows of itself (operation, type, API user, user) comes from the shadow's decision; the doctor's hint
-   * too, when the service refused with the same code and, without the secret, only for the refusals the doctor judges
-   * without it (the header checks, before the API user is known).
+   * The journal record of a forwarded request, with the upstream's answer; what the request shows of itself comes from
+   * the shadow's decision, and so does the doctor's hint when the service refused with the same code (without the
+   * secret, only a refusal of the header checks, which need none).
    */
   private record(
     seq: number,
     req: ApiRequest,
     startedAt: number,
-    reply: Reply,
+    reply: { status: number; body: Buffer },
     outcome: Outcome,
     shadow: JournalEntry | undefined,
   ): AnsweredRequest {
@@ -241,10 +199,7 @@ export class ProxyMode {
       method: req.method,
       path: req.url,
       endpoint: endpointOf(req.url, sim.token),
-      operation: shadow?.operation,
-      type: shadow?.type,
-      apiUser: shadow?.apiUser,
-      user: shadow?.user,
+      ...(shadow && { operation: shadow.operation, type: shadow.type, apiUser: shadow.apiUser, user: shadow.user }),
       http: reply.status,
       code,
       // An error's message is cut as the request path cuts its own, a success's (a new challenge's QR code) as a body.
@@ -297,10 +252,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
 }
 
 /**
- * Who sent a forwarded request, as the service's answer shows it (the client doctor judges only what a right
- * signature sent): the service knows no such API user (-1001), refused the authentication before its signature was
- * verified (-40xx but a replay, which is judged after it), or verified the signature. Without an answer, the request
- * named someone the doctor cannot vouch for.
+ * Who sent a forwarded request, as the service's answer shows it (the doctor judges only what a right signature sent):
+ * an API user it does not know (-1001), one it refused before verifying the signature (-40xx but a replay), or a
+ * verified signature. Without an answer, someone the doctor cannot vouch for.
  */
 function callerOf(r: AnsweredRequest): Caller {
   const c = r.code;

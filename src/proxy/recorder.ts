@@ -2,18 +2,18 @@ import { closeSync, lstatSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/authorization.js';
-import type { TokenNames } from '../auth/signature.js';
 import { codeInfo } from '../codes.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { peek, peekedUser } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, endpointOf, endpointTypes } from '../contract/operations.js';
 import { OptionsError } from '../errors.js';
 import { makeFolders } from '../folders.js';
-import { compileScenario } from '../scenario/compile.js';
+import { compileScenario, type CompiledScenario } from '../scenario/compile.js';
 import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
 import type { RuleInput, ScenarioInput } from '../scenario/schema.js';
 import { lazy } from '../world/lazy.js';
-import { openToAdd, writeProblem, writeWhole } from '../write-file.js';
+import type { Simulator } from '../simulator.js';
+import { addTo, openToAdd, writeProblem, writeWhole } from '../write-file.js';
 import { answerText, type SeenAnswer } from './judge.js';
 import { rawHeader } from './upstream.js';
 
@@ -45,32 +45,23 @@ type Outcome = Pick<RuleInput, 'respond' | 'fault' | 'delay'>;
  * A rule of the recording, its text made when it is added (and again when the next of its kind makes it say `times`):
  * the file's size is counted in bytes as written, without rendering the whole file at each request.
  */
-interface Rule {
-  outcome: Outcome;
-  times: number;
-  label: string;
-  text: string;
-}
+type Rule = { outcome: Outcome; times: number; label: string; text: string };
 
-/** One forwarded request: the upstream's answer (read, with its raw headers) or why there was none; what was sent. */
+/**
+ * One forwarded request: the upstream's answer (read, with its raw headers) or why there was none, the HTTP status the
+ * client got and the answer's integer code.
+ */
 export interface RecordedExchange {
   seq: number;
-  at: string;
   request: { method: string; url: string; headers: string[]; body: string };
   answer: (SeenAnswer & { headers: string[] }) | { failure: string };
-  sent: { http: number; code?: number; message?: string };
-}
-
-/** The upstream, and the token (with the names it makes), strictness and response style of the recording. */
-export interface RecordingOf {
-  upstream: string;
-  token: string;
-  names: TokenNames;
-  strict: boolean;
-  responseStyle: 'document' | 'sdk';
+  http: number;
+  code?: number;
 }
 
 export class Recorder {
+  /** The scenario in force at start: its token, names, strictness and response style are the recording's. */
+  private readonly of: CompiledScenario;
   private readonly scenarioFile: string;
   private readonly exchangesFile: string;
   private exchangesFd: number | undefined;
@@ -93,11 +84,10 @@ export class Recorder {
   /** Refuses a folder that holds a recording already, or cannot be written: at start, not at the first request. */
   constructor(
     dir: string,
-    private readonly of: RecordingOf,
-    private readonly redact: (text: string) => string,
-    /** Told once when a file can no longer be written, with the request recorded last. */
-    private readonly failed: (error: Error, seq: number) => void,
+    private readonly upstream: string,
+    private readonly sim: Simulator,
   ) {
+    this.of = sim.scenario;
     this.scenarioFile = join(dir, 'scenario.yaml');
     this.exchangesFile = join(dir, 'exchanges.jsonl');
     const refused = (message: string) => new OptionsError([{ path: ['record'], message }]);
@@ -122,22 +112,16 @@ export class Recorder {
     const scrub = this.scrubber(x);
     if (this.exchanges < MAX_EXCHANGES && this.exchangeBytes < MAX_EXCHANGE_BYTES) {
       const line = `${JSON.stringify(rawExchange(x, scrub, this.of.token))}\n`;
-      this.attempt(() => {
-        // After close (a request still on its way), opened again, without following a link.
-        const fd = this.exchangesFd ?? openToAdd(this.exchangesFile, false);
-        try {
-          writeFileSync(fd, line);
-        } finally {
-          if (fd !== this.exchangesFd) closeSync(fd);
-        }
-      });
+      // After close (a request still on its way), the file is opened again, without following a link.
+      const fd = this.exchangesFd;
+      this.attempt(() => (fd === undefined ? addTo(this.exchangesFile, line) : writeFileSync(fd, line)));
       this.exchanges++;
       this.exchangeBytes += Buffer.byteLength(line);
     }
     const when = whenOf(x.request, this.of);
     if (!when || this.stopped) return;
     const outcome = this.replayable(when, outcomeOf(x, scrub));
-    const label = `recorded #${x.seq}: ${x.request.method} ${when.endpoint} -> ${describe(outcome, x.sent.code)}`;
+    const label = `recorded #${x.seq}: ${x.request.method} ${when.endpoint} -> ${describe(outcome, x.code)}`;
     if (!this.addRule(when, outcome, label)) this.stopped = this.stoppedAt(x.seq, this.rules);
     if (this.closed) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), WRITE_DELAY_MS).unref();
@@ -158,14 +142,15 @@ export class Recorder {
     this.attempt(() => writeWhole(this.scenarioFile, this.text()));
   }
 
-  /** Runs a write, unless one failed already; a failure stops the recording and is told once, never thrown. */
+  /** Runs a write, unless one failed already; a failure stops the recording and is reported once, never thrown. */
   private attempt(write: () => void): void {
     if (this.broken) return;
     try {
       write();
     } catch (e) {
       this.broken = true;
-      this.failed(new Error(`the recording in ${this.scenarioFile} stopped: ${writeProblem(e)}`), this.lastSeq);
+      const error = new Error(`the recording in ${this.scenarioFile} stopped: ${writeProblem(e)}`);
+      this.sim.run.failures.record('recorder', error, this.lastSeq);
     }
   }
 
@@ -178,10 +163,11 @@ export class Recorder {
    * user of an endpoint must not answer for one with a rule of its own).
    */
   private text(stopped = this.stopped): string {
-    const { upstream, token, strict, responseStyle } = this.of;
+    const { upstream, of } = this;
     const header = `# Recorded by mfa-sim in proxy mode from ${upstream}: the service's answers, every secret, signature and nonce removed.\n`;
     const recorded = `What ${upstream} answered, recorded by mfa-sim (${this.exchanges} request${this.exchanges === 1 ? '' : 's'}). Run it with the API user's id and secret: mfa-sim --scenario ${this.scenarioFile} --api-user <id> --secret <secret>.`;
     const description = stopped ? `${recorded} ${stopped}` : recorded;
+    const { token, strict, responseStyle } = of;
     const top: Omit<ScenarioInput, 'rules'> = { name: 'recorded', description, token, strict, responseStyle };
     const kinds = [...this.kinds.values()].sort((a, b) => Object.keys(b.when).length - Object.keys(a.when).length);
     const rules = kinds.flatMap((k) => k.rules.map((r) => r.text)).join('');
@@ -229,7 +215,7 @@ export class Recorder {
     const signature = parseAuthorization(rawHeader(x.request.headers, 'authorization') ?? '', this.of.token)?.signature;
     const nonce = rawHeader(x.request.headers, this.of.names.nonce);
     const removed = [signature, nonce].filter((v): v is string => v !== undefined && v.length >= 4);
-    return (text) => removed.reduce((out, value) => out.split(value).join(REMOVED), this.redact(text));
+    return (text) => removed.reduce((out, value) => out.split(value).join(REMOVED), this.sim.redact(text));
   }
 }
 
@@ -253,12 +239,12 @@ function rawExchange(x: RecordedExchange, scrub: (text: string) => string, token
   const { request: r, answer: a } = x;
   return {
     seq: x.seq,
-    at: x.at,
+    at: new Date().toISOString(),
     request: { method: r.method, path: cut(r.url), headers: headers(r.headers), body: cut(r.body) },
     ...('failure' in a
       ? { failure: a.failure }
       : { response: { status: a.status, headers: headers(a.headers), body: cut(a.body) } }),
-    sent: { http: x.sent.http, code: x.sent.code },
+    sent: { http: x.http, code: x.code },
   };
 }
 
@@ -275,7 +261,7 @@ function removedValue(name: string, value: string, token: string): string | unde
 }
 
 /** The keys that tell one kind of request from another, as a rule's `when`: undefined when no rule can match it. */
-function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undefined {
+function whenOf(req: RecordedExchange['request'], of: CompiledScenario): When | undefined {
   const endpoint = endpointOf(req.url, of.token);
   if (!endpoint) return undefined;
   // Read as a replay reads it when it picks a rule, before authentication: JSON, and a short body string as relaxed
@@ -288,12 +274,8 @@ function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undef
   const user = peekedUser(looked);
   if (user !== undefined && endpoint !== 'time' && when.type !== 990)
     when.svcUser = user.replace(/[\\*?[\]{}]/g, '\\$&');
-  const challengeType = looked.challengeType;
-  if (
-    challengeType !== undefined &&
-    when.type === 150 &&
-    (CHALLENGE_TYPES as readonly string[]).includes(challengeType)
-  )
+  const challengeType = looked.challengeType ?? '';
+  if (when.type === 150 && (CHALLENGE_TYPES as readonly string[]).includes(challengeType))
     when.challengeType = challengeType;
   return when;
 }
@@ -303,18 +285,19 @@ function whenOf(req: RecordedExchange['request'], of: RecordingOf): When | undef
  * `fault: proxy-50x`; no answer, another page, or a code outside the code table as -5000 saying what the service did.
  */
 function outcomeOf(x: RecordedExchange, scrub: (text: string) => string): Outcome {
-  const { answer: a, sent } = x;
+  const { answer: a, code } = x;
   if ('failure' in a) return { respond: { code: -5000, message: `Internal error: ${a.failure}` } };
-  if (sent.code !== undefined && codeInfo(sent.code)?.http === a.status) {
-    // The time is told live by the replay: a recorded one would be stale at once.
-    if (sent.code === 15000 || sent.message === undefined) return { respond: { code: sent.code } };
+  const said = a.envelope?.message;
+  if (code !== undefined && codeInfo(code)?.http === a.status) {
+    // The replay answers the time live: a recorded one would be stale at once.
+    if (code === 15000 || typeof said !== 'string') return { respond: { code } };
     // A message that quotes the request's nonce or signature (a -4037's string to sign) cannot be written: the replay's
     // own checks answer such a request (a rule of no delay takes its turn in the order), and word it for the request
     // they get.
-    const message = scrub(sent.message);
-    return message.includes(REMOVED) ? { delay: 0 } : { respond: { code: sent.code, message } };
+    const message = scrub(said);
+    return message.includes(REMOVED) ? { delay: 0 } : { respond: { code, message } };
   }
-  if (sent.code === undefined && (a.status === 502 || a.status === 503 || a.status === 504))
+  if (code === undefined && (a.status === 502 || a.status === 503 || a.status === 504))
     return { fault: `proxy-${a.status}` as RuleInput['fault'] };
   return { respond: { code: -5000, message: `Internal error: the service answered ${scrub(answerText(a))}` } };
 }

@@ -36,7 +36,7 @@ export class Shadow {
   private followed: CompiledScenario | undefined;
   private readonly challengeIds = new BoundedMap<string, string>(CHALLENGES_KEPT);
 
-  /** `options`: those of the simulator it shadows; its listening, proxying and control ones are left out. */
+  /** `options`: those of the simulator it shadows; its proxying, control token and public URL are left out. */
   constructor(
     private readonly main: Simulator,
     options: StartOptions,
@@ -44,7 +44,6 @@ export class Shadow {
     const own: StartOptions = { ...options, journalSize: 16 };
     for (const key of ['upstream', 'upstreamCa', 'upstreamTimeout', 'record', 'publicUrl', 'controlToken'] as const)
       delete own[key];
-    for (const key of ['port', 'host', 'headersTimeout', 'requestTimeout'] as const) delete own[key];
     this.sim = new Simulator(own);
   }
 
@@ -56,15 +55,22 @@ export class Shadow {
     return this.main.world.secretGiven || this.main.scenario.apiUsers !== undefined;
   }
 
-  /** What mfa-sim answers this request, decided at once: the comparison is of what it answers, not when. */
-  decide(req: ApiRequest): Decision {
-    const active = this.main.scenario;
-    if (active !== this.followed) this.sim.loadScenario(active.input);
-    this.followed = active;
-    this.sim.clock.follow(this.main.clock);
-    const result = this.sim.path.answerAtOnce({ ...req, body: this.translated(req.body) });
-    // A decision and its journal entry are written in the same step, with no other between.
-    return { result, entry: this.sim.journal({ limit: 1 })[0] };
+  /**
+   * What mfa-sim answers this request, decided at once: the comparison is of what it answers, not when. A failure of
+   * the shadow (a bug of mfa-sim's) leaves the request forwarded all the same, uncompared.
+   */
+  decide(req: ApiRequest): Decision | undefined {
+    try {
+      const active = this.main.scenario;
+      if (active !== this.followed) this.sim.loadScenario(active.input);
+      this.followed = active;
+      this.sim.clock.follow(this.main.clock);
+      const result = this.sim.path.answerAtOnce({ ...req, body: this.translated(req.body) });
+      // A decision and its journal entry are written in the same step, with no other between.
+      return { result, entry: this.sim.journal({ limit: 1 })[0] };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Both created a challenge for the same request: the upstream's id, when a later request names it, names mine. */

@@ -6,10 +6,8 @@ import { FileRefused, readFileWithin } from '../read-file.js';
 import { UPSTREAM_TIMEOUT_MS } from '../run-options.js';
 
 /**
- * The upstream of proxy mode: the real service (or anything the operator points mfa-sim at). Its address comes from
- * the operator only (flag, option, environment): a request can name a path under it and nothing else. Each exchange
- * is bounded in time and size, TLS is verified (a private CA is trusted only when the operator gives its file), and
- * a redirect is never followed.
+ * The upstream of proxy mode: the real service, at an address from the operator only (a request names a path under it
+ * and nothing else). Each exchange is bounded in time and size, TLS is verified, and a redirect is never followed.
  */
 
 /** An upstream answer larger than this is not read on: the client gets -5000 with the reason. */
@@ -20,12 +18,7 @@ const MAX_SOCKETS = 64;
 const CA_FILE_LIMIT = 1024 * 1024;
 
 /** A request as it goes to the upstream: the path and query under the upstream's base path, raw header pairs, bytes. */
-export interface Forwarded {
-  method: string;
-  target: string;
-  headers: string[];
-  body: Buffer;
-}
+export type Forwarded = { method: string; target: string; headers: string[]; body: Buffer };
 
 /** The upstream's whole answer, or why there is none (`stopped`: mfa-sim stopped waiting, no fault of the upstream). */
 export type UpstreamAnswer =
@@ -129,19 +122,13 @@ function readWhole(res: IncomingMessage, done: (body: Buffer) => void, fail: (re
 }
 
 /** TLS errors that mean "this certificate is not one the system (or the CA given) vouches for". */
-const UNTRUSTED = [
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_UNTRUSTED',
-];
+const UNTRUSTED =
+  /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED)$/;
 
 /** Why a request to the upstream failed, in words a person can act on. */
 export function failureReason(e: NodeJS.ErrnoException): string {
   const code = e.code ?? '';
-  if (UNTRUSTED.includes(code))
+  if (UNTRUSTED.test(code))
     return `the upstream's TLS certificate is not trusted (${code}): give its CA with --upstream-ca`;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
     return "the upstream's TLS certificate is for another host name (ERR_TLS_CERT_ALTNAME_INVALID)";
@@ -190,24 +177,16 @@ function optionError(key: string, message: string): OptionsError {
 }
 
 /**
- * Which headers cross the proxy, each way (Node's raw pairs: name, value, ...): all, in order and spelling, except
- * those of one connection (RFC 9110 §7.6.1, and those its Connection header names) and those the proxy sets itself:
- * towards the upstream Host (the upstream's, never the client's), Content-Length, Expect and Accept-Encoding (answers
- * come uncompressed, so that mfa-sim can judge them); towards the client Content-Length.
+ * Headers of one connection (RFC 9110 §7.6.1), never forwarded either way. Every other header crosses, in order and
+ * spelling (Node's raw pairs: name, value...), but those the proxy sets itself.
  */
-const CONNECTION_HEADERS = [
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'proxy-authenticate',
-  'proxy-authorization',
-];
+const CONNECTION_HEADERS =
+  /^(connection|keep-alive|proxy-connection|transfer-encoding|te|trailer|upgrade|proxy-authenticate|proxy-authorization)$/;
 
-/** The client's headers as they go to the upstream. */
+/**
+ * The client's headers as they go to the upstream: not its Host (the upstream's goes), nor Accept-Encoding (answers
+ * come uncompressed, to be judged), nor Content-Length and Expect (the body goes whole).
+ */
 export function towardsUpstream(raw: readonly string[]): string[] {
   return crossing(raw, ['host', 'content-length', 'accept-encoding', 'expect']);
 }
@@ -224,9 +203,12 @@ export function rawHeader(raw: readonly string[], name: string): string | undefi
 }
 
 function crossing(raw: readonly string[], proxySets: string[]): string[] {
-  const named = (rawHeader(raw, 'connection') ?? '').split(',').map((n) => n.trim().toLowerCase());
-  const left = [...CONNECTION_HEADERS, ...proxySets, ...named];
+  // A header the Connection header names is of that connection too.
+  const left = [...proxySets, ...(rawHeader(raw, 'connection') ?? '').split(',').map((n) => n.trim().toLowerCase())];
   const out: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) if (!left.includes(raw[i].toLowerCase())) out.push(raw[i], raw[i + 1]);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (!CONNECTION_HEADERS.test(name) && !left.includes(name)) out.push(raw[i], raw[i + 1]);
+  }
   return out;
 }
