@@ -103,29 +103,6 @@ export function writeWhole(file: string, data: string | Buffer): void {
 }
 
 /**
- * The same, without holding the event loop while the disk writes; renamed over `file` only if `stillWanted()` says so
- * once written (a later write may have replaced it meanwhile), at once and in one step of the event loop.
- */
-export async function writeWholeAsync(file: string, data: string, stillWanted: () => boolean): Promise<void> {
-  const aside = asideOf(file);
-  try {
-    // Loaded here: only the recorder writes this way.
-    const { open } = await import('node:fs/promises');
-    const handle = await open(aside, ASIDE_FLAGS, 0o644);
-    try {
-      await handle.writeFile(data);
-    } finally {
-      await handle.close();
-    }
-    if (stillWanted()) putInPlace(aside, file);
-    else rmSync(aside, { force: true });
-  } catch (e) {
-    rmSync(aside, { force: true });
-    throw e;
-  }
-}
-
-/**
  * Opens `file` to add to its end: a new file when `fresh` (the name must hold nothing, not even a link), else a regular
  * file or a new one, never through a link. Returns the descriptor; throws a WriteRefused, or the system's error.
  */
