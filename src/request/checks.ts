@@ -286,8 +286,8 @@ export interface Decision {
 /**
  * What a request is answered: the first failing check decides. A forced error answers at its own check, after every
  * earlier check passed, exactly as the real failure would, and leaves no trace: no challenge made, no nonce or time
- * remembered (docs/behaviour.md#scenarios-and-forced-codes). A forced success runs the operation, which makes happen what
- * makes sense.
+ * remembered (docs/behaviour.md#scenarios-and-forced-codes). A forced success runs the operation, which makes happen
+ * what makes sense.
  */
 export function decide(ctx: RequestContext): Decision {
   const forced = ctx.forced;
