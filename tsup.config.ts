@@ -51,7 +51,7 @@ export default defineConfig([
   },
   {
     // `npx mfa-sim`.
-    entry: { cli: 'src/cli.ts' },
+    entry: { cli: 'src/cli/main.ts' },
     format: ['cjs'],
     ...node,
     shims: true,

@@ -16,8 +16,7 @@ import { STEPS } from '../src/proxy/probe.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
-import { START_KEYS } from '../src/command-line.js';
-import { FLAGS, flagUsage } from '../src/flags.js';
+import { FLAGS, flagUsage, START_KEYS } from '../src/cli/flags.js';
 import { RunOptionsSchema } from '../src/run-options.js';
 import { bodiesPage } from './bodies.js';
 
@@ -99,7 +98,7 @@ export function scenarioKeys(): string {
 
 /** The text `mfa-sim --help` prints (from the built command line: `npm run docs` builds first). */
 export function cliHelp(): string {
-  // The help has one width whatever the terminal (src/flags.ts), so the page matches every terminal's --help.
+  // The help has one width whatever the terminal (src/cli/flags.ts), so the page matches every terminal's --help.
   const text = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.cjs'), '--help'], { encoding: 'utf8' });
   return ['```', text.trimEnd(), '```'].join('\n');
 }
@@ -108,7 +107,7 @@ export function cliHelp(): string {
 export function flagTable(): string {
   const starts = new Set<string>(START_KEYS);
   const rows = FLAGS.map((f) => {
-    const what = `${f.description}${f.choices ? ` (${f.choices.join(', ')})` : ''}${f.listSeparator ? ` (repeatable, or several separated by \`${f.listSeparator}\`)` : ''}`;
+    const what = `${f.description}${f.choices ? ` (${f.choices.join(', ')})` : ''}${f.list ? ` (repeatable, or several separated by \`${f.list}\`)` : ''}`;
     const env = f.env ? `\`${f.env}${f.negated ? '=off' : ''}\`` : '';
     return `| \`${cell(flagUsage(f))}\` | ${env} | ${starts.has(f.key) ? `\`${f.key}\`` : ''} | ${f.default ?? ''} | ${cell(what)} |`;
   });

@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { version } from '../package.json';
 import { challengeEnvelope, expectEnvelope, send } from './helpers.js';
-import { remote, run, start } from './cli-helpers.js';
+import { CLI, remote, run, start } from './cli-helpers.js';
 
 describe('the CLI', () => {
   it('prints the base URL once ready, then the API user and the docs; serves; logs; stops on SIGTERM with 0', async () => {
@@ -140,5 +141,27 @@ describe('the CLI with --watch', () => {
 
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
+  });
+});
+
+describe('the CLI stopping', () => {
+  it("writes the verdict after the last request's log line, also where one reader takes both outputs (2>&1)", async () => {
+    const args = ['--port', '0', '--secret', 'order-secret', '--require-coverage', '-4036'];
+    const child = spawn('sh', ['-c', 'exec "$0" "$@" 2>&1', process.execPath, CLI, ...args], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const exit = new Promise((resolve) => child.on('exit', resolve));
+    await expect.poll(() => /^ {2}scenario /m.test(out), { timeout: 10_000 }).toBe(true);
+    const url = /^mfa-sim listening on (\S+)$/m.exec(out)![1];
+    const sim = remote(url, '123456789', 'order-secret');
+    for (let i = 0; i < 5; i++) expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET' }), 200, 15000);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(3);
+    const lastLog = out.lastIndexOf('GET /v1/svc/time 123456789 -> 200 15000');
+    const verdict = out.indexOf('mfa-sim: coverage: 1 of 1 required codes were never answered: -4036\n');
+    expect(out.match(/GET \/v1\/svc\/time 123456789 -> 200 15000/g)).toHaveLength(5);
+    expect(verdict).toBeGreaterThan(lastLog);
   });
 });

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { sign } from '../src/index.js';
 import type { ExploreResult } from '../src/http/explore.js';
-import { formatLine } from '../src/observers/log.js';
+import { formatLine } from '../src/cli/log.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 const SECRET = 'dashboard-secret-7f3a9c';

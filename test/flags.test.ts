@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FlagError } from '../src/errors.js';
-import { CommandLineSchema, START_KEYS, startOptions } from '../src/command-line.js';
-import { FLAGS, helpText, parseFlags } from '../src/flags.js';
+import { CommandLineSchema, FLAGS, helpText, parseFlags, START_KEYS, startOptions } from '../src/cli/flags.js';
 import { RunOptionsSchema } from '../src/run-options.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { stringToSign } from '../src/auth/signature.js';
-import { formatLine } from '../src/observers/log.js';
+import { formatLine } from '../src/cli/log.js';
 import { challengeEnvelope, expectEnvelope, send, simulator, type SendOptions } from './helpers.js';
 
 /**

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stringToSign } from '../src/auth/signature.js';
 import { DIAGNOSES_PER_SECOND, NOT_DIAGNOSED } from '../src/doctor/doctor.js';
-import { formatLine } from '../src/observers/log.js';
+import { formatLine } from '../src/cli/log.js';
 import { monotonicMs } from '../src/world/monotonic.js';
 import type { RunningSimulator } from '../src/index.js';
 import { clientTime, expectEnvelope, send, simulator } from './helpers.js';

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authorizationValue, stringToSign } from '../src/auth/signature.js';
-import { formatLine, loggable, LOG_BATCH_MS, LogSink, MAX_LOGGED_VALUE } from '../src/observers/log.js';
+import { formatLine, loggable, MAX_LOGGED_VALUE } from '../src/cli/log.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 describe('a value in a log line is one line, short', () => {
@@ -174,31 +174,5 @@ describe('what a log line tells a client author', async () => {
     expect(formatLine({ ...base, message: 'Forced: sign a new nonce' })).toBe(
       '03:04:05.678 POST /v1/svc/time -> 401 -4034 Forced: sign a new nonce (1.5 ms); hint: sign a new nonce',
     );
-  });
-});
-
-describe('the request log is written in batches', () => {
-  it('writes the lines of LOG_BATCH_MS in one write, in order, and everything at once on flush', () => {
-    vi.useFakeTimers();
-    try {
-      const writes: string[] = [];
-      const sink = new LogSink((text) => writes.push(text));
-      sink.push('a\n');
-      sink.push('b\n');
-      expect(writes).toEqual([]);
-      vi.advanceTimersByTime(LOG_BATCH_MS - 1);
-      expect(writes).toEqual([]);
-      vi.advanceTimersByTime(1);
-      expect(writes).toEqual(['a\nb\n']);
-      // A line after the batch went starts the next one; flush writes it now, and nothing is written twice.
-      sink.push('c\n');
-      sink.flush();
-      expect(writes).toEqual(['a\nb\n', 'c\n']);
-      vi.advanceTimersByTime(10 * LOG_BATCH_MS);
-      sink.flush();
-      expect(writes).toEqual(['a\nb\n', 'c\n']);
-    } finally {
-      vi.useRealTimers();
-    }
   });
 });

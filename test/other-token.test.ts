@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatLine } from '../src/observers/log.js';
+import { formatLine } from '../src/cli/log.js';
 import { challengeEnvelope, expectEnvelope, send, simulator, type SendOptions } from './helpers.js';
 
 /**

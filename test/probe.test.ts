@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { probeCommand, STEPS } from '../src/proxy/probe.js';
+import { probeCommand } from '../src/cli/probe.js';
+import { STEPS } from '../src/proxy/probe.js';
 import { simulator } from './helpers.js';
 import { changedUpstream, server } from './proxy-support.js';
 

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { version } from '../../package.json';
 import { headerNames, signedHeaders, userKeyOf } from '../auth/signature.js';
-import { ProbeCommandSchema, type ProbeCommandLine } from '../command-line.js';
-import { FlagError, OptionsError } from '../errors.js';
-import { flagsOf, helpText, parseFlags } from '../flags.js';
+import type { StartOptions } from '../run-options.js';
 import { Simulator } from '../simulator.js';
 import { answerText, compareAnswers, judgeAnswer, seenAnswer, type SeenAnswer } from './judge.js';
 import { rawHeader, Upstream } from './upstream.js';
@@ -119,52 +117,34 @@ export const STEPS: readonly ProbeStep[] = [
   },
 ];
 
-const PROBE_FLAGS = flagsOf(ProbeCommandSchema);
-const USAGE = 'mfa-sim probe --upstream <url> --api-user <id> --secret <secret> [options]';
-const DESCRIPTION =
+/** The probe's help, which src/cli/probe.ts prints with its flags. */
+export const DESCRIPTION =
   'Sends a short run of requests that create nothing on the service (the time, a bad signature, a replayed nonce, a time outside the drift window, malformed headers, an invalid e-mail address on a new challenge, a cancel of a challenge that does not exist) to the upstream and to an in-process mfa-sim, and prints where they agree. docs/proxy.md lists exactly what each step sends.';
-const AFTER =
+export const AFTER =
   'Exit status: 0 every step agrees (a message worded otherwise is shown, and agrees), 1 a step differs\nor the service could not be reached, 2 bad flags.';
 
-type Output = Record<'out' | 'err', (text: string) => void>;
+/** Where the probe writes its table and its errors. */
+export type ProbeOutput = Record<'out' | 'err', (text: string) => void>;
 
-/** `mfa-sim probe ...`: runs the steps against the upstream and an in-process mfa-sim; resolves to the exit status. */
-export async function probeCommand(
-  args: readonly string[],
-  env: Record<string, string | undefined>,
-  io: Output,
-): Promise<number> {
-  const usage = (message: string) => {
-    io.err(`mfa-sim probe: ${message}\nRun 'mfa-sim probe --help' for the options.\n`);
-    return 2;
-  };
-  let o: ProbeCommandLine;
-  try {
-    o = parseFlags(args, env, PROBE_FLAGS);
-  } catch (e) {
-    if (e instanceof FlagError) return usage(e.message);
-    throw e;
-  }
-  if (o.help) {
-    io.out(helpText(DESCRIPTION, AFTER, 100, PROBE_FLAGS, USAGE));
-    return 0;
-  }
-  const { upstream: url, apiUser, secret } = o;
-  if (url === undefined || apiUser === undefined || secret === undefined) {
-    const missing = ['--upstream', '--api-user', '--secret'].filter((_, i) => [url, apiUser, secret][i] === undefined);
-    return usage(`give ${missing.join(', ')}.`);
-  }
-  let upstream: Upstream;
-  let sim: Simulator;
-  try {
-    const { token, strict, responseStyle } = o;
-    const given = { token, strict, responseStyle, apiUser, secret };
-    sim = new Simulator(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)));
-    upstream = new Upstream({ upstream: url, upstreamCa: o.upstreamCa, upstreamTimeout: o.upstreamTimeout });
-  } catch (e) {
-    if (e instanceof OptionsError) return usage(e.message.replace(/^options: /, ''));
-    throw e;
-  }
+/** What the probe is given (src/cli/probe.ts reads it from the command line). */
+export type ProbeSettings = Pick<
+  StartOptions,
+  'upstreamCa' | 'upstreamTimeout' | 'token' | 'strict' | 'responseStyle'
+> & {
+  upstream: string;
+  apiUser: string;
+  secret: string;
+};
+
+/**
+ * Runs the steps against the upstream and an in-process mfa-sim; resolves to the exit status. Settings it cannot use
+ * throw OptionsError before anything is sent.
+ */
+export async function probeService(o: ProbeSettings, io: ProbeOutput): Promise<number> {
+  const { token, strict, responseStyle, apiUser, secret } = o;
+  const given = { token, strict, responseStyle, apiUser, secret };
+  const sim = new Simulator(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)));
+  const upstream = new Upstream({ upstream: o.upstream, upstreamCa: o.upstreamCa, upstreamTimeout: o.upstreamTimeout });
   try {
     return await probe(upstream, sim, { token: sim.token, apiUser, secret }, io);
   } finally {
@@ -182,7 +162,7 @@ interface Outcome {
   verdict: 'agrees' | 'message differs' | 'differs';
 }
 
-async function probe(upstream: Upstream, sim: Simulator, who: Omit<Signing, 'time'>, io: Output): Promise<number> {
+async function probe(upstream: Upstream, sim: Simulator, who: Omit<Signing, 'time'>, io: ProbeOutput): Promise<number> {
   let last = 0;
   const signing: Signing = { ...who, time: () => (last = Math.max(Date.now(), last + 1)) };
   const print = (text: string) => io.out(terminalText(text));
