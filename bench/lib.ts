@@ -1,169 +1,118 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sign, signedHeaders } from '../src/auth/signature.js';
+import { sign } from '../src/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The benchmark's API users: one per wrk connection (a timestamp may be used once per API user and millisecond). */
+/** The load's API users: a timestamp may be used once per API user and millisecond, so 64 of them share the load. */
 export const API_USERS = Array.from({ length: 64 }, (_, i) => ({
-  id: `90000${String(i).padStart(4, '0')}`,
+  id: `${900_000_000 + i}`,
   secret: `bench-secret-${i}`,
 }));
 
-/** The API users of a benchmark scenario: the 64 of the load first, then as many more as asked. */
-export function benchUsers(n: number): { id: string; secret: string }[] {
-  return Array.from({ length: n }, (_, i) =>
-    i < API_USERS.length ? API_USERS[i] : { id: String(800_000_000 + i), secret: `bench-secret-${i}` },
-  );
-}
+/** What a load sends and the answer every request must get. */
+export type Load = { path: string; body: 'none' | 'challenge' | 'forged'; status: number; code: number };
+
+export const TIME: Load = { path: '/v1/svc/time', body: 'none', status: 200, code: 15000 };
+export const CHALLENGE: Load = { path: '/v1/svc/challenge', body: 'challenge', status: 202, code: 2025 };
+
+/** A new challenge's envelope (no QR image), as bench/wrk.lua sends it too. */
+export const challengeBody = (id: string, time: number, apiUser: string, user = 'user@example.com') =>
+  `{"id":"${id}","utctime":"${time}","apiUser":"${apiUser}","type":150,"body":{"svcUser":"${user}","challengeType":"UserKeyAndPattern","challengeExpiry":"FiveMins","enableQRcode":false,"status":"NEW"}}`;
 
 /**
- * A scenario file listing the benchmark's API users (written to a temporary file at run time), and more keys as YAML.
+ * Writes `count` requests, one a line (`<apiuser> <utctime> <nonce> <signature>`), each with a new nonce and a time
+ * its API user has not used since `from`; returns the next time free. `forged`: signed with zeros, not a secret.
  */
-export function writeScenario(
-  file: string,
-  users: readonly { id: string; secret: string }[] = API_USERS,
-  more = '',
-): void {
-  const list = users.map((u) => `  - id: "${u.id}"\n    secret: ${u.secret}\n`).join('');
-  writeFileSync(
-    file,
-    `name: bench\ndescription: The benchmark's API users, one per connection.\napiUsers:\n${list}${more}`,
-  );
-}
-
-/**
- * Writes `count` freshly signed requests, one a line: `<apiuser> <utctime> <nonce> <signature>`. Every nonce is
- * new; each API user's timestamps start at the current time (or `notBefore`, if later) and go up by one millisecond,
- * so none repeats and all stay well inside the drift window. Returns the first time the file left unused.
- * `badSignature` signs with a wrong secret (the answer must be -4037).
- */
-export function writeRequests(
-  file: string,
-  count: number,
-  badSignature = false,
-  notBefore = 0,
-  users: readonly { id: string; secret: string }[] = API_USERS,
-): number {
-  const start = Math.max(Date.now(), notBefore);
-  const lines = new Array<string>(count);
+export function writeRequests(file: string, count: number, from = 0, users = API_USERS, forged = false): number {
+  const start = Math.max(Date.now(), from);
+  const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const u = users[i % users.length];
     const t = String(start + Math.floor(i / users.length));
     const nonce = randomUUID();
-    lines[i] = `${u.id} ${t} ${nonce} ${sign(badSignature ? `${u.secret}-wrong` : u.secret, t, nonce)}`;
+    lines.push(`${u.id} ${t} ${nonce} ${forged ? '0'.repeat(128) : sign(u.secret, t, nonce)}`);
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
-  // The first time free for the next file to the same server (a warm-up and its measured load must not share one).
   return start + Math.ceil(count / users.length);
 }
 
-/** A server process started for one measurement. */
-export interface Server {
-  proc: ChildProcess;
-  url: string;
-  pid: number;
-  /** From spawn to the "listening on" line, ms. */
-  listeningMs: number;
-  /** What the server wrote on standard error so far. */
-  stderr(): string;
-  stop(): Promise<void>;
-}
+/** A server process of the benchmark: its URL, process, what it wrote on standard error, and how to stop it. */
+export type Server = { url: string; proc: ChildProcess; stderr: () => string; stop: () => Promise<void> };
 
-/** Spawns a server that prints `... listening on http://...` and waits for that line. */
-export function startServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Server> {
-  const t0 = performance.now();
-  const proc = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Spawns `node <args>` (with an IPC channel when `ipc`) and waits for its `listening on <url>` line. */
+export function startServer(args: string[], ipc = false): Promise<Server> {
+  const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc' as const] : [])];
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio });
+  let out = '';
+  let err = '';
+  proc.stderr!.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-100_000)));
+  const stop = () =>
+    new Promise<void>((done) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return done();
+      proc.once('exit', () => done());
+      proc.kill('SIGTERM');
+      setTimeout(() => proc.kill('SIGKILL'), 3000).unref();
+    });
   return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const fail = (why: string) => {
-      proc.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')}: ${why}\n${err}`));
-    };
-    const timer = setTimeout(() => fail('did not start within 20 s'), 20_000);
-    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    proc.on('exit', (code) => fail(`exited with ${code}`));
-    proc.stdout.on('data', function onData(c: Buffer) {
+    const fail = (why: string) => (proc.kill('SIGKILL'), reject(new Error(`node ${args[0]}: ${why}\n${err}`)));
+    const timer = setTimeout(() => fail('did not listen within 30 s'), 30_000);
+    proc.once('exit', (code) => fail(`exited with ${code}`));
+    proc.stdout!.on('data', function listening(c: Buffer) {
       out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (!m) return;
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (!url) return;
       clearTimeout(timer);
-      proc.stdout.off('data', onData);
-      proc.stdout.resume();
       proc.removeAllListeners('exit');
-      resolve({
-        proc,
-        url: m[1],
-        pid: proc.pid!,
-        listeningMs: performance.now() - t0,
-        stderr: () => err,
-        stop: () =>
-          new Promise<void>((done) => {
-            if (proc.exitCode !== null) return done();
-            proc.once('exit', () => done());
-            proc.kill('SIGTERM');
-            setTimeout(() => proc.kill('SIGKILL'), 3000).unref();
-          }),
-      });
+      // The rest (mfa-sim's request log) is read as it comes, as a terminal or a CI runner reads it.
+      proc.stdout!.off('data', listening).resume();
+      resolve({ url, proc, stderr: () => err, stop });
     });
   });
 }
 
-/** CPU time (user + system) of a process so far, ms. */
+/** A process's RSS and heap after a full collection (bench/sim-server.mjs answers on its IPC channel). */
+export const memoryOf = (server: Server) =>
+  new Promise<{ rss: number; heap: number }>((resolve) => server.proc.once('message', resolve).send('memory'));
+
+/** CPU time (user + system) of a process so far, ms, from /proc (Linux, 100 ticks a second). */
 export function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of stat (utime, stime), counted after the command name: indexes 11 and 12 here.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** Peak resident memory (VmHWM) of a process, MiB. */
-export function peakRssMiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
+/**
+ * Runs wrk (2 threads, 32 keep-alive connections) for `seconds` with the requests of `file`: how many were answered,
+ * and how many not as `load` wants (or failed). `repeat`: the server checks no replay, so it may be sent the file
+ * again; otherwise a request sent twice counts as bad.
+ */
+export async function wrk(url: string, seconds: number, file: string, load: Load, repeat = false) {
+  const args = ['-t2', '-c32', `-d${seconds}s`, '-s', join(ROOT, 'bench/wrk.lua'), url, '--', file, '2'];
+  const child = spawn('wrk', [...args, load.path, load.body, String(load.status), String(load.code)]);
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  await new Promise((resolve, reject) => child.on('close', resolve).on('error', reject));
+  const line = /^WRK (.*)$/m.exec(out);
+  if (!line) throw new Error(`wrk failed: ${out}`);
+  const j = JSON.parse(line[1]) as Record<string, number>;
+  const ranOut = j.wrapped > 0 && !repeat;
+  return {
+    requests: j.requests,
+    seconds: j.us / 1e6,
+    bad: j.bad + j.errors + (ranOut ? 1 : 0),
+    sample: ranOut ? 'ran out of pre-signed requests' : /^WRKSAMPLE (.*)$/m.exec(out)?.[1],
+  };
 }
 
-export interface Answer {
-  status: number;
-  body: string;
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return (s[Math.floor((s.length - 1) / 2)] + s[Math.ceil((s.length - 1) / 2)]) / 2;
 }
 
-/** One POST, freshly signed as `user` unless `user` is undefined; resolves with the status and body. */
-export function post(
-  url: string,
-  path: string,
-  user?: { id: string; secret: string },
-  body?: string,
-  agent?: import('node:http').Agent,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (user) Object.assign(headers, signedHeaders({ apiUser: user.id, secret: user.secret }));
-    const req = request(`${url}${path}`, { method: 'POST', headers, agent: agent ?? false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-export const median = (xs: number[]): number => {
-  const s = [...xs].filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const MiB = 2 ** 20;
+export const mib = (bytes: number) => (bytes / MiB).toFixed(1);
