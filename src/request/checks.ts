@@ -32,9 +32,9 @@ import type { RequestContext } from './context.js';
 type Check = (ctx: RequestContext) => Answer | undefined;
 
 /** The shapes the checks hold a request's values to. */
-export const UTCTIME = /^\d{1,16}$/;
-export const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
-export const HEX128 = /^[0-9a-fA-F]{128}$/;
+const UTCTIME = /^\d{1,16}$/;
+const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
+const HEX128 = /^[0-9a-fA-F]{128}$/;
 
 const isAuthChecked = (ctx: RequestContext) => ctx.sc.auth !== 'off';
 
