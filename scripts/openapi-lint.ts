@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiDocument } from '../src/contract/openapi.js';
-import { controlOpenApiDocument } from '../src/http/control-openapi.js';
+import { controlOpenApiDocument } from '../src/http/control.js';
 import { CONTROL_ROUTES } from '../src/http/control-routes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mfa-sim-openapi-'));

@@ -4,7 +4,7 @@ import { API_USER_ID } from '../src/contract/api-user.js';
 import { openApiDocument } from '../src/contract/openapi.js';
 import { FlagError, isMfaSimError, OptionsError } from '../src/errors.js';
 import { parseFlags } from '../src/cli/flags.js';
-import { controlOpenApiDocument } from '../src/http/control-openapi.js';
+import { controlOpenApiDocument } from '../src/http/control.js';
 import { CONTROL_ROUTES } from '../src/http/control-routes.js';
 import { compileScenario } from '../src/scenario/compile.js';
 import { expectEnvelope, send, simulator } from './helpers.js';

@@ -115,6 +115,55 @@ describe('the control API OpenAPI document at /__sim/openapi.json', async () => 
     await check('DELETE', '/__sim/journal', '/__sim/journal');
   });
 
+  it("its request bodies are the routes' checks: the simulator refuses (400, naming the key) exactly the bodies the document refuses", async () => {
+    const cases: [path: string, route: string, bodies: unknown[]][] = [
+      [
+        '/__sim/challenges/no-such/approve',
+        '/__sim/challenges/{id}/approve',
+        [{}, { authCode: '4242' }, { authCode: '' }, { authCode: 5 }, { authCode: 'x'.repeat(65) }, { other: 1 }],
+      ],
+      [
+        '/__sim/clock/freeze',
+        '/__sim/clock/freeze',
+        [{}, { at: 1e12 }, { at: true }, { at: null }, { at: {} }, { other: 1 }],
+      ],
+      ['/__sim/clock/advance', '/__sim/clock/advance', [{ by: '1m' }, { by: 0 }, {}, { by: true }, { by: [1] }]],
+      [
+        '/__sim/explore',
+        '/__sim/explore',
+        [
+          { kind: 'time' },
+          { kind: 'time', other: 1 },
+          {},
+          { kind: 'teleport' },
+          { kind: 'time', user: 5 },
+          { kind: 'time', enableQRcode: 'yes' },
+          { kind: 'time', clock: 'wall' },
+          { kind: 'time', ipAddress: 'x'.repeat(501) },
+        ],
+      ],
+    ];
+    for (const [path, route, bodies] of cases) {
+      const validate = ajv.compile(doc.paths[route].post.requestBody!.content['application/json'].schema);
+      for (const body of bodies) {
+        const r = await fetch(`${sim.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        const answer = (await r.json()) as { error?: string };
+        const what = `${path} ${JSON.stringify(body)}: ${r.status} ${answer.error}`;
+        expect(r.status === 400, what).toBe(!validate(body));
+        const e = validate.errors?.[0];
+        if (e)
+          expect(answer.error, what).toContain(
+            e.instancePath.slice(1) || (e.params as { missingProperty: string }).missingProperty,
+          );
+      }
+    }
+    await fetch(`${sim.url}/__sim/reset`, { method: 'POST' });
+  });
+
   it('its scenario body refuses what the simulator refuses', () => {
     const validate = ajv.compile(doc.paths['/__sim/scenario'].post.requestBody!.content['application/json'].schema);
     expect(validate({ name: 'locked-account' })).toBe(true);

@@ -1,22 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
+import type express from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { quoted } from '../contract/answer.js';
+import { openApiDocument } from '../contract/openapi.js';
 import { OptionsError } from '../errors.js';
+import { jsonText } from '../output/json.js';
 import type { StartOptions } from '../run-options.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
-import { openApiDocument } from '../contract/openapi.js';
-import { jsonText } from '../output/json.js';
+import { lazy } from '../world/lazy.js';
 import { requireAllowedHost } from './allowed-hosts.js';
-import { controlRouter, controlRoutes } from './control-routes.js';
-import { expressLib } from './express.js';
+import { CONTROL_ROUTES } from './control-routes.js';
+import { controlRouter } from './control.js';
 import { pageRoutes } from './pages.js';
-import { controlRouteMissing, routerOf, type Route } from './routes.js';
 import { answerInternalError, serveApi, serveApiSafely } from './serve-api.js';
 
 /**
- * The Express app of a simulator: the shell for pages, the dashboard and the control API (the API itself is served
- * straight from node:http by server.ts, and through this app's first middleware for supertest and for an app that
- * mounts it). Express is loaded when the first app is made, never when the package is imported.
+ * The one Express app of a simulator: the simulated API (`/v1/...`) is handed to the request path by its first
+ * middleware; the pages, the control API and the final answers follow. Routes are data (method, path, handlers); a
+ * path's routes share one Express route, which answers the methods it lacks itself (OPTIONS, 405).
  */
+
+/** Express, loaded when the first app is made: an in-process test that never serves HTTP does not load it. */
+export const expressLib = lazy<typeof express>('express');
 
 /**
  * A simulator as a Node request listener (the Express app that serves it): give it to supertest, to
@@ -29,24 +34,25 @@ export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (
 /** How the simulated API (`/v1/...`) is served: by the request path, or forwarded (proxy mode). */
 export type ApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/**
- * The Express app of a simulator. The simulated API (`/v1/...`) is handed to the simulator's request path by the
- * first middleware; pages, the control API and the final 404 follow. Every answer of the API, a 404 and an internal
- * failure included, is a JSON envelope.
- */
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** One route: what Express registers. `path` in Express's syntax: `/phone/:id`. */
+export interface Route {
+  method: Method;
+  path: string;
+  handlers: RequestHandler[];
+}
+
+/** The Express app of a simulator. Every answer of the API, a 404 and an internal failure included, is an envelope. */
 export function createApp(options: SimulatorOptions | string | Simulator = {}): SimulatorApp {
   // Proxy mode forwards over HTTP and must be closed: startSimulator and the command line run it.
   if (
     typeof options === 'object' &&
     !(options instanceof Simulator) &&
-    (options as StartOptions | null)?.upstream !== undefined
+    (options as StartOptions)?.upstream !== undefined
   ) {
-    throw new OptionsError([
-      {
-        path: ['upstream'],
-        message: 'proxy mode runs with startSimulator or the command line: createApp answers the API itself',
-      },
-    ]);
+    const message = 'proxy mode runs with startSimulator or the command line: createApp answers the API itself';
+    throw new OptionsError([{ path: ['upstream'], message }]);
   }
   const sim = options instanceof Simulator ? options : new Simulator(options);
   return appOf(sim, (req, res) => serveApiSafely(sim, req, res));
@@ -58,30 +64,32 @@ export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
   Object.assign(app, { simulator: sim });
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Every JSON answer of the pages and the control API is written here, by the one JSON function (output/json.ts),
-  // and no string in it shows a secret the simulator holds.
-  const hidden = (_key: string, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value);
+  // Every JSON answer of the pages and the control API is written by the one JSON function, with no secret in it.
+  const redact = (_key: string, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value);
   app.response.json = function (this: Response, body: unknown) {
     if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
-    return this.send(jsonText(body, hidden));
+    return this.send(jsonText(body, redact));
   };
 
   app.use((req: Request, res: Response, next: NextFunction) => (req.url.startsWith('/v1/') ? api(req, res) : next()));
-  const control = controlRoutes(sim);
-  const pages: Route[] = [
-    // Built from the code table alone (no caller input), so it skips the replacer's work.
-    {
-      method: 'GET',
-      path: '/openapi.json',
-      handlers: [(req, res) => void res.type('json').send(jsonText(apiDocument(sim, req)))],
-    },
-    ...pageRoutes(sim),
-  ];
   app.use('/__sim', requireAllowedHost(sim.allowedHosts));
-  app.use(controlRouter(control));
-  app.use(routerOf(pages, 'this page'));
-  // A control URL no route has: a JSON 404, not an envelope of the API it controls.
-  app.use('/__sim', controlRouteMissing);
+  app.use(controlRouter(sim, CONTROL_ROUTES));
+  // The API's own document: made from the code table alone (no caller input), sent as made, like the control API's.
+  const apiDocument = (req: Request, res: Response) => {
+    const serverUrl = sim.links.base(req.headers.host);
+    res
+      .type('json')
+      .send(jsonText(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl })));
+  };
+  app.use(
+    routerOf([{ method: 'GET', path: '/openapi.json', handlers: [apiDocument] }, ...pageRoutes(sim)], 'this page'),
+  );
+  // A control URL no route has: a JSON 404. Not the request path's: a wrong control URL is a mistake of the test's
+  // set-up, not of the client under test, and is neither journaled nor counted in the coverage.
+  app.use('/__sim', (req: Request, res: Response) => {
+    const error = `no control route at ${pathOf(req)}: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui`;
+    res.status(404).json({ error });
+  });
   // Anything else: the request path's route check answers -404 or -405, as an envelope, journaled.
   app.use((req: Request, res: Response) => serveApi(sim, req, res));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -89,33 +97,38 @@ export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
     if (status === 413 || (err as { type?: string }).type === 'entity.too.large') return serveApi(sim, req, res, true);
     // A path whose percent-encoding does not decode names no page: -404, not an internal failure.
     if (err instanceof URIError) return serveApi(sim, req, res);
-    // The control API answers JSON errors, never an envelope of the API it controls.
-    if (req.path.startsWith('/__sim/')) return answerControlFailure(res);
+    // A control route that failed (a bug of the simulator's): a JSON error, never an envelope of the API it controls.
+    if (req.path.startsWith('/__sim/'))
+      return void (res.headersSent
+        ? res.destroy()
+        : res.status(500).json({ error: 'internal error of the simulator' }));
     answerInternalError(sim, req, res, err);
   });
   return app as unknown as SimulatorApp;
 }
 
-/** The simulated API's OpenAPI document, for the token and response style in force and the address asked. */
-function apiDocument(sim: Simulator, req: Request): Record<string, unknown> {
-  return openApiDocument({
-    token: sim.token,
-    responseStyle: sim.scenario.responseStyle,
-    serverUrl: sim.links.base(req.headers.host),
-  });
+/**
+ * A router with the routes, each path's methods on one Express route, in the order the paths first appear. A method
+ * the path lacks: OPTIONS gets 204 with the path's methods in `Allow` (RFC 9110 §10.2.1), any other 405 with them
+ * and a JSON error; `what` names the path in it ("this page"). The methods are no secret: the documents list them.
+ */
+export function routerOf(routes: readonly Route[], what: string): Router {
+  const router = expressLib().Router();
+  for (const path of new Set(routes.map((r) => r.path))) {
+    const route = router.route(path);
+    const here = routes.filter((r) => r.path === path);
+    for (const { method, handlers } of here) route[method.toLowerCase() as Lowercase<Method>](...handlers);
+    // HEAD wherever GET, as Express answers it.
+    const methods: string[] = here.map((r) => r.method);
+    const allow = [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)].join(', ');
+    route.all((req: Request, res: Response) => {
+      res.setHeader('allow', `${allow}, OPTIONS`);
+      if (req.method === 'OPTIONS') return void res.status(204).end();
+      res.status(405).json({ error: `${req.method} ${pathOf(req)}: ${what} answers ${allow}` });
+    });
+  }
+  return router;
 }
 
-/**
- * A control API route failed (a bug of the simulator's): HTTP 500 with a JSON error, as every control error is. Never
- * throws.
- */
-function answerControlFailure(res: ServerResponse): void {
-  try {
-    if (res.headersSent) return void res.destroy();
-    const body = '{"error":"internal error of the simulator"}';
-    res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
-    res.end(body);
-  } catch {
-    res.destroy();
-  }
-}
+/** The path as the caller sent it (under any prefix the app is mounted at), quoted, without its query. */
+const pathOf = (req: Request) => quoted(req.originalUrl.replace(/\?.*/s, ''), 100);

@@ -1,27 +1,47 @@
+import type { Request, Response } from 'express';
+import { isObject } from '../contract/answer.js';
+import { renderReport } from '../doctor/report.js';
+import { ControlError } from '../errors.js';
+import { eventStream } from '../observers/event-stream.js';
 import { jsonText } from '../output/json.js';
-import type { RequestHandler } from 'express';
-import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
+import { controlSource } from '../scenario/control-source.js';
 import type { Simulator } from '../simulator.js';
-import { requireControl } from './control-access.js';
-import { controlOpenApiDocument } from './control-openapi.js';
-import { SCENARIO_ROUTES } from './control-routes-scenarios.js';
-import { VIEW_ROUTES } from './control-routes-views.js';
-import { WORLD_ROUTES } from './control-routes-world.js';
-import { json, type ControlRoute } from './control-schemas.js';
-import { controlErrors, declaredWithin, objectBodyOnly } from './control.js';
-import { expressLib } from './express.js';
-import { routerOf, type Route } from './routes.js';
+import { Type } from '../typebox.js';
+import * as S from './control-schemas.js';
+import {
+  challengeView,
+  clockView,
+  controlOpenApiDocument,
+  queryOf,
+  redacted,
+  reportQuery,
+  scenarioCardView,
+  scopeOf,
+} from './control.js';
+import { challengesFragment, dashboardPage } from './dashboard.js';
+import { ExploreAnswer, ExploreBody, exploreHandler } from './explore.js';
 
 /**
- * The control API under `/__sim/`, as one table: each route's method and path, its OpenAPI operation (id, summary,
- * parameters, body and answers) and its handler, a row each, in three parts by what the routes act on (scenarios
- * and API users, the world, what happened). The table registers the routes in Express (controlRouter), makes the
- * control OpenAPI document (control-openapi.ts), and tells OPTIONS, the 404 and the 405 which methods a path has
- * (routes.ts). A route is added as one row, once.
+ * The control API under `/__sim/` as one table, a row per route: its method and path, its OpenAPI operation (id,
+ * summary, parameters, body and answers) and its handler. From it control.ts registers the routes, checks their
+ * bodies against the schemas it documents and makes `/__sim/openapi.json`; app.ts tells OPTIONS and the 405 a path's
+ * methods.
  */
 
+const { json, text } = S;
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+/** A scenario as a body gives it (a name, a file in a scenario directory, text or an object). */
+const scenarioOf = (sim: Simulator, req: Request) =>
+  controlSource(req.body, sim.scenarioDirectories, (v, max) => sim.echo(v, max));
+/** None, `{}` or empty text: no scenario sent. */
+const sent = (body: unknown) =>
+  body !== undefined && body !== '' && !(isObject(body) && Object.keys(body).length === 0);
+const answerClock = (sim: Simulator, res: Response) => void res.json(clockView(sim));
+const Clocked = (what: 'reset' | 'newRun') =>
+  Type.Object({ [what]: Type.Literal(true), scenario: Type.String(), clock: S.Clock });
+
 /** Every route under `/__sim/`, in the order they are registered (a path's methods are listed in this order). */
-export const CONTROL_ROUTES: readonly ControlRoute[] = [
+export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
   {
     method: 'GET',
     path: '/__sim/openapi.json',
@@ -30,46 +50,338 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     // The description of these routes needs no token, as the simulated API's own at /openapi.json.
     open: true,
     answers: { 200: json({ type: 'object' }, 'the document') },
+    // Sent as made: no caller input is in it, and a secret that happened to be a word of it must not be redacted.
     handler: (sim) => (req, res) =>
       void res.type('json').send(jsonText(controlOpenApiDocument(CONTROL_ROUTES, sim.links.base(req.headers.host)))),
   },
-  ...SCENARIO_ROUTES,
-  ...WORLD_ROUTES,
-  ...VIEW_ROUTES,
+  {
+    method: 'GET',
+    path: '/__sim/health',
+    operationId: 'getHealth',
+    summary: 'Is it up?',
+    open: true,
+    answers: {
+      200: json(Type.Object({ ok: Type.Literal(true), scenario: Type.String() }), 'up, with the active scenario'),
+    },
+    handler: (sim) => (_req, res) => void res.json({ ok: true, scenario: sim.scenario.name }),
+  },
+  {
+    method: 'GET',
+    path: '/__sim/scenarios',
+    operationId: 'listScenarios',
+    summary: 'The active scenario, the bindings, the shipped scenarios',
+    answers: { 200: json(S.Scenarios, 'the scenarios') },
+    handler: (sim) => (_req, res) => void res.json(sim.scenarios()),
+  },
+  {
+    method: 'POST',
+    path: '/__sim/scenario',
+    operationId: 'loadScenario',
+    summary: "Load a scenario: it becomes the active one, and the scenario's scope starts afresh (the run goes on)",
+    body: 'scenario',
+    answers: { 200: json(Type.Object({ active: Type.String(), description: Type.Optional(Type.String()) }), 'loaded') },
+    errors: [400, 413],
+    handler: (sim) => async (req, res) => {
+      const sc = sim.loadScenario(await scenarioOf(sim, req));
+      res.json({ active: sc.name, description: sc.description });
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/__sim/bindings/:apiUser',
+    operationId: 'bindScenario',
+    summary: "Run a scenario for this API user's requests only; its challenges, replay memory and journal start afresh",
+    body: 'scenario',
+    parameters: [S.apiUser],
+    answers: { 200: json(Type.Object({ apiUser: Type.String(), scenario: Type.String() }), 'bound') },
+    errors: [400, 413],
+    handler: (sim) => async (req, res) => {
+      const sc = sim.bindScenario(String(req.params.apiUser), await scenarioOf(sim, req));
+      res.json({ apiUser: req.params.apiUser, scenario: sc.name });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/__sim/bindings/:apiUser',
+    operationId: 'unbindScenario',
+    summary: 'End a binding',
+    parameters: [S.apiUser],
+    answers: { 200: json(Type.Object({ apiUser: Type.String(), removed: Type.Boolean() }), 'whether there was one') },
+    handler: (sim) => (req, res) =>
+      void res.json({ apiUser: req.params.apiUser, removed: sim.unbindScenario(String(req.params.apiUser)) }),
+  },
+  {
+    method: 'POST',
+    path: '/__sim/reset',
+    operationId: 'reset',
+    summary:
+      "Start the scenario's scope afresh: challenges, replay memory, journal, rule counts, clock (the run goes on)",
+    answers: { 200: json(Clocked('reset'), 'reset') },
+    handler: (sim) => (_req, res) => {
+      sim.reset();
+      res.json({ reset: true, scenario: sim.scenario.name, clock: clockView(sim) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__sim/run',
+    operationId: 'newRun',
+    summary: "Start a new run: the run's coverage, findings, request count and observer failures too",
+    answers: { 200: json(Clocked('newRun'), 'a new run') },
+    handler: (sim) => (_req, res) => {
+      sim.newRun();
+      res.json({ newRun: true, scenario: sim.scenario.name, clock: clockView(sim) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__sim/api-users',
+    operationId: 'claimApiUser',
+    summary:
+      'Claim an API user of its own for one parallel test worker, running its own scenario (default: the active one)',
+    body: 'optional scenario',
+    answers: { 201: json(S.Claimed, 'claimed') },
+    errors: [400, 413],
+    handler: (sim) => async (req, res) => {
+      const { apiUser, secret, scenario } = sim.claimApiUser(sent(req.body) ? await scenarioOf(sim, req) : undefined);
+      // The one answer that shows a secret, on purpose: the caller asked for it, as the banner shows a generated one.
+      // The app's JSON would redact it, so the rest is redacted here.
+      const url = sim.links.base(req.headers.host);
+      const answer = { apiUser, secret, scenario: sim.redact(scenario), url: sim.redact(url), token: sim.token };
+      res.status(201).type('json').send(JSON.stringify(answer));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/__sim/api-users/:apiUser',
+    operationId: 'releaseApiUser',
+    summary: 'Release a claimed API user',
+    parameters: [S.apiUser],
+    answers: { 200: json(Type.Object({ apiUser: Type.String(), released: Type.Boolean() }), 'whether it was claimed') },
+    handler: (sim) => (req, res) =>
+      void res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) }),
+  },
+  {
+    method: 'GET',
+    path: '/__sim/challenges',
+    operationId: 'listChallenges',
+    summary: 'The challenges, newest first',
+    answers: { 200: json(Type.Array(S.Challenge), 'the challenges') },
+    handler: (sim) => (_req, res) => void res.json(sim.challenges().map(challengeView)),
+  },
+  {
+    method: 'POST',
+    path: '/__sim/challenges/:id/approve',
+    operationId: 'approveChallenge',
+    summary: 'The user approves a waiting challenge',
+    body: S.ApproveBody,
+    parameters: [S.id],
+    answers: { 200: json(S.Challenge, 'approved') },
+    errors: [400, 404, 409],
+    handler: (sim) => (req, res) =>
+      void res.json(challengeView(sim.approve(String(req.params.id), (req.body as { authCode?: string }).authCode))),
+  },
+  {
+    method: 'POST',
+    path: '/__sim/challenges/:id/deny',
+    operationId: 'denyChallenge',
+    summary: 'The user denies a waiting challenge',
+    parameters: [S.id],
+    answers: { 200: json(S.Challenge, 'denied') },
+    errors: [404, 409],
+    handler: (sim) => (req, res) => void res.json(challengeView(sim.deny(String(req.params.id)))),
+  },
+  {
+    method: 'POST',
+    path: '/__sim/challenges/:id/expire',
+    operationId: 'expireChallenge',
+    summary: 'A waiting challenge expires now',
+    parameters: [S.id],
+    answers: { 200: json(S.Challenge, 'expired') },
+    errors: [404, 409],
+    handler: (sim) => (req, res) => void res.json(challengeView(sim.expire(String(req.params.id)))),
+  },
+  {
+    method: 'GET',
+    path: '/__sim/clock',
+    operationId: 'getClock',
+    summary: "The simulator's clock",
+    answers: { 200: json(S.Clock, 'the clock') },
+    handler: (sim) => (_req, res) => answerClock(sim, res),
+  },
+  {
+    method: 'POST',
+    path: '/__sim/clock/freeze',
+    operationId: 'freezeClock',
+    summary: 'Stop the clock, at an instant or where it stands',
+    body: S.FreezeBody,
+    answers: { 200: json(S.Clock, 'the clock') },
+    errors: [400],
+    handler: (sim) => (req, res) => {
+      sim.freeze((req.body as { at?: number | string }).at);
+      answerClock(sim, res);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__sim/clock/unfreeze',
+    operationId: 'unfreezeClock',
+    summary: 'Let the clock run again',
+    answers: { 200: json(S.Clock, 'the clock') },
+    handler: (sim) => (_req, res) => {
+      sim.unfreeze();
+      answerClock(sim, res);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__sim/clock/advance',
+    operationId: 'advanceClock',
+    summary: 'Move the clock',
+    body: S.AdvanceBody,
+    answers: { 200: json(S.Clock, 'the clock') },
+    errors: [400],
+    handler: (sim) => (req, res) => {
+      sim.advance((req.body as { by: number | string }).by);
+      answerClock(sim, res);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/__sim/journal',
+    operationId: 'getJournal',
+    summary: 'Journal entries, newest first',
+    parameters: S.journalQuery,
+    answers: { 200: json(Type.Array(S.JournalEntry), 'the entries') },
+    errors: [400],
+    handler: (sim) => (req, res) => {
+      const q = queryOf(req);
+      const code = q('code');
+      const codes = code ? code.split(',').map(Number) : undefined;
+      if (codes?.some((c) => !Number.isInteger(c)))
+        throw new ControlError(400, 'code must be a code or a comma-separated list of codes');
+      // Digits only, as the command line reads its numbers (Number() would take ' 5', '0x10' and '1e3'); empty is
+      // not given, as for code.
+      const limit = q('limit') || undefined;
+      if (limit !== undefined && !/^\d+$/.test(limit)) throw new ControlError(400, 'limit must be a whole number');
+      res.json(
+        sim.journal({ code: codes, apiUser: q('apiUser'), limit: limit === undefined ? undefined : Number(limit) }),
+      );
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/__sim/journal',
+    operationId: 'clearJournal',
+    summary: 'Forget the journal',
+    answers: { 200: json(Type.Object({ cleared: Type.Literal(true) }), 'cleared') },
+    handler: (sim) => (_req, res) => {
+      sim.clearJournal();
+      res.json({ cleared: true });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/__sim/coverage',
+    operationId: 'getCoverage',
+    summary: 'Which codes of the service were answered, and how often',
+    parameters: [S.scope],
+    answers: { 200: json(S.Coverage, 'the coverage') },
+    errors: [400],
+    handler: (sim) => (req, res) => void res.json(sim.coverage(scopeOf(queryOf(req)))),
+  },
+  {
+    method: 'GET',
+    path: '/__sim/findings',
+    operationId: 'getFindings',
+    summary: "The client doctor's findings, worst first, the hints it gave, and the observers that failed",
+    parameters: [S.scope],
+    answers: { 200: json(S.Findings, 'the findings and hints') },
+    errors: [400],
+    handler: (sim) => (req, res) => {
+      const scope = scopeOf(queryOf(req));
+      res.json({
+        findings: sim.findings(false, scope),
+        hints: sim.hints(scope),
+        observerFailures: sim.observerFailures(),
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/__sim/report',
+    operationId: 'getReport',
+    summary: 'The report a CI job shows: Markdown, or JUnit XML',
+    parameters: S.reportQuery,
+    answers: { 200: text('the report', 'text/markdown', 'application/xml') },
+    errors: [400],
+    handler: (sim) => (req, res) => {
+      const q = queryOf(req);
+      const { format, options } = reportQuery(q);
+      // Made whole before the type is set: a bad scope or failOn is a JSON 400, not JSON labelled as the report.
+      const summary = sim.runSummary({ ...options, scope: scopeOf(q) });
+      res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(summary, format));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/__sim/verdict',
+    operationId: 'getVerdict',
+    summary: "The run's verdict, as the command line's exit status would give it now",
+    parameters: S.gates,
+    answers: { 200: json(S.Verdict, 'the verdict') },
+    errors: [400],
+    handler: (sim) => (req, res) => void res.json(sim.verdict(reportQuery(queryOf(req)).options)),
+  },
+  {
+    method: 'GET',
+    path: '/__sim/events',
+    operationId: 'streamEvents',
+    summary:
+      'Each new journal entry as a server-sent event `request`, each step of a challenge as `challenge`, each move of the clock as `clock`, and each scenario made active as `scenario`',
+    answers: { 200: text('an event stream', 'text/event-stream') },
+    errors: [503],
+    handler: (sim) =>
+      eventStream([
+        { event: 'request', watch: (send) => sim.requestJournal.subscribe(send) },
+        {
+          event: 'challenge',
+          watch: (send) => sim.world.challenges.watch((c) => send(redacted(sim, challengeView(c)))),
+        },
+        // Moved by a test, this page or a scenario load: a dashboard shows the clock as it is now.
+        { event: 'clock', watch: (send) => sim.clock.onMove(() => send(clockView(sim))) },
+        {
+          event: 'scenario',
+          watch: (send) => sim.onScenarioLoad((sc) => send(redacted(sim, scenarioCardView(sim, sc)))),
+        },
+      ]),
+  },
+  {
+    method: 'GET',
+    path: '/__sim/ui',
+    operationId: 'getDashboard',
+    summary: 'The dashboard (HTML)',
+    answers: { 200: html('the page') },
+    handler: (sim) => (req, res) =>
+      void res.set('cache-control', 'no-store').type('html').send(dashboardPage(sim, req.headers.host)),
+  },
+  {
+    method: 'GET',
+    path: '/__sim/ui/challenges',
+    operationId: 'getDashboardChallenges',
+    summary: "The dashboard's challenges table (HTML)",
+    answers: { 200: html('the table') },
+    handler: (sim) => (_req, res) =>
+      void res.set('cache-control', 'no-store').type('html').send(challengesFragment(sim)),
+  },
+  {
+    method: 'POST',
+    path: '/__sim/explore',
+    operationId: 'explore',
+    summary: 'Send one correctly signed (or deliberately broken) request, as the dashboard does',
+    body: ExploreBody,
+    answers: { 200: json(ExploreAnswer, 'what was sent and what came back') },
+    errors: [400],
+    handler: exploreHandler,
+  },
 ];
-
-/** A scenario sent to the control API is at most as long as a scenario file (1 MiB); any other body, 16 KiB. */
-const SCENARIO_BODY_LIMIT = MAX_SCENARIO_BYTES;
-const JSON_BODY_LIMIT = 16 * 1024;
-
-/** The table's routes for one simulator, as Express registers them: the token guard, the body's parser, the handler. */
-export function controlRoutes(sim: Simulator): Route[] {
-  const guard = requireControl(() => sim.secrets.controlToken);
-  const express = expressLib();
-  const bodies: Record<NonNullable<ControlRoute['body']>, RequestHandler[]> = {
-    // A scenario comes as a JSON object or as text of a text type: JSON of another kind (an array, a string, a
-    // number, null) is refused as a small JSON body's is, not read as no scenario or as scenario text.
-    scenario: [
-      declaredWithin(SCENARIO_BODY_LIMIT),
-      express.json({ limit: SCENARIO_BODY_LIMIT }),
-      objectBodyOnly,
-      express.text({
-        type: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'],
-        limit: SCENARIO_BODY_LIMIT,
-      }),
-    ],
-    json: [declaredWithin(JSON_BODY_LIMIT), express.json({ limit: JSON_BODY_LIMIT }), objectBodyOnly],
-  };
-  return CONTROL_ROUTES.map((route) => ({
-    method: route.method,
-    path: route.path,
-    handlers: [...(route.open ? [] : [guard]), ...(route.body ? bodies[route.body] : []), route.handler(sim)],
-  }));
-}
-
-/** The control API's router: the table's routes, then its errors as JSON. */
-export function controlRouter(routes: readonly Route[]) {
-  const router = routerOf(routes, 'this control route');
-  router.use('/__sim', controlErrors);
-  return router;
-}

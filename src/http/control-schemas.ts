@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { RequestHandler } from 'express';
 import { API_USER_ID } from '../contract/api-user.js';
 import { SEVERITIES } from '../doctor/finding-types.js';
@@ -7,43 +7,62 @@ import { Type } from '../typebox.js';
 import type { Simulator } from '../simulator.js';
 import { ENDED_BY } from '../world/challenges.js';
 import { ACTOR_NAMES, CHALLENGE_STATES } from '../world/steps.js';
-import type { Operation } from './routes.js';
+import type { Method } from './app.js';
 
 /**
- * The shape of a row of the control API's table (control-routes.ts), and the shapes its rows name: bodies, answers
- * and parameters, as JSON Schema (TypeBox), which the OpenAPI document carries.
+ * The shapes the rows of the control API's table (control-routes.ts) name: bodies, answers and parameters, as JSON
+ * Schema (TypeBox), which the OpenAPI document carries and which check the bodies. A body's `errorMessage` is the
+ * whole 400 its route answers when the key is wrong (on the object: when a required key is missing).
  */
 
-/** A route of the control API: its operation, how its body is read, and its handler. */
-export interface ControlRoute extends Operation {
-  /** A scenario (JSON, or YAML as text, up to 1 MiB), or a small JSON object (up to 16 KiB). */
-  body?: 'scenario' | 'json';
-  /** The handler, made once per simulator. */
+/** A route of the control API: its OpenAPI operation, its body, and its handler (made once per simulator). */
+export interface ControlRoute {
+  method: Method;
+  /** Express's syntax (`/__sim/bindings/:apiUser`); the document writes `{apiUser}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  /** Answered without the control token (a Host naming this machine is still required). */
+  open?: true;
+  parameters?: Record<string, unknown>[];
+  /** A scenario (JSON, or YAML as text, up to 1 MiB), or a small JSON object (up to 16 KiB) of this schema. */
+  body?: 'scenario' | 'optional scenario' | TObject;
+  /** The answers of success, by status. */
+  answers: Record<string, Record<string, unknown>>;
+  /** The error statuses it answers beyond 401 (the token) and 403 (the Host, a cross-site change). */
+  errors?: number[];
   handler: (sim: Simulator) => RequestHandler;
 }
 
-export const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'a challenge id' };
-export const apiUser = {
-  name: 'apiUser',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: API_USER_ID.source },
-  description: 'an API user id',
-};
-export const scope = {
-  name: 'scope',
-  in: 'query',
-  schema: { enum: ['run', 'scenario'] },
-  description: 'the whole run (default: every request since start, across scenario loads) or the current scenario',
-};
+/** A parameter of a route: in its path (required) or its query. */
+const param = (name: string, at: 'path' | 'query', schema: object, description: string) => ({
+  name,
+  in: at,
+  ...(at === 'path' ? { required: true } : {}),
+  schema,
+  description,
+});
+export const id = param('id', 'path', { type: 'string' }, 'a challenge id');
+export const apiUser = param('apiUser', 'path', { type: 'string', pattern: API_USER_ID.source }, 'an API user id');
+export const scope = param(
+  'scope',
+  'query',
+  { enum: ['run', 'scenario'] },
+  'the whole run (default: every request since start, across scenario loads) or the current scenario',
+);
 export const gates = [
-  {
-    name: 'require',
-    in: 'query',
-    schema: { type: 'string' },
-    description: 'codes that must have been answered (comma-separated, or all)',
-  },
-  { name: 'failOn', in: 'query', schema: { enum: [...SEVERITIES] }, description: 'findings this severe or worse fail' },
+  param('require', 'query', { type: 'string' }, 'codes that must have been answered (comma-separated, or all)'),
+  param('failOn', 'query', { enum: [...SEVERITIES] }, 'findings this severe or worse fail'),
+];
+export const journalQuery = [
+  param('code', 'query', { type: 'string' }, 'a code, or codes separated by commas'),
+  param('apiUser', 'query', { type: 'string' }, "one API user's entries"),
+  param('limit', 'query', { type: 'integer', minimum: 0 }, 'at most this many'),
+];
+export const reportQuery = [
+  param('format', 'query', { enum: ['markdown', 'junit'] }, 'markdown (default) or junit'),
+  ...gates,
+  scope,
 ];
 
 export const ErrorAnswer = Type.Object(
@@ -211,6 +230,10 @@ export const ObserverFailure = Type.Object(
     additionalProperties: false,
   },
 );
+export const Findings = Type.Object(
+  { findings: Type.Array(Finding), hints: Type.Array(HintSeen), observerFailures: Type.Array(ObserverFailure) },
+  { additionalProperties: false },
+);
 export const Verdict = Type.Object(
   {
     status: Type.Union(
@@ -235,40 +258,12 @@ export const Claimed = Type.Object(
   },
   { additionalProperties: false },
 );
-export const Exchange = Type.Object({
-  request: Type.Object({
-    method: Type.String(),
-    url: Type.String(),
-    headers: Type.Record(Type.String(), Type.String()),
-    body: Type.Optional(Type.String()),
-  }),
-  response: Type.Object({ status: Type.Integer(), body: Type.String() }),
-  challenge: Type.Optional(
-    Type.Object(
-      {
-        challengeId: Type.String(),
-        phonePage: Type.Optional(
-          Type.Union([Type.Object({ link: Type.String() }), Type.Object({ text: Type.String() })], {
-            description: 'challengeQRcodeUrl: a link only when it is an http: or https: URL, else its text',
-          }),
-        ),
-        qrCode: Type.Optional(
-          Type.Union([Type.Object({ image: Type.String() }), Type.Object({ text: Type.String() })], {
-            description: 'challengeQRcode: an image only when it is a PNG data URL, else its text',
-          }),
-        ),
-      },
-      { description: 'the new challenge a 2025 answer names, as the dashboard shows it' },
-    ),
-  ),
-});
-
 /** How a scenario may be sent: by name, by file (in a scenario directory), or whole (JSON here, YAML as text). */
-export function scenarioBody(): Record<string, unknown> {
+export function scenarioBody(required: boolean): Record<string, unknown> {
   const scenario = scenarioJsonSchema();
   delete scenario.$schema;
   return {
-    required: true,
+    required,
     content: {
       'application/json': {
         schema: {
@@ -308,8 +303,24 @@ export const text = (description: string, ...types: string[]) => ({
   description,
   content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' } }])),
 });
-/** A JSON request body of this schema. */
-export const jsonBody = (schema: Record<string, unknown>, required = true) => ({
-  required,
-  content: { 'application/json': { schema } },
+
+/** Where the clock stops: an instant (the simulator checks its range, in its own words). */
+const Instant = Type.Union([Type.String(), Type.Number()], {
+  description: 'ISO 8601 or epoch ms, 1970 to 9999',
+  errorMessage: 'at: must be an instant: ISO 8601 such as 2026-01-01T00:00:00Z, or epoch milliseconds',
 });
+/** How far the clock moves (the simulator checks the duration and its range). */
+const Step = Type.Union([Type.String(), Type.Number()], {
+  description: 'ms, or 90s, 10m, -1h; at most 50 years',
+  errorMessage: 'by: must be a duration: a number of milliseconds, or 500ms, 90s, 10m, 2h, -1h, 3d',
+});
+export const ApproveBody = Type.Object({
+  authCode: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, errorMessage: 'authCode must be a string of 1 to 64 characters' }),
+  ),
+});
+export const FreezeBody = Type.Object({ at: Type.Optional(Instant) });
+export const AdvanceBody = Type.Object(
+  { by: Step },
+  { errorMessage: 'send { "by": "5m" } (a duration, or milliseconds)' },
+);

@@ -1,17 +1,18 @@
-import type { Request, Response } from 'express';
 import { CODES } from '../codes.js';
 import { CHALLENGE_TYPES, EXPIRY_MS } from '../contract/operations.js';
 import { shippedScenarioNames } from '../scenario/catalog.js';
 import type { Simulator } from '../simulator.js';
 import { stepWords } from '../world/steps.js';
-import { EXPLORE_KINDS, Explorer, exploreInput, type ExploreKind } from './explore.js';
-import { browserScript, jsonInPage } from './browser-scripts.js';
-import { codeClass, duration, esc, page, stateClass } from './html.js';
+import { htmlText } from '../output/html.js';
 import { scenarioCardView } from './control.js';
+import { EXPLORE_KINDS, type ExploreKind } from './explore.js';
+import { codeClass, duration, page, stateClass } from './html.js';
+import { browserScript } from './pages.js';
 
 /**
- * The dashboard at `/__sim/ui`: the page (scenario, clock, explorer, challenges, live log); its script is
- * src/browser/dashboard.ts.
+ * The dashboard at `/__sim/ui`, for a person exploring how a client meets each answer: the scenario, the clock, the
+ * explorer (explore.ts), the challenges with the user's buttons and the live request log. Its script is
+ * src/browser/dashboard.ts; its routes are rows of the control API's table, behind its guards.
  */
 
 /** How many journal entries the page loads at first (the live stream adds the rest). */
@@ -21,7 +22,7 @@ const WORKING: ExploreKind[] = ['challenge', 'status', 'verify', 'cancel', 'time
 const BROKEN: ExploreKind[] = ['bad-signature', 'replay', 'drift'];
 
 /** The challenges table (also served alone, for the page to refresh it). */
-function challengesFragment(sim: Simulator): string {
+export function challengesFragment(sim: Simulator): string {
   const now = sim.now();
   const list = sim.challenges().slice(0, 50);
   // The simulator's clock as it stood: the page counts the time left from it (a test may have moved or frozen it).
@@ -31,20 +32,20 @@ function challengesFragment(sim: Simulator): string {
   const rows = list
     .map((c) => {
       const waiting = c.state === 'waiting';
-      const id = esc(c.id);
+      const id = htmlText(c.id);
       // The user e-mail is what the client sent: shown with its secrets hidden, as everything a caller sent.
-      const user = esc(sim.redact(c.user));
+      const user = htmlText(sim.redact(c.user));
       // Counted down by the page's script on the simulator's clock.
       const left = waiting
         ? `<td class="left" data-expires="${c.expiresAt}">${duration(c.expiresAt - now)}</td>`
         : '<td class="left"></td>';
-      const by = `<div class="muted small trail">${c.trail.map((step) => esc(stepWords(step))).join(' · ')}</div>`;
+      const by = `<div class="muted small trail">${c.trail.map((step) => htmlText(stepWords(step))).join(' · ')}</div>`;
       const buttons = waiting
         ? `<button type="button" class="approve" data-act="approve" data-id="${id}">Approve</button> <button type="button" data-act="deny" data-id="${id}">Deny</button> <button type="button" data-act="expire" data-id="${id}">Expire</button>`
         : '';
       // One body per challenge: its facts, then its buttons on a line of their own, so a narrow column cuts nothing.
-      const facts = `<tr><td><span class="pill ${stateClass(c.state)}">${esc(c.state)}</span>${by}</td><td class="user">${user}<div class="muted small"><code title="${id}">${esc(c.id.slice(0, 13))}…</code> · <a href="/phone/${encodeURIComponent(c.id)}" target="_blank" rel="noopener">phone page</a></div></td>${left}<td>${c.authCode ? `<code class="authcode">${esc(c.authCode)}</code>` : ''}</td></tr>`;
-      const actions = `<tr class="actions"><td colspan="4">${buttons} <button type="button" data-use="${id}" data-user="${user}" data-code="${esc(c.authCode ?? '')}" title="Put this challenge's id, user and code into the explorer">Use</button></td></tr>`;
+      const facts = `<tr><td><span class="pill ${stateClass(c.state)}">${htmlText(c.state)}</span>${by}</td><td class="user">${user}<div class="muted small"><code title="${id}">${htmlText(c.id.slice(0, 13))}…</code> · <a href="/phone/${encodeURIComponent(c.id)}" target="_blank" rel="noopener">phone page</a></div></td>${left}<td>${c.authCode ? `<code class="authcode">${htmlText(c.authCode)}</code>` : ''}</td></tr>`;
+      const actions = `<tr class="actions"><td colspan="4">${buttons} <button type="button" data-use="${id}" data-user="${user}" data-code="${htmlText(c.authCode ?? '')}" title="Put this challenge's id, user and code into the explorer">Use</button></td></tr>`;
       return `<tbody data-challenge="${id}">${facts}${actions}</tbody>`;
     })
     .join('');
@@ -52,31 +53,32 @@ function challengesFragment(sim: Simulator): string {
 }
 
 function options(values: readonly string[], selected?: string): string {
-  return values.map((v) => `<option${v === selected ? ' selected' : ''}>${esc(v)}</option>`).join('');
+  return values.map((v) => `<option${v === selected ? ' selected' : ''}>${htmlText(v)}</option>`).join('');
 }
 
 function kindButtons(kinds: ExploreKind[], cls = ''): string {
   return kinds
     .map(
       (k) =>
-        `<button type="button" class="kind ${cls}" data-kind="${k}">${esc(EXPLORE_KINDS[k].label)} <span class="expect">${esc(EXPLORE_KINDS[k].expect)}</span></button>`,
+        `<button type="button" class="kind ${cls}" data-kind="${k}">${htmlText(EXPLORE_KINDS[k].label)} <span class="expect">${htmlText(EXPLORE_KINDS[k].expect)}</span></button>`,
     )
     .join('');
 }
 
-function dashboardPage(sim: Simulator, host?: string): string {
+/** The page; `host`: the Host it was asked by, the base URL the explorer names. */
+export function dashboardPage(sim: Simulator, host?: string): string {
   // The Scenario card's data, as the event stream sends it when a test loads another scenario (browser/scenario.ts).
   const sc = scenarioCardView(sim, sim.scenario);
   const emails = [...new Set(['user@example.com', ...sc.accounts, ...sim.world.people.emails(6)])];
   const shipped = shippedScenarioNames();
   const scenarioOptions = shipped.includes(sc.name)
     ? options(shipped, sc.name)
-    : `<option selected disabled>${esc(sc.name)} (loaded)</option>${options(shipped)}`;
+    : `<option selected disabled>${htmlText(sc.name)} (loaded)</option>${options(shipped)}`;
   const clock = sim.clock.frozen;
   const body = `<h1>Dashboard <span class="muted small">send a request (1), answer it as the user (2), see what the simulator did (3)</span></h1>
 <div class="top">
 <section class="card" aria-labelledby="h-scenario"><h2 id="h-scenario">Scenario</h2>
-<p><b id="active-scenario">${esc(sc.name)}</b>: <span class="muted" id="scenario-description">${esc(sc.description ?? 'no description')}</span></p>
+<p><b id="active-scenario">${htmlText(sc.name)}</b>: <span class="muted" id="scenario-description">${htmlText(sc.description ?? 'no description')}</span></p>
 <p><label for="scenario-pick">Switch to</label> <select id="scenario-pick">${scenarioOptions}</select> <button type="button" id="switch">Switch</button> <span class="muted small">(resets challenges and the log)</span></p></section>
 <section class="card" aria-labelledby="h-clock"><h2 id="h-clock">Simulator clock</h2>
 <p><b id="clock" data-now="${sim.now()}" data-frozen="${clock}">${new Date(sim.now()).toISOString().replace('T', ' ').slice(0, 19)}</b> UTC <span class="pill ${clock ? 'warn' : 'ok'}" id="clock-state">${clock ? 'frozen' : 'running'}</span></p>
@@ -86,7 +88,7 @@ function dashboardPage(sim: Simulator, host?: string): string {
 <div class="grid">
 <div class="col-send">
 <section class="card" aria-labelledby="h-explorer"><h2 id="h-explorer"><span class="step">1</span> Send a request</h2>
-<p class="muted small">Each button sends one correctly signed request (the simulator signs it: this page never sees a secret) to <code>${esc(sim.links.base(host))}</code>. The code it should answer is on the button.</p>
+<p class="muted small">Each button sends one correctly signed request (the simulator signs it: this page never sees a secret) to <code>${htmlText(sim.links.base(host))}</code>. The code it should answer is on the button.</p>
 <form id="explorer" onsubmit="return false">
 <div class="fields">
 <label>API user<select name="apiUser">${options(sc.apiUsers)}</select></label>
@@ -94,7 +96,7 @@ function dashboardPage(sim: Simulator, host?: string): string {
 <label class="wide"><span>Challenge id <a id="phone-link" href="#" target="_blank" rel="noopener" hidden>open the user's phone</a></span><input name="challengeId" placeholder="filled in by New challenge" autocomplete="off"></label>
 <label>Auth code<input name="authCode" placeholder="shown on the phone" autocomplete="off" inputmode="numeric"></label>
 </div>
-<datalist id="emails">${emails.map((e) => `<option value="${esc(e)}">`).join('')}</datalist>
+<datalist id="emails">${emails.map((e) => `<option value="${htmlText(e)}">`).join('')}</datalist>
 <details class="more"><summary>More options</summary><div class="fields">
 <label>Challenge type<select name="challengeType">${options(CHALLENGE_TYPES)}</select></label>
 <label>Expiry<select name="challengeExpiry">${options(Object.keys(EXPIRY_MS), 'FiveMins')}</select></label>
@@ -130,7 +132,8 @@ function dashboardPage(sim: Simulator, host?: string): string {
   // The page's script is src/browser/dashboard.ts; these are its settings.
   return page(
     'Dashboard',
-    `${body}<script type="application/json" id="dashboard-config">${jsonInPage(config)}</script>`,
+    // No `<` in the JSON can close the element.
+    `${body}<script type="application/json" id="dashboard-config">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`,
     { script: browserScript('dashboard') },
   );
 }
@@ -162,34 +165,3 @@ td.left{white-space:nowrap}td.user{overflow-wrap:anywhere;min-width:12em}#challe
 .entry summary .what{grid-column:2/6;overflow-wrap:anywhere}.entry summary .msg{grid-column:2/6;color:var(--muted);overflow-wrap:anywhere}.entry summary .ms{grid-column:5;grid-row:1;white-space:nowrap;color:var(--muted);text-align:right}
 .entry h4{margin:8px 0 2px;font-size:13px}.entry p.hint{margin:2px 0;padding:4px 8px;background:var(--warnbg);border-radius:4px}#findings td{vertical-align:top;padding:5px 6px}#findings code{white-space:nowrap}.entry pre{margin:0;max-height:300px}.entry .pill{text-align:center}
 </style>`;
-
-/**
- * The dashboard at `/__sim/ui`, for a person exploring how a client meets each answer: the live request log,
- * the challenges with the user's buttons, the scenario picker, the clock, and the explorer (`POST
- * /__sim/explore`), which signs on the server. Its routes are rows of the control API's table
- * (control-routes.ts), behind the control token like the rest of `/__sim/`.
- */
-export function dashboardHandlers(sim: Simulator) {
-  const explorer = new Explorer(sim);
-  return {
-    page: (req: Request, res: Response) => {
-      res.setHeader('cache-control', 'no-store');
-      res.type('html').send(dashboardPage(sim, req.headers.host));
-    },
-    challenges: (_req: Request, res: Response) => {
-      res.setHeader('cache-control', 'no-store');
-      res.type('html').send(challengesFragment(sim));
-    },
-    explore: async (req: Request, res: Response) => {
-      const input = exploreInput(req.body);
-      const socket = req.socket;
-      res.json(
-        await explorer.explore(input, {
-          host: socket.localAddress ?? '127.0.0.1',
-          port: socket.localPort ?? 0,
-          hostHeader: req.headers.host,
-        }),
-      );
-    },
-  };
-}

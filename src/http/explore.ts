@@ -1,15 +1,18 @@
+import type { Static } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import type { Request, Response } from 'express';
 import { authorizationValue, headerNames, sign, userKeyOf } from '../auth/signature.js';
 import { clipText, own } from '../contract/answer.js';
 import { ControlError } from '../errors.js';
 import { envelopeOf, typeName } from '../proxy/judge.js';
-import { BoundedMap } from '../world/bounded-map.js';
 import type { Simulator } from '../simulator.js';
+import { Type } from '../typebox.js';
+import { BoundedMap } from '../world/bounded-map.js';
 
 /**
- * The dashboard's explorer: correctly signed (or deliberately broken) requests sent to the simulator's own port, signed
- * on the server so that the page never holds a secret.
+ * The dashboard's explorer (`POST /__sim/explore`): correctly signed (or deliberately broken) requests sent to the
+ * simulator's own port, signed on the server so that the page never holds a secret.
  */
 
 /** What the explorer can send, with one click each: every operation, and three deliberately broken requests. */
@@ -24,200 +27,180 @@ export const EXPLORE_KINDS = {
   replay: { label: 'Replayed nonce', expect: '15000 then -4034', path: 'time', type: 990 },
   drift: { label: 'Clock drift', expect: '-4036', path: 'time', type: 990 },
 } as const;
-
 export type ExploreKind = keyof typeof EXPLORE_KINDS;
+const KINDS = Object.keys(EXPLORE_KINDS) as ExploreKind[];
 
-/** What the person filled in; every field but `kind` is optional. */
-export interface ExploreInput {
-  kind: ExploreKind;
-  apiUser?: string;
-  user?: string;
-  challengeId?: string;
-  authCode?: string;
-  ipAddress?: string;
-  challengeType?: string;
-  challengeExpiry?: string;
-  enableQRcode?: boolean;
-  enableAutoVerify?: boolean;
-  /** Sign with the simulator's clock (default, always inside the drift window) or this machine's, as a real client. */
-  clock?: 'simulator' | 'machine';
-}
+const text = (key: string) =>
+  Type.Optional(Type.String({ maxLength: 500, errorMessage: `${key} must be a string of at most 500 characters` }));
+const flag = (key: string) => Type.Optional(Type.Boolean({ errorMessage: `${key} must be true or false` }));
 
-/** One request as sent and its answer, with the new challenge the answer names (2025). */
-export interface Exchange {
-  request: { method: string; url: string; headers: Record<string, string>; body?: string };
-  response: { status: number; body: string };
-  challenge?: NewChallenge;
-}
-
-/**
- * A new challenge as the dashboard may show it. Whoever answered chose its parts (in proxy mode, the upstream): only
- * an http: or https: URL is a link and only a PNG data URL an image; anything else is text, cut to a line.
- */
-export interface NewChallenge {
-  challengeId: string;
-  /** challengeQRcodeUrl. */
-  phonePage?: { link: string } | { text: string };
-  /** challengeQRcode. */
-  qrCode?: { image: string } | { text: string };
-}
-
-export interface ExploreResult {
-  kind: ExploreKind;
-  label: string;
-  expect: string;
-  exchanges: Exchange[];
-}
-
-const STRING_FIELDS = [
-  'apiUser',
-  'user',
-  'challengeId',
-  'authCode',
-  'ipAddress',
-  'challengeType',
-  'challengeExpiry',
-] as const;
-
-/** Checks the explorer's JSON body; a mistake is a ControlError (400) that says what is wrong. */
-export function exploreInput(body: unknown): ExploreInput {
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new ControlError(400, `send { "kind": "<${Object.keys(EXPLORE_KINDS).join('|')}>", ... }`);
-  const b = body as Record<string, unknown>;
-  if (typeof b.kind !== 'string' || !Object.hasOwn(EXPLORE_KINDS, b.kind))
-    throw new ControlError(400, `kind must be one of ${Object.keys(EXPLORE_KINDS).join(', ')}`);
-  for (const k of STRING_FIELDS) {
-    if (b[k] !== undefined && (typeof b[k] !== 'string' || b[k].length > 500))
-      throw new ControlError(400, `${k} must be a string of at most 500 characters`);
-  }
-  for (const k of ['enableQRcode', 'enableAutoVerify'] as const)
-    if (b[k] !== undefined && typeof b[k] !== 'boolean') throw new ControlError(400, `${k} must be true or false`);
-  if (b.clock !== undefined && b.clock !== 'simulator' && b.clock !== 'machine')
-    throw new ControlError(400, 'clock must be "simulator" or "machine"');
-  return b as unknown as ExploreInput;
-}
+/** What the person filled in; every field but `kind` is optional. Checked before the route runs (control.ts). */
+export const ExploreBody = Type.Object(
+  {
+    kind: Type.Union(
+      KINDS.map((k) => Type.Literal(k)),
+      { errorMessage: `kind must be one of ${KINDS.join(', ')}` },
+    ),
+    apiUser: text('apiUser'),
+    user: text('user'),
+    challengeId: text('challengeId'),
+    authCode: text('authCode'),
+    ipAddress: text('ipAddress'),
+    challengeType: text('challengeType'),
+    challengeExpiry: text('challengeExpiry'),
+    enableQRcode: flag('enableQRcode'),
+    enableAutoVerify: flag('enableAutoVerify'),
+    // The simulator's clock (default: always inside the drift window), or this machine's, as a real client.
+    clock: Type.Optional(
+      Type.Union([Type.Literal('simulator'), Type.Literal('machine')], {
+        errorMessage: 'clock must be "simulator" or "machine"',
+      }),
+    ),
+  },
+  { errorMessage: `send { "kind": "<${KINDS.join('|')}>", ... }` },
+);
+type ExploreInput = Static<typeof ExploreBody>;
 
 /**
- * Sends correctly signed (or deliberately broken) requests to the simulator's own HTTP port, as a client
- * would, and returns what went and what came back. The signing happens here, on the server: the page that
- * asks never sees a secret. One per simulator; it keeps signing times unique (two requests signed in the same
- * millisecond would be -4035), whether it signs with the simulator's clock or this machine's.
+ * One request as sent and its answer, with the new challenge a 2025 names. Whoever answered chose its parts (in proxy
+ * mode, the upstream): only an http: or https: URL is a link and only a PNG data URL an image; anything else is text.
  */
-export class Explorer {
-  private readonly used = new BoundedMap<number, true>(10_000);
-  private seq = 0;
+const Exchange = Type.Object({
+  request: Type.Object({
+    method: Type.String(),
+    url: Type.String(),
+    headers: Type.Record(Type.String(), Type.String()),
+    body: Type.Optional(Type.String()),
+  }),
+  response: Type.Object({ status: Type.Integer(), body: Type.String() }),
+  challenge: Type.Optional(
+    Type.Object(
+      {
+        challengeId: Type.String(),
+        phonePage: Type.Optional(
+          Type.Union([Type.Object({ link: Type.String() }), Type.Object({ text: Type.String() })], {
+            description: 'challengeQRcodeUrl: a link only when it is an http: or https: URL, else its text',
+          }),
+        ),
+        qrCode: Type.Optional(
+          Type.Union([Type.Object({ image: Type.String() }), Type.Object({ text: Type.String() })], {
+            description: 'challengeQRcode: an image only when it is a PNG data URL, else its text',
+          }),
+        ),
+      },
+      { description: 'the new challenge a 2025 answer names, as the dashboard shows it' },
+    ),
+  ),
+});
+type Exchange = Static<typeof Exchange>;
+export const ExploreAnswer = Type.Object({
+  kind: Type.String(),
+  label: Type.String(),
+  expect: Type.String(),
+  exchanges: Type.Array(Exchange),
+});
+export type ExploreResult = Static<typeof ExploreAnswer>;
 
-  constructor(private readonly sim: Simulator) {}
-
-  /** @param target where the simulator listens (host and port of the connection the page came by). */
-  async explore(
-    input: ExploreInput,
-    target: { host: string; port: number; hostHeader?: string },
-  ): Promise<ExploreResult> {
-    const sim = this.sim;
+/**
+ * The explorer of one simulator, as a route's handler: it sends the requests to the port the page came by, as a
+ * client would, and answers what went and what came back. Signing times stay unique whichever clock signs (two
+ * requests signed in the same millisecond would be -4035).
+ */
+export function exploreHandler(sim: Simulator) {
+  const used = new BoundedMap<number, true>(10_000);
+  let seq = 0;
+  const unusedTime = (t: number) => {
+    let time = Math.trunc(t);
+    while (used.has(time)) time++;
+    used.set(time, true);
+    return time;
+  };
+  return async (req: Request, res: Response) => {
+    const input = req.body as ExploreInput;
     const kind = EXPLORE_KINDS[input.kind];
     const users = sim.apiUsers();
     const who = input.apiUser ? users.find((u) => u.id === input.apiUser) : users[0];
-    if (!who)
+    if (!who) {
+      const listed = users.map((u) => u.id).join(', ');
       throw new ControlError(
         400,
-        `API user ${sim.echo(String(input.apiUser), 20)} is not one of this scenario's: ${users.map((u) => u.id).join(', ')}`,
+        `API user ${sim.echo(String(input.apiUser), 20)} is not one of this scenario's: ${listed}`,
       );
+    }
     const token = sim.token;
     const names = headerNames(token);
-    const time = this.time(input.clock === 'machine' ? Date.now() : sim.now());
-    const body = this.envelope(input, who.id, time);
+    const time = unusedTime(input.clock === 'machine' ? Date.now() : sim.now());
+    const body = JSON.stringify({
+      id: `explore-${++seq}`,
+      utctime: String(time),
+      apiUser: who.id,
+      type: kind.type,
+      body: operationBody(input, userKeyOf(token)),
+    });
+    const target = {
+      host: req.socket.localAddress ?? '127.0.0.1',
+      port: req.socket.localPort ?? 0,
+      hostHeader: req.headers.host,
+    };
     const exchange = (utctime: number, nonce: string, secret: string) => {
       sim.doctor.sendsItself(nonce);
-      const headers: Record<string, string> = {
+      const headers = {
         authorization: authorizationValue(who.id, sign(secret, String(utctime), nonce, token), token),
         [names.apiUser]: who.id,
         [names.utctime]: String(utctime),
         [names.nonce]: nonce,
       };
-      return send(
-        target,
-        kind.path === 'time' ? 'GET' : 'POST',
-        `/v1/svc/${kind.path}`,
-        headers,
-        kind.path === 'time' ? undefined : body,
-      );
+      const get = kind.path === 'time';
+      return send(target, get ? 'GET' : 'POST', `/v1/svc/${kind.path}`, headers, get ? undefined : body);
     };
     const exchanges: Exchange[] = [];
-    switch (input.kind) {
-      case 'bad-signature':
-        // Signed with a secret that is not the API user's: the simulator's journal shows the string it expected.
-        exchanges.push(await exchange(time, randomUUID(), `not-the-secret-${randomUUID()}`));
-        break;
-      case 'replay': {
-        const nonce = randomUUID();
-        exchanges.push(await exchange(time, nonce, who.secret));
-        exchanges.push(await exchange(this.time(time), nonce, who.secret));
-        break;
-      }
-      case 'drift':
-        // A minute past the allowed drift, behind the clock it would otherwise sign with.
-        exchanges.push(await exchange(time - sim.scenario.maxDrift - 60_000, randomUUID(), who.secret));
-        break;
-      default:
-        exchanges.push(await exchange(time, randomUUID(), who.secret));
+    if (input.kind === 'bad-signature') {
+      // Signed with a secret that is not the API user's: the simulator's journal shows the string it expected.
+      exchanges.push(await exchange(time, randomUUID(), `not-the-secret-${randomUUID()}`));
+    } else if (input.kind === 'replay') {
+      const nonce = randomUUID();
+      exchanges.push(await exchange(time, nonce, who.secret));
+      exchanges.push(await exchange(unusedTime(time), nonce, who.secret));
+    } else if (input.kind === 'drift') {
+      // A minute past the allowed drift, behind the clock it would otherwise sign with.
+      exchanges.push(await exchange(time - sim.scenario.maxDrift - 60_000, randomUUID(), who.secret));
+    } else {
+      exchanges.push(await exchange(time, randomUUID(), who.secret));
     }
     for (const x of exchanges) {
       const challenge = newChallengeIn(x.response.body);
       if (challenge) x.challenge = challenge;
     }
-    return JSON.parse(
-      sim.redact(JSON.stringify({ kind: input.kind, label: kind.label, expect: kind.expect, exchanges })),
-    ) as ExploreResult;
-  }
+    const answer = { kind: input.kind, label: kind.label, expect: kind.expect, exchanges };
+    res.json(JSON.parse(sim.redact(JSON.stringify(answer))));
+  };
+}
 
-  /** A signing time at or just after `t` that this explorer has not signed with yet (whichever clock it reads). */
-  private time(t: number): number {
-    let time = Math.trunc(t);
-    while (this.used.has(time)) time++;
-    this.used.set(time, true);
-    return time;
-  }
-
-  /** The JSON envelope for the kind, as the interface document shows it. */
-  private envelope(input: ExploreInput, apiUser: string, time: number): string {
-    const kind = EXPLORE_KINDS[input.kind];
-    const userKey = userKeyOf(this.sim.token);
-    const user = input.user || 'user@example.com';
-    let body: Record<string, unknown>;
-    switch (input.kind) {
-      case 'challenge':
-        body = {
-          [userKey]: user,
-          challengeType: input.challengeType || 'UserKeyAndPattern',
-          challengeExpiry: input.challengeExpiry || 'FiveMins',
-          enableQRcode: input.enableQRcode ?? false,
-          status: 'NEW',
-        };
-        if (input.enableAutoVerify) body.enableAutoVerify = true;
-        if (input.ipAddress) body.ipAddress = input.ipAddress;
-        break;
-      case 'cancel':
-        body = { challengeId: input.challengeId ?? '', [userKey]: user, status: 'CANCEL' };
-        break;
-      case 'status':
-        body = { challengeId: input.challengeId ?? '', [userKey]: user };
-        break;
-      case 'verify':
-        body = {
-          challengeId: input.challengeId ?? '',
-          [userKey]: user,
-          authCode: input.authCode ?? '',
-          verifyType: 'Manual',
-        };
-        break;
-      case 'blocked':
-        body = { [userKey]: user, ipAddress: input.ipAddress || '198.51.100.7' };
-        break;
-      default:
-        body = {};
-    }
-    return JSON.stringify({ id: `explore-${++this.seq}`, utctime: String(time), apiUser, type: kind.type, body });
+/** The operation's body for the kind, as the interface document shows it. */
+function operationBody(input: ExploreInput, userKey: string): Record<string, unknown> {
+  const user = input.user || 'user@example.com';
+  const challengeId = input.challengeId ?? '';
+  switch (input.kind) {
+    case 'challenge':
+      return {
+        [userKey]: user,
+        challengeType: input.challengeType || 'UserKeyAndPattern',
+        challengeExpiry: input.challengeExpiry || 'FiveMins',
+        enableQRcode: input.enableQRcode ?? false,
+        status: 'NEW',
+        ...(input.enableAutoVerify ? { enableAutoVerify: true } : {}),
+        ...(input.ipAddress ? { ipAddress: input.ipAddress } : {}),
+      };
+    case 'cancel':
+      return { challengeId, [userKey]: user, status: 'CANCEL' };
+    case 'status':
+      return { challengeId, [userKey]: user };
+    case 'verify':
+      return { challengeId, [userKey]: user, authCode: input.authCode ?? '', verifyType: 'Manual' };
+    case 'blocked':
+      return { [userKey]: user, ipAddress: input.ipAddress || '198.51.100.7' };
+    default:
+      return {};
   }
 }
 
@@ -232,7 +215,7 @@ function send(
   headers: Record<string, string>,
   body?: string,
 ): Promise<Exchange> {
-  const sent: Exchange['request'] = { method, url: path, headers: { ...headers }, body };
+  const sent = { method, url: path, headers: { ...headers }, body };
   const all: Record<string, string | number> = { ...headers, accept: 'application/json' };
   if (target.hostHeader) all.host = target.hostHeader;
   if (body !== undefined) {
@@ -241,56 +224,51 @@ function send(
   }
   return new Promise((resolve) => {
     const answer = (status: number, text: string) => resolve({ request: sent, response: { status, body: text } });
-    const req = httpRequest(
-      { host: target.host, port: target.port, method, path, headers: all, agent: false, timeout: EXPLORE_TIMEOUT_MS },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size <= MAX_ANSWER_BYTES) chunks.push(c);
-        });
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          answer(
-            res.statusCode ?? 0,
-            size > MAX_ANSWER_BYTES ? `${text}… (${size - MAX_ANSWER_BYTES} more bytes)` : text,
-          );
-        });
-        res.on('error', (e) => answer(0, `(the answer broke off: ${e.message})`));
-      },
-    );
-    req.on('timeout', () =>
-      req.destroy(
-        new Error(`no answer within ${EXPLORE_TIMEOUT_MS / 1000} s (a scenario rule may hold the connection)`),
-      ),
-    );
+    const { host, port } = target;
+    const options = { host, port, method, path, headers: all, agent: false, timeout: EXPLORE_TIMEOUT_MS };
+    const req = httpRequest(options, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size <= MAX_ANSWER_BYTES) chunks.push(c);
+      });
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const more = size > MAX_ANSWER_BYTES ? `… (${size - MAX_ANSWER_BYTES} more bytes)` : '';
+        answer(res.statusCode ?? 0, text + more);
+      });
+      res.on('error', (e) => answer(0, `(the answer broke off: ${e.message})`));
+    });
+    const late = `no answer within ${EXPLORE_TIMEOUT_MS / 1000} s (a scenario rule may hold the connection)`;
+    req.on('timeout', () => req.destroy(new Error(late)));
     req.on('error', (e) => answer(0, `(no answer: ${e.message})`));
     req.end(body);
   });
 }
 
-/** A value the page shows as text: a string cut to a line, or what kind of value it is. */
+/** A value the page shows as text is cut to a line. */
 const SHOWN_CHARS = 200;
+const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
 
 /** The new challenge a 2025 answer names, its link and image only when they are what they should be. */
-function newChallengeIn(body: string): NewChallenge | undefined {
+function newChallengeIn(body: string): Exchange['challenge'] {
   const envelope = envelopeOf(body);
   const message = envelope && own(envelope, 'code') === 2025 ? own(envelope, 'message') : undefined;
   const parts = typeof message === 'string' ? envelopeOf(message) : undefined;
-  const id = parts && own(parts, 'challengeId');
-  if (!parts || typeof id !== 'string') return undefined;
+  const challengeId = parts && own(parts, 'challengeId');
+  if (!parts || typeof challengeId !== 'string') return undefined;
   const url = own(parts, 'challengeQRcodeUrl');
   const qr = own(parts, 'challengeQRcode');
   const text = (v: unknown) => ({ text: typeof v === 'string' ? clipText(v, SHOWN_CHARS) : `(${typeName(v)})` });
-  const out: NewChallenge = { challengeId: id };
-  if (url !== undefined) out.phonePage = webUrl(url) ?? text(url);
-  if (qr !== undefined && qr !== '')
-    out.qrCode = typeof qr === 'string' && PNG_DATA_URL.test(qr) ? { image: qr } : text(qr);
-  return out;
+  return {
+    challengeId,
+    ...(url === undefined ? {} : { phonePage: webUrl(url) ?? text(url) }),
+    ...(qr === undefined || qr === ''
+      ? {}
+      : { qrCode: typeof qr === 'string' && PNG_DATA_URL.test(qr) ? { image: qr } : text(qr) }),
+  };
 }
-
-const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
 
 /** An http: or https: URL as a link (written as the URL parser reads it), or undefined for anything else. */
 function webUrl(value: unknown): { link: string } | undefined {

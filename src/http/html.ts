@@ -5,9 +5,6 @@
 
 import { htmlText } from '../output/html.js';
 
-/** HTML's one escaping function (output/html.ts), by the name the dashboard still imports it by. */
-export { htmlText as esc };
-
 const STYLE = `
 :root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;--ok:#17804a;--okbg:#e3f5ea;--warn:#9a5b00;--warnbg:#fff3dc;--err:#b3261e;--errbg:#fde7e5;--info:#1f5fbf;--infobg:#e6effc}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}

@@ -1,12 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiResult } from '../request/path.js';
 import type { Simulator } from '../simulator.js';
-import { monotonicMs } from '../world/monotonic.js';
 
 /**
- * Serving the simulated API over node:http, without Express: reading a request's body within its limit, handing it
- * to the request path, and writing the result to the wire, faults included. Express (app.ts) is for people's pages
- * and the control API, and is loaded only when one of those is first asked for.
+ * The simulated API on the wire: a request's body read within its limit, handed to the request path, and the result
+ * written back, faults included. The app's first middleware (app.ts) and proxy mode hand requests here.
  */
 
 /** serveApi, with anything it throws answered -5000 as an envelope. */
@@ -20,60 +18,43 @@ export function serveApiSafely(sim: Simulator, req: IncomingMessage, res: Server
 
 /** Reads the body (up to the simulator's limit) and answers through the request path. */
 export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerResponse, tooLarge = false): void {
-  const startedAt = monotonicMs();
+  const startedAt = performance.now();
   const limit = sim.bodyLimit;
   const declared = Number(req.headers['content-length']);
-  const go = (body: string, over: boolean) => {
+  const answer = (body: string, over: boolean) => {
+    const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
     let result: ApiResult | Promise<ApiResult>;
     try {
-      result = sim.path.handle(
-        {
-          method: req.method ?? 'GET',
-          url: req.url ?? '/',
-          headers: req.headers,
-          body,
-          tooLarge: over ? limit : undefined,
-        },
-        startedAt,
-      );
+      result = sim.path.handle({ ...request, tooLarge: over ? limit : undefined }, startedAt);
     } catch (e) {
       result = internalErrorOf(sim, req, e);
     }
-    if (result instanceof Promise) {
-      result.then(
-        (r) => writeResult(sim, req, res, r),
-        (e) => writeResult(sim, req, res, internalErrorOf(sim, req, e)),
-      );
-    } else {
-      writeResult(sim, req, res, result);
-    }
+    if (!(result instanceof Promise)) return writeResult(sim, req, res, result);
+    result.then(
+      (r) => writeResult(sim, req, res, r),
+      (e) => writeResult(sim, req, res, internalErrorOf(sim, req, e)),
+    );
   };
-  if (tooLarge || declared > limit) return go('', true);
-  if (req.readableEnded || (req as { complete?: boolean }).complete) return go('', false);
-  // Neither Content-Length (or 0) nor Transfer-Encoding: the request has no body (RFC 9112 §6.3), nothing to wait for.
-  if (req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || declared === 0))
-    return go('', false);
+  if (tooLarge || declared > limit) return answer('', true);
+  // Read already, or neither Content-Length (or 0) nor Transfer-Encoding: no body to wait for (RFC 9112 §6.3).
+  const noBody =
+    req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || declared === 0);
+  if (req.readableEnded || req.complete || noBody) return answer('', false);
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
   req.on('data', (chunk: Buffer) => {
     if (done) return;
     size += chunk.length;
-    if (size > limit) {
-      done = true;
-      go('', true);
-      return;
-    }
-    chunks.push(chunk);
+    if (size <= limit) return void chunks.push(chunk);
+    done = true;
+    answer('', true);
   });
   req.on('end', () => {
-    if (done) return;
-    done = true;
-    go(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'), false);
-  });
-  req.on('error', () => {
+    if (!done) answer(Buffer.concat(chunks).toString('utf8'), false);
     done = true;
   });
+  req.on('error', () => (done = true));
 }
 
 /** An exception outside the request path's checks (a bug of the simulator's), as the -5000 answer to this request. */
@@ -81,10 +62,7 @@ function internalErrorOf(sim: Simulator, req: IncomingMessage, err: unknown): Ap
   return sim.path.lastResort({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: '' }, err);
 }
 
-/**
- * Answers -5000 for an exception outside the request path's checks; a connection already answering is closed instead.
- * Never throws.
- */
+/** Answers -5000 for an exception outside the checks; a connection already answering is closed. Never throws. */
 export function answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, err: unknown): void {
   try {
     if (res.headersSent) return void res.destroy();
@@ -98,34 +76,28 @@ export function answerInternalError(sim: Simulator, req: IncomingMessage, res: S
 function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, r: ApiResult): void {
   const socket = req.socket;
   if (res.writableEnded || socket.destroyed) return;
-  switch (r.fault) {
-    case 'reset':
-      // An RST, as a dropped connection looks to the client (ECONNRESET).
-      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-      else socket.destroy();
-      return;
-    case 'hang': {
-      // Held (bounded by hangFor) and then closed without an answer; closing the simulator lets it go at once.
-      sim.hanging.add(socket);
-      const timer = setTimeout(() => socket.destroy(), r.hangMs ?? 60_000);
-      socket.once('close', () => {
-        clearTimeout(timer);
-        sim.hanging.delete(socket);
-      });
-      return;
-    }
-    case 'truncate': {
-      const bytes = Buffer.from(r.body, 'utf8');
-      res.writeHead(r.status, { 'content-type': r.contentType, 'content-length': bytes.length });
-      res.write(bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2))), () => socket.destroy());
-      return;
-    }
+  if (r.fault === 'reset') {
+    // An RST, as a dropped connection looks to the client (ECONNRESET).
+    return void socket.resetAndDestroy();
   }
-  const headers: Record<string, string | number> = {
+  if (r.fault === 'hang') {
+    // Held (bounded by hangFor) and then closed without an answer; closing the simulator lets it go at once.
+    sim.hanging.add(socket);
+    const timer = setTimeout(() => socket.destroy(), r.hangMs ?? 60_000);
+    return void socket.once('close', () => {
+      clearTimeout(timer);
+      sim.hanging.delete(socket);
+    });
+  }
+  const bytes = Buffer.from(r.body, 'utf8');
+  const headers = {
     'content-type': r.contentType,
-    'content-length': Buffer.byteLength(r.body),
+    'content-length': bytes.length,
+    ...(r.close ? { connection: 'close' } : {}),
   };
-  if (r.close) headers.connection = 'close';
   res.writeHead(r.status, headers);
-  res.end(r.body);
+  // Truncate: half the answer, and the connection closed.
+  if (r.fault === 'truncate')
+    res.write(bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2))), () => socket.destroy());
+  else res.end(bytes);
 }

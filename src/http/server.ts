@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { mustCode } from '../codes.js';
 import { envelopeJson } from '../contract/response.js';
@@ -11,9 +12,8 @@ import { ProxyMode } from '../proxy/proxy.js';
 import { answerInternalError, serveApi, serveApiSafely } from './serve-api.js';
 
 /**
- * Starting a simulator on HTTP: the node:http server (every request to the Express app), its
- * timeouts, the answers to what Node's parser refuses, graceful close, and the in-process handle `startSimulator`
- * returns.
+ * Starting a simulator on HTTP: the node:http server (every request to the Express app), its timeouts, the answers to
+ * what Node's parser refuses, graceful close, and the handle `startSimulator` returns.
  */
 
 /** A running simulator, as `startSimulator` resolves it: its address, and the control operations as methods. */
@@ -36,10 +36,8 @@ export interface RunningSimulator extends SimulatorControl {
   close(graceMs?: number): Promise<void>;
 }
 
-const TRANSPORT_ERRORS: Record<string, number> = {
-  HPE_HEADER_OVERFLOW: -431,
-  ERR_HTTP_REQUEST_TIMEOUT: -408,
-};
+/** What Node's parser refuses, as the service's transport codes (any other refusal: -400). */
+const TRANSPORT_ERRORS: Record<string, number> = { HPE_HEADER_OVERFLOW: -431, ERR_HTTP_REQUEST_TIMEOUT: -408 };
 
 /** Starts a simulator listening on HTTP. Options take the shape of a scenario file (or a path to one). */
 export async function startSimulator(options: StartOptions | string = {}): Promise<RunningSimulator> {
@@ -58,17 +56,11 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   const serve = (req: IncomingMessage, res: ServerResponse) => (app ??= appOf(sim, api))(req, res);
   const requestTimeout = opts.requestTimeout ?? REQUEST_TIMEOUT_MS;
   const headersTimeout = Math.min(opts.headersTimeout ?? HEADERS_TIMEOUT_MS, requestTimeout);
-  const server = createServer(
-    // Timeouts are checked this often; the default (30 s) would let a slow client hold a connection far past them.
-    {
-      requestTimeout,
-      headersTimeout,
-      connectionsCheckingInterval: Math.max(250, Math.min(headersTimeout, 5000) / 4),
-      // A request without Host is judged like any other (Node would answer a bare 400 with no envelope).
-      requireHostHeader: false,
-    },
-    serve,
-  );
+  // Timeouts are checked this often: the default (30 s) would let a slow client hold a connection far past them. A
+  // request without Host is judged like any other (Node would answer a bare 400 with no envelope).
+  const connectionsCheckingInterval = Math.max(250, Math.min(headersTimeout, 5000) / 4);
+  const limits = { requestTimeout, headersTimeout, connectionsCheckingInterval, requireHostHeader: false };
+  const server = createServer(limits, serve);
   // An `Expect` other than 100-continue is ignored and the request judged (Node would answer a bare 417).
   server.on('checkExpectation', serve);
   // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address. Only an address:
@@ -77,20 +69,9 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   if (!isLoopback(host)) sim.secrets.needControlToken();
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
-  const sockets = new Set<Socket>();
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.once('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : Number(opts.port);
+  server.listen(opts.port ?? 0, host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   sim.links.publicUrl ??= url;
   let closing: Promise<void> | undefined;
@@ -106,10 +87,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     close(graceMs = 2000) {
       closing ??= new Promise<void>((resolve, reject) => {
         for (const s of sim.hanging) s.destroy();
-        const timer = setTimeout(() => {
-          for (const s of sockets) s.destroy();
-        }, graceMs);
-        timer.unref();
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs).unref();
         // Proxy mode's requests waiting for the upstream have the same grace, and are recorded once they end.
         const proxied = proxy?.close(graceMs);
         server.close(() => {
@@ -166,30 +144,19 @@ function controlMethods(sim: Simulator): SimulatorControl {
 }
 
 /**
- * Bytes that are not HTTP, a header block over the limit, a request that does not arrive in time: Node's
- * parser rejects them before any route runs. They are answered with a JSON envelope too, and the
- * connection is closed.
+ * Bytes that are not HTTP, a header block over the limit, a request that does not arrive in time: Node's parser
+ * refuses them before any route runs. They are answered with a JSON envelope too, and the connection closed.
  */
 function answerTransportErrors(server: Server, sim: Simulator): void {
   const endWith = (socket: Duplex, code: number) => {
-    const info = mustCode(code);
-    const body = envelopeJson(
-      sim.scenario.responseStyle,
-      'sim-transport',
-      sim.now(),
-      code,
-      info.title,
-      sim.links.base(),
-    );
-    socket.end(
-      `HTTP/1.1 ${info.http} ${info.title}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const { http, title } = mustCode(code);
+    const style = sim.scenario.responseStyle;
+    const body = envelopeJson(style, 'sim-transport', sim.now(), code, title, sim.links.base());
+    const head = `HTTP/1.1 ${http} ${title}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}`;
+    socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`);
   };
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || (err.code === 'ECONNRESET' && !socket.bytesWritten)) {
-      socket.destroy();
-      return;
-    }
+    if (!socket.writable || (err.code === 'ECONNRESET' && !socket.bytesWritten)) return void socket.destroy();
     endWith(socket, TRANSPORT_ERRORS[err.code ?? ''] ?? -400);
   });
   // CONNECT (a proxy tunnel) is no method of the service: -405, where Node would drop the connection unanswered.
