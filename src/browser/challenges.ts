@@ -29,30 +29,25 @@ export function refreshChallenges(): Promise<void> {
       box.innerHTML = await r.text();
       // The time left counts from the simulator's clock as the table was made: a challenge the page saw run out
       // and the simulator did not (its clock moved or frozen by someone else) is not asked for again and again.
-      const clock = box.querySelector<HTMLElement>('[data-now]');
-      if (clock) showClock({ now: Number(clock.dataset.now), frozen: clock.dataset.frozen === 'true' }, askedAt);
+      const clock = box.querySelector<HTMLElement>('[data-now]')!.dataset;
+      showClock({ now: Number(clock.now), frozen: clock.frozen === 'true' }, askedAt);
     }
     countDown();
   })().finally(() => {
     fetching = undefined;
-    if (again) {
-      again = false;
-      void refreshChallenges();
-    }
+    if (again) void refreshChallenges();
+    again = false;
   });
   return fetching;
 }
 
-/**
- * The time left of each waiting challenge on the simulator's clock; one that runs out is fetched as the simulator now
- * says.
- */
+/** The time left of each waiting challenge on the simulator's clock; one that runs out is fetched as it now stands. */
 export function countDown(): void {
   let ranOut = false;
   for (const cell of document.querySelectorAll<HTMLElement>('#challenges td[data-expires]')) {
     const left = Number(cell.dataset.expires) - simulatorNow();
     cell.textContent = duration(left);
-    if (left <= 0) ranOut = true;
+    ranOut ||= left <= 0;
   }
   if (ranOut) void refreshChallenges();
 }

@@ -14,7 +14,6 @@ let clockNow = Number(clockEl.dataset.now);
 let clockAt = performance.timeOrigin;
 let frozen = clockEl.dataset.frozen === 'true';
 export const simulatorNow = () => (frozen ? clockNow : clockNow + Date.now() - clockAt);
-
 /** When the reading shown was asked for (the page's monotonic ms). */
 let shownAskedAt = 0;
 
@@ -24,10 +23,7 @@ let shownAskedAt = 0;
  */
 export function showClock(c?: ClockReading, askedAt = performance.now()): void {
   if (c && askedAt >= shownAskedAt) {
-    shownAskedAt = askedAt;
-    clockNow = c.now;
-    clockAt = Date.now();
-    frozen = c.frozen;
+    [shownAskedAt, clockNow, clockAt, frozen] = [askedAt, c.now, Date.now(), c.frozen];
     const s = $('#clock-state');
     s.textContent = frozen ? 'frozen' : 'running';
     s.className = `pill ${frozen ? 'warn' : 'ok'}`;

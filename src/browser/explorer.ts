@@ -55,18 +55,12 @@ function asked(kind: string, label: string, v: (name: string) => string): string
 
 export async function explore(kind: string): Promise<void> {
   const v = (name: string) => explorerField(name).value.trim();
-  const checked = (name: string) => explorerField(name).checked;
+  const fields = ['apiUser', 'user', 'challengeId', 'authCode', 'ipAddress', 'challengeType', 'challengeExpiry'];
   const body = {
     kind,
-    apiUser: v('apiUser'),
-    user: v('user'),
-    challengeId: v('challengeId'),
-    authCode: v('authCode'),
-    ipAddress: v('ipAddress'),
-    challengeType: v('challengeType'),
-    challengeExpiry: v('challengeExpiry'),
-    enableQRcode: checked('enableQRcode'),
-    enableAutoVerify: checked('enableAutoVerify'),
+    ...Object.fromEntries(fields.map((f) => [f, v(f)])),
+    enableQRcode: explorerField('enableQRcode').checked,
+    enableAutoVerify: explorerField('enableAutoVerify').checked,
     clock: v('clock'),
   };
   result.replaceChildren(el('p', { class: 'muted', text: 'Sending…' }));
@@ -74,8 +68,7 @@ export async function explore(kind: string): Promise<void> {
   try {
     r = await callControlApi<Explored>('POST', '/__sim/explore', body);
   } catch (err) {
-    result.replaceChildren(el('p', { class: 'pill err', text: (err as Error).message }));
-    return;
+    return void result.replaceChildren(el('p', { class: 'pill err', text: (err as Error).message }));
   }
   // The heading says what was asked; the answers say what the simulator made of it.
   result.replaceChildren(el('h3', { text: asked(kind, r.label, v) }));
@@ -96,20 +89,14 @@ export async function explore(kind: string): Promise<void> {
       setExplorerField('authCode', '');
       // In proxy mode the upstream wrote these: what is not a web link or a PNG is shown as text, never followed.
       const page = c.phonePage;
-      box.append(
-        el(
-          'p',
-          {},
-          el('span', { class: 'pill ok', text: '2025' }),
-          ' Challenge sent. Its id is in the form; the user answers on ',
-          page === undefined
-            ? 'the phone page'
-            : 'link' in page
-              ? el('a', { href: page.link, target: '_blank', rel: 'noopener', text: 'the phone page' })
-              : `the phone page at ${page.text} (not an http or https URL, so not a link)`,
-          '.',
-        ),
-      );
+      const where =
+        page === undefined
+          ? 'the phone page'
+          : 'link' in page
+            ? el('a', { href: page.link, target: '_blank', rel: 'noopener', text: 'the phone page' })
+            : `the phone page at ${page.text} (not an http or https URL, so not a link)`;
+      const sent = ' Challenge sent. Its id is in the form; the user answers on ';
+      box.append(el('p', {}, el('span', { class: 'pill ok', text: '2025' }), sent, where, '.'));
       const qr = c.qrCode;
       if (qr && 'image' in qr)
         box.append(el('img', { src: qr.image, alt: 'QR code of the phone page', width: '120', height: '120' }));
@@ -117,41 +104,23 @@ export async function explore(kind: string): Promise<void> {
         box.append(el('p', { class: 'muted small', text: `QR code not shown (not a PNG data URL): ${qr.text}` }));
     } else {
       const said = typeof env?.message === 'string' ? env.message : x.response.body.slice(0, 200);
-      box.append(
-        el(
-          'p',
-          {},
-          el('span', {
-            class: `pill ${codeClass(code)}`,
-            text: code == null ? `HTTP ${x.response.status}` : String(code),
-          }),
-          ` ${said}`,
-        ),
-      );
+      const pill = el('span', {
+        class: `pill ${codeClass(code)}`,
+        text: code == null ? `HTTP ${x.response.status}` : String(code),
+      });
+      box.append(el('p', {}, pill, ` ${said}`));
     }
-    const sent = `${x.request.method} ${x.request.url}\n${Object.entries(x.request.headers)
-      .map(([k, val]) => `${k}: ${val}`)
-      .join('\n')}${x.request.body ? `\n\n${prettyJson(x.request.body)}` : ''}`;
+    const headers = Object.entries(x.request.headers).map(([k, val]) => `${k}: ${val}`);
+    const sent = `${x.request.method} ${x.request.url}\n${headers.join('\n')}${x.request.body ? `\n\n${prettyJson(x.request.body)}` : ''}`;
+    const answer = `Answer (HTTP ${x.response.status})`;
     box.append(el('details', {}, el('summary', { text: 'Request sent' }), el('pre', { text: sent })));
-    box.append(
-      el(
-        'details',
-        {},
-        el('summary', { text: `Answer (HTTP ${x.response.status})` }),
-        el('pre', { text: prettyJson(x.response.body) }),
-      ),
-    );
+    box.append(el('details', {}, el('summary', { text: answer }), el('pre', { text: prettyJson(x.response.body) })));
     result.append(box);
   }
   const usual = (r.expect.match(/-?\d+/g) ?? []).map(Number);
-  const unusual = last !== undefined && !usual.includes(last);
-  result.append(
-    el('p', {
-      class: 'muted small usual',
-      text: unusual
-        ? `This button usually gets ${r.expect}: ` +
-          'this answer came from what was asked or from the scenario (its message says why).'
-        : `The usual answer for this button: ${r.expect}.`,
-    }),
-  );
+  const text =
+    last !== undefined && !usual.includes(last)
+      ? `This button usually gets ${r.expect}: this answer came from what was asked or from the scenario (its message says why).`
+      : `The usual answer for this button: ${r.expect}.`;
+  result.append(el('p', { class: 'muted small usual', text }));
 }

@@ -1,15 +1,15 @@
 import type { JournalEntry } from '../observers/answered.js';
-import { challengeStep, refreshChallenges, type ChallengeView } from './challenges.js';
-import { showClock, type ClockReading } from './clock.js';
+import { challengeStep, refreshChallenges } from './challenges.js';
+import { showClock } from './clock.js';
 import { refreshFindingsSoon } from './findings.js';
-import { showScenario, type ScenarioCard } from './scenario.js';
 import { $, callControlApi, config, flash } from './page.js';
 import { addToLog, clearLog } from './request-log.js';
+import { showScenario } from './scenario.js';
 
 /**
  * The event stream the dashboard follows (`/__sim/events`): a `request` event per answered request, a `challenge`
- * event per step of a challenge, a `clock` event per move of the simulator's clock (by a test, a scenario, this page),
- * a `scenario` event per scenario made active (by a test, --watch, this page).
+ * event per step of a challenge, a `clock` event per move of the simulator's clock, a `scenario` event per scenario
+ * made active (by a test, --watch, this page).
  */
 
 let ready = false;
@@ -18,19 +18,16 @@ let buffered: JournalEntry[] = [];
 export function followEvents(): void {
   const live = $('#live');
   const events = new EventSource('/__sim/events');
-  events.addEventListener('request', (ev) => {
-    const e = JSON.parse((ev as MessageEvent<string>).data) as JournalEntry;
+  const on = <T>(event: string, show: (value: T) => void) =>
+    events.addEventListener(event, (ev) => show(JSON.parse((ev as MessageEvent<string>).data) as T));
+  on<JournalEntry>('request', (e) => {
     if (ready) addToLog(e);
     else buffered.push(e);
     refreshFindingsSoon();
   });
-  events.addEventListener('challenge', (ev) =>
-    challengeStep(JSON.parse((ev as MessageEvent<string>).data) as ChallengeView),
-  );
-  events.addEventListener('clock', (ev) => showClock(JSON.parse((ev as MessageEvent<string>).data) as ClockReading));
-  events.addEventListener('scenario', (ev) =>
-    showScenario(JSON.parse((ev as MessageEvent<string>).data) as ScenarioCard),
-  );
+  on('challenge', challengeStep);
+  on('clock', showClock);
+  on('scenario', showScenario);
   events.onerror = () => {
     live.textContent = 'reconnecting';
     live.className = 'pill warn';
@@ -45,8 +42,7 @@ export function followEvents(): void {
       const list = await callControlApi<JournalEntry[]>('GET', `/__sim/journal?limit=${config.logRows}`);
       clearLog();
       const seen = new Set(list.map((e) => e.seq));
-      for (const e of list.reverse()) addToLog(e);
-      for (const e of buffered) if (!seen.has(e.seq)) addToLog(e);
+      for (const e of [...list.reverse(), ...buffered.filter((b) => !seen.has(b.seq))]) addToLog(e);
     } catch (err) {
       flash(`Could not read the journal: ${(err as Error).message}`, true);
     }

@@ -1,28 +1,24 @@
 /**
- * What every part of the dashboard's page uses: the settings the page hands its script, building elements (text put
- * in as textContent, never as HTML), calls to the control API and the flash message.
+ * What every part of the dashboard's script uses: the settings the page hands it, building elements (text put in as
+ * textContent, never as HTML), calls to the control API and the flash message.
  */
 
-/** What the page hands its script (#dashboard-config). */
-interface Config {
-  /** The colour class of each code. */
+/** What the page hands its script (#dashboard-config): the colour class of each code, the log's first rows. */
+export const config = JSON.parse(document.getElementById('dashboard-config')!.textContent) as {
   classes: Record<string, string>;
-  /** How many journal entries the log loads at first. */
   logRows: number;
-}
-
-export const config = JSON.parse(document.getElementById('dashboard-config')!.textContent) as Config;
+};
 export const $ = <T extends HTMLElement = HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
 export const codeClass = (code: number | undefined) => (code == null ? 'warn' : (config.classes[code] ?? 'err'));
 
-type Kid = Node | string | null | undefined;
-export function el(tag: string, attrs: Record<string, string> = {}, ...kids: Kid[]): HTMLElement {
+/** An element with these attributes (`text`: its text) and children. */
+export function el(tag: string, attrs: Record<string, string> = {}, ...kids: (Node | string | undefined)[]) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === 'text') e.textContent = v;
     else e.setAttribute(k, v);
   }
-  for (const kid of kids) if (kid != null) e.append(kid);
+  for (const kid of kids) if (kid !== undefined) e.append(kid);
   return e;
 }
 
@@ -34,13 +30,11 @@ export function prettyJson(text: string): string {
   }
 }
 
+/** Calls the control API; its JSON error is thrown as an Error. */
 export async function callControlApi<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const r = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const j = (await r.json().catch(() => ({ error: `HTTP ${r.status}` }))) as T & { error?: string };
+  const headers = body === undefined ? undefined : { 'content-type': 'application/json' };
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const j = (await r.json().catch(() => ({}))) as T & { error?: string };
   if (!r.ok) throw new Error(j.error ?? `HTTP ${r.status}`);
   return j;
 }

@@ -5,18 +5,12 @@ import { $, codeClass, el, prettyJson } from './page.js';
 
 const log = $('#log');
 
-/**
- * A message as its row shows it: whole up to 160 characters, else its start and a sign that the rest is in the row's
- * details.
- */
-function preview(message: string): string {
-  return message.length <= 160 ? message : `${message.slice(0, 160)}… (the whole answer below)`;
-}
-
 function logRow(e: JournalEntry): HTMLElement {
   const c = codeClass(e.code);
   const who = [e.apiUser, e.by].filter((x) => x != null).join(' · ');
-  const sum = el(
+  // A long message: its start, and a sign that the rest is in the row's details.
+  const message = e.message ?? e.fault ?? '';
+  const summary = el(
     'summary',
     {},
     el('span', { class: 'muted seq', text: `#${e.seq}` }),
@@ -24,37 +18,29 @@ function logRow(e: JournalEntry): HTMLElement {
     el('span', { class: `pill ${c}`, text: e.code == null ? 'none' : String(e.code) }),
     el('span', { class: 'what', text: `${e.method} ${e.path}${who ? ` · ${who}` : ''}` }),
     el('span', { class: 'ms', text: `${e.latencyMs} ms` }),
-    el('span', { class: 'msg', text: preview(e.message ?? e.fault ?? '') }),
-  );
-  const d = el('details', { class: 'entry', 'data-tone': c, 'data-code': String(e.code) }, sum);
-  const headers = e.request?.headers ?? {};
-  if (e.hint)
-    d.append(
-      el('h4', { text: e.by ? 'What a client sending this is told' : 'What the client likely did wrong' }),
-      el('p', { class: 'hint', text: e.hint.text }),
-    );
-  d.append(
-    el('h4', { text: 'Request' }),
-    el('pre', {
-      text: `${e.method} ${e.path}\n${Object.entries(headers)
-        .map(([k, v]) => `${k}: ${String(v)}`)
-        .join('\n')}${e.request?.body ? `\n\n${prettyJson(e.request.body)}` : ''}`,
+    el('span', {
+      class: 'msg',
+      text: message.length <= 160 ? message : `${message.slice(0, 160)}… (the whole answer below)`,
     }),
   );
-  d.append(
-    el('h4', { text: 'Response' }),
-    el('pre', {
-      text: e.response
-        ? `HTTP ${e.http}\n\n${prettyJson(e.response.body)}`
-        : `(no answer: the connection was ${e.fault ?? 'broken'})`,
-    }),
+  const d = el('details', { class: 'entry', 'data-tone': c, 'data-code': String(e.code) }, summary);
+  const part = (title: string, text: string) => d.append(el('h4', { text: title }), el('pre', { text }));
+  if (e.hint) {
+    const title = e.by ? 'What a client sending this is told' : 'What the client likely did wrong';
+    d.append(el('h4', { text: title }), el('p', { class: 'hint', text: e.hint.text }));
+  }
+  const headers = Object.entries(e.request?.headers ?? {}).map(([k, v]) => `${k}: ${String(v)}`);
+  const body = e.request?.body ? `\n\n${prettyJson(e.request.body)}` : '';
+  part('Request', `${e.method} ${e.path}\n${headers.join('\n')}${body}`);
+  part(
+    'Response',
+    e.response
+      ? `HTTP ${e.http}\n\n${prettyJson(e.response.body)}`
+      : `(no answer: the connection was ${e.fault ?? 'broken'})`,
   );
-  if (e.expectedStringToSign)
-    d.append(
-      el('h4', { text: 'The string the simulator expected to be signed' }),
-      el('pre', { text: e.expectedStringToSign }),
-    );
-  const facts: [string, unknown][] = [
+  if (e.expectedStringToSign) part('The string the simulator expected to be signed', e.expectedStringToSign);
+  const wouldFail = e.wouldFail?.map((w) => `${w.code} ${w.reason}${w.hint ? ` (hint: ${w.hint.text})` : ''}`);
+  const facts: [string, string | number | undefined][] = [
     ['operation', e.operation],
     ['type', e.type],
     ['user', e.user],
@@ -63,21 +49,9 @@ function logRow(e: JournalEntry): HTMLElement {
     ['rule', e.rule],
     ['sent by', e.by ?? 'a client'],
     ['internal error', e.internalError],
+    ['would also fail', wouldFail?.join('; ')],
   ];
-  if (e.wouldFail)
-    facts.push([
-      'would also fail',
-      e.wouldFail.map((w) => `${w.code} ${w.reason}${w.hint ? ` (hint: ${w.hint.text})` : ''}`).join('; '),
-    ]);
-  d.append(
-    el('h4', { text: 'Details' }),
-    el('pre', {
-      text: facts
-        .filter((f) => f[1] != null)
-        .map(([k, v]) => `${k}: ${String(v)}`)
-        .join('\n'),
-    }),
-  );
+  part('Details', facts.flatMap(([k, v]) => (v == null ? [] : [`${k}: ${String(v)}`])).join('\n'));
   return el('li', {}, d);
 }
 

@@ -2,10 +2,7 @@ import { refreshChallenges } from './challenges.js';
 import { refreshFindingsSoon } from './findings.js';
 import { $, el } from './page.js';
 
-/**
- * The Scenario card and the explorer's API users and e-mails, as the dashboard follows the scenario a test (or --watch)
- * loads.
- */
+/** The Scenario card and the explorer's API users and e-mails, following the scenario a test (or --watch) loads. */
 
 /** A scenario made active, as the event stream sends it (`event: scenario`). */
 export interface ScenarioCard {
@@ -19,7 +16,15 @@ export interface ScenarioCard {
 export function showScenario(s: ScenarioCard): void {
   $('#active-scenario').textContent = s.name;
   $('#scenario-description').textContent = s.description ?? 'no description';
-  pickInList(s.name);
+  // The picker shows it: a shipped one selected, any other as the first entry, "(loaded)".
+  const pick = $<HTMLSelectElement>('#scenario-pick');
+  for (const o of [...pick.options]) if (o.disabled) o.remove();
+  const shipped = [...pick.options].find((o) => o.value === s.name);
+  if (shipped) shipped.selected = true;
+  else {
+    pick.prepend(el('option', { text: `${s.name} (loaded)`, disabled: '' }));
+    pick.selectedIndex = 0;
+  }
   const apiUser = $<HTMLSelectElement>('#explorer select[name=apiUser]');
   const chosen = apiUser.value;
   apiUser.replaceChildren(...s.apiUsers.map((id) => el('option', { text: id })));
@@ -30,16 +35,4 @@ export function showScenario(s: ScenarioCard): void {
   emails.prepend(...s.accounts.filter((a) => !suggested.has(a)).map((a) => el('option', { value: a })));
   void refreshChallenges();
   refreshFindingsSoon();
-}
-
-/** The picker shows the scenario in force: a shipped one selected, any other as the first entry, "(loaded)". */
-function pickInList(name: string): void {
-  const pick = $<HTMLSelectElement>('#scenario-pick');
-  for (const o of [...pick.options]) if (o.disabled) o.remove();
-  const shipped = [...pick.options].find((o) => o.value === name);
-  if (shipped) shipped.selected = true;
-  else {
-    pick.prepend(el('option', { text: `${name} (loaded)`, disabled: '' }));
-    pick.selectedIndex = 0;
-  }
 }
