@@ -3,29 +3,24 @@ import type { NextFunction, Request, Response } from 'express';
 import { quoted } from '../contract/answer.js';
 
 /**
- * DNS rebinding protection for the control plane. A web page can point a name it owns at 127.0.0.1 and then talk
- * to the simulator as a same-origin page; the one thing it cannot change is the `Host` header, which carries its
- * own name. So `/__sim/` answers only requests addressed to this machine: `localhost` and `*.localhost`, any IP
- * address (a page cannot own one), the address the simulator listens on, and names the operator allowed
- * (`--allowed-hosts`; a leading dot allows a domain and its subdomains), as Vite's `server.allowedHosts` and
- * webpack-dev-server's `allowedHosts` do. The simulated API answers under any name.
+ * DNS rebinding protection for the control plane. A web page can point a name it owns at 127.0.0.1 and then talk to
+ * the simulator as a same-origin page; what it cannot change is the `Host` header, which carries its own name. So
+ * `/__sim/` answers only requests addressed to this machine: `localhost` and `*.localhost`, any IP address (a page
+ * cannot own one), the address the simulator listens on, and names the operator allowed (`--allowed-hosts`; a leading
+ * dot allows a domain and its subdomains), as Vite's and webpack-dev-server's `allowedHosts` do. The simulated API
+ * answers under any name.
  */
 export class AllowedHosts {
-  private readonly exact = new Set<string>();
+  private readonly names = new Set<string>();
   private readonly domains: string[] = [];
-
-  constructor(names: Iterable<string> = []) {
-    for (const name of names) this.add(name);
-  }
 
   /** The names an operator allowed, and the host of the public URL answers link to (when there is one). */
   static of(names: readonly string[] = [], publicUrl?: string): AllowedHosts {
-    const hosts = new AllowedHosts(names);
-    try {
-      if (publicUrl !== undefined) hosts.add(new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''));
-    } catch {
-      // A public URL that does not parse names no host.
-    }
+    const hosts = new AllowedHosts();
+    for (const name of names) hosts.add(name);
+    // A public URL that does not parse names no host.
+    if (publicUrl !== undefined && URL.canParse(publicUrl))
+      hosts.add(new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''));
     return hosts;
   }
 
@@ -33,7 +28,7 @@ export class AllowedHosts {
   add(raw: string): void {
     const name = raw.trim().toLowerCase().replace(/\.$/, '');
     if (name.startsWith('.')) this.domains.push(name.slice(1));
-    else if (name !== '') this.exact.add(name);
+    else if (name !== '') this.names.add(name);
   }
 
   /** Whether a Host header value names this machine or an allowed name. No Host at all: not a browser, allowed. */
@@ -41,7 +36,7 @@ export class AllowedHosts {
     if (hostHeader === undefined) return true;
     const name = hostnameOf(hostHeader);
     if (name === undefined) return false;
-    if (name === 'localhost' || name.endsWith('.localhost') || isIP(name) !== 0 || this.exact.has(name)) return true;
+    if (name === 'localhost' || name.endsWith('.localhost') || isIP(name) !== 0 || this.names.has(name)) return true;
     return this.domains.some((d) => name === d || name.endsWith(`.${d}`));
   }
 }
@@ -49,28 +44,23 @@ export class AllowedHosts {
 /** The host name of a Host header, lower case, without port, brackets or a final dot; undefined when it is not one. */
 export function hostnameOf(hostHeader: string): string | undefined {
   const value = hostHeader.trim().toLowerCase();
-  const bracketed = /^\[([0-9a-f:.]+)\](?::\d{1,5})?$/.exec(value);
-  if (bracketed) return bracketed[1];
-  const plain = /^([a-z0-9_.-]+?)\.?(?::\d{1,5})?$/.exec(value);
-  return plain ? plain[1] : undefined;
+  const match = /^\[([0-9a-f:.]+)\](?::\d{1,5})?$/.exec(value) ?? /^([a-z0-9_.-]+?)\.?(?::\d{1,5})?$/.exec(value);
+  return match?.[1];
 }
 
 /** The longest name DNS resolves (RFC 1035): the longest `allowedHosts` entry, and Host offered back as one. */
 export const MAX_HOST_NAME = 253;
 
-/**
- * Middleware for `/__sim/`: a request addressed to another name gets 403 with a JSON error saying which flag allows it.
- */
+/** Middleware: a request addressed to another name gets 403 with a JSON error saying which flag allows it. */
 export function requireAllowedHost(allowed: AllowedHosts) {
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
     if (allowed.allows(host)) return next();
     const name = hostnameOf(host ?? '');
     // Only a name DNS could resolve is offered back as the flag's value (a 10,000-character Host is not one).
-    const flag =
-      name === undefined || name.length > MAX_HOST_NAME ? '--allowed-hosts <name>' : `--allowed-hosts ${name}`;
+    const flag = name === undefined || name.length > MAX_HOST_NAME ? '<name>' : name;
     res.status(403).json({
-      error: `the control API answers only requests addressed to this machine, not to ${quoted(name ?? String(host), 100)} (protection against DNS rebinding): if you reach the simulator by that name, start it with ${flag} (option allowedHosts)`,
+      error: `the control API answers only requests addressed to this machine, not to ${quoted(name ?? String(host), 100)} (protection against DNS rebinding): if you reach the simulator by that name, start it with --allowed-hosts ${flag} (option allowedHosts)`,
     });
   };
 }

@@ -2,8 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 
 /**
- * Who may use the control API besides a Host naming this machine (allowed-hosts.ts): not a page of another site,
- * and, when the simulator listens beyond loopback, only someone who holds its control token.
+ * Who may use the control API besides a Host naming this machine (allowed-hosts.ts): not a page of another site, and,
+ * when the simulator listens beyond loopback, only someone who holds its control token.
  */
 
 /** Where the control token may come from: a header for scripts, a cookie the dashboard sets, `?token=` to open it. */
@@ -12,17 +12,14 @@ const COOKIE = 'mfa_sim_control';
 
 /** Whether a token given is the one wanted, compared in constant time. */
 export function tokenMatches(given: string | undefined, want: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
+  const a = Buffer.from(given ?? '');
   const b = Buffer.from(want);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return given !== undefined && a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** A cookie's value; undefined when absent or when it does not decode (it is then no token). */
 function cookie(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
+  for (const part of req.headers.cookie?.split(';') ?? []) {
     const [k, ...v] = part.trim().split('=');
     if (k !== name) continue;
     try {
@@ -52,17 +49,15 @@ const CONTROL_API: Guarded = {
  */
 export function requireControl(token: () => string | undefined, guarded: Guarded = CONTROL_API) {
   return (req: Request, res: Response, next: NextFunction) => {
-    // Without a token (loopback) any web page the developer visits could post to the control API; a browser
-    // marks such requests, so a change coming from another site is refused. Scripts and tests send no Origin.
-    if (req.method !== 'GET' && req.method !== 'HEAD' && crossSite(req)) {
+    // Without a token (loopback) any web page the developer visits could post to the control API; a browser marks
+    // such requests, so a change coming from another site is refused. Scripts and tests send no Origin.
+    if (req.method !== 'GET' && req.method !== 'HEAD' && crossSite(req))
       return void res.status(403).json({ error: `${guarded.what} refuses changes sent by a page of another site` });
-    }
     const want = token();
     if (!want) return next();
     const query = typeof req.query.token === 'string' ? req.query.token : undefined;
     const header = req.headers[CONTROL_HEADER];
-    const given = (typeof header === 'string' ? header : undefined) ?? cookie(req, COOKIE) ?? query;
-    if (!tokenMatches(given, want)) {
+    if (!tokenMatches((typeof header === 'string' ? header : undefined) ?? cookie(req, COOKIE) ?? query, want)) {
       return void res.status(401).json({
         error: `${guarded.what} needs the control token (header ${CONTROL_HEADER}, or ?token= once in a browser): ${guarded.why}`,
       });
@@ -78,10 +73,5 @@ function crossSite(req: Request): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined) return site === 'cross-site' || site === 'same-site';
   const origin = req.headers.origin;
-  if (origin === undefined) return false;
-  try {
-    return new URL(origin).host !== req.headers.host;
-  } catch {
-    return true;
-  }
+  return origin !== undefined && (!URL.canParse(origin) || new URL(origin).host !== req.headers.host);
 }

@@ -7,6 +7,7 @@ import { jsonText } from '../output/json.js';
 import { controlSource } from '../scenario/control-source.js';
 import type { Simulator } from '../simulator.js';
 import { Type } from '../typebox.js';
+import type { Method } from './app.js';
 import * as S from './control-schemas.js';
 import {
   challengeView,
@@ -40,11 +41,17 @@ const answerClock = (sim: Simulator, res: Response) => void res.json(clockView(s
 const Clocked = (what: 'reset' | 'newRun') =>
   Type.Object({ [what]: Type.Literal(true), scenario: Type.String(), clock: S.Clock });
 
+/** The rows keyed by their method and path (`'GET /__sim/clock'`), as routes. */
+function table(rows: Record<`${Method} /__sim/${string}`, Omit<S.ControlRoute, 'method' | 'path'>>): S.ControlRoute[] {
+  return Object.entries(rows).map(([key, row]) => {
+    const [method, path] = key.split(' ') as [Method, string];
+    return { method, path, ...row };
+  });
+}
+
 /** Every route under `/__sim/`, in the order they are registered (a path's methods are listed in this order). */
-export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
-  {
-    method: 'GET',
-    path: '/__sim/openapi.json',
+export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
+  'GET /__sim/openapi.json': {
     operationId: 'getControlOpenApi',
     summary: 'This document',
     // The description of these routes needs no token, as the simulated API's own at /openapi.json.
@@ -54,9 +61,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     handler: (sim) => (req, res) =>
       void res.type('json').send(jsonText(controlOpenApiDocument(CONTROL_ROUTES, sim.links.base(req.headers.host)))),
   },
-  {
-    method: 'GET',
-    path: '/__sim/health',
+  'GET /__sim/health': {
     operationId: 'getHealth',
     summary: 'Is it up?',
     open: true,
@@ -65,17 +70,13 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     },
     handler: (sim) => (_req, res) => void res.json({ ok: true, scenario: sim.scenario.name }),
   },
-  {
-    method: 'GET',
-    path: '/__sim/scenarios',
+  'GET /__sim/scenarios': {
     operationId: 'listScenarios',
     summary: 'The active scenario, the bindings, the shipped scenarios',
     answers: { 200: json(S.Scenarios, 'the scenarios') },
     handler: (sim) => (_req, res) => void res.json(sim.scenarios()),
   },
-  {
-    method: 'POST',
-    path: '/__sim/scenario',
+  'POST /__sim/scenario': {
     operationId: 'loadScenario',
     summary: "Load a scenario: it becomes the active one, and the scenario's scope starts afresh (the run goes on)",
     body: 'scenario',
@@ -86,9 +87,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       res.json({ active: sc.name, description: sc.description });
     },
   },
-  {
-    method: 'PUT',
-    path: '/__sim/bindings/:apiUser',
+  'PUT /__sim/bindings/:apiUser': {
     operationId: 'bindScenario',
     summary: "Run a scenario for this API user's requests only; its challenges, replay memory and journal start afresh",
     body: 'scenario',
@@ -100,9 +99,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       res.json({ apiUser: req.params.apiUser, scenario: sc.name });
     },
   },
-  {
-    method: 'DELETE',
-    path: '/__sim/bindings/:apiUser',
+  'DELETE /__sim/bindings/:apiUser': {
     operationId: 'unbindScenario',
     summary: 'End a binding',
     parameters: [S.apiUser],
@@ -110,9 +107,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     handler: (sim) => (req, res) =>
       void res.json({ apiUser: req.params.apiUser, removed: sim.unbindScenario(String(req.params.apiUser)) }),
   },
-  {
-    method: 'POST',
-    path: '/__sim/reset',
+  'POST /__sim/reset': {
     operationId: 'reset',
     summary:
       "Start the scenario's scope afresh: challenges, replay memory, journal, rule counts, clock (the run goes on)",
@@ -122,9 +117,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       res.json({ reset: true, scenario: sim.scenario.name, clock: clockView(sim) });
     },
   },
-  {
-    method: 'POST',
-    path: '/__sim/run',
+  'POST /__sim/run': {
     operationId: 'newRun',
     summary: "Start a new run: the run's coverage, findings, request count and observer failures too",
     answers: { 200: json(Clocked('newRun'), 'a new run') },
@@ -133,9 +126,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       res.json({ newRun: true, scenario: sim.scenario.name, clock: clockView(sim) });
     },
   },
-  {
-    method: 'POST',
-    path: '/__sim/api-users',
+  'POST /__sim/api-users': {
     operationId: 'claimApiUser',
     summary:
       'Claim an API user of its own for one parallel test worker, running its own scenario (default: the active one)',
@@ -151,9 +142,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       res.status(201).type('json').send(JSON.stringify(answer));
     },
   },
-  {
-    method: 'DELETE',
-    path: '/__sim/api-users/:apiUser',
+  'DELETE /__sim/api-users/:apiUser': {
     operationId: 'releaseApiUser',
     summary: 'Release a claimed API user',
     parameters: [S.apiUser],
@@ -161,17 +150,13 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     handler: (sim) => (req, res) =>
       void res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) }),
   },
-  {
-    method: 'GET',
-    path: '/__sim/challenges',
+  'GET /__sim/challenges': {
     operationId: 'listChallenges',
     summary: 'The challenges, newest first',
     answers: { 200: json(Type.Array(S.Challenge), 'the challenges') },
     handler: (sim) => (_req, res) => void res.json(sim.challenges().map(challengeView)),
   },
-  {
-    method: 'POST',
-    path: '/__sim/challenges/:id/approve',
+  'POST /__sim/challenges/:id/approve': {
     operationId: 'approveChallenge',
     summary: 'The user approves a waiting challenge',
     body: S.ApproveBody,
@@ -181,9 +166,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     handler: (sim) => (req, res) =>
       void res.json(challengeView(sim.approve(String(req.params.id), (req.body as { authCode?: string }).authCode))),
   },
-  {
-    method: 'POST',
-    path: '/__sim/challenges/:id/deny',
+  'POST /__sim/challenges/:id/deny': {
     operationId: 'denyChallenge',
     summary: 'The user denies a waiting challenge',
     parameters: [S.id],
@@ -191,9 +174,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     errors: [404, 409],
     handler: (sim) => (req, res) => void res.json(challengeView(sim.deny(String(req.params.id)))),
   },
-  {
-    method: 'POST',
-    path: '/__sim/challenges/:id/expire',
+  'POST /__sim/challenges/:id/expire': {
     operationId: 'expireChallenge',
     summary: 'A waiting challenge expires now',
     parameters: [S.id],
@@ -201,17 +182,13 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     errors: [404, 409],
     handler: (sim) => (req, res) => void res.json(challengeView(sim.expire(String(req.params.id)))),
   },
-  {
-    method: 'GET',
-    path: '/__sim/clock',
+  'GET /__sim/clock': {
     operationId: 'getClock',
     summary: "The simulator's clock",
     answers: { 200: json(S.Clock, 'the clock') },
     handler: (sim) => (_req, res) => answerClock(sim, res),
   },
-  {
-    method: 'POST',
-    path: '/__sim/clock/freeze',
+  'POST /__sim/clock/freeze': {
     operationId: 'freezeClock',
     summary: 'Stop the clock, at an instant or where it stands',
     body: S.FreezeBody,
@@ -222,9 +199,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       answerClock(sim, res);
     },
   },
-  {
-    method: 'POST',
-    path: '/__sim/clock/unfreeze',
+  'POST /__sim/clock/unfreeze': {
     operationId: 'unfreezeClock',
     summary: 'Let the clock run again',
     answers: { 200: json(S.Clock, 'the clock') },
@@ -233,9 +208,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       answerClock(sim, res);
     },
   },
-  {
-    method: 'POST',
-    path: '/__sim/clock/advance',
+  'POST /__sim/clock/advance': {
     operationId: 'advanceClock',
     summary: 'Move the clock',
     body: S.AdvanceBody,
@@ -246,9 +219,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       answerClock(sim, res);
     },
   },
-  {
-    method: 'GET',
-    path: '/__sim/journal',
+  'GET /__sim/journal': {
     operationId: 'getJournal',
     summary: 'Journal entries, newest first',
     parameters: S.journalQuery,
@@ -269,9 +240,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       );
     },
   },
-  {
-    method: 'DELETE',
-    path: '/__sim/journal',
+  'DELETE /__sim/journal': {
     operationId: 'clearJournal',
     summary: 'Forget the journal',
     answers: { 200: json(Type.Object({ cleared: Type.Literal(true) }), 'cleared') },
@@ -280,9 +249,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       res.json({ cleared: true });
     },
   },
-  {
-    method: 'GET',
-    path: '/__sim/coverage',
+  'GET /__sim/coverage': {
     operationId: 'getCoverage',
     summary: 'Which codes of the service were answered, and how often',
     parameters: [S.scope],
@@ -290,9 +257,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     errors: [400],
     handler: (sim) => (req, res) => void res.json(sim.coverage(scopeOf(queryOf(req)))),
   },
-  {
-    method: 'GET',
-    path: '/__sim/findings',
+  'GET /__sim/findings': {
     operationId: 'getFindings',
     summary: "The client doctor's findings, worst first, the hints it gave, and the observers that failed",
     parameters: [S.scope],
@@ -307,9 +272,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       });
     },
   },
-  {
-    method: 'GET',
-    path: '/__sim/report',
+  'GET /__sim/report': {
     operationId: 'getReport',
     summary: 'The report a CI job shows: Markdown, or JUnit XML',
     parameters: S.reportQuery,
@@ -323,9 +286,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
       res.type(format === 'junit' ? 'application/xml' : 'text/markdown').send(renderReport(summary, format));
     },
   },
-  {
-    method: 'GET',
-    path: '/__sim/verdict',
+  'GET /__sim/verdict': {
     operationId: 'getVerdict',
     summary: "The run's verdict, as the command line's exit status would give it now",
     parameters: S.gates,
@@ -333,9 +294,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     errors: [400],
     handler: (sim) => (req, res) => void res.json(sim.verdict(reportQuery(queryOf(req)).options)),
   },
-  {
-    method: 'GET',
-    path: '/__sim/events',
+  'GET /__sim/events': {
     operationId: 'streamEvents',
     summary:
       'Each new journal entry as a server-sent event `request`, each step of a challenge as `challenge`, each move of the clock as `clock`, and each scenario made active as `scenario`',
@@ -356,27 +315,21 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
         },
       ]),
   },
-  {
-    method: 'GET',
-    path: '/__sim/ui',
+  'GET /__sim/ui': {
     operationId: 'getDashboard',
     summary: 'The dashboard (HTML)',
     answers: { 200: html('the page') },
     handler: (sim) => (req, res) =>
       void res.set('cache-control', 'no-store').type('html').send(dashboardPage(sim, req.headers.host)),
   },
-  {
-    method: 'GET',
-    path: '/__sim/ui/challenges',
+  'GET /__sim/ui/challenges': {
     operationId: 'getDashboardChallenges',
     summary: "The dashboard's challenges table (HTML)",
     answers: { 200: html('the table') },
     handler: (sim) => (_req, res) =>
       void res.set('cache-control', 'no-store').type('html').send(challengesFragment(sim)),
   },
-  {
-    method: 'POST',
-    path: '/__sim/explore',
+  'POST /__sim/explore': {
     operationId: 'explore',
     summary: 'Send one correctly signed (or deliberately broken) request, as the dashboard does',
     body: ExploreBody,
@@ -384,4 +337,4 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = [
     errors: [400],
     handler: exploreHandler,
   },
-];
+});

@@ -1,4 +1,4 @@
-import type { TObject, TSchema } from '@sinclair/typebox';
+import type { ObjectOptions, TObject, TProperties, TSchema } from '@sinclair/typebox';
 import type { RequestHandler } from 'express';
 import { API_USER_ID } from '../contract/api-user.js';
 import { SEVERITIES } from '../doctor/finding-types.js';
@@ -65,110 +65,86 @@ export const reportQuery = [
   scope,
 ];
 
-export const ErrorAnswer = Type.Object(
-  {
-    error: Type.String({ description: 'why, in a sentence' }),
-    issues: Type.Optional(
-      Type.Array(
-        Type.Object({
-          path: Type.Array(Type.Union([Type.String(), Type.Integer()]), { description: 'the key, as a path' }),
-          message: Type.String(),
-          line: Type.Optional(Type.Integer({ description: 'the line in the scenario text' })),
-        }),
-        { description: 'a refused scenario: one entry per problem' },
-      ),
+/** An object with these keys and no others. */
+const Closed = <T extends TProperties>(keys: T, options: ObjectOptions = {}) =>
+  Type.Object(keys, { additionalProperties: false, ...options });
+export const ErrorAnswer = Closed({
+  error: Type.String({ description: 'why, in a sentence' }),
+  issues: Type.Optional(
+    Type.Array(
+      Type.Object({
+        path: Type.Array(Type.Union([Type.String(), Type.Integer()]), { description: 'the key, as a path' }),
+        message: Type.String(),
+        line: Type.Optional(Type.Integer({ description: 'the line in the scenario text' })),
+      }),
+      { description: 'a refused scenario: one entry per problem' },
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 const Iso = Type.String({ format: 'date-time' });
-export const Challenge = Type.Object(
-  {
-    id: Type.String(),
-    apiUser: Type.String(),
-    user: Type.String(),
-    state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))),
-    challengeType: Type.String(),
-    expiry: Type.String(),
-    createdAt: Iso,
-    expiresAt: Iso,
-    autoVerifyAt: Type.Optional(Iso),
-    endedAt: Type.Optional(Iso),
-    endedBy: Type.Optional(Type.Union(ENDED_BY.map((s) => Type.Literal(s)))),
-    trail: Type.Array(
-      Type.Object(
-        {
-          state: Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s))),
-          at: Iso,
-          by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))),
-        },
-        { additionalProperties: false },
-      ),
-      {
-        description:
-          'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify',
-      },
-    ),
-    authCode: Type.Optional(Type.String({ description: 'the code the user was shown' })),
-    ipAddress: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
-);
-export const Clock = Type.Object(
-  {
-    now: Type.Number({ description: 'simulator time, epoch ms' }),
-    iso: Iso,
-    frozen: Type.Boolean(),
-    offsetMs: Type.Number({ description: "the active scenario's clock.offset" }),
-  },
-  { additionalProperties: false },
-);
-export const Scenarios = Type.Object(
-  {
-    active: Type.String(),
-    bindings: Type.Record(Type.String(), Type.String(), { description: 'API user -> scenario name' }),
-    shipped: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()) })),
-  },
-  { additionalProperties: false },
-);
-const Hint = Type.Object(
+const State = Type.Union(CHALLENGE_STATES.map((s) => Type.Literal(s)));
+export const Challenge = Closed({
+  id: Type.String(),
+  apiUser: Type.String(),
+  user: Type.String(),
+  state: State,
+  challengeType: Type.String(),
+  expiry: Type.String(),
+  createdAt: Iso,
+  expiresAt: Iso,
+  autoVerifyAt: Type.Optional(Iso),
+  endedAt: Type.Optional(Iso),
+  endedBy: Type.Optional(Type.Union(ENDED_BY.map((s) => Type.Literal(s)))),
+  trail: Type.Array(Closed({ state: State, at: Iso, by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))) }), {
+    description:
+      'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify',
+  }),
+  authCode: Type.Optional(Type.String({ description: 'the code the user was shown' })),
+  ipAddress: Type.Optional(Type.String()),
+});
+export const Clock = Closed({
+  now: Type.Number({ description: 'simulator time, epoch ms' }),
+  iso: Iso,
+  frozen: Type.Boolean(),
+  offsetMs: Type.Number({ description: "the active scenario's clock.offset" }),
+});
+export const Scenarios = Closed({
+  active: Type.String(),
+  bindings: Type.Record(Type.String(), Type.String(), { description: 'API user -> scenario name' }),
+  shipped: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()) })),
+});
+const Hint = Closed(
   {
     id: Type.String({ description: 'stable: the mistake' }),
     text: Type.String({ description: 'the mistake and its fix, in words' }),
   },
-  { description: "the client doctor's diagnosis", additionalProperties: false },
+  { description: "the client doctor's diagnosis" },
 );
 const Seq = Type.Integer({ description: 'a journal seq' });
-export const Finding = Type.Object(
-  {
-    id: Type.String(),
-    severity: Type.Union(SEVERITIES.map((s) => Type.Literal(s))),
-    apiUser: Type.String(),
-    explanation: Type.String({ description: 'what the client did, why it matters, and the fix' }),
-    detail: Type.Optional(Type.String()),
-    firstSeq: Seq,
-    lastSeq: Seq,
-    count: Type.Integer(),
-    unsigned: Type.Optional(
-      Type.Literal(true, {
-        description: 'made only from requests no API user signed (an unknown API user): listed, never failing a run',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export const HintSeen = Type.Object(
-  {
-    code: Type.Integer(),
-    id: Type.String(),
-    text: Type.String(),
-    apiUser: Type.Optional(Type.String()),
-    firstSeq: Seq,
-    lastSeq: Seq,
-    count: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
+export const Finding = Closed({
+  id: Type.String(),
+  severity: Type.Union(SEVERITIES.map((s) => Type.Literal(s))),
+  apiUser: Type.String(),
+  explanation: Type.String({ description: 'what the client did, why it matters, and the fix' }),
+  detail: Type.Optional(Type.String()),
+  firstSeq: Seq,
+  lastSeq: Seq,
+  count: Type.Integer(),
+  unsigned: Type.Optional(
+    Type.Literal(true, {
+      description: 'made only from requests no API user signed (an unknown API user): listed, never failing a run',
+    }),
+  ),
+});
+export const HintSeen = Closed({
+  code: Type.Integer(),
+  id: Type.String(),
+  text: Type.String(),
+  apiUser: Type.Optional(Type.String()),
+  firstSeq: Seq,
+  lastSeq: Seq,
+  count: Type.Integer(),
+});
 export const JournalEntry = Type.Object(
   {
     seq: Type.Integer(),
@@ -215,49 +191,38 @@ export const JournalEntry = Type.Object(
   },
   { description: 'one request as the simulator saw and answered it; secrets are shown as [secret]' },
 );
-export const Coverage = Type.Object(
-  {
-    counts: Type.Record(Type.String(), Type.Integer()),
-    met: Type.Array(Type.Integer()),
-    missing: Type.Array(Type.Integer()),
-  },
-  { additionalProperties: false },
-);
-export const ObserverFailure = Type.Object(
+export const Coverage = Closed({
+  counts: Type.Record(Type.String(), Type.Integer()),
+  met: Type.Array(Type.Integer()),
+  missing: Type.Array(Type.Integer()),
+});
+export const ObserverFailure = Closed(
   { observer: Type.String(), count: Type.Integer(), message: Type.String(), firstSeq: Seq, lastSeq: Seq },
-  {
-    description: 'an observer of traffic that failed: coverage and findings may be wrong',
-    additionalProperties: false,
-  },
+  { description: 'an observer of traffic that failed: coverage and findings may be wrong' },
 );
-export const Findings = Type.Object(
-  { findings: Type.Array(Finding), hints: Type.Array(HintSeen), observerFailures: Type.Array(ObserverFailure) },
-  { additionalProperties: false },
-);
-export const Verdict = Type.Object(
-  {
-    status: Type.Union(
-      [0, 3, 4, 5].map((n) => Type.Literal(n)),
-      {
-        description:
-          "the command line's exit status: 0 passed, 3 a required code never answered, 4 findings that fail, 5 an observer failed",
-      },
-    ),
-    lines: Type.Array(Type.String(), { description: 'why it failed, one line per reason' }),
-    unmet: Type.Array(Type.Integer(), { description: 'the required codes never answered' }),
-  },
-  { additionalProperties: false },
-);
-export const Claimed = Type.Object(
-  {
-    apiUser: Type.String({ description: 'a new API user id, 9 digits' }),
-    secret: Type.String({ description: 'its secret' }),
-    scenario: Type.String({ description: 'the scenario it runs' }),
-    url: Type.String({ description: 'the base URL to send its requests to' }),
-    token: Type.String({ description: 'the identifier token in force' }),
-  },
-  { additionalProperties: false },
-);
+export const Findings = Closed({
+  findings: Type.Array(Finding),
+  hints: Type.Array(HintSeen),
+  observerFailures: Type.Array(ObserverFailure),
+});
+export const Verdict = Closed({
+  status: Type.Union(
+    [0, 3, 4, 5].map((n) => Type.Literal(n)),
+    {
+      description:
+        "the command line's exit status: 0 passed, 3 a required code never answered, 4 findings that fail, 5 an observer failed",
+    },
+  ),
+  lines: Type.Array(Type.String(), { description: 'why it failed, one line per reason' }),
+  unmet: Type.Array(Type.Integer(), { description: 'the required codes never answered' }),
+});
+export const Claimed = Closed({
+  apiUser: Type.String({ description: 'a new API user id, 9 digits' }),
+  secret: Type.String({ description: 'its secret' }),
+  scenario: Type.String({ description: 'the scenario it runs' }),
+  url: Type.String({ description: 'the base URL to send its requests to' }),
+  token: Type.String({ description: 'the identifier token in force' }),
+});
 /** How a scenario may be sent: by name, by file (in a scenario directory), or whole (JSON here, YAML as text). */
 export function scenarioBody(required: boolean): Record<string, unknown> {
   const scenario = scenarioJsonSchema();
