@@ -54,7 +54,7 @@ export function countDown(): void {
 
 export function challengeStep(c: ChallengeView): void {
   const step = c.trail[c.trail.length - 1];
-  // What this page did itself it already says; what someone else did is told.
+  // What this page did itself it already says; what someone else did is flashed.
   if (step && step.by !== 'control' && step.by !== 'explorer' && step.state !== 'waiting')
     flash(`Challenge for ${c.user} ${stepWords(step)}`);
   void refreshChallenges();

@@ -14,16 +14,16 @@ let clockNow = Number(clockEl.dataset.now);
 let clockAt = performance.timeOrigin;
 let frozen = clockEl.dataset.frozen === 'true';
 export const simulatorNow = () => (frozen ? clockNow : clockNow + Date.now() - clockAt);
-/** When the reading shown was asked for (the page's monotonic ms). */
-let shownAskedAt = 0;
+/** When the reading on the page was asked for (the page's monotonic ms). */
+let readingAskedAt = 0;
 
 /**
- * Shows the clock; a new reading is followed from now on, unless it was asked for before the one shown: the challenges
- * table, fetched while the event stream told of a move, carries the clock as it was before the move.
+ * Shows the clock; a new reading is followed from now on, unless it was asked for before the one on the page: the
+ * challenges table, fetched while the event stream announced a move, carries the clock as it was before the move.
  */
 export function showClock(c?: ClockReading, askedAt = performance.now()): void {
-  if (c && askedAt >= shownAskedAt) {
-    [shownAskedAt, clockNow, clockAt, frozen] = [askedAt, c.now, Date.now(), c.frozen];
+  if (c && askedAt >= readingAskedAt) {
+    [readingAskedAt, clockNow, clockAt, frozen] = [askedAt, c.now, Date.now(), c.frozen];
     const s = $('#clock-state');
     s.textContent = frozen ? 'frozen' : 'running';
     s.className = `pill ${frozen ? 'warn' : 'ok'}`;

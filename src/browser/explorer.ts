@@ -87,7 +87,7 @@ export async function explore(kind: string): Promise<void> {
     if (code === 2025 && c) {
       setExplorerField('challengeId', c.challengeId);
       setExplorerField('authCode', '');
-      // In proxy mode the upstream wrote these: what is not a web link or a PNG is shown as text, never followed.
+      // In proxy mode the upstream wrote these: what is not a web link or a PNG is written as text, never followed.
       const page = c.phonePage;
       const where =
         page === undefined

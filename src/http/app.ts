@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type express from 'express';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { quoted } from '../contract/answer.js';
-import { openApiDocument } from '../contract/openapi.js';
 import { OptionsError } from '../errors.js';
 import { jsonText } from '../output/json.js';
 import type { StartOptions } from '../run-options.js';
@@ -46,11 +45,7 @@ export interface Route {
 /** The Express app of a simulator. Every answer of the API, a 404 and an internal failure included, is an envelope. */
 export function createApp(options: SimulatorOptions | string | Simulator = {}): SimulatorApp {
   // Proxy mode forwards over HTTP and must be closed: startSimulator and the command line run it.
-  if (
-    typeof options === 'object' &&
-    !(options instanceof Simulator) &&
-    (options as StartOptions)?.upstream !== undefined
-  ) {
+  if (!(options instanceof Simulator) && (options as StartOptions | null)?.upstream !== undefined) {
     const message = 'proxy mode runs with startSimulator or the command line: createApp answers the API itself';
     throw new OptionsError([{ path: ['upstream'], message }]);
   }
@@ -67,23 +62,13 @@ export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
   // Every JSON answer of the pages and the control API is written by the one JSON function, with no secret in it.
   const redact = (_key: string, value: unknown) => (typeof value === 'string' ? sim.redact(value) : value);
   app.response.json = function (this: Response, body: unknown) {
-    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
-    return this.send(jsonText(body, redact));
+    return this.type(this.get('Content-Type') ?? 'json').send(jsonText(body, redact));
   };
 
   app.use((req: Request, res: Response, next: NextFunction) => (req.url.startsWith('/v1/') ? api(req, res) : next()));
   app.use('/__sim', requireAllowedHost(sim.allowedHosts));
   app.use(controlRouter(sim, CONTROL_ROUTES));
-  // The API's own document: made from the code table alone (no caller input), sent as made, like the control API's.
-  const apiDocument = (req: Request, res: Response) => {
-    const serverUrl = sim.links.base(req.headers.host);
-    res
-      .type('json')
-      .send(jsonText(openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl })));
-  };
-  app.use(
-    routerOf([{ method: 'GET', path: '/openapi.json', handlers: [apiDocument] }, ...pageRoutes(sim)], 'this page'),
-  );
+  app.use(routerOf(pageRoutes(sim), 'this page'));
   // A control URL no route has: a JSON 404. Not the request path's: a wrong control URL is a mistake of the test's
   // set-up, not of the client under test, and is neither journaled nor counted in the coverage.
   app.use('/__sim', (req: Request, res: Response) => {
@@ -98,11 +83,9 @@ export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
     // A path whose percent-encoding does not decode names no page: -404, not an internal failure.
     if (err instanceof URIError) return serveApi(sim, req, res);
     // A control route that failed (a bug of the simulator's): a JSON error, never an envelope of the API it controls.
-    if (req.path.startsWith('/__sim/'))
-      return void (res.headersSent
-        ? res.destroy()
-        : res.status(500).json({ error: 'internal error of the simulator' }));
-    answerInternalError(sim, req, res, err);
+    if (!req.path.startsWith('/__sim/')) return answerInternalError(sim, req, res, err);
+    if (res.headersSent) return void res.destroy();
+    res.status(500).json({ error: 'internal error of the simulator' });
   });
   return app as unknown as SimulatorApp;
 }

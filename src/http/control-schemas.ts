@@ -121,7 +121,7 @@ const Hint = Closed(
   { description: "the client doctor's diagnosis" },
 );
 const Seq = Type.Integer({ description: 'a journal seq' });
-export const Finding = Closed({
+const Finding = Closed({
   id: Type.String(),
   severity: Type.Union(SEVERITIES.map((s) => Type.Literal(s))),
   apiUser: Type.String(),
@@ -136,7 +136,7 @@ export const Finding = Closed({
     }),
   ),
 });
-export const HintSeen = Closed({
+const HintSeen = Closed({
   code: Type.Integer(),
   id: Type.String(),
   text: Type.String(),
@@ -196,7 +196,7 @@ export const Coverage = Closed({
   met: Type.Array(Type.Integer()),
   missing: Type.Array(Type.Integer()),
 });
-export const ObserverFailure = Closed(
+const ObserverFailure = Closed(
   { observer: Type.String(), count: Type.Integer(), message: Type.String(), firstSeq: Seq, lastSeq: Seq },
   { description: 'an observer of traffic that failed: coverage and findings may be wrong' },
 );

@@ -33,7 +33,7 @@ export function challengesFragment(sim: Simulator): string {
     .map((c) => {
       const waiting = c.state === 'waiting';
       const id = htmlText(c.id);
-      // The user e-mail is what the client sent: shown with its secrets hidden, as everything a caller sent.
+      // The user e-mail is what the client sent: its secrets redacted, as everything a caller sent.
       const user = htmlText(sim.redact(c.user));
       // Counted down by the page's script on the simulator's clock.
       const left = waiting
@@ -57,12 +57,9 @@ function options(values: readonly string[], selected?: string): string {
 }
 
 function kindButtons(kinds: ExploreKind[], cls = ''): string {
-  return kinds
-    .map(
-      (k) =>
-        `<button type="button" class="kind ${cls}" data-kind="${k}">${htmlText(EXPLORE_KINDS[k].label)} <span class="expect">${htmlText(EXPLORE_KINDS[k].expect)}</span></button>`,
-    )
-    .join('');
+  const button = (k: ExploreKind) =>
+    `<button type="button" class="kind ${cls}" data-kind="${k}">${htmlText(EXPLORE_KINDS[k].label)} <span class="expect">${htmlText(EXPLORE_KINDS[k].expect)}</span></button>`;
+  return kinds.map(button).join('');
 }
 
 /** The page; `host`: the Host it was asked by, the base URL the explorer names. */
@@ -125,17 +122,11 @@ export function dashboardPage(sim: Simulator, host?: string): string {
 <ol id="log" class="log"></ol></section>
 </div>
 </div>${DASHBOARD_STYLE}`;
-  const config = {
-    classes: Object.fromEntries(CODES.map((c) => [c.code, codeClass(c.code)])),
-    logRows: DASHBOARD_LOG_ROWS,
-  };
-  // The page's script is src/browser/dashboard.ts; these are its settings.
-  return page(
-    'Dashboard',
-    // No `<` in the JSON can close the element.
-    `${body}<script type="application/json" id="dashboard-config">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`,
-    { script: browserScript('dashboard') },
-  );
+  // The settings of the page's script (src/browser/dashboard.ts), as JSON in which no `<` can close the element.
+  const classes = Object.fromEntries(CODES.map((c) => [c.code, codeClass(c.code)]));
+  const config = JSON.stringify({ classes, logRows: DASHBOARD_LOG_ROWS }).replace(/</g, '\\u003c');
+  const settings = `<script type="application/json" id="dashboard-config">${config}</script>`;
+  return page('Dashboard', body + settings, { script: browserScript('dashboard') });
 }
 
 const DASHBOARD_STYLE = `<style>

@@ -122,27 +122,15 @@ export function exploreHandler(sim: Simulator) {
     const who = input.apiUser ? users.find((u) => u.id === input.apiUser) : users[0];
     if (!who) {
       const listed = users.map((u) => u.id).join(', ');
-      throw new ControlError(
-        400,
-        `API user ${sim.echo(String(input.apiUser), 20)} is not one of this scenario's: ${listed}`,
-      );
+      const error = `API user ${sim.echo(String(input.apiUser), 20)} is not one of this scenario's: ${listed}`;
+      throw new ControlError(400, error);
     }
-    const token = sim.token;
+    const { token } = sim;
     const names = headerNames(token);
     const time = unusedTime(input.clock === 'machine' ? Date.now() : sim.now());
-    const body = JSON.stringify({
-      id: `explore-${++seq}`,
-      utctime: String(time),
-      apiUser: who.id,
-      type: kind.type,
-      body: operationBody(input, userKeyOf(token)),
-    });
-    const target = {
-      host: req.socket.localAddress ?? '127.0.0.1',
-      port: req.socket.localPort ?? 0,
-      hostHeader: req.headers.host,
-    };
-    const exchange = (utctime: number, nonce: string, secret: string) => {
+    const get = kind.path === 'time';
+    const body = get ? undefined : envelope(input, who.id, time, `explore-${++seq}`, userKeyOf(token));
+    const exchange = async (utctime: number, nonce: string, secret: string): Promise<Exchange> => {
       sim.doctor.sendsItself(nonce);
       const headers = {
         authorization: authorizationValue(who.id, sign(secret, String(utctime), nonce, token), token),
@@ -150,8 +138,9 @@ export function exploreHandler(sim: Simulator) {
         [names.utctime]: String(utctime),
         [names.nonce]: nonce,
       };
-      const get = kind.path === 'time';
-      return send(target, get ? 'GET' : 'POST', `/v1/svc/${kind.path}`, headers, get ? undefined : body);
+      const request = { method: get ? 'GET' : 'POST', url: `/v1/svc/${kind.path}`, headers, body };
+      const response = await send(req, request);
+      return { request, response, challenge: newChallengeIn(response.body) };
     };
     const exchanges: Exchange[] = [];
     if (input.kind === 'bad-signature') {
@@ -159,73 +148,57 @@ export function exploreHandler(sim: Simulator) {
       exchanges.push(await exchange(time, randomUUID(), `not-the-secret-${randomUUID()}`));
     } else if (input.kind === 'replay') {
       const nonce = randomUUID();
-      exchanges.push(await exchange(time, nonce, who.secret));
-      exchanges.push(await exchange(unusedTime(time), nonce, who.secret));
-    } else if (input.kind === 'drift') {
-      // A minute past the allowed drift, behind the clock it would otherwise sign with.
-      exchanges.push(await exchange(time - sim.scenario.maxDrift - 60_000, randomUUID(), who.secret));
+      exchanges.push(await exchange(time, nonce, who.secret), await exchange(unusedTime(time), nonce, who.secret));
     } else {
-      exchanges.push(await exchange(time, randomUUID(), who.secret));
-    }
-    for (const x of exchanges) {
-      const challenge = newChallengeIn(x.response.body);
-      if (challenge) x.challenge = challenge;
+      // Drift: a minute past the allowed drift, behind the clock it would otherwise sign with.
+      const at = input.kind === 'drift' ? time - sim.scenario.maxDrift - 60_000 : time;
+      exchanges.push(await exchange(at, randomUUID(), who.secret));
     }
     const answer = { kind: input.kind, label: kind.label, expect: kind.expect, exchanges };
     res.json(JSON.parse(sim.redact(JSON.stringify(answer))));
   };
 }
 
-/** The operation's body for the kind, as the interface document shows it. */
-function operationBody(input: ExploreInput, userKey: string): Record<string, unknown> {
+/** The request's envelope for the kind, with its operation's body, as the interface document shows them. */
+function envelope(input: ExploreInput, apiUser: string, time: number, id: string, userKey: string): string {
+  const kind = EXPLORE_KINDS[input.kind];
   const user = input.user || 'user@example.com';
   const challengeId = input.challengeId ?? '';
-  switch (input.kind) {
-    case 'challenge':
-      return {
-        [userKey]: user,
-        challengeType: input.challengeType || 'UserKeyAndPattern',
-        challengeExpiry: input.challengeExpiry || 'FiveMins',
-        enableQRcode: input.enableQRcode ?? false,
-        status: 'NEW',
-        ...(input.enableAutoVerify ? { enableAutoVerify: true } : {}),
-        ...(input.ipAddress ? { ipAddress: input.ipAddress } : {}),
-      };
-    case 'cancel':
-      return { challengeId, [userKey]: user, status: 'CANCEL' };
-    case 'status':
-      return { challengeId, [userKey]: user };
-    case 'verify':
-      return { challengeId, [userKey]: user, authCode: input.authCode ?? '', verifyType: 'Manual' };
-    case 'blocked':
-      return { [userKey]: user, ipAddress: input.ipAddress || '198.51.100.7' };
-    default:
-      return {};
-  }
+  const bodies: Partial<Record<ExploreKind, Record<string, unknown>>> = {
+    challenge: {
+      [userKey]: user,
+      challengeType: input.challengeType || 'UserKeyAndPattern',
+      challengeExpiry: input.challengeExpiry || 'FiveMins',
+      enableQRcode: input.enableQRcode ?? false,
+      status: 'NEW',
+      ...(input.enableAutoVerify ? { enableAutoVerify: true } : {}),
+      ...(input.ipAddress ? { ipAddress: input.ipAddress } : {}),
+    },
+    cancel: { challengeId, [userKey]: user, status: 'CANCEL' },
+    status: { challengeId, [userKey]: user },
+    verify: { challengeId, [userKey]: user, authCode: input.authCode ?? '', verifyType: 'Manual' },
+    blocked: { [userKey]: user, ipAddress: input.ipAddress || '198.51.100.7' },
+  };
+  return JSON.stringify({ id, utctime: String(time), apiUser, type: kind.type, body: bodies[input.kind] ?? {} });
 }
 
 /** How long the explorer waits for an answer (a scenario rule may hold the connection on purpose). */
 const EXPLORE_TIMEOUT_MS = 5000;
 const MAX_ANSWER_BYTES = 256 * 1024;
 
-function send(
-  target: { host: string; port: number; hostHeader?: string },
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Exchange> {
-  const sent = { method, url: path, headers: { ...headers }, body };
-  const all: Record<string, string | number> = { ...headers, accept: 'application/json' };
-  if (target.hostHeader) all.host = target.hostHeader;
+/** Sends a request to the simulator's own port, by the Host the page came by; the answer, or why there is none. */
+function send(page: Request, request: Exchange['request']): Promise<Exchange['response']> {
+  const { method, url: path, body } = request;
+  const headers: Record<string, string | number> = { ...request.headers, accept: 'application/json' };
+  if (page.headers.host) headers.host = page.headers.host;
   if (body !== undefined) {
-    all['content-type'] = 'application/json; charset=utf-8';
-    all['content-length'] = Buffer.byteLength(body);
+    headers['content-type'] = 'application/json; charset=utf-8';
+    headers['content-length'] = Buffer.byteLength(body);
   }
+  const { localAddress: host = '127.0.0.1', localPort: port = 0 } = page.socket;
+  const options = { host, port, method, path, headers, agent: false, timeout: EXPLORE_TIMEOUT_MS };
   return new Promise((resolve) => {
-    const answer = (status: number, text: string) => resolve({ request: sent, response: { status, body: text } });
-    const { host, port } = target;
-    const options = { host, port, method, path, headers: all, agent: false, timeout: EXPLORE_TIMEOUT_MS };
+    const answer = (status: number, text: string) => resolve({ status, body: text });
     const req = httpRequest(options, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -234,9 +207,8 @@ function send(
         if (size <= MAX_ANSWER_BYTES) chunks.push(c);
       });
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
         const more = size > MAX_ANSWER_BYTES ? `… (${size - MAX_ANSWER_BYTES} more bytes)` : '';
-        answer(res.statusCode ?? 0, text + more);
+        answer(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8') + more);
       });
       res.on('error', (e) => answer(0, `(the answer broke off: ${e.message})`));
     });

@@ -1,6 +1,8 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { CHECKS, CODES, codeInfo, isTransportCode, type CodeInfo } from '../codes.js';
+import { openApiDocument } from '../contract/openapi.js';
 import { ControlError } from '../errors.js';
+import { jsonText } from '../output/json.js';
 import { htmlText } from '../output/html.js';
 import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
@@ -186,10 +188,10 @@ export function pageRoutes(sim: Simulator): Route[] {
       return void (wantsJson(req) ? res.json(CODES.map(codeJson)) : res.type('html').send(indexPage()));
     const c = typeof raw === 'string' && /^-?\d{1,6}$/.test(raw) ? codeInfo(Number(raw)) : undefined;
     if (c) return void (wantsJson(req) ? res.json(codeJson(c)) : res.type('html').send(statusPage(c)));
-    const shown = sim.echo(typeof raw === 'string' ? raw : JSON.stringify(raw), 50);
+    const echoed = sim.echo(typeof raw === 'string' ? raw : JSON.stringify(raw), 50);
     if (wantsJson(req))
-      return void res.status(404).json({ error: `${shown} is not a status code of this service`, codes: '/status' });
-    const body = `<h1>Not a status code</h1><p><code>${htmlText(shown)}</code> is not a code this service answers. See <a href="/status">all status codes</a>.</p>`;
+      return void res.status(404).json({ error: `${echoed} is not a status code of this service`, codes: '/status' });
+    const body = `<h1>Not a status code</h1><p><code>${htmlText(echoed)}</code> is not a code this service answers. See <a href="/status">all status codes</a>.</p>`;
     res.status(404).type('html').send(page('Unknown code', body));
   };
   const favicon = (_req: Request, res: Response) => void res.type('image/svg+xml').send(FAVICON);
@@ -199,12 +201,15 @@ export function pageRoutes(sim: Simulator): Route[] {
 <p>Scenario: <b>${htmlText(sim.scenario.name)}</b>. See <a href="/status">the status codes</a>.</p></div>`;
     res.type('html').send(page('mfa-sim', body));
   };
-  const get = (path: string, handler: (req: Request, res: Response) => void): Route => ({
-    method: 'GET',
-    path,
-    handlers: [handler],
-  });
+  const get = (path: string, handler: RequestHandler): Route => ({ method: 'GET', path, handlers: [handler] });
+  // The API's own document: made from the code table alone (no caller input), sent as made, like the control API's.
+  const apiDocument = (req: Request, res: Response) => {
+    const serverUrl = sim.links.base(req.headers.host);
+    const document = openApiDocument({ token: sim.token, responseStyle: sim.scenario.responseStyle, serverUrl });
+    res.type('json').send(jsonText(document));
+  };
   return [
+    get('/openapi.json', apiDocument),
     get('/status', status),
     ...phoneRoutes(sim),
     get('/favicon.svg', favicon),
