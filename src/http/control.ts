@@ -22,6 +22,8 @@ import { ErrorAnswer, json, scenarioBody, type ControlRoute } from './control-sc
  * its schema, the errors as JSON), its OpenAPI document, and what the routes share: their views and queries.
  */
 
+/** A challenge as the control API shows it (`GET /__sim/challenges`). */
+export type ChallengeView = ReturnType<typeof challengeView>;
 /** A challenge as the control API shows it. */
 export function challengeView(c: Challenge) {
   const iso = (t: number | undefined) => (t === undefined ? undefined : isoTime(t));
@@ -42,14 +44,14 @@ export function challengeView(c: Challenge) {
     ipAddress: c.ipAddress,
   };
 }
-export type ChallengeView = ReturnType<typeof challengeView>;
 
+/** The simulator's clock as the control API shows it (`GET /__sim/clock`). */
+export type ClockView = ReturnType<typeof clockView>;
 /** The simulator's clock as the control API shows it. */
 export function clockView(sim: Simulator) {
   const now = sim.now();
   return { now, iso: isoTime(now), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };
 }
-export type ClockView = ReturnType<typeof clockView>;
 
 /** A scenario made active, as the dashboard shows it: its API users, and the accounts it names (e-mails to suggest). */
 export function scenarioCardView(sim: Simulator, sc: CompiledScenario) {
