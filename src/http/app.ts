@@ -1,26 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type express from 'express';
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import { quoted } from '../contract/answer.js';
+import type { NextFunction, Request, Response } from 'express';
 import { OptionsError } from '../errors.js';
 import { jsonText } from '../output/json.js';
 import type { StartOptions } from '../run-options.js';
 import { Simulator, type SimulatorOptions } from '../simulator.js';
-import { lazy } from '../world/lazy.js';
 import { requireAllowedHost } from './allowed-hosts.js';
 import { CONTROL_ROUTES } from './control-routes.js';
 import { controlRouter } from './control.js';
 import { pageRoutes } from './pages.js';
+import { expressLib, pathOf, routerOf } from './routes.js';
 import { answerInternalError, serveApi, serveApiSafely } from './serve-api.js';
 
 /**
  * The one Express app of a simulator: the simulated API (`/v1/...`) is handed to the request path by its first
- * middleware; the pages, the control API and the final answers follow. Routes are data (method, path, handlers); a
- * path's routes share one Express route, which answers the methods it lacks itself (OPTIONS, 405).
+ * middleware; the control API, the pages and the final answers follow.
  */
-
-/** Express, loaded when the first app is made: an in-process test that never serves HTTP does not load it. */
-export const expressLib = lazy<typeof express>('express');
 
 /**
  * A simulator as a Node request listener (the Express app that serves it): give it to supertest, to
@@ -32,15 +26,6 @@ export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (
 
 /** How the simulated API (`/v1/...`) is served: by the request path, or forwarded (proxy mode). */
 export type ApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-/** One route: what Express registers. `path` in Express's syntax: `/phone/:id`. */
-export interface Route {
-  method: Method;
-  path: string;
-  handlers: RequestHandler[];
-}
 
 /** The Express app of a simulator. Every answer of the API, a 404 and an internal failure included, is an envelope. */
 export function createApp(options: SimulatorOptions | string | Simulator = {}): SimulatorApp {
@@ -89,29 +74,3 @@ export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
   });
   return app as unknown as SimulatorApp;
 }
-
-/**
- * A router with the routes, each path's methods on one Express route, in the order the paths first appear. A method
- * the path lacks: OPTIONS gets 204 with the path's methods in `Allow` (RFC 9110 §10.2.1), any other 405 with them
- * and a JSON error; `what` names the path in it ("this page"). The methods are no secret: the documents list them.
- */
-export function routerOf(routes: readonly Route[], what: string): Router {
-  const router = expressLib().Router();
-  for (const path of new Set(routes.map((r) => r.path))) {
-    const route = router.route(path);
-    const here = routes.filter((r) => r.path === path);
-    for (const { method, handlers } of here) route[method.toLowerCase() as Lowercase<Method>](...handlers);
-    // HEAD wherever GET, as Express answers it.
-    const methods: string[] = here.map((r) => r.method);
-    const allow = [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)].join(', ');
-    route.all((req: Request, res: Response) => {
-      res.setHeader('allow', `${allow}, OPTIONS`);
-      if (req.method === 'OPTIONS') return void res.status(204).end();
-      res.status(405).json({ error: `${req.method} ${pathOf(req)}: ${what} answers ${allow}` });
-    });
-  }
-  return router;
-}
-
-/** The path as the caller sent it (under any prefix the app is mounted at), quoted, without its query. */
-const pathOf = (req: Request) => quoted(req.originalUrl.replace(/\?.*/s, ''), 100);

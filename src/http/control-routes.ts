@@ -7,7 +7,7 @@ import { jsonText } from '../output/json.js';
 import { controlSource } from '../scenario/control-source.js';
 import type { Simulator } from '../simulator.js';
 import { Type } from '../typebox.js';
-import type { Method } from './app.js';
+import type { Method } from './routes.js';
 import * as S from './control-schemas.js';
 import {
   challengeView,
@@ -139,7 +139,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
       // The app's JSON would redact it, so the rest is redacted here.
       const url = sim.links.base(req.headers.host);
       const answer = { apiUser, secret, scenario: sim.redact(scenario), url: sim.redact(url), token: sim.token };
-      res.status(201).type('json').send(JSON.stringify(answer));
+      res.status(201).type('json').send(jsonText(answer));
     },
   },
   'DELETE /__sim/api-users/:apiUser': {

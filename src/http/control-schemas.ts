@@ -7,7 +7,7 @@ import { Type } from '../typebox.js';
 import type { Simulator } from '../simulator.js';
 import { ENDED_BY } from '../world/challenges.js';
 import { ACTOR_NAMES, CHALLENGE_STATES } from '../world/steps.js';
-import type { Method } from './app.js';
+import type { Method } from './routes.js';
 
 /**
  * The shapes the rows of the control API's table (control-routes.ts) name: bodies, answers and parameters, as JSON

@@ -13,7 +13,7 @@ import type { Simulator } from '../simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { isGlob } from '../world/glob.js';
 import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
-import { expressLib, routerOf } from './app.js';
+import { expressLib, routerOf } from './routes.js';
 import { CONTROL_HEADER, requireControl } from './control-access.js';
 import { ErrorAnswer, json, scenarioBody, type ControlRoute } from './control-schemas.js';
 

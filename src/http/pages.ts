@@ -9,7 +9,7 @@ import type { Challenge } from '../world/challenges.js';
 import { builtText } from '../world/lazy.js';
 import { qrPng } from '../world/qr.js';
 import { requireAllowedHost } from './allowed-hosts.js';
-import type { Route } from './app.js';
+import type { Route } from './routes.js';
 import { requireControl, tokenMatches } from './control-access.js';
 import { codeClass, duration, FAVICON, page, stateClass } from './html.js';
 
