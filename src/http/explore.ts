@@ -30,9 +30,9 @@ export const EXPLORE_KINDS = {
 export type ExploreKind = keyof typeof EXPLORE_KINDS;
 const KINDS = Object.keys(EXPLORE_KINDS) as ExploreKind[];
 
-const text = (key: string) =>
+const optionalText = (key: string) =>
   Type.Optional(Type.String({ maxLength: 500, errorMessage: `${key} must be a string of at most 500 characters` }));
-const flag = (key: string) => Type.Optional(Type.Boolean({ errorMessage: `${key} must be true or false` }));
+const optionalFlag = (key: string) => Type.Optional(Type.Boolean({ errorMessage: `${key} must be true or false` }));
 
 /** What the person filled in; every field but `kind` is optional. Checked before the route runs (control.ts). */
 export const ExploreBody = Type.Object(
@@ -41,15 +41,15 @@ export const ExploreBody = Type.Object(
       KINDS.map((k) => Type.Literal(k)),
       { errorMessage: `kind must be one of ${KINDS.join(', ')}` },
     ),
-    apiUser: text('apiUser'),
-    user: text('user'),
-    challengeId: text('challengeId'),
-    authCode: text('authCode'),
-    ipAddress: text('ipAddress'),
-    challengeType: text('challengeType'),
-    challengeExpiry: text('challengeExpiry'),
-    enableQRcode: flag('enableQRcode'),
-    enableAutoVerify: flag('enableAutoVerify'),
+    apiUser: optionalText('apiUser'),
+    user: optionalText('user'),
+    challengeId: optionalText('challengeId'),
+    authCode: optionalText('authCode'),
+    ipAddress: optionalText('ipAddress'),
+    challengeType: optionalText('challengeType'),
+    challengeExpiry: optionalText('challengeExpiry'),
+    enableQRcode: optionalFlag('enableQRcode'),
+    enableAutoVerify: optionalFlag('enableAutoVerify'),
     // The simulator's clock (default: always inside the drift window), or this machine's, as a real client.
     clock: Type.Optional(
       Type.Union([Type.Literal('simulator'), Type.Literal('machine')], {
@@ -220,7 +220,7 @@ function send(page: Request, request: Exchange['request']): Promise<Exchange['re
 }
 
 /** A value the page shows as text is cut to a line. */
-const SHOWN_CHARS = 200;
+const TEXT_CHARS = 200;
 const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
 
 /** The new challenge a 2025 answer names, its link and image only when they are what they should be. */
@@ -232,7 +232,7 @@ function newChallengeIn(body: string): Exchange['challenge'] {
   if (!parts || typeof challengeId !== 'string') return undefined;
   const url = own(parts, 'challengeQRcodeUrl');
   const qr = own(parts, 'challengeQRcode');
-  const text = (v: unknown) => ({ text: typeof v === 'string' ? clipText(v, SHOWN_CHARS) : `(${typeName(v)})` });
+  const text = (v: unknown) => ({ text: typeof v === 'string' ? clipText(v, TEXT_CHARS) : `(${typeName(v)})` });
   return {
     challengeId,
     ...(url === undefined ? {} : { phonePage: webUrl(url) ?? text(url) }),
