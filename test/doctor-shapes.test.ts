@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Hint } from '../src/doctor/hint.js';
+import type { Hint } from '../src/doctor/doctor.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 /**

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { JournalEntry } from '../observers/journal.js';
-import { HINT_JOIN } from '../doctor/hint.js';
-import { NOT_DIAGNOSED } from '../doctor/doctor.js';
+import { HINT_JOIN, NOT_DIAGNOSED } from '../doctor/doctor.js';
 import { NO_KNOWN_MISTAKE } from '../doctor/signature.js';
 
 // The request log: one text line per request for a person, or JSON lines (pino), from the journal's entries.

@@ -1,22 +1,28 @@
-import { monotonicMs } from '../world/monotonic.js';
 import { BoundedMap } from '../world/bounded-map.js';
-import type { Hint } from './hint.js';
+import { monotonicMs } from '../world/monotonic.js';
 import { signatureShape } from './shapes.js';
 import { signatureHint, signatureMistake, type SignedRequest } from './signature.js';
 
-/**
- * The client doctor as the request path consults it: the signature doctor within its budget, and the first use of
- * each nonce and time. One per simulator; `clear` on reset.
- */
+/** What the client doctor says about one refused request: a stable id (reports and tests name it) and the fix. */
+export interface Hint {
+  id: string;
+  text: string;
+}
+
+/** What joins an answer's message and the hint after it. */
+export const HINT_JOIN = '. Hint: ';
+
+/** The answer's message with the hint after it: "Signature error. Hint: signed with HMAC-SHA256: ...". */
+export function withHint(message: string, hint: Hint | undefined): string {
+  return hint ? `${message}${HINT_JOIN}${hint.text}` : message;
+}
 
 /** Full diagnoses of a refused signature per second; past it, a refusal is answered NOT_DIAGNOSED. */
 export const DIAGNOSES_PER_SECOND = 200;
 
 /**
- * The hint of a -4037 past the budget: it says that nothing was tried, where the string to sign is (the journal entry
- * and the log line carry it for every -4037), and nothing of the request. Being the same text every time, it costs a
- * flood of forgeries no HMAC and no text made, searched for secrets and escaped per refusal; a client being debugged
- * sends far fewer than the budget and is diagnosed in full.
+ * The hint of a -4037 past the budget. The same text every time, it costs a flood of forgeries no HMAC and no text to
+ * redact or escape; the journal entry and the log line still carry the string to sign.
  */
 export const NOT_DIAGNOSED: Hint = Object.freeze({
   id: 'not-diagnosed',
@@ -26,13 +32,11 @@ export const NOT_DIAGNOSED: Hint = Object.freeze({
 /** The nonces of the simulator's own requests remembered (the explorer sends two at most for a click). */
 const OWN_NONCES_KEPT = 1000;
 
+/** The client doctor as the request path consults it: the signature doctor within its budget. One per simulator. */
 export class Doctor {
   private second = -1;
   private spent = 0;
-  /**
-   * Nonces the simulator signed itself: the dashboard's explorer, whose deliberate mistakes (a drift, a replay, a
-   * bad signature) are demonstrations, not the client's. Random UUIDs nobody else sees before they are sent.
-   */
+  /** Nonces the dashboard's explorer signed: its deliberate mistakes are demonstrations, not the client's. */
   private readonly ownNonces = new BoundedMap<string, true>(OWN_NONCES_KEPT);
 
   /** The simulator is about to send a request of its own signed with this nonce. */
@@ -42,8 +46,7 @@ export class Doctor {
 
   /** Whether a request signed with this nonce is one the simulator sent itself. */
   sentItself(nonce: string | undefined): boolean {
-    // Most runs never open the dashboard: nothing to look up.
-    return nonce !== undefined && this.ownNonces.size > 0 && this.ownNonces.has(nonce);
+    return nonce !== undefined && this.ownNonces.has(nonce);
   }
 
   /** -4037: the mistake made, or what to sign; past the budget, that it was not diagnosed. */
@@ -51,19 +54,12 @@ export class Doctor {
     return this.afford() ? signatureHint(r, sent) : NOT_DIAGNOSED;
   }
 
-  /**
-   * -4027: a signature of the wrong shape. When it is a digest of another algorithm or encoding, the mistake behind
-   * it is named (for that the API user's secret is needed, so `r` only when the request names a known API user);
-   * otherwise its shape.
-   */
+  /** -4027: the mistake behind a digest of another algorithm or encoding (`r`: a known API user's), or its shape. */
   misshapenSignature(sent: string, r: SignedRequest | undefined): Hint | undefined {
-    const mistake = r && this.afford() ? signatureMistake(r, sent.trim()) : undefined;
-    return mistake ?? signatureShape(sent);
+    return (r && this.afford() ? signatureMistake(r, sent.trim()) : undefined) ?? signatureShape(sent);
   }
 
-  /**
-   * Whether a full diagnosis fits in this second's budget: a flood of forgeries costs a few HMACs a second, no more.
-   */
+  /** Whether a full diagnosis fits in this second's budget: a flood of forgeries costs a few HMACs a second. */
   private afford(): boolean {
     const second = Math.floor(monotonicMs() / 1000);
     if (second !== this.second) {

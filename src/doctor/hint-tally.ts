@@ -1,6 +1,6 @@
 import { clipText, MAX_MESSAGE_CHARS } from '../contract/answer.js';
 import type { HintSeen, Scope } from './finding-types.js';
-import type { Hint } from './hint.js';
+import type { Hint } from './doctor.js';
 
 /**
  * Rows of hints kept (docs/robustness.md gives it in bytes), each text kept up to an error message's length, so a

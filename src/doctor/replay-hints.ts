@@ -1,19 +1,14 @@
 import type { FirstUse } from '../auth/replay.js';
-import type { Hint } from './hint.js';
-
-/** The stories of a nonce or a time used again (-4034, -4035), from the request that used it first. */
+import type { Hint } from './doctor.js';
 
 /** A failure of the network or of the server: a client retries such a request, and must sign the retry again. */
 export function failedInTransit(use: { http?: number; fault?: string }): boolean {
   return use.fault !== undefined || (use.http !== undefined && use.http >= 500);
 }
 
-/** The answer a first use got (once it has one). */
 function outcomeOf(use: FirstUse): string {
   return use.fault !== undefined ? `a network fault (${use.fault})` : `HTTP ${use.http} (${use.code})`;
 }
-
-const clockOf = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /** -4034: when and by which request the nonce was first used, and what to do. */
 export function nonceReuseHint(first: FirstUse): Hint {
@@ -25,14 +20,11 @@ export function nonceReuseHint(first: FirstUse): Hint {
   }
   return {
     id: 'nonce-reused',
-    text: `request ${first.seq} used this nonce first (at ${clockOf(first.at)}, answered ${outcomeOf(first)}): make a new nonce for every request`,
+    text: `request ${first.seq} used this nonce first (at ${new Date(first.at).toISOString().slice(11, 23)}, answered ${outcomeOf(first)}): make a new nonce for every request`,
   };
 }
 
-/**
- * -4035: the request that used the time first; whether the two were sent together (the same millisecond) or this is a
- * replay.
- */
+/** -4035: the request that used the time first, and whether the two were sent together or this is a replay. */
 export function timeReuseHint(first: FirstUse, arrived: number): Hint {
   const apart = arrived - first.arrived;
   if (apart < 1000) {

@@ -1,19 +1,19 @@
 import { authorizationValue } from '../auth/signature.js';
+import { ENDPOINTS } from '../contract/operations.js';
 import { codeSpan } from '../output/markdown.js';
-import type { Hint } from './hint.js';
-import { schemeToken } from './other-token.js';
+import type { Hint } from './doctor.js';
 
 /**
- * Shapes seen in the field where a header or a part has the wrong format: a language's text of an object where a
- * digest belongs, a digest of another length, Base64, a time in seconds or as a date. Each is recognised from the
- * value alone (no secret is involved) and named with its fix.
+ * Values of the wrong shape (the text of an object where a digest belongs, a digest of another length, a time in
+ * seconds or as a date), and a client set up for another identifier token: each named from the value alone, with
+ * its fix. No secret is involved.
  */
 
 const HEX_LENGTH_OF: Record<number, string> = { 32: 'HMAC-MD5', 40: 'HMAC-SHA1', 64: 'HMAC-SHA256', 96: 'HMAC-SHA384' };
 
 /**
  * A value as a hint quotes it: whole when short, else only its length, never in part (a secret sent where it does
- * not belong is hidden whole by the redactor; a part of it would not be recognised).
+ * not belong is redacted whole; a part of it would not be recognised).
  */
 function quote(value: string): string {
   return value.length <= 40 && !/[\r\n]/.test(value) ? codeSpan(value) : `a value of ${value.length} characters`;
@@ -48,12 +48,10 @@ export function signatureShape(value: string): Hint | undefined {
     return { id: 'separated-hex', text: 'the hexadecimal digits are separated: send the 128 digits together' };
   if (/^[0-9a-f]+$/i.test(v)) {
     const algorithm = HEX_LENGTH_OF[v.length];
-    return algorithm
-      ? {
-          id: 'digest-length',
-          text: `${v.length} hexadecimal characters, the length of an ${algorithm}: sign with HMAC-SHA512, which is 128`,
-        }
-      : { id: 'digest-length', text: `${v.length} hexadecimal characters: an HMAC-SHA512 is 128` };
+    const length = algorithm
+      ? `, the length of an ${algorithm}: sign with HMAC-SHA512, which is 128`
+      : ': an HMAC-SHA512 is 128';
+    return { id: 'digest-length', text: `${v.length} hexadecimal characters${length}` };
   }
   if (v.length === 128) {
     const at = v.search(/[^0-9a-f]/i);
@@ -111,9 +109,8 @@ export function nonceShape(value: string): Hint | undefined {
 }
 
 /**
- * -4036: how far the client's clock is off and which way, or that the time is in other units; and what to do. Every
- * answer's envelope carries the server's time: a client can correct its clock from the refusal itself (the time
- * endpoint is signed too, so a client whose clock is far off cannot ask it first).
+ * -4036: how far the client's clock is off and which way, or that the time is in other units. The refusal's envelope
+ * carries the server's time, so a client can correct its clock from it (the time endpoint is signed too).
  */
 export function driftHint(time: number, now: number, maxDrift: number): Hint {
   const DAY = 86_400_000;
@@ -125,10 +122,69 @@ export function driftHint(time: number, now: number, maxDrift: number): Hint {
   if (Math.abs(time / 1000 - now) < DAY)
     return { id: 'time-in-microseconds', text: 'the time is in microseconds since the epoch: send milliseconds' };
   const drift = time - now;
-  const seconds = Math.round(Math.abs(drift) / 1000);
-  const way = drift < 0 ? 'behind' : 'ahead of';
   return {
     id: drift < 0 ? 'clock-behind' : 'clock-ahead',
-    text: `the client's clock is ${seconds} s ${way} the server's, more than the ${Math.round(maxDrift / 1000)} s allowed: this answer's utctime is the server's time; keep the difference and add it to your clock when signing`,
+    text: `the client's clock is ${Math.round(Math.abs(drift) / 1000)} s ${drift < 0 ? 'behind' : 'ahead of'} the server's, more than the ${Math.round(maxDrift / 1000)} s allowed: this answer's utctime is the server's time; keep the difference and add it to your clock when signing`,
   };
+}
+
+// A client configured for another identifier token (a client library set up for the real service puts the service's
+// name in the path, the headers, the scheme, the algorithm, signedheaders and the body's user field). Only a value
+// that could be a token (as `--token` takes it) is named, so a hint never quotes anything else the caller sent.
+const TOKEN = '[a-z][a-z0-9]{0,31}';
+const PATH = new RegExp(`^/v1/(${TOKEN})/(${ENDPOINTS.join('|')})/?(?:[?#]|$)`);
+const SCHEME = new RegExp(`^\\s*(${TOKEN})-hmac\\s*:`, 'i');
+const ALGORITHM = new RegExp(`^(${TOKEN})-hmac512$`, 'i');
+const SIGNED_HEADERS = new RegExp(`^x-(${TOKEN})-utctime;x-(${TOKEN})-cnonce$`, 'i');
+const HEADER = new RegExp(`^x-(${TOKEN})-(?:utctime|cnonce|apiuser)$`);
+const BODY_USER = new RegExp(`^(${TOKEN})User$`);
+
+/** The hint that `where` uses the token `theirs` (when it is not ours), with the flag that serves such a client. */
+function otherToken(where: string, theirs: string | undefined, ours: string): Hint | undefined {
+  if (theirs === undefined || theirs === ours) return undefined;
+  return {
+    id: 'other-token',
+    text: `${where} uses the token ${theirs}, but this simulator runs with the token ${ours}: start it with --token ${theirs} (scenario key \`token\`) for a client configured for ${theirs}`,
+  };
+}
+
+/** A path not served (-404) that names an endpoint under another token: `/v1/<theirs>/time`. */
+export function pathToken(path: string, ours: string): Hint | undefined {
+  const m = PATH.exec(path);
+  return m ? otherToken(`the path /v1/${m[1]}/${m[2]}`, m[1], ours) : undefined;
+}
+
+/** An Authorization value whose scheme is `<theirs>-hmac:` (-4001). */
+export function schemeToken(value: string, ours: string): Hint | undefined {
+  return otherToken('the Authorization scheme', SCHEME.exec(value)?.[1].toLowerCase(), ours);
+}
+
+/** The algorithm part `<theirs>-hmac512` (-4031). */
+export function algorithmToken(value: string, ours: string): Hint | undefined {
+  return otherToken('the algorithm', ALGORITHM.exec(value)?.[1].toLowerCase(), ours);
+}
+
+/** The signedheaders part `x-<theirs>-utctime;x-<theirs>-cnonce` (-4033). */
+export function signedHeadersToken(value: string, ours: string): Hint | undefined {
+  const m = SIGNED_HEADERS.exec(value);
+  const theirs = m && m[1].toLowerCase() === m[2].toLowerCase() ? m[1].toLowerCase() : undefined;
+  return otherToken('signedheaders', theirs, ours);
+}
+
+/** A missing `x-<ours>-…` header (-4004, -4006, -4008) where the request has `x-<theirs>-utctime`, `-cnonce`... */
+export function headerToken(headers: Record<string, unknown>, ours: string): Hint | undefined {
+  for (const key of Object.keys(headers)) {
+    const hint = otherToken(`the header ${key}`, HEADER.exec(key)?.[1], ours);
+    if (hint) return hint;
+  }
+  return undefined;
+}
+
+/** A body without `<ours>User` (-5077) that has `<theirs>User`. */
+export function bodyUserToken(body: Record<string, unknown>, ours: string): Hint | undefined {
+  for (const key of Object.keys(body)) {
+    const hint = otherToken(`the body's ${key}`, BODY_USER.exec(key)?.[1], ours);
+    if (hint) return hint;
+  }
+  return undefined;
 }

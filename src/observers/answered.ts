@@ -1,4 +1,4 @@
-import type { Hint } from '../doctor/hint.js';
+import type { Hint } from '../doctor/doctor.js';
 
 /**
  * The record of the one event of the request path, "a request was answered" (answered-events.ts): what every observer

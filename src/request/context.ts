@@ -9,9 +9,8 @@ import type { CompiledRule } from '../scenario/compile-rule.js';
 import type { RuleSubject } from '../scenario/rules.js';
 import type { Challenge } from '../world/challenges.js';
 import type { World } from '../world/world.js';
-import type { Doctor } from '../doctor/doctor.js';
+import type { Doctor, Hint } from '../doctor/doctor.js';
 import type { Caller } from '../observers/answered.js';
-import type { Hint } from '../doctor/hint.js';
 
 /**
  * What the request path learns about one request as the checks run, and the request as the HTTP layer hands it over.

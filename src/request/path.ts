@@ -1,7 +1,7 @@
 import { mustCode } from '../codes.js';
 import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
 import { envelopeJson, internalErrorJson } from '../contract/response.js';
-import { withHint } from '../doctor/hint.js';
+import { withHint } from '../doctor/doctor.js';
 import type { Doctor } from '../doctor/doctor.js';
 import { errorText } from '../error-text.js';
 import type { AnsweredEvents } from '../observers/answered-events.js';
