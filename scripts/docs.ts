@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODES, codeInfo, isTransportCode } from '../src/codes.js';
-import { FINDING_KINDS } from '../src/doctor/finding-kinds.js';
+import { FINDING_KINDS } from '../src/doctor/finding-types.js';
 import { STEPS } from '../src/proxy/probe.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
 import { loadScenarioFile } from '../src/scenario/load.js';

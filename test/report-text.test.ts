@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codeInfo, SERVICE_CODES } from '../src/codes.js';
-import { FINDING_KINDS } from '../src/doctor/finding-kinds.js';
+import { FINDING_KINDS } from '../src/doctor/finding-types.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 /**

@@ -1,50 +1,40 @@
 import { hash } from 'node:crypto';
-import { isObject, own } from '../contract/answer.js';
+import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
+import { API_USER_ID } from '../contract/api-user.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
 import type { Answered } from '../observers/answered-events.js';
 import type { AnsweredRequest, Caller } from '../observers/answered.js';
 import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
-import { API_USER_ID } from '../contract/api-user.js';
-import { failedInTransit } from './replay-hints.js';
-import { FINDING_KINDS } from './finding-kinds.js';
-import { SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './finding-types.js';
-import { HintTally } from './hint-tally.js';
-import { signingHeaders } from './signing-headers.js';
-import { monotonicMs } from '../world/monotonic.js';
 import { BoundedMap } from '../world/bounded-map.js';
+import { monotonicMs } from '../world/monotonic.js';
+import type { Hint } from './doctor.js';
+import { FINDING_KINDS, SEVERITIES, type Finding, type HintSeen, type Scope } from './finding-types.js';
+import { failedInTransit } from './replay-hints.js';
 
 /**
- * Client findings: an observer of "answered" that watches each API user's traffic for what the client does that the
- * real service accepts leniently or would punish: stale or reused envelopes, retries not signed again, a clock not
- * corrected after -4036, lenient bodies, polling too fast, challenges left open, a drifting clock. Each finding has a
- * stable id, a severity, an explanation with the fix, the first and last request (journal seq) that showed it, and
- * a count. It also tallies the doctor's hints (the signature mistakes seen). Bounded in bytes however long it runs
- * and whatever the requests hold: it watches only API users the simulator knows, reads only what a right signature
- * sent, keeps the values clients choose (envelope ids, nonces) as hashes, and folds everything about API users it does
- * not know into one row of findings and one row per hint.
+ * Client findings: an observer of "answered" that watches each API user's traffic for what the real service accepts
+ * leniently or would punish, and counts the doctor's hints. Bounded in bytes however long it runs and whatever the
+ * requests hold: it watches only API users the simulator knows, reads only what a right signature sent, keeps the
+ * values clients choose (envelope ids, nonces) as hashes, and folds API users it does not know into one row.
  */
 
 /** The `apiUser` of the one finding about requests that named API users the simulator does not know. */
 const UNKNOWN_API_USERS = 'unknown';
-
 /** A client's clock is called drifting when its distance to the server's spreads by more than this. */
 const DRIFT_SPREAD_MS = 30_000;
-/**
- * Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row are a finding.
- */
+/** Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row a finding. */
 const FAST_POLL_MS = 500;
 const FAST_POLLS = 3;
 /** An envelope utctime this far from the header time is stale. */
 const STALE_ENVELOPE_MS = 1000;
-/**
- * Bounds (docs/robustness.md gives each in bytes): API users watched; the envelope ids last sent and the nonces of
- * attempts that failed in transit, of all API users together, each kept as a hash whatever its length; challenges
- * followed. The rows of hints are bounded by their tally (hint-tally.ts).
- */
+// The bounds docs/robustness.md gives in bytes: API users watched; envelope ids and nonces of attempts that failed in
+// transit (all API users together, each a hash); challenges followed; rows of hints, each text cut to a message's size.
 const CLIENTS_WATCHED = 1000;
 const IDS_KEPT = 4096;
 const NONCES_KEPT = 1024;
 const CHALLENGES_FOLLOWED = 10_000;
+const HINT_ROWS_KEPT = 1000;
+
 /** What is kept of a client between its requests: its clock, as far as its answers showed it. */
 interface Client {
   /** The last -4036 not followed by an accepted request: its seq and how far off the clock was. */
@@ -55,31 +45,53 @@ interface Client {
 /** A value an API user chose, as the doctor keeps it: a hash of it, so a long value costs no more than a short one. */
 const keyOf = (apiUser: string, value: string) => hash('sha256', `${apiUser} ${value}`, 'base64');
 
-/** A challenge the simulator made for a watched API user: by which request, and whether the client named it since. */
-type Made = { apiUser: string; seq: number; followed: boolean };
+/** One more of a row (a finding, a hint) under `key`: a new row from `make`, while there are fewer than `cap`. */
+function count<T extends { count: number; lastSeq: number }>(
+  rows: Map<string, T>,
+  key: string,
+  seq: number,
+  make: () => T,
+  cap = Infinity,
+): T | undefined {
+  const row = rows.get(key);
+  if (row) {
+    row.count++;
+    row.lastSeq = seq;
+  } else if (rows.size < cap) rows.set(key, make());
+  return rows.get(key);
+}
+
+/** The signing headers of a request, whatever the token. */
+function signingHeaders(headers: AnsweredRequest['request']['headers']): { time?: number; nonce?: string } {
+  const out: { time?: number; nonce?: string } = {};
+  for (const [name, v] of Object.entries(headers)) {
+    if (!name.startsWith('x-') || typeof v !== 'string') continue;
+    if (name.endsWith('-utctime') && /^\d{1,16}$/.test(v)) out.time = Number(v);
+    else if (name.endsWith('-cnonce')) out.nonce = v;
+  }
+  return out;
+}
 
 export class ClientFindings {
   private readonly clients = new Map<string, Client>();
+  // Each view twice: over the run, and since the current scenario started (from `scenarioFrom`).
   private readonly found = new Map<string, Finding>();
-  /** The same, counted since the current scenario started (its view); the run's map above goes on. */
   private readonly foundHere = new Map<string, Finding>();
-  private readonly hints: HintTally;
-  /** The first request (seq) of the current scenario. */
+  private readonly hints = new Map<string, HintSeen>();
+  private readonly hintsHere = new Map<string, HintSeen>();
   private scenarioFrom = 0;
   /** The seq of the request that last sent each envelope id. */
   private readonly ids = new BoundedMap<string, number>(IDS_KEPT);
   /** The seq of the request whose nonce failed in transit. */
   private readonly failedNonces = new BoundedMap<string, number>(NONCES_KEPT);
-  /** Challenges the simulator made for a watched API user (its own ids), and how each is polled. */
-  private readonly created = new BoundedMap<string, Made>(CHALLENGES_FOLLOWED);
+  /** Challenges the simulator made for a watched API user (its own ids): by which request, and whether followed. */
+  private readonly created = new BoundedMap<string, { apiUser: string; seq: number; followed: boolean }>(
+    CHALLENGES_FOLLOWED,
+  );
   private readonly polls = new BoundedMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
-  private lastIso = '';
-  private lastInstant = NaN;
 
-  /** `hide`: hides secrets in a hint's text before it is cut to be kept (a cut secret is no longer recognised). */
-  constructor(hide: (text: string) => string = (text) => text) {
-    this.hints = new HintTally(hide);
-  }
+  /** `redact`: redacts secrets in a hint's text before it is cut to be kept (a cut secret is no longer recognised). */
+  constructor(private readonly redact: (text: string) => string = (text) => text) {}
 
   /** Watches every answer from now on. */
   observe(events: { subscribe(name: string, fn: (e: Answered) => void): () => void }): () => void {
@@ -98,20 +110,15 @@ export class ClientFindings {
 
   /** A new run: everything is forgotten. */
   clear(): void {
-    this.clients.clear();
-    this.found.clear();
-    this.hints.clear();
-    this.ids.clear();
-    this.failedNonces.clear();
-    this.created.clear();
-    this.polls.clear();
+    for (const memory of [this.clients, this.found, this.hints, this.ids, this.failedNonces, this.created, this.polls])
+      memory.clear();
     this.startScenario(0);
   }
 
-  /** A scenario starts at request `seq`: its view starts afresh; the run's findings go on. */
+  /** A scenario starts at request `seq`: its view starts afresh; the run's goes on. */
   startScenario(seq: number): void {
     this.foundHere.clear();
-    this.hints.startScenario();
+    this.hintsHere.clear();
     this.scenarioFrom = seq;
   }
 
@@ -126,40 +133,31 @@ export class ClientFindings {
   ): Finding[] {
     const from = scope === 'run' ? 0 : this.scenarioFrom;
     const found = scope === 'run' ? this.found : this.foundHere;
-    const out = [...found.values()].map((f) => ({ ...f }));
     const abandoned = new Map<string, Finding>();
     for (const [id, c] of this.created) {
       if (c.followed || c.seq < from || (!final && state(id) === 'waiting')) continue;
-      const f = abandoned.get(c.apiUser);
-      if (f) {
-        f.count++;
-        f.lastSeq = c.seq;
-      } else abandoned.set(c.apiUser, this.make('challenge-abandoned', c.apiUser, c.seq));
+      count(abandoned, c.apiUser, c.seq, () => this.make('challenge-abandoned', c.apiUser, c.seq));
     }
-    out.push(...abandoned.values());
-    if (final) {
-      for (const [apiUser, c] of this.clients) {
-        if (c.drift && c.drift.seq >= from && !found.has(`drift-not-corrected\0${apiUser}`)) {
-          out.push({
-            ...this.make('drift-not-corrected', apiUser, c.drift.seq),
-            detail: 'no request was accepted after it',
-          });
-        }
-      }
+    const out = [...[...found.values()].map((f) => ({ ...f })), ...abandoned.values()];
+    for (const [apiUser, c] of this.clients) {
+      if (final && c.drift && c.drift.seq >= from && !found.has(`drift-not-corrected\0${apiUser}`))
+        out.push({
+          ...this.make('drift-not-corrected', apiUser, c.drift.seq),
+          detail: 'no request was accepted after it',
+        });
     }
-    const rank = (s: Severity) => SEVERITIES.indexOf(s);
-    return out.sort((a, b) => rank(b.severity) - rank(a.severity) || a.firstSeq - b.firstSeq);
+    const rank = (f: Finding) => SEVERITIES.indexOf(f.severity);
+    return out.sort((a, b) => rank(b) - rank(a) || a.firstSeq - b.firstSeq);
   }
 
   /** The doctor's hints given, most frequent first. */
   hintsSeen(scope: Scope = 'run'): HintSeen[] {
-    return this.hints.seen(scope);
+    return [...(scope === 'run' ? this.hints : this.hintsHere).values()]
+      .map((h) => ({ ...h }))
+      .sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
   }
 
-  /**
-   * Proxy mode: each deviation of the service's answer, under the request's API user when it names one the doctor
-   * watches.
-   */
+  /** Proxy mode: each deviation of the service's answer, under the request's API user when the doctor watches it. */
   private seeService(r: AnsweredRequest): void {
     const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) && this.client(r.apiUser) ? r.apiUser : '-';
     for (const d of r.upstream!.deviations) this.note(d.kind, apiUser, r.seq, d.detail);
@@ -169,8 +167,8 @@ export class ClientFindings {
     const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) ? r.apiUser : undefined;
     // Hints of requests that named no API user the simulator knows are counted together, without one.
     const hintedUser = caller === 'unknown' ? undefined : apiUser;
-    if (r.hint && r.code !== undefined) this.hints.tally(r.code, r.hint, r.seq, hintedUser);
-    for (const w of r.wouldFail ?? []) if (w.hint) this.hints.tally(w.code, w.hint, r.seq, hintedUser);
+    if (r.hint && r.code !== undefined) this.tally(r.code, r.hint, r.seq, hintedUser);
+    for (const w of r.wouldFail ?? []) if (w.hint) this.tally(w.code, w.hint, r.seq, hintedUser);
     if (apiUser === undefined) return;
     if (caller === 'unknown') {
       if (r.code === -1001)
@@ -181,10 +179,8 @@ export class ClientFindings {
     if (!client) return;
     const signed = caller === 'signed';
     const { time, nonce } = signingHeaders(r.request.headers);
-    const at = this.instant(r.at);
-
-    // Nothing failed in transit yet (the usual case): no retry to look for, and no nonce to hash.
-    if (nonce !== undefined && (this.failedNonces.size > 0 || failedInTransit(r))) {
+    const at = Date.parse(r.at);
+    if (nonce !== undefined) {
       const key = keyOf(apiUser, nonce);
       const failedAt = this.failedNonces.get(key);
       // Only a signed retry is the client's: anyone can send a request naming its API user and a nonce.
@@ -195,13 +191,10 @@ export class ClientFindings {
     if (!signed) return;
     if (r.code === -4036 && time !== undefined) {
       const ms = time - at;
-      if (client.drift && Math.abs(ms - client.drift.ms) < 10_000)
-        this.note(
-          'drift-not-corrected',
-          apiUser,
-          r.seq,
-          `request ${client.drift.seq} was ${Math.round(client.drift.ms / 1000)} s off, and this one ${Math.round(ms / 1000)} s`,
-        );
+      if (client.drift && Math.abs(ms - client.drift.ms) < 10_000) {
+        const off = `request ${client.drift.seq} was ${Math.round(client.drift.ms / 1000)} s off, and this one ${Math.round(ms / 1000)} s`;
+        this.note('drift-not-corrected', apiUser, r.seq, off);
+      }
       client.drift = { seq: r.seq, ms };
     } else if (r.http !== undefined && r.http < 400) {
       client.drift = undefined;
@@ -214,7 +207,7 @@ export class ClientFindings {
     if (r.endpoint === 'status' && r.challengeId !== undefined) this.watchPolling(r.challengeId, apiUser, r.seq);
   }
 
-  /** What the envelope and body show: staleness, a reused id, the lenient readings, polling, following a challenge. */
+  /** What the envelope and body show: staleness, a reused id, the lenient readings, following a challenge. */
   private readEnvelope(apiUser: string, r: AnsweredRequest, time?: number): void {
     const text = r.request.body;
     // Longer than the journal keeps whole, it is cut (and no longer JSON): nothing to read.
@@ -224,11 +217,9 @@ export class ClientFindings {
     const env = json.value;
     const sentAt = own(env, 'utctime') ?? own(env, 'utcTime');
     const envTime =
-      typeof sentAt === 'number'
-        ? sentAt
-        : typeof sentAt === 'string' && /^\d{1,16}$/.test(sentAt)
-          ? Number(sentAt)
-          : undefined;
+      typeof sentAt === 'number' || (typeof sentAt === 'string' && /^\d{1,16}$/.test(sentAt))
+        ? Number(sentAt)
+        : undefined;
     // An envelope time in seconds (below 1e11) is another matter than staleness: not judged here.
     if (
       time !== undefined &&
@@ -236,12 +227,8 @@ export class ClientFindings {
       envTime >= 1e11 &&
       Math.abs(time - envTime) > STALE_ENVELOPE_MS
     ) {
-      this.note(
-        'stale-envelope',
-        apiUser,
-        r.seq,
-        `the envelope's utctime was ${((time - envTime) / 1000).toFixed(1)} s before the signed time`,
-      );
+      const before = `the envelope's utctime was ${((time - envTime) / 1000).toFixed(1)} s before the signed time`;
+      this.note('stale-envelope', apiUser, r.seq, before);
     }
     const id = own(env, 'id');
     if (typeof id === 'string' || typeof id === 'number') {
@@ -252,32 +239,24 @@ export class ClientFindings {
     }
     if (r.endpoint === 'challenge' && lenientInteger(own(env, 'type')) === 950)
       this.note('blocked-on-challenge-endpoint', apiUser, r.seq);
-
     let body = own(env, 'body');
     if (typeof body === 'string') {
       const strict = parseJson(body, false);
-      if (strict.kind === 'value') {
-        this.note('body-as-string', apiUser, r.seq);
-        body = strict.value;
-      } else {
-        const relaxed = parseJson(body, true);
-        if (relaxed.kind === 'value') this.note('body-relaxed-json', apiUser, r.seq);
-        body = relaxed.kind === 'value' ? relaxed.value : undefined;
-      }
+      const read = strict.kind === 'value' ? strict : parseJson(body, true);
+      if (read.kind === 'value') this.note(read === strict ? 'body-as-string' : 'body-relaxed-json', apiUser, r.seq);
+      body = read.kind === 'value' ? read.value : undefined;
     }
     if (!isObject(body)) return;
     if (['enableQRcode', 'enableQRCode', 'enableAutoVerify'].some((k) => typeof own(body, k) === 'string'))
       this.note('string-booleans', apiUser, r.seq);
-    for (const key of Object.keys(body)) {
-      const v = body[key];
+    for (const [key, v] of Object.entries(body)) {
       if (key.endsWith('User') && typeof v === 'string' && !v.includes('@') && decodeUser(v, true) !== undefined)
         this.note('base64-user', apiUser, r.seq);
     }
     const typo = own(body, 'challngeId');
     if (typo !== undefined) this.note('challngeid-typo', apiUser, r.seq);
     const challengeId = own(body, 'challengeId') ?? typo;
-    if (typeof challengeId !== 'string') return;
-    const made = this.created.get(challengeId);
+    const made = typeof challengeId === 'string' ? this.created.get(challengeId) : undefined;
     if (made?.apiUser === apiUser) made.followed = true;
   }
 
@@ -301,49 +280,34 @@ export class ClientFindings {
     }
   }
 
-  /** An ISO time as epoch ms; the last one is remembered, as requests under load share their millisecond. */
-  private instant(iso: string): number {
-    if (iso !== this.lastIso) {
-      this.lastIso = iso;
-      this.lastInstant = Date.parse(iso);
-    }
-    return this.lastInstant;
-  }
-
   private client(apiUser: string): Client | undefined {
-    let c = this.clients.get(apiUser);
-    if (!c && this.clients.size < CLIENTS_WATCHED) {
-      c = {};
-      this.clients.set(apiUser, c);
-    }
-    return c;
+    if (!this.clients.has(apiUser) && this.clients.size < CLIENTS_WATCHED) this.clients.set(apiUser, {});
+    return this.clients.get(apiUser);
   }
 
   private make(id: string, apiUser: string, seq: number): Finding {
-    const kind = FINDING_KINDS[id];
-    return {
-      id,
-      severity: kind.severity,
-      apiUser,
-      explanation: kind.explanation,
-      firstSeq: seq,
-      lastSeq: seq,
-      count: 1,
-    };
+    const { severity, explanation } = FINDING_KINDS[id];
+    return { id, severity, apiUser, explanation, firstSeq: seq, lastSeq: seq, count: 1 };
   }
 
   /** One more request that showed a finding; one no signed request showed is `unsigned`, and fails no run. */
   private note(id: string, apiUser: string, seq: number, detail?: string, caller: Caller = 'signed'): void {
-    const key = `${id}\0${apiUser}`;
     for (const found of [this.found, this.foundHere]) {
-      let f = found.get(key);
-      if (f) {
-        f.count++;
-        f.lastSeq = seq;
-      } else found.set(key, (f = this.make(id, apiUser, seq)));
+      const f = count(found, `${id}\0${apiUser}`, seq, () => this.make(id, apiUser, seq))!;
       if (detail !== undefined) f.detail = detail;
       if (caller === 'signed') delete f.unsigned;
       else if (f.count === 1) f.unsigned = true;
+    }
+  }
+
+  /** One more hint given; its text, which may quote what the client sent, redacted and cut to a message's size. */
+  private tally(code: number, hint: Hint, seq: number, apiUser: string | undefined): void {
+    const text =
+      hint.text.length <= MAX_MESSAGE_CHARS ? hint.text : clipText(this.redact(hint.text), MAX_MESSAGE_CHARS);
+    for (const hints of [this.hints, this.hintsHere]) {
+      const make = () => ({ code, id: hint.id, text, apiUser, firstSeq: seq, lastSeq: seq, count: 1 });
+      const row = count(hints, `${code}\0${hint.id}\0${apiUser ?? ''}`, seq, make, HINT_ROWS_KEPT);
+      if (row) row.text = text;
     }
   }
 }
