@@ -18,8 +18,6 @@ import { failedInTransit } from './replay-hints.js';
  * values clients choose (envelope ids, nonces) as hashes, and folds API users it does not know into one row.
  */
 
-/** The `apiUser` of the one finding about requests that named API users the simulator does not know. */
-const UNKNOWN_API_USERS = 'unknown';
 /** A client's clock is called drifting when its distance to the server's spreads by more than this. */
 const DRIFT_SPREAD_MS = 30_000;
 /** Two status polls of one challenge closer than this (this machine's time) are fast; this many in a row a finding. */
@@ -42,23 +40,18 @@ interface Client {
   offsets?: { min: number; max: number };
 }
 
+type Made = { apiUser: string; seq: number; followed: boolean };
+
 /** A value an API user chose, as the doctor keeps it: a hash of it, so a long value costs no more than a short one. */
 const keyOf = (apiUser: string, value: string) => hash('sha256', `${apiUser} ${value}`, 'base64');
 
-/** One more of a row (a finding, a hint) under `key`: a new row from `make`, while there are fewer than `cap`. */
-function count<T extends { count: number; lastSeq: number }>(
-  rows: Map<string, T>,
-  key: string,
-  seq: number,
-  make: () => T,
-  cap = Infinity,
-): T | undefined {
+/** One more request that showed a row (a finding, a hint) under `key`; a new row from `make`. */
+function count<T extends Finding | HintSeen>(rows: Map<string, T>, key: string, seq: number, make: () => T): T {
   const row = rows.get(key);
-  if (row) {
-    row.count++;
-    row.lastSeq = seq;
-  } else if (rows.size < cap) rows.set(key, make());
-  return rows.get(key);
+  if (!row) return rows.set(key, make()).get(key)!;
+  row.count++;
+  row.lastSeq = seq;
+  return row;
 }
 
 /** The signing headers of a request, whatever the token. */
@@ -85,9 +78,7 @@ export class ClientFindings {
   /** The seq of the request whose nonce failed in transit. */
   private readonly failedNonces = new BoundedMap<string, number>(NONCES_KEPT);
   /** Challenges the simulator made for a watched API user (its own ids): by which request, and whether followed. */
-  private readonly created = new BoundedMap<string, { apiUser: string; seq: number; followed: boolean }>(
-    CHALLENGES_FOLLOWED,
-  );
+  private readonly created = new BoundedMap<string, Made>(CHALLENGES_FOLLOWED);
   private readonly polls = new BoundedMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
 
   /** `redact`: redacts secrets in a hint's text before it is cut to be kept (a cut secret is no longer recognised). */
@@ -128,7 +119,7 @@ export class ClientFindings {
    */
   findings(
     final = false,
-    state: (challengeId: string) => string | undefined = () => undefined,
+    state: (id: string) => string | undefined = () => undefined,
     scope: Scope = 'run',
   ): Finding[] {
     const from = scope === 'run' ? 0 : this.scenarioFrom;
@@ -171,8 +162,7 @@ export class ClientFindings {
     for (const w of r.wouldFail ?? []) if (w.hint) this.tally(w.code, w.hint, r.seq, hintedUser);
     if (apiUser === undefined) return;
     if (caller === 'unknown') {
-      if (r.code === -1001)
-        this.note('unknown-api-user', UNKNOWN_API_USERS, r.seq, `the last named ${apiUser}`, caller);
+      if (r.code === -1001) this.note('unknown-api-user', 'unknown', r.seq, `the last named ${apiUser}`, caller);
       return;
     }
     const client = this.client(apiUser);
@@ -216,19 +206,12 @@ export class ClientFindings {
     if (json.kind !== 'value' || !isObject(json.value)) return;
     const env = json.value;
     const sentAt = own(env, 'utctime') ?? own(env, 'utcTime');
-    const envTime =
-      typeof sentAt === 'number' || (typeof sentAt === 'string' && /^\d{1,16}$/.test(sentAt))
-        ? Number(sentAt)
-        : undefined;
+    const envTime = typeof sentAt === 'string' && /^\d{1,16}$/.test(sentAt) ? Number(sentAt) : sentAt;
     // An envelope time in seconds (below 1e11) is another matter than staleness: not judged here.
-    if (
-      time !== undefined &&
-      envTime !== undefined &&
-      envTime >= 1e11 &&
-      Math.abs(time - envTime) > STALE_ENVELOPE_MS
-    ) {
-      const before = `the envelope's utctime was ${((time - envTime) / 1000).toFixed(1)} s before the signed time`;
-      this.note('stale-envelope', apiUser, r.seq, before);
+    const early = time !== undefined && typeof envTime === 'number' && envTime >= 1e11 ? time - envTime : 0;
+    if (Math.abs(early) > STALE_ENVELOPE_MS) {
+      const detail = `the envelope's utctime was ${(early / 1000).toFixed(1)} s before the signed time`;
+      this.note('stale-envelope', apiUser, r.seq, detail);
     }
     const id = own(env, 'id');
     if (typeof id === 'string' || typeof id === 'number') {
@@ -293,7 +276,7 @@ export class ClientFindings {
   /** One more request that showed a finding; one no signed request showed is `unsigned`, and fails no run. */
   private note(id: string, apiUser: string, seq: number, detail?: string, caller: Caller = 'signed'): void {
     for (const found of [this.found, this.foundHere]) {
-      const f = count(found, `${id}\0${apiUser}`, seq, () => this.make(id, apiUser, seq))!;
+      const f = count(found, `${id}\0${apiUser}`, seq, () => this.make(id, apiUser, seq));
       if (detail !== undefined) f.detail = detail;
       if (caller === 'signed') delete f.unsigned;
       else if (f.count === 1) f.unsigned = true;
@@ -302,12 +285,10 @@ export class ClientFindings {
 
   /** One more hint given; its text, which may quote what the client sent, redacted and cut to a message's size. */
   private tally(code: number, hint: Hint, seq: number, apiUser: string | undefined): void {
-    const text =
-      hint.text.length <= MAX_MESSAGE_CHARS ? hint.text : clipText(this.redact(hint.text), MAX_MESSAGE_CHARS);
-    for (const hints of [this.hints, this.hintsHere]) {
-      const make = () => ({ code, id: hint.id, text, apiUser, firstSeq: seq, lastSeq: seq, count: 1 });
-      const row = count(hints, `${code}\0${hint.id}\0${apiUser ?? ''}`, seq, make, HINT_ROWS_KEPT);
-      if (row) row.text = text;
-    }
+    const text = hint.text.length > MAX_MESSAGE_CHARS ? clipText(this.redact(hint.text), MAX_MESSAGE_CHARS) : hint.text;
+    const key = `${code}\0${hint.id}\0${apiUser ?? ''}`;
+    const row = { code, id: hint.id, text, apiUser, firstSeq: seq, lastSeq: seq, count: 1 };
+    for (const hints of [this.hints, this.hintsHere])
+      if (hints.size < HINT_ROWS_KEPT || hints.has(key)) count(hints, key, seq, () => ({ ...row })).text = text;
   }
 }
