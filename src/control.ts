@@ -17,7 +17,7 @@ import type { CoverageReport } from './observers/coverage.js';
 import type { Finding, HintSeen, Scope, Severity } from './doctor/finding-types.js';
 import type { JournalEntry } from './observers/answered.js';
 import type { ObserverFailure } from './observers/failures.js';
-import type { Verdict } from './doctor/verdict.js';
+import type { Verdict } from './doctor/report.js';
 import type { ScenarioInput } from './scenario/schema.js';
 
 export type {

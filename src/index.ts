@@ -41,7 +41,7 @@ export { ScenarioSchema, type ScenarioInput, type ApiUserInput, type RuleInput }
 export { shippedScenarioNames } from './scenario/catalog.js';
 export type { JournalEntry } from './observers/answered.js';
 export type { ObserverFailure } from './observers/failures.js';
-export type { Verdict } from './doctor/verdict.js';
+export type { Verdict } from './doctor/report.js';
 export type { Finding, HintSeen, Scope, Severity } from './doctor/finding-types.js';
 export type { CoverageReport } from './observers/coverage.js';
 export type { Challenge } from './world/challenges.js';

@@ -7,8 +7,8 @@ import { xmlText } from '../output/xml.js';
 import { SCOPES, SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './finding-types.js';
 
 /**
- * The reports a CI job shows, from one summary of the run: Markdown for a job summary (`--report`, GitHub Actions'
- * `$GITHUB_STEP_SUMMARY`) and JUnit XML for a CI's test view (`--junit`).
+ * A run's reports and verdict, from one summary: Markdown for a job summary (`--report`, `$GITHUB_STEP_SUMMARY`),
+ * JUnit XML for a CI's test view (`--junit`), and the exit status with its reasons.
  */
 
 /** What a report or a verdict judges, and of which requests. */
@@ -26,7 +26,6 @@ export interface ReportOptions {
 /** What a report says: the coverage, the findings and the hints given, and what makes the run fail. */
 export interface RunSummary {
   version: string;
-  /** What it covers: the whole run (from start, across every scenario load) or the current scenario. */
   scope: Scope;
   /** The active scenario. */
   scenario: string;
@@ -35,21 +34,16 @@ export interface RunSummary {
   /** Requests answered in the scope. */
   requests: number;
   coverage: CoverageReport;
-  /** Codes that must have been answered (`--require-coverage`); a code never met among them fails. */
   required?: readonly number[];
   findings: Finding[];
   hints: HintSeen[];
-  /** Findings at or above this severity fail (`--fail-on-findings`). */
   failOn?: Severity;
   /** Observers of traffic that failed in the run: coverage and findings may then be wrong. */
   observerFailures: ObserverFailure[];
 }
 
-/**
- * The findings at or above `failOn` that a signed request showed: those that fail the run (anyone can send a request
- * that proves nothing, and a forger must not fail a build).
- */
-export function failingFindings(findings: readonly Finding[], failOn: Severity | undefined): Finding[] {
+/** The findings at or above `failOn` that a signed request showed (a forger must not fail a build). */
+function failingFindings(findings: readonly Finding[], failOn: Severity | undefined): Finding[] {
   if (failOn === undefined) return [];
   const at = SEVERITIES.indexOf(failOn);
   return findings.filter((f) => !f.unsigned && SEVERITIES.indexOf(f.severity) >= at);
@@ -63,23 +57,22 @@ function explained(f: Finding): string {
 }
 
 const title = (code: number) => codeInfo(code)?.title ?? '';
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** The requests a finding spans, by journal seq: `#4`, or `#4 to #9`. */
-export const requests = (first: number, last: number) => (first === last ? `#${first}` : `#${first} to #${last}`);
+const requests = ({ firstSeq: a, lastSeq: b }: { firstSeq: number; lastSeq: number }) =>
+  a === b ? `#${a}` : `#${a} to #${b}`;
+const row = (...cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 
 /**
  * Each report is at most this many bytes, whatever the traffic: GitHub takes at most 1 MiB of a step's job summary
- * (more fails the upload), and a CI's test view reads JUnit files whole. Findings are listed worst first and hints
- * most frequent first, so what is left out past the bound is the least of each; the report says how much.
+ * (more fails the upload), and a CI's test view reads JUnit files whole. Findings come worst first and hints most
+ * frequent first, so what is left out past the bound is the least of each; the report says how much.
  */
 export const MAX_REPORT_BYTES = 1_000_000;
-
 /** Room kept for what follows the rows (the line that says what was left out, the end of the document). */
 const CLOSING_BYTES = 4096;
 
-/**
- * The first rows that fit in `budget` bytes, each written with `around` more (its line break and indent), and how
- * many did not: none past the first that does not fit, so what is shown keeps its order.
- */
+/** The first rows that fit in `budget` bytes, each with `around` more (its line break and indent), and how many not. */
 function fitting(rows: readonly string[], budget: number, around = 1): { shown: string[]; left: number } {
   const shown: string[] = [];
   let used = 0;
@@ -92,114 +85,102 @@ function fitting(rows: readonly string[], budget: number, around = 1): { shown: 
 }
 
 /**
- * The Markdown report: a heading, the coverage, the findings and the hints, each a table. The code table's titles and
- * the findings' explanations are the simulator's own Markdown, written for it; everything a client or a test set-up
- * could have chosen (the scenario name, a finding's figures, a hint quoting a value, an API user) passes markdownText.
+ * The Markdown report. The code table's titles and the findings' explanations are the simulator's own Markdown;
+ * everything a client or a test set-up could have chosen (a scenario name, figures, a hint, an API user) is escaped.
  */
 export function markdownReport(s: RunSummary): string {
   const { coverage } = s;
   const required = new Set(s.required ?? []);
   // The same list, in the same order, as the command line's exit message names.
-  const missingRequired = unmetCodes(coverage, s.required ?? []);
+  const unmet = unmetCodes(coverage, s.required ?? []);
   const failing = failingFindings(s.findings, s.failOn);
-  const lines: string[] = [
+  const loads = `${plural(s.scenarioStarts, 'scenario load')} or reset${s.scenarioStarts === 1 ? '' : 's'}`;
+  const lines = [
     '## mfa-sim report',
     '',
-    `mfa-sim ${s.version}, scenario ${markdownText(s.scenario)}, ${s.requests} request${s.requests === 1 ? '' : 's'} answered.`,
+    `mfa-sim ${s.version}, scenario ${markdownText(s.scenario)}, ${plural(s.requests, 'request')} answered.`,
     '',
-    scopeLine(s),
+    s.scope === 'run'
+      ? `The whole run: every request since the simulator started (or since the last new run), across ${loads}.`
+      : `The current scenario only: the requests since it was last loaded or reset (the run had ${loads}).`,
     '',
   ];
   if (s.observerFailures.length) {
-    lines.push(
-      `### Observer failures: the figures below may be wrong`,
-      '',
-      '| Observer | Failures | Requests | Last error |',
-      '|---|---:|---|---|',
-    );
+    lines.push(`### Observer failures: the figures below may be wrong`, '');
+    lines.push('| Observer | Failures | Requests | Last error |', '|---|---:|---|---|');
     for (const f of s.observerFailures)
-      lines.push(
-        `| ${markdownText(f.observer)} | ${f.count} | ${requests(f.firstSeq, f.lastSeq)} | ${markdownText(f.message)} |`,
-      );
+      lines.push(row(markdownText(f.observer), f.count, requests(f), markdownText(f.message)));
     lines.push('');
   }
   lines.push(`### Contract coverage: ${coverage.met.length} of ${SERVICE_CODES.length} codes met`, '');
-  if (missingRequired.length)
+  if (unmet.length)
     lines.push(
-      `**${missingRequired.length} required code${missingRequired.length === 1 ? ' was' : 's were'} never answered:** ${missingRequired.join(', ')}`,
+      `**${unmet.length} required code${unmet.length === 1 ? ' was' : 's were'} never answered:** ${unmet.join(', ')}`,
       '',
     );
   if (coverage.met.length) {
     lines.push('| Code | Meaning | Answered |', '|---:|---|---:|');
-    for (const c of coverage.met) lines.push(`| ${c} | ${title(c)} | ${coverage.counts[String(c)]} |`);
+    for (const c of coverage.met) lines.push(row(c, title(c), coverage.counts[String(c)]));
     lines.push('');
   }
   if (coverage.missing.length) {
-    lines.push(
-      `<details><summary>${coverage.missing.length} codes never met</summary>`,
-      '',
-      '| Code | Meaning | Required |',
-      '|---:|---|---|',
-    );
-    for (const c of coverage.missing) lines.push(`| ${c} | ${title(c)} | ${required.has(c) ? 'yes, not met' : ''} |`);
+    lines.push(`<details><summary>${coverage.missing.length} codes never met</summary>`, '');
+    lines.push('| Code | Meaning | Required |', '|---:|---|---|');
+    for (const c of coverage.missing) lines.push(row(c, title(c), required.has(c) ? 'yes, not met' : ''));
     lines.push('', '</details>', '');
   }
   // The coverage above is bounded by the code table; the findings and hints share what is left, findings first.
   let budget = MAX_REPORT_BYTES - CLOSING_BYTES - Buffer.byteLength(lines.join('\n'));
-  const table = (head: string[], rows: string[], what: string, where: string) => {
-    const { shown, left } = fitting(rows, budget - head.join('\n').length);
-    lines.push(...head, ...shown, '');
+  const section = (heading: string, none: string, head: string, align: string, rows: string[], what: string) => {
+    lines.push(heading, '');
+    if (rows.length === 0) return void lines.push(none, '');
+    const { shown, left } = fitting(rows, budget - `${head}\n${align}`.length);
+    lines.push(head, align, ...shown, '');
     if (left)
       lines.push(
-        `**${left} of the ${rows.length} ${what} are left out** to keep this report under ${MAX_REPORT_BYTES} bytes (a job summary takes 1 MiB at most): ${where} has them all.`,
+        `**${left} of the ${rows.length} ${what} are left out** to keep this report under ${MAX_REPORT_BYTES} bytes (a job summary takes 1 MiB at most): \`GET /__sim/findings\` has them all.`,
         '',
       );
-    budget -= Buffer.byteLength([...head, ...shown].join('\n'));
+    budget -= Buffer.byteLength([head, align, ...shown].join('\n'));
   };
-  lines.push(
+  section(
     `### Client findings: ${s.findings.length}${s.failOn ? ` (${failing.length} at or above ${s.failOn}, which fail the run)` : ''}`,
-    '',
+    'None: nothing the client did would be refused or merely tolerated by the service.',
+    '| Severity | Finding | API user | Requests | Count | What it means and the fix |',
+    '|---|---|---|---|---:|---|',
+    s.findings.map((f) => {
+      const said = explained(f) + (f.detail ? ` (${markdownText(f.detail)})` : '');
+      return row(f.severity, markdownCode(f.id), markdownText(f.apiUser), requests(f), f.count, said);
+    }),
+    'findings',
   );
-  if (s.findings.length === 0)
-    lines.push('None: nothing the client did would be refused or merely tolerated by the service.', '');
-  else {
-    const rows = s.findings.map(
-      (f) =>
-        `| ${f.severity} | ${markdownCode(f.id)} | ${markdownText(f.apiUser)} | ${requests(f.firstSeq, f.lastSeq)} | ${f.count} | ${explained(f)}${f.detail ? ` (${markdownText(f.detail)})` : ''} |`,
-    );
-    table(
-      [
-        '| Severity | Finding | API user | Requests | Count | What it means and the fix |',
-        '|---|---|---|---|---:|---|',
-      ],
-      rows,
-      'findings',
-      '`GET /__sim/findings`',
-    );
-  }
-  lines.push(`### Hints given: ${s.hints.length}`, '');
-  if (s.hints.length === 0) lines.push('None: no refusal the doctor could explain.', '');
-  else {
-    const rows = s.hints.map(
-      (h) =>
-        `| ${h.code} | ${markdownCode(h.id)} | ${markdownText(h.apiUser ?? '')} | ${requests(h.firstSeq, h.lastSeq)} | ${h.count} | ${markdownText(h.text)} |`,
-    );
-    table(
-      ['| Code | Mistake | API user | Requests | Count | Hint |', '|---:|---|---|---|---:|---|'],
-      rows,
-      'hints',
-      '`GET /__sim/findings`',
-    );
-  }
+  section(
+    `### Hints given: ${s.hints.length}`,
+    'None: no refusal the doctor could explain.',
+    '| Code | Mistake | API user | Requests | Count | Hint |',
+    '|---:|---|---|---|---:|---|',
+    s.hints.map((h) =>
+      row(h.code, markdownCode(h.id), markdownText(h.apiUser ?? ''), requests(h), h.count, markdownText(h.text)),
+    ),
+    'hints',
+  );
   return `${lines.join('\n')}\n`;
 }
 
-/** What the report covers, in one sentence. */
-function scopeLine(s: RunSummary): string {
-  const loads = `${s.scenarioStarts} scenario load${s.scenarioStarts === 1 ? '' : 's'} or reset${s.scenarioStarts === 1 ? '' : 's'}`;
-  return s.scope === 'run'
-    ? `The whole run: every request since the simulator started (or since the last new run), across ${loads}.`
-    : `The current scenario only: the requests since it was last loaded or reset (the run had ${loads}).`;
+/** A JUnit test case, as a suite counts it. */
+type Case = { xml: string; failed?: true; skipped?: true };
+
+const testcase = (group: string, name: string, inner: string) =>
+  `<testcase classname="mfa-sim.${group}" name="${xmlText(name)}" time="0">${inner}</testcase>`;
+const out = (text?: string) => (text === undefined ? '' : `<system-out>${xmlText(text)}</system-out>`);
+const skipped = (group: string, name: string, text?: string): Case => ({
+  skipped: true,
+  xml: testcase(group, name, `<skipped/>${out(text)}`),
+});
+function failed(group: string, name: string, type: string, message: string, body?: string): Case {
+  const failure = `<failure type="${type}" message="${xmlText(message)}"`;
+  const inner = body === undefined ? `${failure}/>` : `${failure}>${xmlText(body)}</failure>`;
+  return { failed: true, xml: testcase(group, name, inner) };
 }
 
 /**
@@ -208,82 +189,58 @@ function scopeLine(s: RunSummary): string {
  */
 export function junitReport(s: RunSummary, timestamp: string): string {
   const required = new Set(s.required ?? []);
-  const codeCases = SERVICE_CODES.map((c) => {
+  const codeCases = SERVICE_CODES.map((c): Case => {
     const name = `${c} ${title(c)}`;
     const n = s.coverage.counts[String(c)];
-    if (n)
-      return {
-        name,
-        xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><system-out>${xmlText(`answered ${n} time${n === 1 ? '' : 's'}`)}</system-out></testcase>`,
-      };
+    if (n) return { xml: testcase('coverage', name, out(`answered ${plural(n, 'time')}`)) };
     if (required.has(c))
-      return {
-        name,
-        failed: true,
-        xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><failure type="coverage" message="${xmlText(`${c} was never answered; --require-coverage demands it`)}"/></testcase>`,
-      };
-    return {
-      name,
-      skipped: true,
-      xml: `<testcase classname="mfa-sim.coverage" name="${xmlText(name)}" time="0"><skipped/></testcase>`,
-    };
+      return failed('coverage', name, 'coverage', `${c} was never answered; --require-coverage demands it`);
+    return skipped('coverage', name);
   });
   const failing = new Set(failingFindings(s.findings, s.failOn));
-  const allFindingCases = s.findings.map((f) => {
+  const findingCases = s.findings.map((f) => {
     const name = `${f.id} (API user ${f.apiUser})`;
-    const body = `${explained(f)}${f.detail ? ` (${f.detail})` : ''}\nRequests ${requests(f.firstSeq, f.lastSeq)}, ${f.count} time${f.count === 1 ? '' : 's'}.`;
-    if (failing.has(f))
-      return {
-        failed: true,
-        xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><failure type="${f.severity}" message="${xmlText(`${f.severity}: ${f.id}`)}">${xmlText(body)}</failure></testcase>`,
-      };
-    return {
-      skipped: true,
-      xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><skipped/><system-out>${xmlText(`${f.severity}: ${body}`)}</system-out></testcase>`,
-    };
+    const body = `${explained(f)}${f.detail ? ` (${f.detail})` : ''}\nRequests ${requests(f)}, ${plural(f.count, 'time')}.`;
+    if (failing.has(f)) return failed('findings', name, f.severity, `${f.severity}: ${f.id}`, body);
+    return skipped('findings', name, `${f.severity}: ${body}`);
   });
   // Past the bound, one test case stands for the findings left out: failing when any of them fails the run (findings
   // come worst first, so those that fail are shown first).
   const coverageBytes = codeCases.reduce((n, c) => n + Buffer.byteLength(c.xml) + 5, 0);
-  const { shown, left } = fitting(
-    allFindingCases.map((c) => c.xml),
-    MAX_REPORT_BYTES - CLOSING_BYTES - coverageBytes,
+  const budget = MAX_REPORT_BYTES - CLOSING_BYTES - coverageBytes;
+  const { left } = fitting(
+    findingCases.map((c) => c.xml),
+    budget,
     '\n    '.length,
   );
-  const findingCases: { failed?: boolean; skipped?: boolean; xml: string }[] = allFindingCases.slice(0, shown.length);
+  const leftOut = findingCases.splice(findingCases.length - left);
   if (left) {
-    const failingLeft = allFindingCases.slice(shown.length).filter((c) => c.failed).length;
+    const failingLeft = leftOut.filter((c) => c.failed).length;
     const name = `${left} more findings left out${s.failOn ? ` (${failingLeft} at or above ${s.failOn})` : ''} to keep this file under ${MAX_REPORT_BYTES} bytes: GET /__sim/findings has them all`;
     findingCases.push(
       failingLeft
-        ? {
-            failed: true,
-            xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><failure type="${s.failOn}" message="${xmlText(`${failingLeft} findings left out fail the run`)}"/></testcase>`,
-          }
-        : {
-            skipped: true,
-            xml: `<testcase classname="mfa-sim.findings" name="${xmlText(name)}" time="0"><skipped/></testcase>`,
-          },
+        ? failed('findings', name, s.failOn!, `${failingLeft} findings left out fail the run`)
+        : skipped('findings', name),
     );
   }
-  const suite = (name: string, cases: { failed?: boolean; skipped?: boolean; xml: string }[]) => {
-    const failures = cases.filter((c) => c.failed).length;
-    const skipped = cases.filter((c) => c.skipped).length;
-    return {
-      failures,
-      skipped,
-      tests: cases.length,
-      xml: `  <testsuite name="${xmlText(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${xmlText(timestamp)}">\n${cases.map((c) => `    ${c.xml}`).join('\n')}\n  </testsuite>`,
-    };
-  };
-  const observerCases = s.observerFailures.map((f) => ({
-    failed: true,
-    xml: `<testcase classname="mfa-sim.observers" name="${xmlText(f.observer)}" time="0"><failure type="observer" message="${xmlText(`the ${f.observer} observer failed ${f.count} time${f.count === 1 ? '' : 's'}: coverage and findings may be wrong`)}">${xmlText(`${f.message}\nRequests ${requests(f.firstSeq, f.lastSeq)}.`)}</failure></testcase>`,
-  }));
-  const suites = [suite('mfa-sim contract coverage', codeCases), suite('mfa-sim client findings', findingCases)];
-  if (observerCases.length) suites.push(suite('mfa-sim observers', observerCases));
-  const total = (k: 'failures' | 'tests') => suites.reduce((n, x) => n + x[k], 0);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mfa-sim ${xmlText(s.version)}" tests="${total('tests')}" failures="${total('failures')}" errors="0" time="0">\n${suites.map((x) => x.xml).join('\n')}\n</testsuites>\n`;
+  const suites: [string, Case[]][] = [
+    ['mfa-sim contract coverage', codeCases],
+    ['mfa-sim client findings', findingCases],
+  ];
+  if (s.observerFailures.length) {
+    const observerCases = s.observerFailures.map((f) => {
+      const message = `the ${f.observer} observer failed ${plural(f.count, 'time')}: coverage and findings may be wrong`;
+      return failed('observers', f.observer, 'observer', message, `${f.message}\nRequests ${requests(f)}.`);
+    });
+    suites.push(['mfa-sim observers', observerCases]);
+  }
+  const counted = (cases: Case[], what: 'failed' | 'skipped') => cases.filter((c) => c[what]).length;
+  const xml = suites.map(
+    ([name, cases]) =>
+      `  <testsuite name="${xmlText(name)}" tests="${cases.length}" failures="${counted(cases, 'failed')}" errors="0" skipped="${counted(cases, 'skipped')}" time="0" timestamp="${xmlText(timestamp)}">\n${cases.map((c) => `    ${c.xml}`).join('\n')}\n  </testsuite>`,
+  );
+  const all = suites.flatMap(([, cases]) => cases);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mfa-sim ${xmlText(s.version)}" tests="${all.length}" failures="${counted(all, 'failed')}" errors="0" time="0">\n${xml.join('\n')}\n</testsuites>\n`;
 }
 
 /** The formats a report is written in. */
@@ -308,12 +265,55 @@ export function checkReportGates(required: unknown, failOn: unknown): void {
   if (
     required !== undefined &&
     (!Array.isArray(required) || required.some((c) => !SERVICE_CODES.includes(c as number)))
-  ) {
+  )
     throw new ControlError(400, 'required must be a list of codes of the service (see mfa-sim --codes)');
-  }
 }
 
 /** A report in either format (JUnit needs the time it was made, as its timestamp). */
 export function renderReport(s: RunSummary, format: ReportFormat, at = new Date()): string {
   return format === 'junit' ? junitReport(s, at.toISOString()) : markdownReport(s);
+}
+
+/** The exit statuses a run can end with (the command line adds 1, could not run, and 2, bad flag or scenario). */
+export const VERDICT_STATUS = { ok: 0, coverage: 3, findings: 4, observers: 5 } as const;
+
+/** A run's verdict: the exit status, and why. */
+export interface Verdict {
+  /** 0 passed; 3 a required code never answered; 4 findings that fail the run; 5 an observer of traffic failed. */
+  status: (typeof VERDICT_STATUS)[keyof typeof VERDICT_STATUS];
+  /** Why it failed, as the command line prints it: one line per reason; empty when it passed. */
+  lines: string[];
+  /** The required codes never answered, in the order required. */
+  unmet: number[];
+}
+
+/**
+ * The verdict of the command line's exit and of the in-process `verdict()`. An observer that failed wins (the figures
+ * cannot be trusted), then required codes never answered, then findings at or above the severity that fails.
+ */
+export function verdictOf(s: RunSummary): Verdict {
+  const unmet = s.required ? unmetCodes(s.coverage, s.required) : [];
+  const lines: string[] = [];
+  if (s.observerFailures.length) {
+    lines.push(
+      `observers: ${plural(s.observerFailures.length, 'observer')} of traffic failed, so coverage and findings may be wrong (a bug of mfa-sim's):`,
+    );
+    for (const f of s.observerFailures) lines.push(`  ${f.observer}: ${f.count}× (${requests(f)}), last: ${f.message}`);
+    return { status: VERDICT_STATUS.observers, lines, unmet };
+  }
+  // Both gates are explained when both fail; the status is coverage's (3 wins over 4).
+  if (unmet.length) {
+    lines.push(
+      `coverage: ${unmet.length} of ${s.required!.length} required codes were never answered: ${unmet.join(', ')}`,
+    );
+    for (const c of unmet) lines.push(`  ${String(c).padStart(6)}  ${title(c)}`);
+  }
+  const failing = failingFindings(s.findings, s.failOn);
+  if (failing.length) {
+    lines.push(`the client doctor found ${plural(failing.length, 'finding')} at or above ${s.failOn}:`);
+    for (const f of failing)
+      lines.push(`  ${f.severity.padEnd(7)}  ${f.id} (API user ${f.apiUser}, ${requests(f)}, ${f.count}×)`);
+  }
+  const status = unmet.length ? VERDICT_STATUS.coverage : failing.length ? VERDICT_STATUS.findings : VERDICT_STATUS.ok;
+  return { status, lines, unmet };
 }

@@ -10,8 +10,9 @@ import {
   type ReportFormat,
   type ReportOptions,
   type RunSummary,
+  type Verdict,
+  verdictOf,
 } from '../doctor/report.js';
-import { verdictOf, type Verdict } from '../doctor/verdict.js';
 import { ControlError } from '../errors.js';
 import type { AnsweredEvents } from './answered-events.js';
 import { Coverage, type CoverageReport } from './coverage.js';
