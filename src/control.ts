@@ -12,7 +12,7 @@
 import { ControlError, type ScenarioIssue } from './errors.js';
 import { CONTROL_HEADER } from './http/control-access.js';
 import type { ChallengeView, ClockView } from './http/control.js';
-import { isScenarioText } from './scenario/scenario-text.js';
+import { isScenarioText } from './scenario/catalog.js';
 import type { CoverageReport } from './observers/coverage.js';
 import type { Finding, HintSeen, Scope, Severity } from './doctor/finding-types.js';
 import type { JournalEntry } from './observers/answered.js';

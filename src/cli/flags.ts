@@ -6,7 +6,7 @@ import { SEVERITIES } from '../doctor/finding-types.js';
 import { FlagError } from '../errors.js';
 import { parseRequiredCodes } from '../observers/coverage.js';
 import { RunOptionsSchema, type StartOptions } from '../run-options.js';
-import { directoryProblem } from '../scenario/directories.js';
+import { directoryProblem } from '../scenario/files.js';
 import { ScenarioSchema } from '../scenario/schema.js';
 import { Type } from '../typebox.js';
 

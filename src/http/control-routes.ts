@@ -4,7 +4,7 @@ import { renderReport } from '../doctor/report.js';
 import { ControlError } from '../errors.js';
 import { eventStream } from '../observers/event-stream.js';
 import { jsonText } from '../output/json.js';
-import { controlSource } from '../scenario/control-source.js';
+import { controlSource } from '../scenario/files.js';
 import type { Simulator } from '../simulator.js';
 import { Type } from '../typebox.js';
 import type { Method } from './routes.js';

@@ -3,26 +3,26 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InternalError } from '../errors.js';
 
-/**
- * The shipped scenarios: where their folder is, their names, and a name's file.
- */
-
-let root: string | undefined;
-
-/** The folder of the shipped scenarios, found from this module upwards (works from src/ and from dist/). */
-export function shippedScenarioDir(): string {
-  if (root) return root;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, 'scenarios');
-    if (existsSync(join(candidate, 'default.yaml'))) return (root = candidate);
-    dir = dirname(dir);
-  }
-  throw new InternalError('the shipped scenarios folder was not found beside the mfa-sim package');
-}
+/** The shipped scenarios (their folder, names and files), and what a string given as a scenario is. */
 
 /** What a scenario name may look like when it names a file (`<name>.yaml`): no path, no dot first. */
 export const SCENARIO_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/i;
+
+/**
+ * Whether a string given as a scenario is its text rather than a name or a file: it holds a line break, starts with
+ * `{`, or holds a `key: value` pair. In-process methods and the control client read a string the same way.
+ */
+export function isScenarioText(s: string): boolean {
+  return /[\r\n]/.test(s) || /^\s*\{/.test(s) || /^\s*[A-Za-z_][\w-]*\s*:(\s|$)/.test(s);
+}
+
+/** The folder of the shipped scenarios, found from this module upwards (works from src/ and from dist/). */
+export function shippedScenarioDir(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)), i = 0; i < 5; i++, dir = dirname(dir)) {
+    if (existsSync(join(dir, 'scenarios', 'default.yaml'))) return join(dir, 'scenarios');
+  }
+  throw new InternalError('the shipped scenarios folder was not found beside the mfa-sim package');
+}
 
 /** The file of a shipped scenario by name (the file is `<name>.yaml`), or undefined. */
 export function findShippedScenario(name: string): string | undefined {

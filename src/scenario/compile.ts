@@ -1,29 +1,21 @@
-import { ACCOUNT_STATES, codeInfo } from '../codes.js';
-import { closest } from '../closest.js';
-import { isEmail } from '../contract/envelope.js';
-import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
-import { AccountBook, isGlob, type AccountEntry } from '../world/accounts.js';
-import { IpRules, parseRange } from '../world/ip.js';
-import type { ScenarioIssue } from '../errors.js';
-import { PERMISSIONS, type AuthMode, type Permission, type ScenarioInput } from './schema.js';
-import { compileRule, matcherOf, type CompiledRule, type Fail } from './compile-rule.js';
-import { mend } from './mend.js';
-import { shadowedRules } from './shadows.js';
-import { checkShape, MAX_ISSUES } from './validate.js';
 import { tokenNames, type TokenNames } from '../auth/signature.js';
-import {
-  boundedDuration,
-  boundedInstant,
-  INSTANT_WORDS,
-  isInstantInRange,
-  LIMITS,
-  type DurationLimit,
-} from '../world/time-limits.js';
+import { closest } from '../closest.js';
+import { ACCOUNT_STATES, codeInfo } from '../codes.js';
+import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
+import { isEmail } from '../contract/envelope.js';
+import type { ScenarioIssue } from '../errors.js';
+import { AccountBook, isGlob } from '../world/accounts.js';
+import { IpRules, parseRange } from '../world/ip.js';
+import { boundedDuration, boundedInstant, INSTANT_WORDS, isInstantInRange, LIMITS } from '../world/time-limits.js';
+import type { DurationLimit } from '../world/time-limits.js';
+import { mend } from './mend.js';
+import { compileRule, matcherOf, shadowedRules, type CompiledRule, type Fail } from './rules.js';
+import { PERMISSIONS, type AuthMode, type Permission, type ScenarioInput } from './schema.js';
+import { checkShape, MAX_ISSUES } from './validate.js';
 
 /**
  * Compiling a scenario (docs/behaviour.md#scenarios-and-forced-codes): checked against the schema, then every value
- * given its meaning (durations, accounts, API users, rules that could never match), into the typed object the simulator
- * runs.
+ * given its meaning (durations, accounts, API users, rules that could never match), into the object the simulator runs.
  */
 
 /** An API user as the simulator uses it. */
@@ -42,7 +34,7 @@ export interface CompiledScenario {
   /** The scenario as given (for listing and for the dashboard). */
   input: ScenarioInput;
   token: string;
-  /** The header names and Authorization values the token makes, made once here for every request. */
+  /** The header names and Authorization values the token makes. */
   names: TokenNames;
   strict: boolean;
   responseStyle: 'document' | 'sdk';
@@ -61,8 +53,8 @@ export interface CompiledScenario {
   rules: CompiledRule[];
 }
 
-const DEFAULT_MAX_DRIFT = 300_000;
-const DEFAULT_AUTO_VERIFY_DELAY = 2_000;
+type Compiled = { scenario?: CompiledScenario; issues: ScenarioIssue[] };
+
 const TOKEN = /^[a-z][a-z0-9]{0,31}$/;
 
 /** An API user record from its parts. */
@@ -73,47 +65,38 @@ export function makeApiUser(
   permissions: Iterable<Permission> = PERMISSIONS,
   ipRules?: IpRules,
 ): ApiUser {
-  return {
-    id,
-    secret,
-    state,
-    permissions: new Set(permissions),
-    ipRules,
-  };
+  return { id, secret, state, permissions: new Set(permissions), ipRules };
 }
 
 /**
- * Checks a scenario (shape, then meaning: durations, codes, ids, address blocks, rules that could never
- * match) and compiles it. Problems come back as issues with key paths; nothing is half-applied.
+ * Checks a scenario (its shape, then its meaning) and compiles it. Problems come back as issues with key paths, every
+ * one in one pass: those of shape, and those of meaning in the parts of the scenario that were read whole.
  */
-export function compileScenario(value: unknown): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
+export function compileScenario(value: unknown): Compiled {
   const shape = checkShape(value);
   if (shape.length === 0) return compileChecked(value as ScenarioInput);
-  // Every problem in one pass: those of shape, and those of meaning in the parts of the scenario that were read whole.
   const { issues, mended } = mend(value, shape);
   const all = mended ? [...issues, ...mended.keep(compileChecked(mended.value, mended.rulesWhole).issues)] : issues;
   return { issues: all.slice(0, MAX_ISSUES) };
 }
 
-/**
- * Gives the values of a scenario of the right shape their meaning. `rulesWhole`: no rule had a value set aside, so
- * which rule shadows which can be told.
- */
-function compileChecked(
-  input: ScenarioInput,
-  rulesWhole = true,
-): { scenario?: CompiledScenario; issues: ScenarioIssue[] } {
+/** Gives a scenario of the right shape its meaning; `rulesWhole`: no rule was set aside, so shadows are judged. */
+function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
   const issues: ScenarioIssue[] = [];
-  const fail = (path: (string | number)[], message: string) => {
-    issues.push({ path, message });
+  const fail: Fail = (path, message) => issues.push({ path, message });
+  /** A duration key in ms within its limit, or the fallback when it is absent or refused. */
+  const duration = (v: number | string | undefined, fallback: number, path: string[], bound: DurationLimit) => {
+    const read = v === undefined ? { ms: fallback } : boundedDuration(v, bound);
+    if ('ms' in read) return read.ms;
+    fail(path, read.problem);
+    return fallback;
   };
 
   const token = input.token ?? 'svc';
   if (!TOKEN.test(token))
     fail(['token'], 'must be lower-case letters and digits, starting with a letter (it becomes part of header names)');
-
-  const offset = duration(input.clock?.offset, 0, ['clock', 'offset'], LIMITS.offset, fail);
-  const maxDrift = duration(input.clock?.maxDrift, DEFAULT_MAX_DRIFT, ['clock', 'maxDrift'], LIMITS.maxDrift, fail);
+  const offset = duration(input.clock?.offset, 0, ['clock', 'offset'], LIMITS.offset);
+  const maxDrift = duration(input.clock?.maxDrift, 300_000, ['clock', 'maxDrift'], LIMITS.maxDrift);
   let frozenAt: number | undefined;
   if (input.clock?.frozenAt !== undefined) {
     const read = boundedInstant(input.clock.frozenAt);
@@ -128,43 +111,40 @@ function compileChecked(
 
   let apiUsers: Map<string, ApiUser> | undefined;
   if (input.apiUsers) {
-    apiUsers = new Map();
+    const users = (apiUsers = new Map());
     input.apiUsers.forEach((u, i) => {
       if (!API_USER_ID.test(u.id)) fail(['apiUsers', i, 'id'], API_USER_ID_RULE);
-      else if (apiUsers!.has(u.id)) fail(['apiUsers', i, 'id'], `API user ${u.id} is listed twice`);
-      let ipRules: IpRules | undefined;
-      if (u.ipRules) {
-        const ranges = (list: string[] | undefined, key: 'block' | 'allow') =>
-          (list ?? []).flatMap((text, j) => {
-            const r = parseRange(text);
-            if (!r) fail(['apiUsers', i, 'ipRules', key, j], `\`${text}\` is not an IPv4 address or CIDR block`);
-            return r ? [r] : [];
-          });
-        ipRules = new IpRules(ranges(u.ipRules.block, 'block'), ranges(u.ipRules.allow, 'allow'));
-      }
-      apiUsers!.set(u.id, makeApiUser(u.id, u.secret, u.state ?? 'active', u.permissions ?? PERMISSIONS, ipRules));
+      else if (users.has(u.id)) fail(['apiUsers', i, 'id'], `API user ${u.id} is listed twice`);
+      const ranges = (key: 'block' | 'allow') =>
+        (u.ipRules?.[key] ?? []).flatMap((text, j) => {
+          const range = parseRange(text);
+          if (!range) fail(['apiUsers', i, 'ipRules', key, j], `\`${text}\` is not an IPv4 address or CIDR block`);
+          return range ? [range] : [];
+        });
+      const ipRules = u.ipRules && new IpRules(ranges('block'), ranges('allow'));
+      users.set(u.id, makeApiUser(u.id, u.secret, u.state, u.permissions, ipRules));
     });
   }
 
-  const stateCode = (ref: string | number, path: (string | number)[]): number => {
+  const states = ['active', ...ACCOUNT_STATES.keys()];
+  const stateCode = (ref: string | number, path: string[]): number => {
     if (typeof ref === 'number') {
       if (codeInfo(ref)?.check === 'account') return ref;
       fail(path, `${ref} is not an account code (${[...ACCOUNT_STATES.values()].join(', ')})`);
       return 0;
     }
     if (ref === 'active') return 0;
-    const code = ACCOUNT_STATES.get(ref);
-    if (code !== undefined) return code;
-    if (/^-2\d{3}$/.test(ref) && codeInfo(Number(ref))?.check === 'account') return Number(ref);
-    const near = closest(ref, ['active', ...ACCOUNT_STATES.keys()]);
+    const code = ACCOUNT_STATES.get(ref) ?? (/^-2\d{3}$/.test(ref) ? Number(ref) : undefined);
+    if (code !== undefined && codeInfo(code)?.check === 'account') return code;
+    const near = closest(ref, states);
     fail(
       path,
-      `unknown account state \`${ref}\` (${near ? `did you mean "${near}"? ` : ''}one of: active, ${[...ACCOUNT_STATES.keys()].join(', ')})`,
+      `unknown account state \`${ref}\` (${near ? `did you mean "${near}"? ` : ''}one of: ${states.join(', ')})`,
     );
     return 0;
   };
-  const accountEntries: AccountEntry[] = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
-    // The key first, then its state, as the problems are read: a glob compiled once, here, for the account book.
+  const accountEntries = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
+    // The key first, then its state, as the problems are read.
     const matches = isGlob(email) ? matcherOf(email, ['accounts', email], fail) : undefined;
     // An exact e-mail the service would refuse (-5079) is an account no request can reach: said now, not never.
     if (!isGlob(email) && !isEmail(email))
@@ -175,62 +155,33 @@ function compileChecked(
     return { key: email, code: stateCode(ref, ['accounts', email]), matches };
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
-
-  const autoVerifyDelay = duration(
-    input.autoVerify?.delay,
-    DEFAULT_AUTO_VERIFY_DELAY,
-    ['autoVerify', 'delay'],
-    LIMITS.autoVerifyDelay,
-    fail,
-  );
+  const autoVerifyDelay = duration(input.autoVerify?.delay, 2_000, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay);
 
   const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
   if (rulesWhole) {
     const broken = new Set(issues.filter((i) => i.path[0] === 'rules').map((i) => i.path[1]));
     issues.push(...shadowedRules(rules, input.rules ?? [], (i) => broken.has(i)));
   }
-
   if (issues.length) return { issues };
-  return {
-    issues,
-    scenario: {
-      name: input.name,
-      description: input.description,
-      input,
-      token,
-      names: tokenNames(token),
-      strict: input.strict ?? false,
-      responseStyle: input.responseStyle ?? 'document',
-      hints: input.hints ?? true,
-      auth: input.auth ?? 'verify',
-      offset,
-      maxDrift,
-      frozenAt,
-      replayNonces: input.replay?.nonces ?? true,
-      replayTimestamps: input.replay?.timestamps ?? true,
-      apiUsers,
-      accounts: new AccountBook(accountEntries, fallback),
-      autoVerifyDelay,
-      rules,
-    },
+  const scenario: CompiledScenario = {
+    name: input.name,
+    description: input.description,
+    input,
+    token,
+    names: tokenNames(token),
+    strict: input.strict ?? false,
+    responseStyle: input.responseStyle ?? 'document',
+    hints: input.hints ?? true,
+    auth: input.auth ?? 'verify',
+    offset,
+    maxDrift,
+    frozenAt,
+    replayNonces: input.replay?.nonces ?? true,
+    replayTimestamps: input.replay?.timestamps ?? true,
+    apiUsers,
+    accounts: new AccountBook(accountEntries, fallback),
+    autoVerifyDelay,
+    rules,
   };
-}
-
-/**
- * A duration key: its value in ms within its limit, or the fallback when absent; a problem names the key and the range.
- */
-function duration(
-  v: number | string | undefined,
-  fallback: number,
-  path: (string | number)[],
-  bound: DurationLimit,
-  fail: Fail,
-): number {
-  if (v === undefined) return fallback;
-  const read = boundedDuration(v, bound);
-  if ('problem' in read) {
-    fail(path, read.problem);
-    return fallback;
-  }
-  return read.ms;
+  return { issues, scenario };
 }

@@ -1,15 +1,36 @@
-import { ScenarioError } from '../errors.js';
+import { statSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ControlError, OptionsError, ScenarioError } from '../errors.js';
 import { FileRefused, readFileWithin, readFileWithinAsync } from '../read-file.js';
+import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
+import type { ScenarioSource } from './registry.js';
 
 /**
- * Reading a scenario file: through the one reader (read-file.ts), a regular file only, bounded while read, never
- * waiting on a FIFO or a device.
+ * Scenario files: read through the one reader (read-file.ts: a regular file only, bounded while read, never waiting
+ * on a FIFO), and the directories the control API may read them from.
  */
 
 /** Scenario files larger than this are refused. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
 
-const LIMITS = { limit: MAX_SCENARIO_BYTES };
+/** Reads a scenario file whose path the caller chose (the command line, in-process calls). */
+export function readScenarioFileSync(file: string): string {
+  try {
+    return readFileWithin(file, { limit: MAX_SCENARIO_BYTES }).toString('utf8');
+  } catch (e) {
+    throw scenarioError(file, e);
+  }
+}
+
+/** The same, without blocking the event loop: for files named through the control API. */
+async function readScenarioFile(file: string): Promise<string> {
+  try {
+    return (await readFileWithinAsync(file, { limit: MAX_SCENARIO_BYTES })).toString('utf8');
+  } catch (e) {
+    throw scenarioError(file, e);
+  }
+}
 
 function scenarioError(file: string, e: unknown): ScenarioError {
   if (!(e instanceof FileRefused)) throw e;
@@ -23,22 +44,113 @@ function scenarioError(file: string, e: unknown): ScenarioError {
 }
 
 /**
- * Reads a scenario file for the command line and in-process calls (whose caller chose the path): only a regular
- * file, at most MAX_SCENARIO_BYTES, without waiting on a FIFO or reading a device without end.
+ * The directories the control API may read scenario files from, as the operator named them at start
+ * (`--scenario-dir`, by default the folder of `--scenario`). A file named through the control API is read only when it
+ * lies inside one of them once every link is followed; any other path gets the same refusal whether it exists or not,
+ * so the control API tells nothing about the rest of the machine.
  */
-export function readScenarioFileSync(file: string): string {
-  try {
-    return readFileWithin(file, LIMITS).toString('utf8');
-  } catch (e) {
-    throw scenarioError(file, e);
+export class ScenarioDirectories {
+  readonly dirs: readonly string[];
+
+  /** Throws an OptionsError naming each directory that is not one: a wrong name would leave every file refused. */
+  constructor(dirs: readonly string[] = []) {
+    const issues = dirs.flatMap((dir, i) => {
+      const problem = directoryProblem(dir);
+      return problem
+        ? [{ path: ['scenarioDirs', i], message: `${JSON.stringify(dir.slice(0, 200))}: ${problem}` }]
+        : [];
+    });
+    if (issues.length) throw new OptionsError(issues);
+    this.dirs = [...new Set(dirs.map((d) => resolve(d)))];
+  }
+
+  /**
+   * The real path of `file` (absolute, or relative to a scenario directory) when it is inside one. Otherwise a
+   * ControlError (400), the same whatever the reason, that does not quote the path (it may hold anything).
+   */
+  async locate(file: string): Promise<string> {
+    if (this.dirs.length === 0) {
+      throw new ControlError(
+        400,
+        'this simulator reads no scenario files through the control API: start it with --scenario-dir <dir> (or the option scenarioDirs) to allow the files of that directory',
+      );
+    }
+    for (const dir of this.dirs) {
+      const candidate = isAbsolute(file) ? resolve(file) : join(dir, file);
+      if (!inside(dir, candidate)) continue;
+      const [realDir, realFile] = await Promise.all([realpath(dir), realpath(candidate)].map((p) => p.catch(() => '')));
+      if (realDir && realFile && inside(realDir, realFile)) return realFile;
+    }
+    throw new ControlError(400, `the file is not in this simulator's scenario directories (${this.dirs.join(', ')})`);
+  }
+
+  /** A scenario by name: a shipped one, else `<name>.yaml` or `<name>.yml` in a scenario directory. */
+  async findByName(name: string): Promise<string | undefined> {
+    const shipped = findShippedScenario(name);
+    if (shipped || !SCENARIO_NAME.test(name)) return shipped;
+    for (const dir of this.dirs) {
+      for (const ext of ['.yaml', '.yml']) {
+        const found = await this.locate(join(dir, `${name}${ext}`)).catch(() => undefined);
+        if (found) return found;
+      }
+    }
+    return undefined;
   }
 }
 
-/** The same, without blocking the event loop: for files named through the control API. */
-export async function readScenarioFile(file: string): Promise<string> {
+/** The scenario directories when none are named: the folder of the scenario the simulator starts with, if a file. */
+export function defaultScenarioDirs(scenario: string | undefined): string[] {
   try {
-    return (await readFileWithinAsync(file, LIMITS)).toString('utf8');
-  } catch (e) {
-    throw scenarioError(file, e);
+    return scenario !== undefined && statSync(scenario).isFile() ? [dirname(scenario)] : [];
+  } catch {
+    return [];
   }
+}
+
+/** Why `dir` cannot be a scenario directory (it does not exist, is no directory, cannot be looked at), or undefined. */
+export function directoryProblem(dir: string): string | undefined {
+  try {
+    return statSync(dir).isDirectory() ? undefined : 'it is not a directory';
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'there is no such directory';
+    return `it cannot be looked at (${code ?? 'unknown error'})`;
+  }
+}
+
+function inside(dir: string, file: string): boolean {
+  const rel = relative(dir, file);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/**
+ * A scenario as a control API body gives it: a name (shipped, or `<name>.yaml` in a scenario directory), a file in a
+ * scenario directory, a scenario object (alone or under `scenario`), or YAML / JSON text. Files are read here, and only
+ * where the operator allowed: what comes back is never a path to read later. `echo` redacts a caller's value.
+ */
+export async function controlSource(
+  body: unknown,
+  dirs: ScenarioDirectories,
+  echo: (value: string, max: number) => string,
+): Promise<ScenarioSource> {
+  if (typeof body === 'string') return { text: body, source: 'request body' };
+  const b = body as Record<string, unknown> | undefined;
+  if (!b || typeof b !== 'object' || Array.isArray(b) || Object.keys(b).length === 0) {
+    throw new ControlError(
+      400,
+      'send { "name": "<scenario>" }, { "file": "<file in a scenario directory>" }, a scenario object, or YAML text',
+    );
+  }
+  const only = Object.keys(b).length === 1;
+  if (only && (typeof b.name === 'string' || typeof b.file === 'string')) {
+    const file = typeof b.name === 'string' ? await dirs.findByName(b.name) : await dirs.locate(b.file as string);
+    if (!file) {
+      const message =
+        'is not the name of a shipped scenario (GET /__sim/scenarios lists them) nor of a file in the scenario directories';
+      throw new ScenarioError(echo(b.name as string, 100), [{ path: [], message }]);
+    }
+    return { text: await readScenarioFile(file), source: file };
+  }
+  if (Object.hasOwn(b, 'scenario') && b.scenario && typeof b.scenario === 'object') return b.scenario;
+  return b;
 }

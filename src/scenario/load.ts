@@ -1,90 +1,68 @@
+import { existsSync } from 'node:fs';
 import type * as YAML from 'yaml';
-import { lazy } from '../world/lazy.js';
-import { compileScenario, type CompiledScenario } from './compile.js';
-import { ScenarioError, type ScenarioIssue } from '../errors.js';
-import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
 import { quoted } from '../contract/answer.js';
+import { ScenarioError, type ScenarioIssue } from '../errors.js';
+import { RUN_KEYS } from '../run-options.js';
+import { lazy } from '../world/lazy.js';
+import { findShippedScenario, isScenarioText } from './catalog.js';
+import { compileScenario, type CompiledScenario } from './compile.js';
+import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
+import type { ScenarioSource } from './registry.js';
+import type { ScenarioInput } from './schema.js';
 
 /**
- * Scenario text to a compiled scenario: YAML parsed with limits (size, nesting, aliases, duplicate keys, no tags), with
- * the line of each problem.
+ * A scenario from any of the ways it is given (a name, a file, text, an object) to a compiled scenario: YAML parsed
+ * within limits (size, nesting, aliases, duplicate keys, no tags), with the line of each problem.
  */
 
 const yaml = lazy<typeof YAML>('yaml');
 
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
 const MAX_ALIASES = 100;
-/**
- * Flow collections (`[`, `{`) nested deeper than this are refused before parsing: the parser recurses, slowly, until
- * its stack runs out.
- */
+/** `[` and `{` nested deeper are refused before parsing: the parser recurses until its stack runs out. */
 const MAX_FLOW_DEPTH = 256;
+const TOO_DEEP = 'is nested too deeply';
 
 /**
- * Parses scenario text (YAML, of which JSON is a part) and compiles it. Anything wrong (syntax, a duplicate
- * key, a custom tag, an alias bomb, a key or value the schema refuses) throws a ScenarioError whose message
- * names `source`, the line and the key. Nothing in the text is ever executed.
+ * Parses scenario text (YAML, of which JSON is a part) and compiles it. Anything wrong throws a ScenarioError whose
+ * message names `source`, the line and the key. Nothing in the text is ever executed.
  */
 export function loadScenarioText(text: string, source: string): CompiledScenario {
-  if (Buffer.byteLength(text) > MAX_SCENARIO_BYTES) {
-    throw new ScenarioError(source, [
-      { path: [], message: `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB` },
-    ]);
-  }
-  if (nestedTooDeeply(text)) {
-    throw new ScenarioError(source, [
-      { path: [], message: `is nested too deeply (more than ${MAX_FLOW_DEPTH} levels of [ or {)` },
-    ]);
-  }
+  const refuse = (message: string, line?: number) => new ScenarioError(source, [{ path: [], line, message }]);
+  if (Buffer.byteLength(text) > MAX_SCENARIO_BYTES)
+    throw refuse(`the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB`);
+  if (nestedTooDeeply(text)) throw refuse(`${TOO_DEEP} (more than ${MAX_FLOW_DEPTH} levels of [ or {)`);
   const Y = yaml();
-  const lineCounter = new Y.LineCounter();
+  const lc = new Y.LineCounter();
   let doc: YAML.Document.Parsed;
   try {
-    // Duplicate keys are found below in one pass: the parser's own check compares each key with every other
-    // (quadratic).
-    doc = Y.parseDocument(text, {
-      lineCounter,
-      prettyErrors: true,
-      uniqueKeys: false,
-      strict: true,
-      schema: 'core',
-      merge: false,
-      // A problem is an answer (below), never a line the parser prints itself (process.emitWarning).
-      logLevel: 'error',
-    });
+    // uniqueKeys: false, as duplicate keys are found below in one pass: the parser compares each key with every other.
+    // logLevel: a problem is an answer, never a line the parser prints itself (process.emitWarning).
+    const options = { lineCounter: lc, uniqueKeys: false, strict: true, schema: 'core', merge: false } as const;
+    doc = Y.parseDocument(text, { ...options, prettyErrors: true, logLevel: 'error' });
   } catch (e) {
-    throw new ScenarioError(source, [
-      {
-        path: [],
-        message: e instanceof RangeError ? 'is nested too deeply' : `cannot be read as YAML: ${(e as Error).message}`,
-      },
-    ]);
+    throw refuse(e instanceof RangeError ? TOO_DEEP : `cannot be read as YAML: ${(e as Error).message}`);
   }
-  const problems = [...doc.errors, ...doc.warnings];
-  if (problems.length) {
+  const problems = [...doc.errors, ...doc.warnings].slice(0, 10);
+  if (problems.length)
     throw new ScenarioError(
       source,
-      problems.slice(0, 10).map((p) => ({ path: [], line: p.linePos?.[0].line, message: yamlProblem(p.message) })),
+      problems.map((p) => ({ path: [], line: p.linePos?.[0].line, message: yamlProblem(p.message) })),
     );
-  }
-  const duplicates = duplicateKeys(doc, lineCounter);
+  const duplicates = duplicateKeys(doc, lc);
   if (duplicates.length) throw new ScenarioError(source, duplicates);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
-    const message =
-      e instanceof RangeError ? 'is nested too deeply' : `cannot be used: ${firstLine((e as Error).message)}`;
+    const message = (e as Error).message;
+    if (e instanceof RangeError) throw refuse(TOO_DEEP);
     // The parser names an alias with no anchor before it, but not where it stands.
-    const line = /^Unresolved alias/.test((e as Error).message) ? unresolvedAliasLine(doc, lineCounter) : undefined;
-    throw new ScenarioError(source, [{ path: [], line, message }]);
+    const line = message.startsWith('Unresolved alias') ? unresolvedAliasLine(doc, lc) : undefined;
+    throw refuse(`cannot be used: ${firstLine(message)}`, line);
   }
-  if (value === null || value === undefined) {
-    throw new ScenarioError(source, [
-      { path: [], line: 1, message: 'is empty: a scenario is a mapping with at least `name`' },
-    ]);
-  }
-  return compileOrThrow(value, source, (path) => lineOf(doc, lineCounter, path));
+  if (value === null || value === undefined) throw refuse('is empty: a scenario is a mapping with at least `name`', 1);
+  return compileOrThrow(value, source, (path) => lineOf(doc, lc, path));
 }
 
 /** Reads and compiles a scenario file (a regular file of at most 1 MiB). */
@@ -92,7 +70,7 @@ export function loadScenarioFile(file: string): CompiledScenario {
   return loadScenarioText(readScenarioFileSync(file), file);
 }
 
-/** Compiles an in-memory scenario (an options object, a JSON body); problems name the key but no line. */
+/** Compiles an in-memory scenario (an options object, a JSON body); problems name the key, and the line when known. */
 export function compileOrThrow(
   value: unknown,
   source: string,
@@ -108,10 +86,56 @@ export function compileOrThrow(
   );
 }
 
+/** Compiles a scenario from any of the ways it can be given; anything wrong is a ScenarioError naming where. */
+export function resolveScenario(source: ScenarioSource): CompiledScenario {
+  if (source === null || (typeof source !== 'string' && typeof source !== 'object')) {
+    throw new ScenarioError('scenario', [
+      { path: [], message: 'must be a shipped scenario name, a file, a scenario object, YAML text or { text }' },
+    ]);
+  }
+  if (typeof source === 'string') {
+    if (isScenarioText(source)) return loadScenarioText(source, 'scenario text');
+    return loadScenarioFile(nameOrFile(source, 'is neither a scenario file nor the name of a shipped scenario'));
+  }
+  const { text, source: label, name } = source as { text?: unknown; source?: string; name?: unknown };
+  if (typeof text === 'string' && Object.keys(source).every((k) => k === 'text' || k === 'source'))
+    return loadScenarioText(text, label ?? 'scenario');
+  return compileOrThrow(source, typeof name === 'string' ? name : 'scenario');
+}
+
+/** The scenario keys given as options (flags) that stay when another scenario is loaded. */
+export function pinnedKeys(opts: Partial<ScenarioInput>): Partial<ScenarioInput> {
+  const keys = ['token', 'strict', 'responseStyle', 'hints'] as const;
+  return Object.fromEntries(keys.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]]));
+}
+
+/** The scenario a simulator starts with: a named or file scenario, with the options' scenario keys on top. */
+export function scenarioFromOptions(opts: Record<string, unknown> & { scenario?: string }): CompiledScenario {
+  // Own keys kept as they are (`__proto__` too), so that the scenario's schema refuses what it refuses in a scenario.
+  const inline = Object.fromEntries(Object.entries(opts).filter(([k, v]) => !RUN_KEYS.includes(k) && v !== undefined));
+  if (opts.scenario === undefined) {
+    const description =
+      'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
+    return compileOrThrow({ name: 'default', description, ...inline }, 'options');
+  }
+  const file = nameOrFile(
+    opts.scenario,
+    'is neither a scenario file nor the name of a shipped scenario (see `mfa-sim --list-scenarios`)',
+  );
+  const base = loadScenarioFile(file);
+  return Object.keys(inline).length === 0 ? base : compileOrThrow({ ...base.input, ...inline }, file);
+}
+
+/** A file by its path, else a shipped scenario's by name. */
+function nameOrFile(name: string, refusal: string): string {
+  const file = existsSync(name) ? name : findShippedScenario(name);
+  if (!file) throw new ScenarioError(name, [{ path: [], message: refusal }]);
+  return file;
+}
+
 /**
- * Whether `[` and `{` nest deeper than MAX_FLOW_DEPTH, counted over the parser's own tokens (its lexer, which does not
- * recurse): a bracket in a quoted or plain string, a comment or a block of text is no token of its own, and does not
- * count. It stops at the first bracket too deep.
+ * Whether `[` and `{` nest deeper than MAX_FLOW_DEPTH, counted over the parser's own tokens (its lexer does not
+ * recurse): a bracket in a string, a comment or a block of text is no token of its own, and does not count.
  */
 function nestedTooDeeply(text: string): boolean {
   let depth = 0;
@@ -123,23 +147,18 @@ function nestedTooDeeply(text: string): boolean {
   return false;
 }
 
-/**
- * The line of the first alias whose anchor is not set before it, in one pass in document order (an anchor counts
- * from its own node on, as the parser resolves it).
- */
+/** The line of the first alias whose anchor is not set before it (an anchor counts from its own node on). */
 function unresolvedAliasLine(doc: YAML.Document.Parsed, lc: YAML.LineCounter): number | undefined {
   const Y = yaml();
   const anchors = new Set<string>();
   let line: number | undefined;
   Y.visit(doc, {
     Node(_, node) {
-      if (Y.isAlias(node)) {
-        if (anchors.has(node.source)) return undefined;
+      if (Y.isAlias(node) && !anchors.has(node.source)) {
         line = node.range ? lc.linePos(node.range[0]).line : undefined;
         return Y.visit.BREAK;
       }
       if (node.anchor) anchors.add(node.anchor);
-      return undefined;
     },
   });
   return line;
@@ -157,20 +176,16 @@ function duplicateKeys(doc: YAML.Document.Parsed, lc: YAML.LineCounter): Scenari
           const key = Y.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
           if (seen.has(key)) {
             const at = (pair.key as YAML.Node | null)?.range?.[0];
-            out.push({
-              path: [],
-              line: at === undefined ? undefined : lc.linePos(at).line,
-              message: `Map keys must be unique: ${quoted(key)} is repeated`,
-            });
+            const line = at === undefined ? undefined : lc.linePos(at).line;
+            out.push({ path: [], line, message: `Map keys must be unique: ${quoted(key)} is repeated` });
             if (out.length >= 10) return Y.visit.BREAK;
           }
           seen.add(key);
         }
-        return undefined;
       },
     });
   } catch (e) {
-    if (e instanceof RangeError) return [{ path: [], message: 'is nested too deeply' }];
+    if (e instanceof RangeError) return [{ path: [], message: TOO_DEEP }];
     throw e;
   }
   return out;
@@ -183,7 +198,7 @@ function firstLine(s: string): string {
 /** A YAML parser message without its own position (the line is given already), in plainer words. */
 function yamlProblem(message: string): string {
   const text = firstLine(message).replace(/ at line \d+, column \d+:?$/, '');
-  if (/Maximum call stack size exceeded/.test(text)) return 'is nested too deeply';
+  if (/Maximum call stack size exceeded/.test(text)) return TOO_DEEP;
   const tag = /^Unresolved tag: (.*)$/.exec(text);
   return tag ? `custom YAML tags are not allowed (${tag[1]}); a scenario holds plain data` : text;
 }
@@ -192,7 +207,7 @@ function yamlProblem(message: string): string {
 function lineOf(doc: YAML.Document.Parsed, lc: YAML.LineCounter, path: (string | number)[]): number | undefined {
   const Y = yaml();
   let node: unknown = doc.contents;
-  let at: [number, number, number] | undefined = (node as YAML.Node | null)?.range ?? undefined;
+  let at = (node as YAML.Node | null)?.range ?? undefined;
   for (const seg of path) {
     if (Y.isMap(node)) {
       const pair = node.items.find((p) => String(Y.isScalar(p.key) ? p.key.value : p.key) === String(seg));
@@ -202,9 +217,7 @@ function lineOf(doc: YAML.Document.Parsed, lc: YAML.LineCounter, path: (string |
     } else if (Y.isSeq(node) && typeof seg === 'number') {
       node = node.items[seg];
       at = (node as YAML.Node | undefined)?.range ?? at;
-    } else {
-      break;
-    }
+    } else break;
   }
   return at ? lc.linePos(at[0]).line : undefined;
 }

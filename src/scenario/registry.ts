@@ -1,26 +1,22 @@
+import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
+import { ControlError, ScenarioError } from '../errors.js';
 import type { ApiRequest } from '../request/context.js';
 import { findShippedScenario, shippedScenarioNames } from './catalog.js';
 import type { CompiledScenario } from './compile.js';
-import { ControlError, ScenarioError } from '../errors.js';
-import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
-import { compileOrThrow, loadScenarioFile } from './load.js';
+import { compileOrThrow, loadScenarioFile, resolveScenario } from './load.js';
 import { running, type Running } from './rules.js';
 import type { ScenarioInput } from './schema.js';
-import { resolveScenario, type ScenarioSource } from './sources.js';
-
-export type { ScenarioSource } from './sources.js';
 
 /**
- * The scenarios a simulator runs (active, bound, picked by header, given at run time), which one a request runs
- * under, and their bounds.
+ * A scenario as the in-process methods take it: what the control API takes. A string is scenario text (YAML or JSON)
+ * when it holds a line break, starts with `{`, or holds a `key: value` pair; any other string is a shipped scenario's
+ * name or a file. Or an object with the scenario's keys, or `{ text, source? }` with text named `source`.
  */
+export type ScenarioSource = string | Partial<ScenarioInput> | { text: string; source?: string };
 
 /** The header that picks a scenario for one request. */
 export const SCENARIO_HEADER = 'x-sim-scenario';
-/**
- * Scenarios given at run time (loaded or bound) are kept by name for x-sim-scenario, at most this many besides the live
- * ones.
- */
+/** Scenarios given at run time (loaded or bound) kept by name for x-sim-scenario, besides the live ones. */
 export const MAX_GIVEN_SCENARIOS = 64;
 /** Scenarios bound to API users at once. */
 export const MAX_BINDINGS = 256;
@@ -39,31 +35,33 @@ const MAX_PICKED_RULES = 65_536;
 
 const AUTH_STRICTNESS = { off: 0, log: 1, verify: 2 } as const;
 
+/** How much scenario text a scenario stands for: the JSON of what was given. */
+const weight = (sc: CompiledScenario) => JSON.stringify(sc.input).length;
+/** How much scenario text some scenarios stand for, each counted once. */
+const weightOfAll = (scenarios: Set<CompiledScenario>) => [...scenarios].reduce((n, sc) => n + weight(sc), 0);
+
 /**
- * The scenarios a simulator runs: the active one, those bound to one API user, those a request picks by header,
- * and those given at run time (kept by name so a request can pick them). It decides which scenario a request runs
- * under, and keeps every one of these bounded.
+ * The scenarios a simulator runs: the active one, those bound to one API user, those a request picks by header, and
+ * those given at run time (kept by name so a request can pick them). It decides which scenario a request runs under,
+ * and keeps every one of these bounded.
  */
 export class ScenarioRegistry {
   private activeRun: Running;
   private readonly bindings = new Map<string, Running>();
   /**
-   * Scenarios given at run time, by `<owner>\0<name>`: the owner is empty for those every request may pick (loaded,
-   * or bound to an API user a scenario lists), and the API user for those a worker bound to the API user it claimed,
-   * which only its own requests pick.
+   * Scenarios given at run time, by `<owner>\0<name>`: the owner is empty for those every request may pick (loaded, or
+   * bound to an API user a scenario lists), and the API user for those a worker bound to the API user it claimed, which
+   * only its own requests pick.
    */
   private readonly given = new Map<string, CompiledScenario>();
   /** The claimed API users whose bound scenarios are their own (see `given`). */
   private readonly owners = new Set<string>();
-  /** How much scenario text each kept scenario stands for (see MAX_KEPT_SCENARIO_CHARS). */
-  private readonly weights = new WeakMap<CompiledScenario, number>();
   /**
-   * Scenarios picked by header, by the name picked and the scenario they run under (`base`, the key's first part: the
-   * active scenario or an API user's binding); a pick whose base was replaced since (a reset, a new binding) is stale.
+   * Scenarios picked by header, by `<base key>\0<name>`: the base is the scenario they run under (the active one, key
+   * empty, or an API user's binding); a pick whose base was replaced since (a reset, a new binding) is stale.
    */
   private readonly picks = new Map<string, { base: Running; run: Running }>();
-  private pickedRules = 0;
-  /** The shipped scenarios compiled once (a pick under each base would compile its file again). */
+  /** The shipped scenarios compiled once: every pick of one under any base shares its rules and accounts. */
   private readonly shipped = new Map<string, CompiledScenario>();
 
   /** `pinned`: scenario keys given as options (flags), kept when another scenario is loaded. */
@@ -86,21 +84,16 @@ export class ScenarioRegistry {
 
   /** Which scenario a request runs under: picked by header, bound to its API user, or the active one. */
   runningFor(req: ApiRequest): Running | { error: string } {
-    let base = this.activeRun;
-    let baseKey = '';
-    if (this.bindings.size) {
-      const id = req.headers[this.activeRun.sc.names.apiUser];
-      const bound = typeof id === 'string' ? this.bindings.get(id) : undefined;
-      if (bound) [base, baseKey] = [bound, id as string];
-    }
+    const id = req.headers[this.activeRun.sc.names.apiUser];
+    const bound = typeof id === 'string' ? this.bindings.get(id) : undefined;
+    const [base, baseKey] = bound ? [bound, id as string] : [this.activeRun, ''];
     const pick = req.headers[SCENARIO_HEADER];
     if (typeof pick !== 'string' || pick === '') return base;
     try {
       return this.picked(pick, base, baseKey) ?? { error: `${SCENARIO_HEADER}: no scenario named \`${pick}\`` };
     } catch (e) {
-      if (e instanceof ScenarioError)
-        return { error: `${SCENARIO_HEADER}: scenario \`${pick}\` cannot be picked: ${e.message}` };
-      throw e;
+      if (!(e instanceof ScenarioError)) throw e;
+      return { error: `${SCENARIO_HEADER}: scenario \`${pick}\` cannot be picked: ${e.message}` };
     }
   }
 
@@ -123,10 +116,10 @@ export class ScenarioRegistry {
       throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
     this.checkRoom(apiUser);
     const sc = source === undefined ? this.active : this.overlay(resolveScenario(source));
-    // A scenario several API users run (the active one, bound to each worker that named none) is held once.
+    // A scenario several API users run (the active one, bound to each worker that named none) is counted once.
     const live = new Set([this.active, sc]);
     for (const [id, r] of this.bindings) if (id !== apiUser) live.add(r.sc);
-    if (this.weightOfAll(live) > MAX_KEPT_SCENARIO_CHARS) {
+    if (weightOfAll(live) > MAX_KEPT_SCENARIO_CHARS) {
       throw new ControlError(
         400,
         `the active and bound scenarios would hold more than ${MAX_KEPT_SCENARIO_CHARS / 1024 / 1024} MiB of scenario text: end a binding first (DELETE /__sim/bindings/<apiUser>), or bind a smaller scenario`,
@@ -159,12 +152,11 @@ export class ScenarioRegistry {
   }
 
   /**
-   * Every rule count starts again (fresh runs of the active and bound scenarios, and with them their picks), and
-   * the scenarios given earlier that are neither active nor bound are forgotten.
+   * Every rule count starts again (fresh runs of the active and bound scenarios, and with them their picks), and the
+   * scenarios given earlier that are neither active nor bound are forgotten.
    */
   restart(): void {
     this.picks.clear();
-    this.pickedRules = 0;
     this.activeRun = running(this.activeRun.sc);
     for (const [k, r] of this.bindings) this.bindings.set(k, running(r.sc));
     const live = this.live();
@@ -173,11 +165,10 @@ export class ScenarioRegistry {
 
   /** The active scenario, the bindings, and the shipped scenarios. */
   list(): { active: string; bindings: Record<string, string>; shipped: { name: string; description?: string }[] } {
-    const bindings: Record<string, string> = {};
-    for (const [k, r] of this.bindings) bindings[k] = r.sc.name;
+    const bindings = Object.fromEntries([...this.bindings].map(([k, r]) => [k, r.sc.name]));
     const shipped = shippedScenarioNames().map((name) => {
       try {
-        return { name, description: loadScenarioFile(findShippedScenario(name)!).description };
+        return { name, description: this.shippedScenario(name)?.description };
       } catch {
         return { name };
       }
@@ -187,11 +178,8 @@ export class ScenarioRegistry {
 
   /** The secrets of every API user the kept scenarios list: what the simulator holds besides its default API user's. */
   secrets(): string[] {
-    const out: string[] = [];
-    for (const sc of new Set([this.active, ...[...this.bindings.values()].map((r) => r.sc), ...this.given.values()])) {
-      for (const u of sc.apiUsers?.values() ?? []) out.push(u.secret);
-    }
-    return out;
+    const kept = new Set([...this.live(), ...this.given.values()]);
+    return [...kept].flatMap((sc) => [...(sc.apiUsers?.values() ?? [])].map((u) => u.secret));
   }
 
   /** For tests of bounds. */
@@ -205,48 +193,39 @@ export class ScenarioRegistry {
     if (known?.base === base) return known.run;
     // A scenario this simulator was given by that name: the worker's own first, then everyone's; else a shipped one.
     const sc =
-      (this.owners.has(baseKey) ? this.given.get(`${baseKey}\0${name}`) : undefined) ??
+      (this.owners.has(baseKey) ? this.given.get(key) : undefined) ??
       this.given.get(`\0${name}`) ??
       this.shippedScenario(name);
     if (!sc) return undefined;
     const run = running(this.pickOverlay(sc, base.sc), base);
-    this.forgetPick(key);
+    this.picks.delete(key);
     this.picks.set(key, { base, run });
-    this.pickedRules += run.counts.length;
     // The oldest picks go first (a Map iterates in the order keys were set).
-    for (const oldest of this.picks.keys()) {
-      if (this.picks.size <= MAX_PICKS && this.pickedRules <= MAX_PICKED_RULES) break;
-      if (oldest !== key) this.forgetPick(oldest);
+    let rules = [...this.picks.values()].reduce((n, p) => n + p.run.counts.length, 0);
+    for (const [oldest, p] of this.picks) {
+      if (this.picks.size <= MAX_PICKS && rules <= MAX_PICKED_RULES) break;
+      if (oldest === key) continue;
+      this.picks.delete(oldest);
+      rules -= p.run.counts.length;
     }
     return run;
   }
 
-  /** The picks made under an API user's binding, which a new binding or its end leaves stale. */
+  /** Forgets the picks made under an API user's binding, which a new binding or its end leaves stale. */
   private forgetPicksUnder(apiUser: string): void {
-    for (const key of this.picks.keys()) if (key.startsWith(`${apiUser}\0`)) this.forgetPick(key);
-  }
-
-  private forgetPick(key: string): void {
-    const pick = this.picks.get(key);
-    if (!pick) return;
-    this.pickedRules -= pick.run.counts.length;
-    this.picks.delete(key);
+    for (const key of this.picks.keys()) if (key.startsWith(`${apiUser}\0`)) this.picks.delete(key);
   }
 
   private shippedScenario(name: string): CompiledScenario | undefined {
-    const known = this.shipped.get(name);
-    if (known) return known;
-    const file = findShippedScenario(name);
-    if (!file) return undefined;
-    const sc = loadScenarioFile(file);
-    this.shipped.set(name, sc);
-    return sc;
+    const file = this.shipped.has(name) ? undefined : findShippedScenario(name);
+    if (file) this.shipped.set(name, loadScenarioFile(file));
+    return this.shipped.get(name);
   }
 
   /**
-   * A scenario picked by a request header changes the rules and how the world behaves (accounts, strictness, its
-   * clock offset), but never grants: API users and their secrets, the authentication mode and the replay checks
-   * stay those of the scenario the request would otherwise run under, and its drift window is checked too.
+   * A scenario picked by a request header changes the rules and how the world behaves (accounts, strictness, its clock
+   * offset), but never grants: API users and their secrets, the authentication mode and the replay checks stay those
+   * of the scenario the request would otherwise run under, and its drift window is checked too.
    */
   private pickOverlay(sc: CompiledScenario, under: CompiledScenario): CompiledScenario {
     const own = this.overlay(sc);
@@ -275,39 +254,22 @@ export class ScenarioRegistry {
   }
 
   /**
-   * Keeps a scenario given at run time by its name, for everyone or for its `owner` alone; past MAX_GIVEN_SCENARIOS,
-   * the oldest neither active nor bound is forgotten.
+   * Keeps a scenario given at run time by its name, for everyone or for its `owner` alone; past MAX_GIVEN_SCENARIOS or
+   * MAX_KEPT_SCENARIO_CHARS, the oldest neither active nor bound is forgotten.
    */
   private remember(sc: CompiledScenario, owner = ''): void {
     const named = `${owner}\0${sc.name}`;
     this.given.delete(named);
     this.given.set(named, sc);
     const live = this.live();
-    let chars = this.weightOfAll(new Set([...live, ...this.given.values()]));
+    let chars = weightOfAll(new Set([...live, ...this.given.values()]));
     for (const [key, kept] of this.given) {
       if (this.given.size <= MAX_GIVEN_SCENARIOS && chars <= MAX_KEPT_SCENARIO_CHARS) break;
       if (live.has(kept)) continue;
       this.given.delete(key);
       // Held under another key too (the same scenario bound by a worker and given to everyone), it is still held.
-      if (![...this.given.values()].includes(kept)) chars -= this.weightOf(kept);
+      if (![...this.given.values()].includes(kept)) chars -= weight(kept);
     }
-  }
-
-  /** How much scenario text a scenario stands for: the JSON of what was given, counted once. */
-  private weightOf(sc: CompiledScenario): number {
-    let weight = this.weights.get(sc);
-    if (weight === undefined) {
-      weight = JSON.stringify(sc.input).length;
-      this.weights.set(sc, weight);
-    }
-    return weight;
-  }
-
-  /** How much scenario text some scenarios stand for, each counted once. */
-  private weightOfAll(scenarios: Set<CompiledScenario>): number {
-    let chars = 0;
-    for (const sc of scenarios) chars += this.weightOf(sc);
-    return chars;
   }
 
   /** The scenarios requests run under now: the active one and the bound ones. */

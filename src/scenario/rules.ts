@@ -1,16 +1,202 @@
-import type { Operation } from '../codes.js';
+import { codeInfo, type Operation } from '../codes.js';
+import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { peekedUser, type Peek } from '../contract/envelope.js';
-import type { Endpoint } from '../contract/operations.js';
-import { headerReadings } from './header-readings.js';
+import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
+import type { ScenarioIssue } from '../errors.js';
+import { isGlob, MAX_GLOB_LENGTH, valueMatcher } from '../world/glob.js';
+import { boundedDuration, LIMITS } from '../world/time-limits.js';
 import type { CompiledScenario } from './compile.js';
-import type { CompiledRule } from './compile-rule.js';
-import { ANSWERING_FAULTS } from './schema.js';
-import { LIMITS } from '../world/time-limits.js';
+import { ANSWERING_FAULTS, type Fault, type RuleInput } from './schema.js';
 
 /**
- * Which rule of a scenario decides a request, and the counts that `after`, `times` and `every` read. Rules are
- * matched before the request is judged (a rule may force an authentication code), on what can be read cheaply.
+ * A scenario's rules (docs/behaviour.md#scenarios-and-forced-codes): compiled, with every way one could never apply
+ * named at load, and matched to requests, with the counts that `after`, `times` and `every` read.
  */
+
+/** A problem found while compiling, at a path of the scenario's keys; compiling goes on, to report them all at once. */
+export type Fail = (path: (string | number)[], message: string) => void;
+
+/** A rule ready to match requests. */
+export interface CompiledRule {
+  index: number;
+  /** `name`, or "rule N" (1-based). */
+  label: string;
+  endpoint?: Endpoint;
+  type?: number;
+  apiUser?: string;
+  user?: (value: string) => boolean;
+  challengeType?: string;
+  headers?: [string, (value: string) => boolean][];
+  /** The operations the forced code exists on (from the code table); undefined: every request. */
+  ops?: ReadonlySet<Operation>;
+  after: number;
+  times?: number;
+  every?: number;
+  respond?: { code: number; message?: string };
+  delay?: { min: number; max: number };
+  fault?: Fault;
+  hangMs: number;
+  /** It forces a code, or a fault that keeps the request from the service; one that delays or garbles composes. */
+  decides: boolean;
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The case-insensitive matcher of an exact value or a glob; a glob too long is a problem of its key, and has none. */
+export function matcherOf(pattern: string, path: (string | number)[], fail: Fail) {
+  if (!isGlob(pattern) || pattern.length <= MAX_GLOB_LENGTH) return valueMatcher(pattern);
+  fail(path, `a glob is at most ${MAX_GLOB_LENGTH} characters`);
+  return undefined;
+}
+
+/** Compiles `rules[index]`; `apiUsers`: the scenario's, when it lists some. */
+export function compileRule(
+  r: RuleInput,
+  index: number,
+  apiUsers: ReadonlyMap<string, unknown> | undefined,
+  fail: Fail,
+) {
+  const at = (...rest: (string | number)[]) => ['rules', index, ...rest];
+  const w = r.when ?? {};
+  const decides = r.respond !== undefined || (r.fault !== undefined && !ANSWERING_FAULTS.has(r.fault));
+  const label = r.name ?? `rule ${index + 1}`;
+  const rule: CompiledRule = {
+    index,
+    label,
+    after: r.after ?? 0,
+    times: r.times,
+    every: r.every,
+    hangMs: 60_000,
+    decides,
+  };
+
+  // The operations a matching request can be, narrowed by each condition.
+  let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
+  if (w.endpoint) {
+    rule.endpoint = w.endpoint;
+    ops = new Set(endpointTypes(w.endpoint, false).map((t) => TYPE_OPERATION.get(t)!));
+  }
+  if (w.type !== undefined) {
+    const op = TYPE_OPERATION.get(w.type);
+    if (!op) fail(at('when', 'type'), `${w.type} is not an operation type (150, 151, 990, 171, 170, 950)`);
+    else if (!ops.has(op))
+      fail(at('when', 'type'), `impossible: type ${w.type} is never sent to /v1/svc/${w.endpoint}`);
+    else ops = new Set([op]);
+    rule.type = w.type;
+  }
+  if (w.apiUser !== undefined) {
+    if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), API_USER_ID_RULE);
+    else if (apiUsers && !apiUsers.has(w.apiUser))
+      fail(at('when', 'apiUser'), `impossible: API user ${w.apiUser} is not in this scenario's apiUsers`);
+    rule.apiUser = w.apiUser;
+  }
+  if (w.svcUser !== undefined) {
+    ops.delete('time');
+    if (ops.size === 0) fail(at('when', 'svcUser'), 'impossible: time requests carry no user');
+    rule.user = matcherOf(w.svcUser, at('when', 'svcUser'), fail);
+  }
+  if (w.challengeType !== undefined) {
+    if (!(CHALLENGE_TYPES as readonly string[]).includes(w.challengeType))
+      fail(at('when', 'challengeType'), `\`${w.challengeType}\` is not one of ${CHALLENGE_TYPES.join(', ')}`);
+    else if (!ops.has('challenge'))
+      fail(at('when', 'challengeType'), 'impossible: only new challenges (type 150) carry a challengeType');
+    ops = new Set(ops.has('challenge') ? ['challenge'] : []);
+    rule.challengeType = w.challengeType;
+  }
+  if (w.headers) {
+    rule.headers = Object.entries(w.headers).map(([name, pattern]) => {
+      if (!HEADER_NAME.test(name)) fail(at('when', 'headers', name), 'is not a valid header name');
+      return [name.toLowerCase(), matcherOf(pattern, at('when', 'headers', name), fail) ?? (() => false)];
+    });
+  }
+
+  // What the rule does.
+  if (r.respond) {
+    const info = codeInfo(r.respond.code);
+    if (!info) {
+      fail(at('respond', 'code'), `${r.respond.code} is not a code of the code table (see \`mfa-sim --codes\`)`);
+    } else if (info.scope) {
+      const possible = info.scope.filter((op) => ops.has(op));
+      if (possible.length === 0)
+        fail(
+          at('respond', 'code'),
+          `impossible: ${info.code} is answered only to ${info.scope.join(', ')} requests, and this rule matches none`,
+        );
+      rule.ops = new Set(possible);
+    }
+    rule.respond = { code: r.respond.code, message: r.respond.message };
+  }
+  if (r.delay !== undefined) {
+    const range = typeof r.delay === 'object' ? r.delay : { min: r.delay, max: r.delay };
+    const min = boundedDuration(range.min, LIMITS.delay);
+    const max = boundedDuration(range.max, LIMITS.delay);
+    if ('problem' in min) fail(at('delay', ...(typeof r.delay === 'object' ? ['min'] : [])), min.problem);
+    else if ('problem' in max) fail(at('delay', 'max'), max.problem);
+    else if (max.ms < min.ms) fail(at('delay'), 'must not be negative, and min must not exceed max');
+    else rule.delay = { min: min.ms, max: max.ms };
+  }
+  if (r.fault) {
+    rule.fault = r.fault;
+    if (r.respond && !ANSWERING_FAULTS.has(r.fault))
+      fail(at('respond'), `has no effect: fault ${r.fault} never sends the service's answer`);
+  }
+  if (r.hangFor !== undefined) {
+    const h = boundedDuration(r.hangFor, LIMITS.delay);
+    if (r.fault !== 'hang') fail(at('hangFor'), 'only applies with fault: hang');
+    else if ('problem' in h) fail(at('hangFor'), h.problem);
+    else rule.hangMs = h.ms;
+  }
+  if (!r.respond && r.delay === undefined && !r.fault)
+    fail(at(), 'does nothing: give it `respond`, `delay` or `fault`');
+  if (r.every !== undefined && r.times !== undefined && r.every > r.times)
+    fail(at('every'), `impossible: every ${r.every}th request within only ${r.times}`);
+  return rule;
+}
+
+/**
+ * A problem for each rule that decides but can never apply: an earlier one always decides first (it has no `after`,
+ * `times` or `every`, and matches every request the later one matches). Judged on what the rules say, not on every
+ * request they could meet: a glob covers another only when it is the same text, or `*`.
+ */
+export function shadowedRules(
+  rules: CompiledRule[],
+  inputs: RuleInput[],
+  skip: (i: number) => boolean,
+): ScenarioIssue[] {
+  const always = (d: CompiledRule) => d.decides && d.after === 0 && d.times === undefined && d.every === undefined;
+  return rules.flatMap((later, j) => {
+    if (!later.decides || skip(j)) return [];
+    const earlier = rules
+      .slice(0, j)
+      .find((d, i) => always(d) && !skip(i) && covers(d, inputs[i].when ?? {}, later, inputs[j].when ?? {}));
+    if (!earlier) return [];
+    const name = earlier.label === `rule ${earlier.index + 1}` ? '' : ` (${JSON.stringify(earlier.label)})`;
+    const message = `impossible: rules[${earlier.index}]${name} before it decides every request this rule matches (it has no after, times or every): put this rule first, or narrow that one's when`;
+    return [{ path: ['rules', j], message }];
+  });
+}
+
+type When = NonNullable<RuleInput['when']>;
+
+/** Whether every request that `b` (with `bw`) matches is matched by `a` (with `aw`). */
+function covers(a: CompiledRule, aw: When, b: CompiledRule, bw: When): boolean {
+  // A condition of `a` is met by every request of `b` when `a` has none, or `b` has the same.
+  const same = <T>(x: T | undefined, y: T | undefined) => x === undefined || x === y;
+  const pattern = (x: string | undefined, y: string | undefined) =>
+    x === undefined || (y !== undefined && (x === '*' || x.toLowerCase() === y.toLowerCase()));
+  const headerOf = (name: string) =>
+    Object.entries(bw.headers ?? {}).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+  return (
+    same(aw.endpoint, bw.endpoint) &&
+    same(aw.type, bw.type) &&
+    same(aw.apiUser, bw.apiUser) &&
+    same(aw.challengeType, bw.challengeType) &&
+    pattern(aw.svcUser, bw.svcUser) &&
+    Object.entries(aw.headers ?? {}).every(([name, p]) => pattern(p, headerOf(name))) &&
+    // A rule forcing a code matches only the operations it exists for.
+    (a.ops === undefined || (b.ops !== undefined && [...b.ops].every((op) => a.ops!.has(op))))
+  );
+}
 
 /** What a rule can look at in a request before anything is judged. */
 export interface RuleSubject {
@@ -33,30 +219,26 @@ export function running(sc: CompiledScenario, under?: Running): Running {
 }
 
 /**
- * The rules that apply to a request, as one: the first rule that matches, whose count says it applies now and that
- * decides the answer (a code, or a fault that keeps the request from the service), with every rule that only delays
- * or garbles the answer and applies too, wherever it stands in the list. Counts every rule it looks at that matches;
- * the rules that decide after the first one that applies are not looked at.
+ * The rules that apply to a request, as one: the first that matches, applies now by its count, and decides, with every
+ * rule that only delays or garbles and applies too, wherever it stands. Counts every rule it looks at that matches;
+ * the rules that decide after the first that applies are not looked at.
  */
 export function pickRule(run: Running, subject: RuleSubject): CompiledRule | undefined {
-  const endpoint = subject.endpointByPath;
   let decided = false;
-  let applied: CompiledRule[] | undefined;
+  const applied: CompiledRule[] = [];
   for (const rule of run.sc.rules) {
     if (decided && rule.decides) continue;
-    if (!ruleMatches(rule, subject, endpoint, run.sc.names.apiUser) || !appliesNow(rule, ++run.counts[rule.index]))
-      continue;
+    if (!matches(rule, subject, run.sc.names.apiUser) || !appliesNow(rule, ++run.counts[rule.index])) continue;
     decided ||= rule.decides;
-    (applied ??= []).push(rule);
+    applied.push(rule);
   }
-  return applied && composed(applied);
+  return applied.length ? composed(applied) : undefined;
 }
 
 /** Whether a rule that matched for the `n`th time applies to this request (`after`, `times`, `every`). */
 function appliesNow(rule: CompiledRule, n: number): boolean {
-  if (n <= rule.after) return false;
   const k = n - rule.after;
-  return (rule.times === undefined || k <= rule.times) && (rule.every === undefined || k % rule.every === 0);
+  return k > 0 && (rule.times === undefined || k <= rule.times) && (rule.every === undefined || k % rule.every === 0);
 }
 
 /**
@@ -66,47 +248,49 @@ function appliesNow(rule: CompiledRule, n: number): boolean {
 function composed(rules: CompiledRule[]): CompiledRule {
   const decider = rules.find((r) => r.decides);
   const delays = rules.flatMap((r) => (r.delay ? [r.delay] : []));
-  const most = LIMITS.delay.max;
+  const total = (pick: (d: { min: number; max: number }) => number) =>
+    Math.min(
+      LIMITS.delay.max,
+      delays.reduce((sum, d) => sum + pick(d), 0),
+    );
   return {
     ...(decider ?? rules[0]),
     label: rules.map((r) => r.label).join(' + '),
-    delay: delays.length
-      ? { min: Math.min(most, sum(delays.map((d) => d.min))), max: Math.min(most, sum(delays.map((d) => d.max))) }
-      : undefined,
+    delay: delays.length ? { min: total((d) => d.min), max: total((d) => d.max) } : undefined,
     fault: decider?.fault && !ANSWERING_FAULTS.has(decider.fault) ? decider.fault : rules.find((r) => r.fault)?.fault,
   };
 }
 
-function sum(values: number[]): number {
-  return values.reduce((a, b) => a + b, 0);
-}
-
-function ruleMatches(
-  rule: CompiledRule,
-  subject: RuleSubject,
-  endpoint: Endpoint | undefined,
-  apiUserHeader: string,
-): boolean {
-  if (rule.endpoint !== undefined && rule.endpoint !== endpoint) return false;
-  if (rule.headers) {
-    for (const [name, match] of rule.headers) {
-      const value = subject.header(name);
-      if (value === undefined || !headerReadings(value).some((reading) => match(reading))) return false;
-    }
+function matches(rule: CompiledRule, subject: RuleSubject, apiUserHeader: string): boolean {
+  const { peek, operation } = subject;
+  if (rule.endpoint !== undefined && rule.endpoint !== subject.endpointByPath) return false;
+  for (const [name, match] of rule.headers ?? []) {
+    const value = subject.header(name);
+    if (value === undefined || !headerReadings(value).some((reading) => match(reading))) return false;
   }
-  if (rule.apiUser !== undefined) {
-    const id = subject.header(apiUserHeader) ?? subject.peek.apiUser;
-    if (id !== rule.apiUser) return false;
-  }
-  if (rule.type !== undefined && subject.peek.type !== rule.type) return false;
-  if (rule.challengeType !== undefined && subject.peek.challengeType !== rule.challengeType) return false;
+  if (rule.apiUser !== undefined && (subject.header(apiUserHeader) ?? peek.apiUser) !== rule.apiUser) return false;
+  if (rule.type !== undefined && peek.type !== rule.type) return false;
+  if (rule.challengeType !== undefined && peek.challengeType !== rule.challengeType) return false;
   if (rule.user) {
-    const user = peekedUser(subject.peek);
+    const user = peekedUser(peek);
     if (user === undefined || !rule.user(user)) return false;
   }
-  if (rule.ops) {
-    const op = subject.operation;
-    if (op === undefined || !rule.ops.has(op)) return false;
+  return !rule.ops || (operation !== undefined && rule.ops.has(operation));
+}
+
+// A byte-order mark is part of the value as sent, not a sign to drop (the decoder would drop a leading one).
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The ways a header value can be read. Node hands a header's bytes over as Latin-1, one character a byte, as most
+ * clients write them (fetch, Python's requests, Java); others write UTF-8 (curl, Node's own client with a body). A
+ * rule written `x-test-case: größe` must meet both: a value whose bytes are valid UTF-8 beyond ASCII is read both ways.
+ */
+function headerReadings(value: string): string[] {
+  if (!/[\x80-\xff]/.test(value)) return [value];
+  try {
+    return [value, UTF8.decode(Buffer.from(value, 'latin1'))];
+  } catch {
+    return [value];
   }
-  return true;
 }

@@ -1,31 +1,51 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
-import { Check } from '@sinclair/typebox/value';
 import { closest } from '../closest.js';
 import type { ScenarioIssue } from '../errors.js';
 import { ScenarioSchema } from './schema.js';
 
-/**
- * Checking a value against a TypeBox schema, with a plain message per key (the scenario schema, the run options).
- */
-
-// TypeBox is bundled into dist (tsup.config.ts): one file instead of some 250 modules to resolve at start-up. Values
-// are checked by interpreting the schema, not by a compiled checker: a scenario or the options are checked once each,
-// and compiling the checkers cost more (some 10 ms at start-up) than all the checks of a test run.
+/** Checking a value against a TypeBox schema (the scenario's, the run options'), with a plain message per key. */
 
 /** At most this many problems of a scenario are reported at once. */
 export const MAX_ISSUES = 20;
 
-/**
- * A problem of shape, with what mending it needs (mend.ts): an unknown key and the known key it most likely means, a
- * required key that is missing, or a value the schema refuses; and the schema at its place.
- */
+/** A problem of shape, with what mending it needs (mend.ts), and the schema at its place. */
 export interface ShapeProblem extends ScenarioIssue {
   kind: 'unknown-key' | 'missing' | 'value';
   /** For an unknown key: the known key nearest to it, when one is near. */
   near?: string;
   schema: TSchema;
 }
+
+type Schema = TSchema & {
+  errorMessage?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  properties?: Record<string, unknown>;
+  anyOf?: { const?: unknown }[];
+};
+
+const T = ValueErrorType;
+const MESSAGES: Partial<Record<ValueErrorType, (s: Schema) => string | undefined>> = {
+  [T.ObjectRequiredProperty]: () => 'is required',
+  [T.String]: () => 'must be a string',
+  [T.StringMinLength]: (s) => (s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters`),
+  [T.StringMaxLength]: (s) => `must be at most ${s.maxLength} characters`,
+  [T.StringPattern]: (s) => s.errorMessage,
+  [T.Number]: () => 'must be a number',
+  [T.Integer]: () => 'must be a whole number',
+  [T.IntegerMinimum]: (s) => `must be at least ${s.minimum}`,
+  [T.NumberMinimum]: (s) => `must be at least ${s.minimum}`,
+  [T.IntegerMaximum]: (s) => `must be at most ${s.maximum}`,
+  [T.NumberMaximum]: (s) => `must be at most ${s.maximum}`,
+  [T.ArrayMaxItems]: (s) => `must have at most ${s.maxItems} items`,
+  [T.Boolean]: () => 'must be true or false',
+  [T.Array]: () => 'must be a list',
+  [T.Object]: () => 'must be a mapping (key: value)',
+};
 
 /** Checks a value against the scenario schema: types, allowed values, required and unknown keys. */
 export function checkShape(value: unknown): ShapeProblem[] {
@@ -38,98 +58,41 @@ export function shapeChecker(schema: TSchema): (value: unknown) => ScenarioIssue
 }
 
 function problems(schema: TSchema, value: unknown): ShapeProblem[] {
-  if (Check(schema, value)) return [];
   const issues: ShapeProblem[] = [];
-  const seen = new Set<string>();
   for (const e of Errors(schema, value)) {
-    const path = splitPointer(e.path);
-    const key = path.join('\u0000');
+    const p = problem(e);
     // One problem per key, and none under a key already reported (a bad union reports each branch).
-    if ([...seen].some((s) => key === s || key.startsWith(`${s}\u0000`))) continue;
-    seen.add(key);
-    issues.push(problem(e, path));
-    if (issues.length >= MAX_ISSUES) break;
+    if (issues.some((i) => isPrefix(i.path, p.path))) continue;
+    if (issues.push(p) >= MAX_ISSUES) break;
   }
   return issues;
 }
 
-function problem(e: ValueError, path: (string | number)[]): ShapeProblem {
-  const message = describe(e, path);
-  if (e.type === ValueErrorType.ObjectRequiredProperty) return { path, message, kind: 'missing', schema: e.schema };
-  if (e.type !== ValueErrorType.ObjectAdditionalProperties) return { path, message, kind: 'value', schema: e.schema };
-  return { path, message, kind: 'unknown-key', near: nearestKey(e, path), schema: e.schema };
-}
-
-function nearestKey(e: ValueError, path: (string | number)[]): string | undefined {
-  return closest(
-    String(path[path.length - 1]),
-    Object.keys((e.schema as { properties?: Record<string, unknown> }).properties ?? {}),
-  );
-}
-
-function splitPointer(pointer: string): (string | number)[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-}
-
-// ValueErrorType numbers are stable within TypeBox 0.34; matched by name through the enum.
-function describe(e: ValueError, path: (string | number)[]): string {
-  const T = ValueErrorType;
-  const schema = e.schema as TSchema & {
-    errorMessage?: string;
-    minLength?: number;
-    maxLength?: number;
-    minimum?: number;
-    maximum?: number;
-    maxItems?: number;
-  };
-  switch (e.type) {
-    case T.ObjectAdditionalProperties: {
-      const known = Object.keys((e.schema as { properties?: Record<string, unknown> }).properties ?? {});
-      const near = nearestKey(e, path);
-      return `unknown key${near ? ` (did you mean "${near}"?)` : known.length ? ` (known keys: ${known.join(', ')})` : ''}`;
-    }
-    case T.ObjectRequiredProperty:
-      return 'is required';
-    case T.Union: {
-      // One of a list of words: the nearest to a misspelled one.
-      const words = ((schema as { anyOf?: { const?: unknown }[] }).anyOf ?? [])
-        .map((a) => a.const)
-        .filter((c): c is string => typeof c === 'string');
-      const near = typeof e.value === 'string' ? closest(e.value, words) : undefined;
-      return `${schema.errorMessage ?? 'has the wrong type'}${near ? ` (did you mean "${near}"?)` : ''}`;
-    }
-    case T.String:
-      return 'must be a string';
-    case T.StringMinLength:
-      return schema.minLength === 1 ? 'must not be empty' : `must be at least ${schema.minLength} characters`;
-    case T.StringMaxLength:
-      return `must be at most ${schema.maxLength} characters`;
-    case T.Number:
-      return 'must be a number';
-    case T.Integer:
-      return 'must be a whole number';
-    case T.IntegerMinimum:
-    case T.NumberMinimum:
-      return `must be at least ${schema.minimum}`;
-    case T.IntegerMaximum:
-    case T.NumberMaximum:
-      return `must be at most ${schema.maximum}`;
-    case T.ArrayMaxItems:
-      return `must have at most ${schema.maxItems} items`;
-    case T.StringPattern:
-      return schema.errorMessage ?? e.message;
-    case T.Boolean:
-      return 'must be true or false';
-    case T.Array:
-      return 'must be a list';
-    case T.Object:
-      return 'must be a mapping (key: value)';
-    default:
-      return e.message;
+function problem(e: ValueError): ShapeProblem {
+  const path = e.path === '' ? [] : e.path.slice(1).split('/').map(unescapePointer);
+  const s = e.schema as Schema;
+  if (e.type === T.ObjectAdditionalProperties) {
+    const known = Object.keys(s.properties ?? {});
+    const near = closest(String(path[path.length - 1]), known);
+    const hint = near ? ` (did you mean "${near}"?)` : known.length ? ` (known keys: ${known.join(', ')})` : '';
+    return { path, message: `unknown key${hint}`, kind: 'unknown-key', near, schema: e.schema };
   }
+  let message = MESSAGES[e.type]?.(s) ?? e.message;
+  if (e.type === T.Union) {
+    // One of a list of words: the nearest to a misspelled one.
+    const words = (s.anyOf ?? []).map((a) => a.const).filter((c): c is string => typeof c === 'string');
+    const near = typeof e.value === 'string' ? closest(e.value, words) : undefined;
+    message = `${s.errorMessage ?? 'has the wrong type'}${near ? ` (did you mean "${near}"?)` : ''}`;
+  }
+  return { path, message, kind: e.type === T.ObjectRequiredProperty ? 'missing' : 'value', schema: e.schema };
+}
+
+/** Whether `path` lies at or under `prefix`. */
+export function isPrefix(prefix: (string | number)[], path: (string | number)[]): boolean {
+  return prefix.length <= path.length && prefix.every((seg, k) => String(seg) === String(path[k]));
+}
+
+function unescapePointer(segment: string): string | number {
+  const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+  return /^\d+$/.test(key) ? Number(key) : key;
 }
