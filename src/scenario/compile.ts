@@ -160,7 +160,7 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
   const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
   if (rulesWhole) {
     const broken = new Set(issues.filter((i) => i.path[0] === 'rules').map((i) => i.path[1]));
-    issues.push(...shadowedRules(rules, input.rules ?? [], (i) => broken.has(i)));
+    issues.push(...shadowedRules(rules, (i) => broken.has(i)));
   }
   if (issues.length) return { issues };
   const scenario: CompiledScenario = {

@@ -34,35 +34,35 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   if (nestedTooDeeply(text)) throw refuse(`${TOO_DEEP} (more than ${MAX_FLOW_DEPTH} levels of [ or {)`);
   const Y = yaml();
   const lc = new Y.LineCounter();
-  let doc: YAML.Document.Parsed;
-  try {
-    // uniqueKeys: false, as duplicate keys are found below in one pass: the parser compares each key with every other.
-    // logLevel: a problem is an answer, never a line the parser prints itself (process.emitWarning).
-    const options = { lineCounter: lc, uniqueKeys: false, strict: true, schema: 'core', merge: false } as const;
-    doc = Y.parseDocument(text, { ...options, prettyErrors: true, logLevel: 'error' });
-  } catch (e) {
-    throw refuse(e instanceof RangeError ? TOO_DEEP : `cannot be read as YAML: ${(e as Error).message}`);
-  }
-  const problems = [...doc.errors, ...doc.warnings].slice(0, 10);
-  if (problems.length)
-    throw new ScenarioError(
-      source,
-      problems.map((p) => ({ path: [], line: p.linePos?.[0].line, message: yamlProblem(p.message) })),
-    );
-  const duplicates = duplicateKeys(doc, lc);
-  if (duplicates.length) throw new ScenarioError(source, duplicates);
+  const line = (node: unknown) => {
+    const at = (node as YAML.Node | null)?.range?.[0];
+    return at === undefined ? undefined : lc.linePos(at).line;
+  };
+  let doc: YAML.Document.Parsed | undefined;
+  let nodes: Nodes | undefined;
   let value: unknown;
   try {
+    // Duplicate keys are found in readNodes, in one pass: the parser's own check compares each key with every other.
+    // logLevel: a problem is an answer, never a warning the parser prints itself.
+    const options = { lineCounter: lc, uniqueKeys: false, strict: true, schema: 'core', merge: false } as const;
+    doc = Y.parseDocument(text, { ...options, prettyErrors: true, logLevel: 'error' });
+    const problems = [...doc.errors, ...doc.warnings].slice(0, 10);
+    const issues = problems.map((p) => ({ path: [], line: p.linePos?.[0].line, message: yamlProblem(p.message) }));
+    if (issues.length) throw new ScenarioError(source, issues);
+    nodes = readNodes(doc, line);
+    if (nodes.duplicates.length) throw new ScenarioError(source, nodes.duplicates);
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
-    const message = (e as Error).message;
+    if (e instanceof ScenarioError) throw e;
     if (e instanceof RangeError) throw refuse(TOO_DEEP);
+    const message = (e as Error).message;
+    if (!nodes) throw refuse(`cannot be read as YAML: ${message}`);
     // The parser names an alias with no anchor before it, but not where it stands.
-    const line = message.startsWith('Unresolved alias') ? unresolvedAliasLine(doc, lc) : undefined;
-    throw refuse(`cannot be used: ${firstLine(message)}`, line);
+    const alias = message.startsWith('Unresolved alias') ? nodes.alias : undefined;
+    throw refuse(`cannot be used: ${firstLine(message)}`, alias);
   }
   if (value === null || value === undefined) throw refuse('is empty: a scenario is a mapping with at least `name`', 1);
-  return compileOrThrow(value, source, (path) => lineOf(doc, lc, path));
+  return compileOrThrow(value, source, (path) => lineOf(doc, line, path));
 }
 
 /** Reads and compiles a scenario file (a regular file of at most 1 MiB). */
@@ -147,48 +147,37 @@ function nestedTooDeeply(text: string): boolean {
   return false;
 }
 
-/** The line of the first alias whose anchor is not set before it (an anchor counts from its own node on). */
-function unresolvedAliasLine(doc: YAML.Document.Parsed, lc: YAML.LineCounter): number | undefined {
-  const Y = yaml();
-  const anchors = new Set<string>();
-  let line: number | undefined;
-  Y.visit(doc, {
-    Node(_, node) {
-      if (Y.isAlias(node) && !anchors.has(node.source)) {
-        line = node.range ? lc.linePos(node.range[0]).line : undefined;
-        return Y.visit.BREAK;
-      }
-      if (node.anchor) anchors.add(node.anchor);
-    },
-  });
-  return line;
+interface Nodes {
+  duplicates: ScenarioIssue[];
+  /** The line of the first alias whose anchor is not set before it (an anchor counts from its own node on). */
+  alias?: number;
 }
 
-/** Keys repeated in a mapping (at most 10), each with its line; one Set per mapping, so linear in the file. */
-function duplicateKeys(doc: YAML.Document.Parsed, lc: YAML.LineCounter): ScenarioIssue[] {
+/** Keys repeated in a mapping (at most 10, with their lines; a Set per mapping, so linear), and the first bad alias. */
+function readNodes(doc: YAML.Document.Parsed, line: (node: unknown) => number | undefined): Nodes {
   const Y = yaml();
-  const out: ScenarioIssue[] = [];
-  try {
-    Y.visit(doc, {
-      Map(_, map) {
-        const seen = new Set<string>();
-        for (const pair of map.items) {
-          const key = Y.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-          if (seen.has(key)) {
-            const at = (pair.key as YAML.Node | null)?.range?.[0];
-            const line = at === undefined ? undefined : lc.linePos(at).line;
-            out.push({ path: [], line, message: `Map keys must be unique: ${quoted(key)} is repeated` });
-            if (out.length >= 10) return Y.visit.BREAK;
-          }
-          seen.add(key);
-        }
-      },
-    });
-  } catch (e) {
-    if (e instanceof RangeError) return [{ path: [], message: TOO_DEEP }];
-    throw e;
-  }
+  const out: Nodes = { duplicates: [] };
+  const anchors = new Set<string>();
+  Y.visit(doc, (_, node) => {
+    if (Y.isAlias(node) && !anchors.has(node.source)) out.alias ??= line(node);
+    const anchor = (node as { anchor?: string } | null)?.anchor;
+    if (anchor) anchors.add(anchor);
+    if (!Y.isMap(node)) return undefined;
+    const seen = new Set<string>();
+    for (const { key } of node.items) {
+      const name = keyName(key);
+      const message = `Map keys must be unique: ${quoted(name)} is repeated`;
+      if (seen.has(name)) out.duplicates.push({ path: [], line: line(key), message });
+      seen.add(name);
+    }
+    return out.duplicates.length >= 10 ? Y.visit.BREAK : undefined;
+  });
+  out.duplicates = out.duplicates.slice(0, 10);
   return out;
+}
+
+function keyName(key: unknown): string {
+  return String(yaml().isScalar(key) ? key.value : key);
 }
 
 function firstLine(s: string): string {
@@ -203,21 +192,20 @@ function yamlProblem(message: string): string {
   return tag ? `custom YAML tags are not allowed (${tag[1]}); a scenario holds plain data` : text;
 }
 
-/** The line of the node at a key path; for a missing key, the line of the nearest mapping that holds it. */
-function lineOf(doc: YAML.Document.Parsed, lc: YAML.LineCounter, path: (string | number)[]): number | undefined {
+/** The line of the key at a path; for a missing key, the line of the nearest mapping that holds it. */
+function lineOf(
+  doc: YAML.Document | undefined,
+  line: (node: unknown) => number | undefined,
+  path: (string | number)[],
+) {
   const Y = yaml();
-  let node: unknown = doc.contents;
-  let at = (node as YAML.Node | null)?.range ?? undefined;
+  let node: unknown = doc?.contents;
+  let at = line(node);
   for (const seg of path) {
-    if (Y.isMap(node)) {
-      const pair = node.items.find((p) => String(Y.isScalar(p.key) ? p.key.value : p.key) === String(seg));
-      if (!pair) break;
-      at = (pair.key as YAML.Node | null)?.range ?? at;
-      node = pair.value;
-    } else if (Y.isSeq(node) && typeof seg === 'number') {
-      node = node.items[seg];
-      at = (node as YAML.Node | undefined)?.range ?? at;
-    } else break;
+    const pair = Y.isMap(node) ? node.items.find((p) => keyName(p.key) === String(seg)) : undefined;
+    if (pair) [node, at] = [pair.value, line(pair.key) ?? at];
+    else if (Y.isSeq(node) && typeof seg === 'number') [node, at] = [node.items[seg], line(node.items[seg]) ?? at];
+    else break;
   }
-  return at ? lc.linePos(at[0]).line : undefined;
+  return at;
 }

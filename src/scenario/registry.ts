@@ -26,40 +26,28 @@ export const MAX_BINDINGS = 256;
  * (an API user's HMAC key most), so one 1 MiB scenario bound to each of 256 API users would otherwise hold gigabytes.
  */
 export const MAX_KEPT_SCENARIO_CHARS = 2 * 1024 * 1024;
-/**
- * Scenarios picked by header are kept (with their rule counts) per scenario they run under: at most this many picks,
- * and this many rules counted in all; past either, the oldest pick is forgotten and its rule counts start again.
- */
+/** Picks by header kept (with their rule counts), and their rules in all; past either, the oldest is forgotten. */
 export const MAX_PICKS = 1024;
 const MAX_PICKED_RULES = 65_536;
 
 const AUTH_STRICTNESS = { off: 0, log: 1, verify: 2 } as const;
 
-/** How much scenario text a scenario stands for: the JSON of what was given. */
+/** How much scenario text a scenario stands for: the JSON of what was given (each counted once). */
 const weight = (sc: CompiledScenario) => JSON.stringify(sc.input).length;
-/** How much scenario text some scenarios stand for, each counted once. */
 const weightOfAll = (scenarios: Set<CompiledScenario>) => [...scenarios].reduce((n, sc) => n + weight(sc), 0);
 
 /**
- * The scenarios a simulator runs: the active one, those bound to one API user, those a request picks by header, and
- * those given at run time (kept by name so a request can pick them). It decides which scenario a request runs under,
- * and keeps every one of these bounded.
+ * The scenarios a simulator runs, each kind bounded: the active one, those bound to an API user, those a request picks
+ * by header, and those given at run time (kept by name so a request can pick them).
  */
 export class ScenarioRegistry {
   private activeRun: Running;
   private readonly bindings = new Map<string, Running>();
-  /**
-   * Scenarios given at run time, by `<owner>\0<name>`: the owner is empty for those every request may pick (loaded, or
-   * bound to an API user a scenario lists), and the API user for those a worker bound to the API user it claimed, which
-   * only its own requests pick.
-   */
+  /** Scenarios given at run time, by `<owner>\0<name>`: no owner for everyone's, or a worker's claimed API user. */
   private readonly given = new Map<string, CompiledScenario>();
   /** The claimed API users whose bound scenarios are their own (see `given`). */
   private readonly owners = new Set<string>();
-  /**
-   * Scenarios picked by header, by `<base key>\0<name>`: the base is the scenario they run under (the active one, key
-   * empty, or an API user's binding); a pick whose base was replaced since (a reset, a new binding) is stale.
-   */
+  /** Picks by `<API user bound, or empty>\0<name>`, with the run they were made under (stale once it is replaced). */
   private readonly picks = new Map<string, { base: Running; run: Running }>();
   /** The shipped scenarios compiled once: every pick of one under any base shares its rules and accounts. */
   private readonly shipped = new Map<string, CompiledScenario>();
@@ -72,12 +60,12 @@ export class ScenarioRegistry {
     this.activeRun = running(initial);
   }
 
-  /** The scenario in force for requests that are not bound or picked otherwise. */
+  /** The scenario of requests not bound or picked otherwise. */
   get active(): CompiledScenario {
     return this.activeRun.sc;
   }
 
-  /** The identifier token in force (the active scenario's). */
+  /** The identifier token in force. */
   get token(): string {
     return this.activeRun.sc.token;
   }
@@ -107,9 +95,8 @@ export class ScenarioRegistry {
   }
 
   /**
-   * Runs a scenario for one API user's requests only, beside the active one; other API users never see its rules.
-   * Without a source, the active scenario as it is now, with rule counts of its own. `own`: the API user was claimed
-   * by a worker, and the scenarios bound to it are picked by name by its own requests only.
+   * Runs a scenario (by default the active one, with counts of its own) for one API user's requests only. `own`: a
+   * worker claimed the API user, and only its own requests pick the scenarios bound to it by name.
    */
   bind(apiUser: string, source?: ScenarioSource, own = false): CompiledScenario {
     if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser))
@@ -151,10 +138,7 @@ export class ScenarioRegistry {
     return this.bindings.delete(apiUser);
   }
 
-  /**
-   * Every rule count starts again (fresh runs of the active and bound scenarios, and with them their picks), and the
-   * scenarios given earlier that are neither active nor bound are forgotten.
-   */
+  /** Every rule count starts again (picks too), and the given scenarios neither active nor bound are forgotten. */
   restart(): void {
     this.picks.clear();
     this.activeRun = running(this.activeRun.sc);
@@ -176,7 +160,7 @@ export class ScenarioRegistry {
     return { active: this.active.name, bindings, shipped };
   }
 
-  /** The secrets of every API user the kept scenarios list: what the simulator holds besides its default API user's. */
+  /** The secrets of every API user the kept scenarios list. */
   secrets(): string[] {
     const kept = new Set([...this.live(), ...this.given.values()]);
     return [...kept].flatMap((sc) => [...(sc.apiUsers?.values() ?? [])].map((u) => u.secret));
@@ -211,7 +195,6 @@ export class ScenarioRegistry {
     return run;
   }
 
-  /** Forgets the picks made under an API user's binding, which a new binding or its end leaves stale. */
   private forgetPicksUnder(apiUser: string): void {
     for (const key of this.picks.keys()) if (key.startsWith(`${apiUser}\0`)) this.picks.delete(key);
   }
@@ -223,9 +206,8 @@ export class ScenarioRegistry {
   }
 
   /**
-   * A scenario picked by a request header changes the rules and how the world behaves (accounts, strictness, its clock
-   * offset), but never grants: API users and their secrets, the authentication mode and the replay checks stay those
-   * of the scenario the request would otherwise run under, and its drift window is checked too.
+   * A picked scenario changes the rules and the world (accounts, strictness, clock offset) but never grants: API users,
+   * authentication mode and replay checks stay those of the scenario it runs under, whose drift window is checked too.
    */
   private pickOverlay(sc: CompiledScenario, under: CompiledScenario): CompiledScenario {
     const own = this.overlay(sc);
@@ -253,10 +235,7 @@ export class ScenarioRegistry {
     return sc.token === this.token ? sc : compileOrThrow({ ...sc.input, token: this.token }, sc.name);
   }
 
-  /**
-   * Keeps a scenario given at run time by its name, for everyone or for its `owner` alone; past MAX_GIVEN_SCENARIOS or
-   * MAX_KEPT_SCENARIO_CHARS, the oldest neither active nor bound is forgotten.
-   */
+  /** Keeps a scenario given at run time by name, for all or its `owner`; past the bounds the oldest not live go. */
   private remember(sc: CompiledScenario, owner = ''): void {
     const named = `${owner}\0${sc.name}`;
     this.given.delete(named);
@@ -272,12 +251,11 @@ export class ScenarioRegistry {
     }
   }
 
-  /** The scenarios requests run under now: the active one and the bound ones. */
   private live(): Set<CompiledScenario> {
     return new Set([this.active, ...[...this.bindings.values()].map((r) => r.sc)]);
   }
 
-  /** Keeps the token, strictness and response style given as options (flags) across scenario loads. */
+  /** Keeps the scenario keys given as options (flags) across scenario loads. */
   private withPinned(sc: CompiledScenario): CompiledScenario {
     if (Object.keys(this.pinned).length === 0) return sc;
     return compileOrThrow({ ...sc.input, ...this.pinned }, sc.name);

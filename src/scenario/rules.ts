@@ -16,17 +16,18 @@ import { ANSWERING_FAULTS, type Fault, type RuleInput } from './schema.js';
 /** A problem found while compiling, at a path of the scenario's keys; compiling goes on, to report them all at once. */
 export type Fail = (path: (string | number)[], message: string) => void;
 
+type When = NonNullable<RuleInput['when']>;
+type Matcher = (value: string) => boolean;
+
 /** A rule ready to match requests. */
 export interface CompiledRule {
   index: number;
   /** `name`, or "rule N" (1-based). */
   label: string;
-  endpoint?: Endpoint;
-  type?: number;
-  apiUser?: string;
-  user?: (value: string) => boolean;
-  challengeType?: string;
-  headers?: [string, (value: string) => boolean][];
+  /** What a request must be, as written; `user` and `headers` hold its values compiled to matchers. */
+  when: When;
+  user?: Matcher;
+  headers?: [string, Matcher][];
   /** The operations the forced code exists on (from the code table); undefined: every request. */
   ops?: ReadonlySet<Operation>;
   after: number;
@@ -43,7 +44,7 @@ export interface CompiledRule {
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** The case-insensitive matcher of an exact value or a glob; a glob too long is a problem of its key, and has none. */
-export function matcherOf(pattern: string, path: (string | number)[], fail: Fail) {
+export function matcherOf(pattern: string, path: (string | number)[], fail: Fail): Matcher | undefined {
   if (!isGlob(pattern) || pattern.length <= MAX_GLOB_LENGTH) return valueMatcher(pattern);
   fail(path, `a glob is at most ${MAX_GLOB_LENGTH} characters`);
   return undefined;
@@ -58,37 +59,27 @@ export function compileRule(
 ) {
   const at = (...rest: (string | number)[]) => ['rules', index, ...rest];
   const w = r.when ?? {};
-  const decides = r.respond !== undefined || (r.fault !== undefined && !ANSWERING_FAULTS.has(r.fault));
-  const label = r.name ?? `rule ${index + 1}`;
+  const { after = 0, times, every, fault, respond } = r;
   const rule: CompiledRule = {
-    index,
-    label,
-    after: r.after ?? 0,
-    times: r.times,
-    every: r.every,
-    hangMs: 60_000,
-    decides,
+    ...{ index, label: r.name ?? `rule ${index + 1}`, when: { ...w }, after, times, every, fault, hangMs: 60_000 },
+    respond: respond && { code: respond.code, message: respond.message },
+    decides: respond !== undefined || (fault !== undefined && !ANSWERING_FAULTS.has(fault)),
   };
 
   // The operations a matching request can be, narrowed by each condition.
   let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
-  if (w.endpoint) {
-    rule.endpoint = w.endpoint;
-    ops = new Set(endpointTypes(w.endpoint, false).map((t) => TYPE_OPERATION.get(t)!));
-  }
+  if (w.endpoint) ops = new Set(endpointTypes(w.endpoint, false).map((t) => TYPE_OPERATION.get(t)!));
   if (w.type !== undefined) {
     const op = TYPE_OPERATION.get(w.type);
     if (!op) fail(at('when', 'type'), `${w.type} is not an operation type (150, 151, 990, 171, 170, 950)`);
     else if (!ops.has(op))
       fail(at('when', 'type'), `impossible: type ${w.type} is never sent to /v1/svc/${w.endpoint}`);
     else ops = new Set([op]);
-    rule.type = w.type;
   }
   if (w.apiUser !== undefined) {
     if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), API_USER_ID_RULE);
     else if (apiUsers && !apiUsers.has(w.apiUser))
       fail(at('when', 'apiUser'), `impossible: API user ${w.apiUser} is not in this scenario's apiUsers`);
-    rule.apiUser = w.apiUser;
   }
   if (w.svcUser !== undefined) {
     ops.delete('time');
@@ -101,30 +92,22 @@ export function compileRule(
     else if (!ops.has('challenge'))
       fail(at('when', 'challengeType'), 'impossible: only new challenges (type 150) carry a challengeType');
     ops = new Set(ops.has('challenge') ? ['challenge'] : []);
-    rule.challengeType = w.challengeType;
   }
-  if (w.headers) {
-    rule.headers = Object.entries(w.headers).map(([name, pattern]) => {
-      if (!HEADER_NAME.test(name)) fail(at('when', 'headers', name), 'is not a valid header name');
-      return [name.toLowerCase(), matcherOf(pattern, at('when', 'headers', name), fail) ?? (() => false)];
-    });
-  }
+  rule.headers = Object.entries(w.headers ?? {}).map(([name, pattern]) => {
+    if (!HEADER_NAME.test(name)) fail(at('when', 'headers', name), 'is not a valid header name');
+    return [name.toLowerCase(), matcherOf(pattern, at('when', 'headers', name), fail) ?? (() => false)];
+  });
 
   // What the rule does.
-  if (r.respond) {
-    const info = codeInfo(r.respond.code);
-    if (!info) {
-      fail(at('respond', 'code'), `${r.respond.code} is not a code of the code table (see \`mfa-sim --codes\`)`);
-    } else if (info.scope) {
-      const possible = info.scope.filter((op) => ops.has(op));
-      if (possible.length === 0)
-        fail(
-          at('respond', 'code'),
-          `impossible: ${info.code} is answered only to ${info.scope.join(', ')} requests, and this rule matches none`,
-        );
-      rule.ops = new Set(possible);
+  const info = respond && codeInfo(respond.code);
+  if (respond && !info)
+    fail(at('respond', 'code'), `${respond.code} is not a code of the code table (see \`mfa-sim --codes\`)`);
+  if (info?.scope) {
+    rule.ops = new Set(info.scope.filter((op) => ops.has(op)));
+    if (rule.ops.size === 0) {
+      const message = `impossible: ${info.code} is answered only to ${info.scope.join(', ')} requests, and this rule matches none`;
+      fail(at('respond', 'code'), message);
     }
-    rule.respond = { code: r.respond.code, message: r.respond.message };
   }
   if (r.delay !== undefined) {
     const range = typeof r.delay === 'object' ? r.delay : { min: r.delay, max: r.delay };
@@ -135,21 +118,17 @@ export function compileRule(
     else if (max.ms < min.ms) fail(at('delay'), 'must not be negative, and min must not exceed max');
     else rule.delay = { min: min.ms, max: max.ms };
   }
-  if (r.fault) {
-    rule.fault = r.fault;
-    if (r.respond && !ANSWERING_FAULTS.has(r.fault))
-      fail(at('respond'), `has no effect: fault ${r.fault} never sends the service's answer`);
-  }
+  if (respond && fault && !ANSWERING_FAULTS.has(fault))
+    fail(at('respond'), `has no effect: fault ${fault} never sends the service's answer`);
   if (r.hangFor !== undefined) {
     const h = boundedDuration(r.hangFor, LIMITS.delay);
-    if (r.fault !== 'hang') fail(at('hangFor'), 'only applies with fault: hang');
+    if (fault !== 'hang') fail(at('hangFor'), 'only applies with fault: hang');
     else if ('problem' in h) fail(at('hangFor'), h.problem);
     else rule.hangMs = h.ms;
   }
-  if (!r.respond && r.delay === undefined && !r.fault)
-    fail(at(), 'does nothing: give it `respond`, `delay` or `fault`');
-  if (r.every !== undefined && r.times !== undefined && r.every > r.times)
-    fail(at('every'), `impossible: every ${r.every}th request within only ${r.times}`);
+  if (!respond && r.delay === undefined && !fault) fail(at(), 'does nothing: give it `respond`, `delay` or `fault`');
+  if (every !== undefined && times !== undefined && every > times)
+    fail(at('every'), `impossible: every ${every}th request within only ${times}`);
   return rule;
 }
 
@@ -158,17 +137,11 @@ export function compileRule(
  * `times` or `every`, and matches every request the later one matches). Judged on what the rules say, not on every
  * request they could meet: a glob covers another only when it is the same text, or `*`.
  */
-export function shadowedRules(
-  rules: CompiledRule[],
-  inputs: RuleInput[],
-  skip: (i: number) => boolean,
-): ScenarioIssue[] {
+export function shadowedRules(rules: CompiledRule[], skip: (index: number) => boolean): ScenarioIssue[] {
   const always = (d: CompiledRule) => d.decides && d.after === 0 && d.times === undefined && d.every === undefined;
   return rules.flatMap((later, j) => {
     if (!later.decides || skip(j)) return [];
-    const earlier = rules
-      .slice(0, j)
-      .find((d, i) => always(d) && !skip(i) && covers(d, inputs[i].when ?? {}, later, inputs[j].when ?? {}));
+    const earlier = rules.slice(0, j).find((d, i) => always(d) && !skip(i) && covers(d, later));
     if (!earlier) return [];
     const name = earlier.label === `rule ${earlier.index + 1}` ? '' : ` (${JSON.stringify(earlier.label)})`;
     const message = `impossible: rules[${earlier.index}]${name} before it decides every request this rule matches (it has no after, times or every): put this rule first, or narrow that one's when`;
@@ -176,10 +149,9 @@ export function shadowedRules(
   });
 }
 
-type When = NonNullable<RuleInput['when']>;
-
-/** Whether every request that `b` (with `bw`) matches is matched by `a` (with `aw`). */
-function covers(a: CompiledRule, aw: When, b: CompiledRule, bw: When): boolean {
+/** Whether every request that `b` matches is matched by `a`. */
+function covers(a: CompiledRule, b: CompiledRule): boolean {
+  const [aw, bw] = [a.when, b.when];
   // A condition of `a` is met by every request of `b` when `a` has none, or `b` has the same.
   const same = <T>(x: T | undefined, y: T | undefined) => x === undefined || x === y;
   const pattern = (x: string | undefined, y: string | undefined) =>
@@ -248,34 +220,33 @@ function appliesNow(rule: CompiledRule, n: number): boolean {
 function composed(rules: CompiledRule[]): CompiledRule {
   const decider = rules.find((r) => r.decides);
   const delays = rules.flatMap((r) => (r.delay ? [r.delay] : []));
-  const total = (pick: (d: { min: number; max: number }) => number) =>
+  const total = (end: 'min' | 'max') =>
     Math.min(
       LIMITS.delay.max,
-      delays.reduce((sum, d) => sum + pick(d), 0),
+      delays.reduce((sum, d) => sum + d[end], 0),
     );
   return {
     ...(decider ?? rules[0]),
     label: rules.map((r) => r.label).join(' + '),
-    delay: delays.length ? { min: total((d) => d.min), max: total((d) => d.max) } : undefined,
+    delay: delays.length ? { min: total('min'), max: total('max') } : undefined,
     fault: decider?.fault && !ANSWERING_FAULTS.has(decider.fault) ? decider.fault : rules.find((r) => r.fault)?.fault,
   };
 }
 
 function matches(rule: CompiledRule, subject: RuleSubject, apiUserHeader: string): boolean {
+  const { when: w, user, ops } = rule;
   const { peek, operation } = subject;
-  if (rule.endpoint !== undefined && rule.endpoint !== subject.endpointByPath) return false;
+  if (w.endpoint !== undefined && w.endpoint !== subject.endpointByPath) return false;
   for (const [name, match] of rule.headers ?? []) {
     const value = subject.header(name);
     if (value === undefined || !headerReadings(value).some((reading) => match(reading))) return false;
   }
-  if (rule.apiUser !== undefined && (subject.header(apiUserHeader) ?? peek.apiUser) !== rule.apiUser) return false;
-  if (rule.type !== undefined && peek.type !== rule.type) return false;
-  if (rule.challengeType !== undefined && peek.challengeType !== rule.challengeType) return false;
-  if (rule.user) {
-    const user = peekedUser(peek);
-    if (user === undefined || !rule.user(user)) return false;
-  }
-  return !rule.ops || (operation !== undefined && rule.ops.has(operation));
+  if (w.apiUser !== undefined && (subject.header(apiUserHeader) ?? peek.apiUser) !== w.apiUser) return false;
+  if (w.type !== undefined && peek.type !== w.type) return false;
+  if (w.challengeType !== undefined && peek.challengeType !== w.challengeType) return false;
+  const svcUser = user && peekedUser(peek);
+  if (user && (svcUser === undefined || !user(svcUser))) return false;
+  return !ops || (operation !== undefined && ops.has(operation));
 }
 
 // A byte-order mark is part of the value as sent, not a sign to drop (the decoder would drop a leading one).

@@ -4,40 +4,39 @@ import { Type } from '../typebox.js';
 
 /**
  * The one schema of a scenario (docs/behaviour.md#scenarios-and-forced-codes): a YAML file, a JSON body sent to the
- * control API and the options object of `startSimulator` are all checked against it. It is also published as JSON
- * Schema (`mfa-sim --schema`) so that editors can check scenario files as they are typed.
+ * control API and the options of `startSimulator` are all checked against it, and it is published as JSON Schema
+ * (`mfa-sim --schema`) so that editors check scenario files as they are typed.
  */
-
-const oneOf = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(
-    values.map((v) => Type.Literal(v)),
-    { errorMessage: `must be one of: ${values.join(', ')}`, description },
-  );
-
-const Duration = (description: string) =>
-  Type.Union([Type.Number(), Type.String()], {
-    errorMessage: 'must be a duration: a number of milliseconds, or a string such as 500ms, 90s, 10m, 2h, -1h',
-    description,
-  });
 
 export const PERMISSIONS = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked', 'autoVerify'] as const;
 export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
 /** The faults that break an answer the service gave; the others keep the request from the service. */
 export const ANSWERING_FAULTS: ReadonlySet<Fault> = new Set(['truncate', 'garbage']);
 export const AUTH_MODES = ['verify', 'log', 'off'] as const;
-
 /**
- * A scenario has at most this many rules. A rule is judged against every earlier one when the scenario is loaded (one
- * that can never apply is refused): 2,000 rules load in a fraction of a second, where the 18,000 that fit in 1 MiB
- * held the simulator for tens of seconds. A recorded scenario keeps 1,000 at most.
+ * A rule is judged against every earlier one when the scenario is loaded (one that can never apply is refused): 2,000
+ * rules load in a fraction of a second, where the 18,000 that fit in 1 MiB held the simulator for tens of seconds.
  */
 const MAX_RULES = 2000;
-const RULE_ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
 
+const { Optional } = Type;
+const oneOf = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { errorMessage: `must be one of: ${values.join(', ')}`, description },
+  );
+const Duration = (description: string) =>
+  Type.Union([Type.Number(), Type.String()], {
+    errorMessage: 'must be a duration: a number of milliseconds, or a string such as 500ms, 90s, 10m, 2h, -1h',
+    description,
+  });
+const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
+  Type.Object(props, { additionalProperties: false, description });
+const text = (description?: string) => Optional(Type.String({ description }));
+const flag = (description: string) => Optional(Type.Boolean({ description }));
 /**
- * A name shown in the journal, the log, the pages and the reports (a scenario's, a rule's): any text but control
- * characters (C0 with NUL, DEL, C1, bidi controls, line separators), which would act on a terminal or hide what
- * follows.
+ * A name shown in the journal, the log, the pages and the reports: no control characters (C0 with NUL, DEL, C1, bidi
+ * controls, line separators), which would act on a terminal or disguise what follows.
  */
 const Name = (options: { minLength?: number; maxLength?: number; description: string }) =>
   Type.String({
@@ -45,102 +44,88 @@ const Name = (options: { minLength?: number; maxLength?: number; description: st
     pattern: `^[^\\u0000-\\u001f${RAW_CONTROLS}]*$`,
     errorMessage: 'must not hold control characters (C0, DEL, C1, bidi controls, line separators)',
   });
-
-const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
-  Type.Object(props, { additionalProperties: false, description });
-
 const AccountState = Type.Union([Type.String(), Type.Integer()], {
   errorMessage: 'must be an account state name (active, invalid, blocked, locked, ...) or a -2xxx code',
 });
+const addresses = () => Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' }));
 
 const ApiUserSchema = strictObject(
   {
     id: Type.String({ description: '9-digit API user id' }),
     secret: Type.String({ minLength: 1, description: 'shared secret for HMAC-SHA512 signatures' }),
-    state: Type.Optional(Type.String({ description: 'active (default), or any other word: its requests get -1003' })),
-    permissions: Type.Optional(Type.Array(oneOf(PERMISSIONS), { description: 'operations it may call; default: all' })),
-    ipRules: Type.Optional(
-      strictObject({
-        block: Type.Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' })),
-        allow: Type.Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' })),
-      }),
-    ),
+    state: text('active (default), or any other word: its requests get -1003'),
+    permissions: Optional(Type.Array(oneOf(PERMISSIONS), { description: 'operations it may call; default: all' })),
+    ipRules: Optional(strictObject({ block: addresses(), allow: addresses() })),
   },
   'an API user: a caller of the service',
 );
 
-const Delay = Type.Union(
-  [Type.Number(), Type.String(), strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') })],
-  { errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }' },
-);
-
 const RuleSchema = strictObject(
   {
-    name: Type.Optional(Name({ description: 'shown in the journal and the log' })),
-    when: Type.Optional(
+    name: Optional(Name({ description: 'shown in the journal and the log' })),
+    when: Optional(
       strictObject(
         {
-          endpoint: Type.Optional(oneOf(RULE_ENDPOINTS)),
-          type: Type.Optional(Type.Integer({ description: 'envelope type: 150, 151, 990, 171, 170, 950' })),
-          apiUser: Type.Optional(Type.String({ description: 'the 9-digit API user of the request' })),
-          svcUser: Type.Optional(Type.String({ description: "the body's user e-mail, exact or glob (*@example.com)" })),
-          challengeType: Type.Optional(Type.String()),
-          headers: Type.Optional(
+          endpoint: Optional(oneOf(['challenge', 'time', 'status', 'verify', 'blocked'] as const)),
+          type: Optional(Type.Integer({ description: 'envelope type: 150, 151, 990, 171, 170, 950' })),
+          apiUser: text('the 9-digit API user of the request'),
+          svcUser: text("the body's user e-mail, exact or glob (*@example.com)"),
+          challengeType: text(),
+          headers: Optional(
             Type.Record(Type.String(), Type.String(), { description: 'header name -> exact value or glob' }),
           ),
         },
         'every key optional; all given must match',
       ),
     ),
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'let the first N matching requests through' })),
-    times: Type.Optional(Type.Integer({ minimum: 1, description: 'then apply to the next N only' })),
-    every: Type.Optional(Type.Integer({ minimum: 1, description: 'apply to every Nth matching request only' })),
-    respond: Type.Optional(
+    after: Optional(Type.Integer({ minimum: 0, description: 'let the first N matching requests through' })),
+    times: Optional(Type.Integer({ minimum: 1, description: 'then apply to the next N only' })),
+    every: Optional(Type.Integer({ minimum: 1, description: 'apply to every Nth matching request only' })),
+    respond: Optional(
       strictObject({
         code: Type.Integer({ description: 'any code of the code table' }),
-        message: Type.Optional(Type.String({ description: 'replaces the message text' })),
+        message: text('replaces the message text'),
       }),
     ),
-    delay: Type.Optional(Delay),
-    fault: Type.Optional(oneOf(FAULTS, 'break the wire instead of answering normally')),
-    hangFor: Type.Optional(
+    delay: Optional(
+      Type.Union(
+        [
+          Type.Number(),
+          Type.String(),
+          strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') }),
+        ],
+        { errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }' },
+      ),
+    ),
+    fault: Optional(oneOf(FAULTS, 'break the wire instead of answering normally')),
+    hangFor: Optional(
       Duration('fault hang: how long the connection is held before it is closed (default 60s, at most 10m)'),
     ),
   },
   'a forced outcome: the first rule that matches a request and forces a code or a fault decides; rules that only delay or garble the answer add to it',
 );
 
-/**
- * The one schema of a scenario file (and of the scenario keys of the options), as TypeBox: JSON Schema at run time,
- * TypeScript types at compile time.
- */
+/** The one schema of a scenario file (and of the scenario keys of the options): JSON Schema and TypeScript types. */
 export const ScenarioSchema = strictObject(
   {
     name: Name({ minLength: 1, maxLength: 100, description: 'a scenario is referred to by this name' }),
-    description: Type.Optional(Type.String()),
-    token: Type.Optional(
-      Type.String({ description: 'identifier token in header names, scheme, algorithm and user field (default svc)' }),
-    ),
-    strict: Type.Optional(
-      Type.Boolean({ description: 'reject everything the interface document does not show (default false)' }),
-    ),
-    responseStyle: Type.Optional(
+    description: text(),
+    token: text('identifier token in header names, scheme, algorithm and user field (default svc)'),
+    strict: flag('reject everything the interface document does not show (default false)'),
+    responseStyle: Optional(
       oneOf(['document', 'sdk'] as const, 'document: utctime; sdk: utcTime, as the published clients parse it'),
     ),
-    hints: Type.Optional(
-      Type.Boolean({
-        description:
-          "whether a refusal's message ends with the client doctor's hint (the likely mistake and its fix) or is the code's bare meaning only (default: with the hint)",
-      }),
+    hints: flag(
+      "whether a refusal's message ends with the client doctor's hint (the likely mistake and its fix) or is the code's bare meaning only (default: with the hint)",
     ),
-    auth: Type.Optional(
+    auth: Optional(
       oneOf(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off'),
     ),
-    clock: Type.Optional(
+    clock: Optional(
       strictObject({
-        offset: Type.Optional(Duration('simulator clock = real time + offset')),
-        maxDrift: Type.Optional(Duration('allowed |client time - simulator time| (default 5m)')),
-        frozenAt: Type.Optional(
+        offset: Optional(Duration('simulator clock = real time + offset')),
+        maxDrift: Optional(Duration('allowed |client time - simulator time| (default 5m)')),
+        frozenAt: Optional(
           Type.Union([Type.String(), Type.Number()], {
             errorMessage: 'must be an ISO 8601 instant or epoch milliseconds',
             description: 'start with the clock stopped here',
@@ -148,25 +133,20 @@ export const ScenarioSchema = strictObject(
         ),
       }),
     ),
-    replay: Type.Optional(
-      strictObject({
-        nonces: Type.Optional(Type.Boolean({ description: '-4034 on (default true)' })),
-        timestamps: Type.Optional(Type.Boolean({ description: '-4035 on (default true)' })),
-      }),
+    replay: Optional(
+      strictObject({ nonces: flag('-4034 on (default true)'), timestamps: flag('-4035 on (default true)') }),
     ),
-    apiUsers: Type.Optional(Type.Array(ApiUserSchema, { description: 'replaces the default API user when given' })),
-    accounts: Type.Optional(
+    apiUsers: Optional(Type.Array(ApiUserSchema, { description: 'replaces the default API user when given' })),
+    accounts: Optional(
       Type.Record(Type.String(), AccountState, { description: 'e-mail or glob -> account state name or -2xxx code' }),
     ),
-    defaultAccountState: Type.Optional(AccountState),
-    autoVerify: Type.Optional(
+    defaultAccountState: Optional(AccountState),
+    autoVerify: Optional(
       strictObject({
-        delay: Type.Optional(
-          Duration('how long an auto-verify challenge waits before it completes by itself (default 2s)'),
-        ),
+        delay: Optional(Duration('how long an auto-verify challenge waits before it completes by itself (default 2s)')),
       }),
     ),
-    rules: Type.Optional(
+    rules: Optional(
       Type.Array(RuleSchema, { maxItems: MAX_RULES, description: `the rules, in order (at most ${MAX_RULES})` }),
     ),
   },
@@ -184,21 +164,14 @@ export type Fault = (typeof FAULTS)[number];
 export type AuthMode = (typeof AUTH_MODES)[number];
 
 /**
- * The scenario schema as a plain JSON Schema (draft 2020-12) for editors and other validators: the package ships it
- * as `mfa-sim/scenario.schema.json` and `mfa-sim --schema` prints it. TypeBox's own messages (`errorMessage`) are
- * left out: they are the simulator's, not JSON Schema's.
+ * The scenario schema as a plain JSON Schema (draft 2020-12), shipped as `mfa-sim/scenario.schema.json`. TypeBox's
+ * `errorMessage`s are left out: they are the simulator's, not JSON Schema's.
  */
 export function scenarioJsonSchema(): Record<string, unknown> {
-  const strip = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(strip);
-    if (v === null || typeof v !== 'object') return v;
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (k !== 'errorMessage') out[k] = strip(x);
-    return out;
-  };
+  const json = JSON.stringify(ScenarioSchema, (key, value: unknown) => (key === 'errorMessage' ? undefined : value));
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'mfa-sim scenario',
-    ...(strip(JSON.parse(JSON.stringify(ScenarioSchema))) as Record<string, unknown>),
+    ...(JSON.parse(json) as Record<string, unknown>),
   };
 }
