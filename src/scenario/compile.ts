@@ -13,10 +13,7 @@ import { compileRule, matcherOf, shadowedRules, type CompiledRule, type Fail } f
 import { PERMISSIONS, type AuthMode, type Permission, type ScenarioInput } from './schema.js';
 import { checkShape, MAX_ISSUES } from './validate.js';
 
-/**
- * Compiling a scenario (docs/behaviour.md#scenarios-and-forced-codes): checked against the schema, then every value
- * given its meaning (durations, accounts, API users, rules that could never match), into the object the simulator runs.
- */
+/** A scenario checked (shape, then meaning) and compiled into what the simulator runs (docs/behaviour.md). */
 
 /** An API user as the simulator uses it. */
 export interface ApiUser {
@@ -54,8 +51,9 @@ export interface CompiledScenario {
 }
 
 type Compiled = { scenario?: CompiledScenario; issues: ScenarioIssue[] };
-
 const TOKEN = /^[a-z][a-z0-9]{0,31}$/;
+const NOT_AN_EMAIL =
+  'must be an e-mail address a request can carry (ASCII, name@domain.tld, as -5079 checks) or a glob such as "*@example.com"';
 
 /** An API user record from its parts. */
 export function makeApiUser(
@@ -68,28 +66,23 @@ export function makeApiUser(
   return { id, secret, state, permissions: new Set(permissions), ipRules };
 }
 
-/**
- * Checks a scenario (its shape, then its meaning) and compiles it. Problems come back as issues with key paths, every
- * one in one pass: those of shape, and those of meaning in the parts of the scenario that were read whole.
- */
+/** Compiles a scenario, or gives every problem in one pass: of shape, and of meaning in the parts read whole. */
 export function compileScenario(value: unknown): Compiled {
   const shape = checkShape(value);
   if (shape.length === 0) return compileChecked(value as ScenarioInput);
-  const { issues, mended } = mend(value, shape);
-  const all = mended ? [...issues, ...mended.keep(compileChecked(mended.value, mended.rulesWhole).issues)] : issues;
-  return { issues: all.slice(0, MAX_ISSUES) };
+  const issues = mend(value, shape, (mended, rulesWhole) => compileChecked(mended, rulesWhole).issues);
+  return { issues: issues.slice(0, MAX_ISSUES) };
 }
 
 /** Gives a scenario of the right shape its meaning; `rulesWhole`: no rule was set aside, so shadows are judged. */
 function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
   const issues: ScenarioIssue[] = [];
   const fail: Fail = (path, message) => issues.push({ path, message });
-  /** A duration key in ms within its limit, or the fallback when it is absent or refused. */
-  const duration = (v: number | string | undefined, fallback: number, path: string[], bound: DurationLimit) => {
-    const read = v === undefined ? { ms: fallback } : boundedDuration(v, bound);
-    if ('ms' in read) return read.ms;
-    fail(path, read.problem);
-    return fallback;
+  /** A duration key in ms within its limit; the fallback when it is absent or refused. */
+  const duration = (v: number | string | undefined, fallback: number, path: string[], limit: DurationLimit) => {
+    const read = v === undefined ? { ms: fallback } : boundedDuration(v, limit);
+    if ('problem' in read) fail(path, read.problem);
+    return 'ms' in read ? read.ms : fallback;
   };
 
   const token = input.token ?? 'svc';
@@ -97,17 +90,10 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
     fail(['token'], 'must be lower-case letters and digits, starting with a letter (it becomes part of header names)');
   const offset = duration(input.clock?.offset, 0, ['clock', 'offset'], LIMITS.offset);
   const maxDrift = duration(input.clock?.maxDrift, 300_000, ['clock', 'maxDrift'], LIMITS.maxDrift);
-  let frozenAt: number | undefined;
-  if (input.clock?.frozenAt !== undefined) {
-    const read = boundedInstant(input.clock.frozenAt);
-    if ('problem' in read) fail(['clock', 'frozenAt'], read.problem);
-    else if (!isInstantInRange(read.ms + offset))
-      fail(
-        ['clock', 'frozenAt'],
-        `with clock.offset added, the clock would start outside its range (${INSTANT_WORDS})`,
-      );
-    else frozenAt = read.ms;
-  }
+  const frozen = input.clock?.frozenAt === undefined ? undefined : boundedInstant(input.clock.frozenAt);
+  const frozenAt = frozen && 'ms' in frozen && isInstantInRange(frozen.ms + offset) ? frozen.ms : undefined;
+  const outside = `with clock.offset added, the clock would start outside its range (${INSTANT_WORDS})`;
+  if (frozen && frozenAt === undefined) fail(['clock', 'frozenAt'], 'problem' in frozen ? frozen.problem : outside);
 
   let apiUsers: Map<string, ApiUser> | undefined;
   if (input.apiUsers) {
@@ -137,21 +123,15 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
     const code = ACCOUNT_STATES.get(ref) ?? (/^-2\d{3}$/.test(ref) ? Number(ref) : undefined);
     if (code !== undefined && codeInfo(code)?.check === 'account') return code;
     const near = closest(ref, states);
-    fail(
-      path,
-      `unknown account state \`${ref}\` (${near ? `did you mean "${near}"? ` : ''}one of: ${states.join(', ')})`,
-    );
+    const hint = `${near ? `did you mean "${near}"? ` : ''}one of: ${states.join(', ')}`;
+    fail(path, `unknown account state \`${ref}\` (${hint})`);
     return 0;
   };
   const accountEntries = Object.entries(input.accounts ?? {}).map(([email, ref]) => {
     // The key first, then its state, as the problems are read.
     const matches = isGlob(email) ? matcherOf(email, ['accounts', email], fail) : undefined;
     // An exact e-mail the service would refuse (-5079) is an account no request can reach: said now, not never.
-    if (!isGlob(email) && !isEmail(email))
-      fail(
-        ['accounts', email],
-        'must be an e-mail address a request can carry (ASCII, name@domain.tld, as -5079 checks) or a glob such as "*@example.com"',
-      );
+    if (!isGlob(email) && !isEmail(email)) fail(['accounts', email], NOT_AN_EMAIL);
     return { key: email, code: stateCode(ref, ['accounts', email]), matches };
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);

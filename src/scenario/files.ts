@@ -6,10 +6,7 @@ import { FileRefused, readFileWithin, readFileWithinAsync } from '../read-file.j
 import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
 import type { ScenarioSource } from './registry.js';
 
-/**
- * Scenario files: read through the one reader (read-file.ts: a regular file only, bounded while read, never waiting
- * on a FIFO), and the directories the control API may read them from.
- */
+/** Scenario files, read through the one reader (read-file.ts), and the directories the control API may read. */
 
 /** Scenario files larger than this are refused. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
@@ -19,20 +16,19 @@ export function readScenarioFileSync(file: string): string {
   try {
     return readFileWithin(file, { limit: MAX_SCENARIO_BYTES }).toString('utf8');
   } catch (e) {
-    throw scenarioError(file, e);
+    throw refusal(file, e);
   }
 }
 
 /** The same, without blocking the event loop: for files named through the control API. */
 async function readScenarioFile(file: string): Promise<string> {
-  try {
-    return (await readFileWithinAsync(file, { limit: MAX_SCENARIO_BYTES })).toString('utf8');
-  } catch (e) {
-    throw scenarioError(file, e);
-  }
+  const read = await readFileWithinAsync(file, { limit: MAX_SCENARIO_BYTES }).catch((e: unknown) => {
+    throw refusal(file, e);
+  });
+  return read.toString('utf8');
 }
 
-function scenarioError(file: string, e: unknown): ScenarioError {
+function refusal(file: string, e: unknown): ScenarioError {
   if (!(e instanceof FileRefused)) throw e;
   const message =
     e.reason === 'not regular'
@@ -44,10 +40,9 @@ function scenarioError(file: string, e: unknown): ScenarioError {
 }
 
 /**
- * The directories the control API may read scenario files from, as the operator named them at start
- * (`--scenario-dir`, by default the folder of `--scenario`). A file named through the control API is read only when it
- * lies inside one of them once every link is followed; any other path gets the same refusal whether it exists or not,
- * so the control API tells nothing about the rest of the machine.
+ * The directories the control API may read scenario files from (`--scenario-dir`, by default the folder of
+ * `--scenario`). A file is read only when it lies inside one once every link is followed; any other path gets the same
+ * refusal whether it exists or not, so the control API tells nothing about the rest of the machine.
  */
 export class ScenarioDirectories {
   readonly dirs: readonly string[];
@@ -64,10 +59,7 @@ export class ScenarioDirectories {
     this.dirs = [...new Set(dirs.map((d) => resolve(d)))];
   }
 
-  /**
-   * The real path of `file` (absolute, or relative to a scenario directory) when it is inside one. Otherwise a
-   * ControlError (400), the same whatever the reason, that does not quote the path (it may hold anything).
-   */
+  /** The real path of `file` (absolute, or relative to a scenario directory) when inside one; else a ControlError. */
   async locate(file: string): Promise<string> {
     if (this.dirs.length === 0) {
       throw new ControlError(
@@ -81,6 +73,7 @@ export class ScenarioDirectories {
       const [realDir, realFile] = await Promise.all([realpath(dir), realpath(candidate)].map((p) => p.catch(() => '')));
       if (realDir && realFile && inside(realDir, realFile)) return realFile;
     }
+    // The path is not quoted: the caller knows it, and it may hold anything.
     throw new ControlError(400, `the file is not in this simulator's scenario directories (${this.dirs.join(', ')})`);
   }
 
@@ -88,11 +81,9 @@ export class ScenarioDirectories {
   async findByName(name: string): Promise<string | undefined> {
     const shipped = findShippedScenario(name);
     if (shipped || !SCENARIO_NAME.test(name)) return shipped;
-    for (const dir of this.dirs) {
-      for (const ext of ['.yaml', '.yml']) {
-        const found = await this.locate(join(dir, `${name}${ext}`)).catch(() => undefined);
-        if (found) return found;
-      }
+    for (const file of this.dirs.flatMap((dir) => [`${name}.yaml`, `${name}.yml`].map((f) => join(dir, f)))) {
+      const found = await this.locate(file).catch(() => undefined);
+      if (found) return found;
     }
     return undefined;
   }
@@ -125,8 +116,8 @@ function inside(dir: string, file: string): boolean {
 
 /**
  * A scenario as a control API body gives it: a name (shipped, or `<name>.yaml` in a scenario directory), a file in a
- * scenario directory, a scenario object (alone or under `scenario`), or YAML / JSON text. Files are read here, and only
- * where the operator allowed: what comes back is never a path to read later. `echo` redacts a caller's value.
+ * scenario directory, a scenario object (alone or under `scenario`), or YAML / JSON text. A file is read here: what
+ * comes back is never a path to read later. `echo` quotes a caller's value with its secrets redacted.
  */
 export async function controlSource(
   body: unknown,
@@ -135,22 +126,22 @@ export async function controlSource(
 ): Promise<ScenarioSource> {
   if (typeof body === 'string') return { text: body, source: 'request body' };
   const b = body as Record<string, unknown> | undefined;
-  if (!b || typeof b !== 'object' || Array.isArray(b) || Object.keys(b).length === 0) {
+  const keys = b && typeof b === 'object' && !Array.isArray(b) ? Object.keys(b).length : 0;
+  if (!b || keys === 0) {
     throw new ControlError(
       400,
       'send { "name": "<scenario>" }, { "file": "<file in a scenario directory>" }, a scenario object, or YAML text',
     );
   }
-  const only = Object.keys(b).length === 1;
-  if (only && (typeof b.name === 'string' || typeof b.file === 'string')) {
-    const file = typeof b.name === 'string' ? await dirs.findByName(b.name) : await dirs.locate(b.file as string);
-    if (!file) {
+  const { name, file, scenario } = b;
+  if (keys === 1 && (typeof name === 'string' || typeof file === 'string')) {
+    const found = typeof name === 'string' ? await dirs.findByName(name) : await dirs.locate(file as string);
+    if (!found) {
       const message =
         'is not the name of a shipped scenario (GET /__sim/scenarios lists them) nor of a file in the scenario directories';
-      throw new ScenarioError(echo(b.name as string, 100), [{ path: [], message }]);
+      throw new ScenarioError(echo(name as string, 100), [{ path: [], message }]);
     }
-    return { text: await readScenarioFile(file), source: file };
+    return { text: await readScenarioFile(found), source: found };
   }
-  if (Object.hasOwn(b, 'scenario') && b.scenario && typeof b.scenario === 'object') return b.scenario;
-  return b;
+  return Object.hasOwn(b, 'scenario') && scenario && typeof scenario === 'object' ? scenario : b;
 }

@@ -4,61 +4,54 @@ import type { ScenarioInput } from './schema.js';
 import { checkShape, isPrefix, type ShapeProblem } from './validate.js';
 
 /**
- * A scenario whose shape is wrong, mended far enough for the checks of meaning (compile.ts) to read the rest of it, so
- * that every problem is reported in one pass: an unknown key near a known one is read as that key (its value is then
- * checked as that key's), and any other value the schema refuses is set aside (a placeholder of the right shape stands
- * in for it). A problem of meaning is reported only when the rule, API user, account or setting it belongs to was read
- * whole: a set-aside value could have caused it.
+ * A misshapen scenario mended far enough for the checks of meaning to read the rest of it, so that every problem is
+ * reported in one pass: an unknown key near a known one is read as that key (its value checked as that key's), and any
+ * other value the schema refuses is set aside (a placeholder of the right shape stands in for it).
  */
 
 type Path = (string | number)[];
 type Container = Record<string | number, unknown>;
 
-/**
- * Rounds of mending: a value read as another key may show problems of its own, mended in the next round; the schema
- * nests a few levels deep (apiUsers[].ipRules.block[]), so this many rounds mend any scenario. A bound all the same.
- */
+/** A value read as another key may show problems of its own, mended in the next round; the schema nests 5 deep. */
 const ROUNDS = 6;
 /**
- * The containers mending may change lie at most this deep (apiUsers[0].ipRules.block holds the deepest value): copied,
- * so that the caller's value is never changed. A bound, not a full copy, as an in-process value may hold a cycle.
+ * The containers mending may change lie at most this deep (apiUsers[0].ipRules.block): copied so that the caller's
+ * value is never changed. A bound, not a whole copy, as an in-process value may hold a cycle.
  */
 const COPIED_LEVELS = 5;
 
-export interface Mended {
-  /** Every problem of shape, at the key paths the scenario was written with. */
-  issues: ScenarioIssue[];
-  /**
-   * A value of the right shape, for the checks of meaning only, and which of their problems are worth reporting (at the
-   * key paths the scenario was written with); absent when the value is no mapping, or still misshapen after the rounds.
-   */
-  mended?: { value: ScenarioInput; keep(meaning: ScenarioIssue[]): ScenarioIssue[]; rulesWhole: boolean };
-}
-
-/** Mends `value`, whose shape has the problems `first`. */
-export function mend(value: unknown, first: ShapeProblem[]): Mended {
-  if (!isRecord(value)) return { issues: first.map(({ path, message }) => ({ path, message })) };
+/**
+ * The problems of `value`, whose shape has the problems `first`: those, at the key paths as written, then those of
+ * meaning (`meaning` finds them in the mended value; `rulesWhole`: no rule was set aside) that no value set aside in
+ * the same rule, API user, account or setting could have caused. No mapping, or still misshapen after the rounds: the
+ * problems of shape alone.
+ */
+export function mend(
+  value: unknown,
+  first: ShapeProblem[],
+  meaning: (mended: ScenarioInput, rulesWhole: boolean) => ScenarioIssue[],
+): ScenarioIssue[] {
+  if (!isRecord(value)) return first.map(({ path, message }) => ({ path, message }));
   const root = copy(value, COPIED_LEVELS) as Container;
   const issues: ScenarioIssue[] = [];
-  /** Each rename: the key path as written, and where its value now stands. */
   const renames: { from: Path; to: Path }[] = [];
-  /** The paths of the values set aside. */
   const aside: Path[] = [];
   const written = (path: Path) =>
     renames.reduceRight((p, { from, to }) => (isPrefix(to, p) ? [...from, ...p.slice(to.length)] : p), path);
-
   for (let round = 0, found = first; found.length > 0; round++, found = checkShape(root)) {
+    if (round > ROUNDS) return issues;
     // Renames first: a key reported missing may be the one an unknown key meant, and is then not missing.
     for (const { kind, path, near } of found) {
       if (kind !== 'unknown-key') continue;
       const [parent, key] = parentOf(root, path);
       const moved = parent[key];
       delete parent[key];
-      if (near === undefined || Object.hasOwn(parent, near)) aside.push(path);
-      else {
-        define(parent, near, moved);
-        renames.push({ from: path, to: [...path.slice(0, -1), near] });
+      if (near === undefined || Object.hasOwn(parent, near)) {
+        aside.push(path);
+        continue;
       }
+      define(parent, near, moved);
+      renames.push({ from: path, to: [...path.slice(0, -1), near] });
     }
     for (const { kind, path, message, schema } of found) {
       const [parent, key] = parentOf(root, path);
@@ -68,24 +61,14 @@ export function mend(value: unknown, first: ShapeProblem[]): Mended {
       define(parent, key, placeholder(schema));
       aside.push(path);
     }
-    if (round === ROUNDS) return { issues };
   }
-  // A problem of meaning comes from a value set aside when it lies in the same part (one rule, API user, account or
-  // setting), or names an API user while one was set aside.
+  // An API user set aside may be the one a rule names.
   const touches = (path: Path) =>
     aside.some(
-      (a) =>
-        isPrefix(a.slice(0, 2), path) ||
-        (a[0] === 'apiUsers' && path[0] === 'rules' && path[2] === 'when' && path[3] === 'apiUser'),
+      (a) => isPrefix(a.slice(0, 2), path) || (a[0] === 'apiUsers' && path[2] === 'when' && path[3] === 'apiUser'),
     );
-  return {
-    issues,
-    mended: {
-      value: root as ScenarioInput,
-      keep: (meaning) => meaning.filter((i) => !touches(i.path)).map((i) => ({ ...i, path: written(i.path) })),
-      rulesWhole: !aside.some((a) => a[0] === 'rules'),
-    },
-  };
+  const kept = meaning(root as ScenarioInput, !aside.some((a) => a[0] === 'rules')).filter((i) => !touches(i.path));
+  return [...issues, ...kept.map((i) => ({ ...i, path: written(i.path) }))];
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -123,6 +106,5 @@ function placeholder(schema: TSchema): unknown {
   // No string of the scenario schema must be longer than one character, and none may be empty.
   if (s.type === 'string') return 'x';
   if (s.type === 'integer' || s.type === 'number') return s.minimum ?? 0;
-  // A boolean: the scenario schema has no other kind of value.
   return false;
 }

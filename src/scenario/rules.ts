@@ -57,9 +57,8 @@ export function compileRule(
   apiUsers: ReadonlyMap<string, unknown> | undefined,
   fail: Fail,
 ) {
-  const at = (...rest: (string | number)[]) => ['rules', index, ...rest];
-  const w = r.when ?? {};
-  const { after = 0, times, every, fault, respond } = r;
+  const bad = (message: string, ...path: (string | number)[]) => fail(['rules', index, ...path], message);
+  const { when: w = {}, after = 0, times, every, fault, respond, delay, hangFor } = r;
   const rule: CompiledRule = {
     ...{ index, label: r.name ?? `rule ${index + 1}`, when: { ...w }, after, times, every, fault, hangMs: 60_000 },
     respond: respond && { code: respond.code, message: respond.message },
@@ -71,64 +70,58 @@ export function compileRule(
   if (w.endpoint) ops = new Set(endpointTypes(w.endpoint, false).map((t) => TYPE_OPERATION.get(t)!));
   if (w.type !== undefined) {
     const op = TYPE_OPERATION.get(w.type);
-    if (!op) fail(at('when', 'type'), `${w.type} is not an operation type (150, 151, 990, 171, 170, 950)`);
-    else if (!ops.has(op))
-      fail(at('when', 'type'), `impossible: type ${w.type} is never sent to /v1/svc/${w.endpoint}`);
+    if (!op) bad(`${w.type} is not an operation type (150, 151, 990, 171, 170, 950)`, 'when', 'type');
+    else if (!ops.has(op)) bad(`impossible: type ${w.type} is never sent to /v1/svc/${w.endpoint}`, 'when', 'type');
     else ops = new Set([op]);
   }
-  if (w.apiUser !== undefined) {
-    if (!API_USER_ID.test(w.apiUser)) fail(at('when', 'apiUser'), API_USER_ID_RULE);
-    else if (apiUsers && !apiUsers.has(w.apiUser))
-      fail(at('when', 'apiUser'), `impossible: API user ${w.apiUser} is not in this scenario's apiUsers`);
-  }
+  if (w.apiUser !== undefined && !API_USER_ID.test(w.apiUser)) bad(API_USER_ID_RULE, 'when', 'apiUser');
+  else if (w.apiUser !== undefined && apiUsers && !apiUsers.has(w.apiUser))
+    bad(`impossible: API user ${w.apiUser} is not in this scenario's apiUsers`, 'when', 'apiUser');
   if (w.svcUser !== undefined) {
     ops.delete('time');
-    if (ops.size === 0) fail(at('when', 'svcUser'), 'impossible: time requests carry no user');
-    rule.user = matcherOf(w.svcUser, at('when', 'svcUser'), fail);
+    if (ops.size === 0) bad('impossible: time requests carry no user', 'when', 'svcUser');
+    rule.user = matcherOf(w.svcUser, ['rules', index, 'when', 'svcUser'], fail);
   }
   if (w.challengeType !== undefined) {
     if (!(CHALLENGE_TYPES as readonly string[]).includes(w.challengeType))
-      fail(at('when', 'challengeType'), `\`${w.challengeType}\` is not one of ${CHALLENGE_TYPES.join(', ')}`);
+      bad(`\`${w.challengeType}\` is not one of ${CHALLENGE_TYPES.join(', ')}`, 'when', 'challengeType');
     else if (!ops.has('challenge'))
-      fail(at('when', 'challengeType'), 'impossible: only new challenges (type 150) carry a challengeType');
+      bad('impossible: only new challenges (type 150) carry a challengeType', 'when', 'challengeType');
     ops = new Set(ops.has('challenge') ? ['challenge'] : []);
   }
   rule.headers = Object.entries(w.headers ?? {}).map(([name, pattern]) => {
-    if (!HEADER_NAME.test(name)) fail(at('when', 'headers', name), 'is not a valid header name');
-    return [name.toLowerCase(), matcherOf(pattern, at('when', 'headers', name), fail) ?? (() => false)];
+    if (!HEADER_NAME.test(name)) bad('is not a valid header name', 'when', 'headers', name);
+    return [name.toLowerCase(), matcherOf(pattern, ['rules', index, 'when', 'headers', name], fail) ?? (() => false)];
   });
 
   // What the rule does.
   const info = respond && codeInfo(respond.code);
   if (respond && !info)
-    fail(at('respond', 'code'), `${respond.code} is not a code of the code table (see \`mfa-sim --codes\`)`);
+    bad(`${respond.code} is not a code of the code table (see \`mfa-sim --codes\`)`, 'respond', 'code');
   if (info?.scope) {
-    rule.ops = new Set(info.scope.filter((op) => ops.has(op)));
-    if (rule.ops.size === 0) {
-      const message = `impossible: ${info.code} is answered only to ${info.scope.join(', ')} requests, and this rule matches none`;
-      fail(at('respond', 'code'), message);
-    }
+    rule.ops = new Set(info.scope.filter((o) => ops.has(o)));
+    const message = `impossible: ${info.code} is answered only to ${info.scope.join(', ')} requests, and this rule matches none`;
+    if (rule.ops.size === 0) bad(message, 'respond', 'code');
   }
-  if (r.delay !== undefined) {
-    const range = typeof r.delay === 'object' ? r.delay : { min: r.delay, max: r.delay };
-    const min = boundedDuration(range.min, LIMITS.delay);
-    const max = boundedDuration(range.max, LIMITS.delay);
-    if ('problem' in min) fail(at('delay', ...(typeof r.delay === 'object' ? ['min'] : [])), min.problem);
-    else if ('problem' in max) fail(at('delay', 'max'), max.problem);
-    else if (max.ms < min.ms) fail(at('delay'), 'must not be negative, and min must not exceed max');
+  if (delay !== undefined) {
+    const range = typeof delay === 'object' ? delay : { min: delay, max: delay };
+    const [min, max] = [boundedDuration(range.min, LIMITS.delay), boundedDuration(range.max, LIMITS.delay)];
+    if ('problem' in min) bad(min.problem, 'delay', ...(typeof delay === 'object' ? ['min'] : []));
+    else if ('problem' in max) bad(max.problem, 'delay', 'max');
+    else if (max.ms < min.ms) bad('must not be negative, and min must not exceed max', 'delay');
     else rule.delay = { min: min.ms, max: max.ms };
   }
   if (respond && fault && !ANSWERING_FAULTS.has(fault))
-    fail(at('respond'), `has no effect: fault ${fault} never sends the service's answer`);
-  if (r.hangFor !== undefined) {
-    const h = boundedDuration(r.hangFor, LIMITS.delay);
-    if (fault !== 'hang') fail(at('hangFor'), 'only applies with fault: hang');
-    else if ('problem' in h) fail(at('hangFor'), h.problem);
-    else rule.hangMs = h.ms;
+    bad(`has no effect: fault ${fault} never sends the service's answer`, 'respond');
+  if (hangFor !== undefined) {
+    const hang = boundedDuration(hangFor, LIMITS.delay);
+    if (fault !== 'hang') bad('only applies with fault: hang', 'hangFor');
+    else if ('problem' in hang) bad(hang.problem, 'hangFor');
+    else rule.hangMs = hang.ms;
   }
-  if (!respond && r.delay === undefined && !fault) fail(at(), 'does nothing: give it `respond`, `delay` or `fault`');
+  if (!respond && delay === undefined && !fault) bad('does nothing: give it `respond`, `delay` or `fault`');
   if (every !== undefined && times !== undefined && every > times)
-    fail(at('every'), `impossible: every ${every}th request within only ${times}`);
+    bad(`impossible: every ${every}th request within only ${times}`, 'every');
   return rule;
 }
 
@@ -153,16 +146,13 @@ export function shadowedRules(rules: CompiledRule[], skip: (index: number) => bo
 function covers(a: CompiledRule, b: CompiledRule): boolean {
   const [aw, bw] = [a.when, b.when];
   // A condition of `a` is met by every request of `b` when `a` has none, or `b` has the same.
-  const same = <T>(x: T | undefined, y: T | undefined) => x === undefined || x === y;
+  const same = (key: 'endpoint' | 'type' | 'apiUser' | 'challengeType') => aw[key] === undefined || aw[key] === bw[key];
   const pattern = (x: string | undefined, y: string | undefined) =>
     x === undefined || (y !== undefined && (x === '*' || x.toLowerCase() === y.toLowerCase()));
   const headerOf = (name: string) =>
     Object.entries(bw.headers ?? {}).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
   return (
-    same(aw.endpoint, bw.endpoint) &&
-    same(aw.type, bw.type) &&
-    same(aw.apiUser, bw.apiUser) &&
-    same(aw.challengeType, bw.challengeType) &&
+    (['endpoint', 'type', 'apiUser', 'challengeType'] as const).every(same) &&
     pattern(aw.svcUser, bw.svcUser) &&
     Object.entries(aw.headers ?? {}).every(([name, p]) => pattern(p, headerOf(name))) &&
     // A rule forcing a code matches only the operations it exists for.

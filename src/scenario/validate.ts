@@ -17,16 +17,8 @@ export interface ShapeProblem extends ScenarioIssue {
   schema: TSchema;
 }
 
-type Schema = TSchema & {
-  errorMessage?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  maxItems?: number;
-  properties?: Record<string, unknown>;
-  anyOf?: { const?: unknown }[];
-};
+type Bound = 'minLength' | 'maxLength' | 'minimum' | 'maximum' | 'maxItems';
+type Schema = TSchema & Partial<Record<Bound, number>> & { errorMessage?: string; anyOf?: { const?: unknown }[] };
 
 const T = ValueErrorType;
 const MESSAGES: Partial<Record<ValueErrorType, (s: Schema) => string | undefined>> = {
@@ -72,7 +64,7 @@ function problem(e: ValueError): ShapeProblem {
   const path = e.path === '' ? [] : e.path.slice(1).split('/').map(unescapePointer);
   const s = e.schema as Schema;
   if (e.type === T.ObjectAdditionalProperties) {
-    const known = Object.keys(s.properties ?? {});
+    const known = Object.keys((s.properties ?? {}) as object);
     const near = closest(String(path[path.length - 1]), known);
     const hint = near ? ` (did you mean "${near}"?)` : known.length ? ` (known keys: ${known.join(', ')})` : '';
     return { path, message: `unknown key${hint}`, kind: 'unknown-key', near, schema: e.schema };
