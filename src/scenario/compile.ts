@@ -84,7 +84,6 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
     if ('problem' in read) fail(path, read.problem);
     return 'ms' in read ? read.ms : fallback;
   };
-
   const token = input.token ?? 'svc';
   if (!TOKEN.test(token))
     fail(['token'], 'must be lower-case letters and digits, starting with a letter (it becomes part of header names)');
@@ -94,7 +93,6 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
   const frozenAt = frozen && 'ms' in frozen && isInstantInRange(frozen.ms + offset) ? frozen.ms : undefined;
   const outside = `with clock.offset added, the clock would start outside its range (${INSTANT_WORDS})`;
   if (frozen && frozenAt === undefined) fail(['clock', 'frozenAt'], 'problem' in frozen ? frozen.problem : outside);
-
   let apiUsers: Map<string, ApiUser> | undefined;
   if (input.apiUsers) {
     const users = (apiUsers = new Map());
@@ -111,7 +109,6 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
       users.set(u.id, makeApiUser(u.id, u.secret, u.state, u.permissions, ipRules));
     });
   }
-
   const states = ['active', ...ACCOUNT_STATES.keys()];
   const stateCode = (ref: string | number, path: string[]): number => {
     if (typeof ref === 'number') {
@@ -136,7 +133,6 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
   const autoVerifyDelay = duration(input.autoVerify?.delay, 2_000, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay);
-
   const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
   if (rulesWhole) {
     const broken = new Set(issues.filter((i) => i.path[0] === 'rules').map((i) => i.path[1]));

@@ -7,9 +7,14 @@ import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
 import type { ScenarioSource } from './registry.js';
 
 /** Scenario files, read through the one reader (read-file.ts), and the directories the control API may read. */
-
 /** Scenario files larger than this are refused. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
+const NO_DIRECTORIES =
+  'this simulator reads no scenario files through the control API: start it with --scenario-dir <dir> (or the option scenarioDirs) to allow the files of that directory';
+const NO_SCENARIO =
+  'send { "name": "<scenario>" }, { "file": "<file in a scenario directory>" }, a scenario object, or YAML text';
+const NOT_FOUND =
+  'is not the name of a shipped scenario (GET /__sim/scenarios lists them) nor of a file in the scenario directories';
 
 /** Reads a scenario file whose path the caller chose (the command line, in-process calls). */
 export function readScenarioFileSync(file: string): string {
@@ -30,12 +35,11 @@ async function readScenarioFile(file: string): Promise<string> {
 
 function refusal(file: string, e: unknown): ScenarioError {
   if (!(e instanceof FileRefused)) throw e;
-  const message =
-    e.reason === 'not regular'
-      ? 'is not a regular file (a scenario file is a YAML or JSON text file)'
-      : e.reason === 'too large'
-        ? `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB`
-        : `cannot be read: ${e.code ?? e.message}`;
+  const message = {
+    'not regular': 'is not a regular file (a scenario file is a YAML or JSON text file)',
+    'too large': `the file is larger than ${MAX_SCENARIO_BYTES / 1024} KiB`,
+    unreadable: `cannot be read: ${e.code ?? e.message}`,
+  }[e.reason];
   return new ScenarioError(file, [{ path: [], message }]);
 }
 
@@ -61,12 +65,7 @@ export class ScenarioDirectories {
 
   /** The real path of `file` (absolute, or relative to a scenario directory) when inside one; else a ControlError. */
   async locate(file: string): Promise<string> {
-    if (this.dirs.length === 0) {
-      throw new ControlError(
-        400,
-        'this simulator reads no scenario files through the control API: start it with --scenario-dir <dir> (or the option scenarioDirs) to allow the files of that directory',
-      );
-    }
+    if (this.dirs.length === 0) throw new ControlError(400, NO_DIRECTORIES);
     for (const dir of this.dirs) {
       const candidate = isAbsolute(file) ? resolve(file) : join(dir, file);
       if (!inside(dir, candidate)) continue;
@@ -77,7 +76,7 @@ export class ScenarioDirectories {
     throw new ControlError(400, `the file is not in this simulator's scenario directories (${this.dirs.join(', ')})`);
   }
 
-  /** A scenario by name: a shipped one, else `<name>.yaml` or `<name>.yml` in a scenario directory. */
+  /** A shipped scenario by name, else `<name>.yaml` or `<name>.yml` in a scenario directory. */
   async findByName(name: string): Promise<string | undefined> {
     const shipped = findShippedScenario(name);
     if (shipped || !SCENARIO_NAME.test(name)) return shipped;
@@ -115,9 +114,8 @@ function inside(dir: string, file: string): boolean {
 }
 
 /**
- * A scenario as a control API body gives it: a name (shipped, or `<name>.yaml` in a scenario directory), a file in a
- * scenario directory, a scenario object (alone or under `scenario`), or YAML / JSON text. A file is read here: what
- * comes back is never a path to read later. `echo` quotes a caller's value with its secrets redacted.
+ * A scenario as a control API body gives it: a name, a file in a scenario directory, a scenario object (alone or under
+ * `scenario`), or YAML / JSON text. A file is read here, never later. `echo` quotes a caller's value, redacted.
  */
 export async function controlSource(
   body: unknown,
@@ -127,20 +125,11 @@ export async function controlSource(
   if (typeof body === 'string') return { text: body, source: 'request body' };
   const b = body as Record<string, unknown> | undefined;
   const keys = b && typeof b === 'object' && !Array.isArray(b) ? Object.keys(b).length : 0;
-  if (!b || keys === 0) {
-    throw new ControlError(
-      400,
-      'send { "name": "<scenario>" }, { "file": "<file in a scenario directory>" }, a scenario object, or YAML text',
-    );
-  }
+  if (!b || keys === 0) throw new ControlError(400, NO_SCENARIO);
   const { name, file, scenario } = b;
   if (keys === 1 && (typeof name === 'string' || typeof file === 'string')) {
     const found = typeof name === 'string' ? await dirs.findByName(name) : await dirs.locate(file as string);
-    if (!found) {
-      const message =
-        'is not the name of a shipped scenario (GET /__sim/scenarios lists them) nor of a file in the scenario directories';
-      throw new ScenarioError(echo(name as string, 100), [{ path: [], message }]);
-    }
+    if (!found) throw new ScenarioError(echo(name as string, 100), [{ path: [], message: NOT_FOUND }]);
     return { text: await readScenarioFile(found), source: found };
   }
   return Object.hasOwn(b, 'scenario') && scenario && typeof scenario === 'object' ? scenario : b;

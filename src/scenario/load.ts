@@ -10,11 +10,7 @@ import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
 import type { ScenarioSource } from './registry.js';
 import type { ScenarioInput } from './schema.js';
 
-/**
- * A scenario from any of the ways it is given (a name, a file, text, an object) to a compiled scenario: YAML parsed
- * within limits (size, nesting, aliases, duplicate keys, no tags), with the line of each problem.
- */
-
+/** A scenario from any way it is given (name, file, text, object); YAML parsed within limits, each problem's line. */
 const yaml = lazy<typeof YAML>('yaml');
 
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
@@ -42,8 +38,7 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   let nodes: Nodes | undefined;
   let value: unknown;
   try {
-    // Duplicate keys are found in readNodes, in one pass: the parser's own check compares each key with every other.
-    // logLevel: a problem is an answer, never a warning the parser prints itself.
+    // uniqueKeys: repeats are found by readNodes, linearly (the parser compares all pairs); logLevel: no printing.
     const options = { lineCounter: lc, uniqueKeys: false, strict: true, schema: 'core', merge: false } as const;
     doc = Y.parseDocument(text, { ...options, prettyErrors: true, logLevel: 'error' });
     const problems = [...doc.errors, ...doc.warnings].slice(0, 10);
@@ -70,7 +65,7 @@ export function loadScenarioFile(file: string): CompiledScenario {
   return loadScenarioText(readScenarioFileSync(file), file);
 }
 
-/** Compiles an in-memory scenario (an options object, a JSON body); problems name the key, and the line when known. */
+/** Compiles an in-memory scenario (an options object, a JSON body); problems name the key, and the line if known. */
 export function compileOrThrow(
   value: unknown,
   source: string,
@@ -133,10 +128,7 @@ function nameOrFile(name: string, refusal: string): string {
   return file;
 }
 
-/**
- * Whether `[` and `{` nest deeper than MAX_FLOW_DEPTH, counted over the parser's own tokens (its lexer does not
- * recurse): a bracket in a string, a comment or a block of text is no token of its own, and does not count.
- */
+/** Whether `[` and `{` nest too deep, counted over the lexer's tokens (it does not recurse; a quoted `[` is none). */
 function nestedTooDeeply(text: string): boolean {
   let depth = 0;
   for (const token of new (yaml().Lexer)().lex(text)) {
@@ -147,13 +139,15 @@ function nestedTooDeeply(text: string): boolean {
   return false;
 }
 
+/**
+ * Keys repeated in a mapping (at most 10, with their lines; a Set per mapping, so linear), and the line of the first
+ * alias whose anchor is not set before it (an anchor counts from its own node on).
+ */
 interface Nodes {
   duplicates: ScenarioIssue[];
-  /** The line of the first alias whose anchor is not set before it (an anchor counts from its own node on). */
   alias?: number;
 }
 
-/** Keys repeated in a mapping (at most 10, with their lines; a Set per mapping, so linear), and the first bad alias. */
 function readNodes(doc: YAML.Document.Parsed, line: (node: unknown) => number | undefined): Nodes {
   const Y = yaml();
   const out: Nodes = { duplicates: [] };

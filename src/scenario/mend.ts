@@ -3,12 +3,6 @@ import type { ScenarioIssue } from '../errors.js';
 import type { ScenarioInput } from './schema.js';
 import { checkShape, isPrefix, type ShapeProblem } from './validate.js';
 
-/**
- * A misshapen scenario mended far enough for the checks of meaning to read the rest of it, so that every problem is
- * reported in one pass: an unknown key near a known one is read as that key (its value checked as that key's), and any
- * other value the schema refuses is set aside (a placeholder of the right shape stands in for it).
- */
-
 type Path = (string | number)[];
 type Container = Record<string | number, unknown>;
 
@@ -21,10 +15,9 @@ const ROUNDS = 6;
 const COPIED_LEVELS = 5;
 
 /**
- * The problems of `value`, whose shape has the problems `first`: those, at the key paths as written, then those of
- * meaning (`meaning` finds them in the mended value; `rulesWhole`: no rule was set aside) that no value set aside in
- * the same rule, API user, account or setting could have caused. No mapping, or still misshapen after the rounds: the
- * problems of shape alone.
+ * Every problem of a misshapen scenario in one pass: `first`, those of its shape, then those `meaning` finds once it is
+ * mended (an unknown key near a known one read as that key, any other refused value set aside for a placeholder), but
+ * none that a value set aside in the same rule, API user, account or setting could have caused.
  */
 export function mend(
   value: unknown,

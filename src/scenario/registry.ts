@@ -21,38 +21,33 @@ export const MAX_GIVEN_SCENARIOS = 64;
 /** Scenarios bound to API users at once. */
 export const MAX_BINDINGS = 256;
 /**
- * The scenarios kept besides the active one (given at run time, bound) hold at most this much scenario text in all,
- * counted as the JSON of what was given: a compiled scenario takes up to some 32 bytes of memory per byte of text
- * (an API user's HMAC key most), so one 1 MiB scenario bound to each of 256 API users would otherwise hold gigabytes.
+ * The scenario text (JSON of what was given) the kept scenarios hold in all: compiled, a byte of text takes up to some
+ * 32 of memory, so one 1 MiB scenario bound to each of 256 API users would otherwise hold gigabytes.
  */
 export const MAX_KEPT_SCENARIO_CHARS = 2 * 1024 * 1024;
 /** Picks by header kept (with their rule counts), and their rules in all; past either, the oldest is forgotten. */
 export const MAX_PICKS = 1024;
 const MAX_PICKED_RULES = 65_536;
-
 const AUTH_STRICTNESS = { off: 0, log: 1, verify: 2 } as const;
-
-/** How much scenario text a scenario stands for: the JSON of what was given (each counted once). */
+const TOO_MUCH_TEXT = `the active and bound scenarios would hold more than ${MAX_KEPT_SCENARIO_CHARS / 1024 / 1024} MiB of scenario text: end a binding first (DELETE /__sim/bindings/<apiUser>), or bind a smaller scenario`;
+const TOO_MANY_BINDINGS = `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>; a claimed API user holds one until DELETE /__sim/api-users/<apiUser>)`;
+/** How much scenario text a scenario stands for (each counted once). */
 const weight = (sc: CompiledScenario) => JSON.stringify(sc.input).length;
 const weightOfAll = (scenarios: Set<CompiledScenario>) => [...scenarios].reduce((n, sc) => n + weight(sc), 0);
 
-/**
- * The scenarios a simulator runs, each kind bounded: the active one, those bound to an API user, those a request picks
- * by header, and those given at run time (kept by name so a request can pick them).
- */
+/** The scenarios a simulator runs, each kind bounded: active, bound to an API user, picked by header, given by name. */
 export class ScenarioRegistry {
   private activeRun: Running;
   private readonly bindings = new Map<string, Running>();
   /** Scenarios given at run time, by `<owner>\0<name>`: no owner for everyone's, or a worker's claimed API user. */
   private readonly given = new Map<string, CompiledScenario>();
-  /** The claimed API users whose bound scenarios are their own (see `given`). */
   private readonly owners = new Set<string>();
   /** Picks by `<API user bound, or empty>\0<name>`, with the run they were made under (stale once it is replaced). */
   private readonly picks = new Map<string, { base: Running; run: Running }>();
-  /** The shipped scenarios compiled once: every pick of one under any base shares its rules and accounts. */
+  /** Compiled once, so that every pick of one shares its rules and accounts. */
   private readonly shipped = new Map<string, CompiledScenario>();
 
-  /** `pinned`: scenario keys given as options (flags), kept when another scenario is loaded. */
+  /** `pinned`: scenario keys given as options (flags), kept across loads. */
   constructor(
     initial: CompiledScenario,
     private readonly pinned: Partial<ScenarioInput>,
@@ -103,36 +98,24 @@ export class ScenarioRegistry {
       throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
     this.checkRoom(apiUser);
     const sc = source === undefined ? this.active : this.overlay(resolveScenario(source));
-    // A scenario several API users run (the active one, bound to each worker that named none) is counted once.
     const live = new Set([this.active, sc]);
     for (const [id, r] of this.bindings) if (id !== apiUser) live.add(r.sc);
-    if (weightOfAll(live) > MAX_KEPT_SCENARIO_CHARS) {
-      throw new ControlError(
-        400,
-        `the active and bound scenarios would hold more than ${MAX_KEPT_SCENARIO_CHARS / 1024 / 1024} MiB of scenario text: end a binding first (DELETE /__sim/bindings/<apiUser>), or bind a smaller scenario`,
-      );
-    }
+    if (weightOfAll(live) > MAX_KEPT_SCENARIO_CHARS) throw new ControlError(400, TOO_MUCH_TEXT);
+    // Its picks are stale from now on: they were made under the run this one replaces.
     this.bindings.set(apiUser, running(sc));
-    this.forgetPicksUnder(apiUser);
     if (own) this.owners.add(apiUser);
-    // The active scenario, bound for want of another, stays everyone's.
     this.remember(sc, own && source !== undefined ? apiUser : '');
     return sc;
   }
 
   /** Refuses a new binding past MAX_BINDINGS (a claimed API user holds one). */
   checkRoom(apiUser?: string): void {
-    if ((apiUser === undefined || !this.bindings.has(apiUser)) && this.bindings.size >= MAX_BINDINGS) {
-      throw new ControlError(
-        400,
-        `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>; a claimed API user holds one until DELETE /__sim/api-users/<apiUser>)`,
-      );
-    }
+    if ((apiUser === undefined || !this.bindings.has(apiUser)) && this.bindings.size >= MAX_BINDINGS)
+      throw new ControlError(400, TOO_MANY_BINDINGS);
   }
 
   /** Ends a binding, and with it the scenarios the API user bound as its own; says whether there was one. */
   unbind(apiUser: string): boolean {
-    this.forgetPicksUnder(apiUser);
     if (this.owners.delete(apiUser))
       for (const key of this.given.keys()) if (key.startsWith(`${apiUser}\0`)) this.given.delete(key);
     return this.bindings.delete(apiUser);
@@ -175,7 +158,7 @@ export class ScenarioRegistry {
     const key = `${baseKey}\0${name}`;
     const known = this.picks.get(key);
     if (known?.base === base) return known.run;
-    // A scenario this simulator was given by that name: the worker's own first, then everyone's; else a shipped one.
+    // A worker's own first, then everyone's, then a shipped one.
     const sc =
       (this.owners.has(baseKey) ? this.given.get(key) : undefined) ??
       this.given.get(`\0${name}`) ??
@@ -184,7 +167,7 @@ export class ScenarioRegistry {
     const run = running(this.pickOverlay(sc, base.sc), base);
     this.picks.delete(key);
     this.picks.set(key, { base, run });
-    // The oldest picks go first (a Map iterates in the order keys were set).
+    // The oldest go first: a Map iterates in the order keys were set.
     let rules = [...this.picks.values()].reduce((n, p) => n + p.run.counts.length, 0);
     for (const [oldest, p] of this.picks) {
       if (this.picks.size <= MAX_PICKS && rules <= MAX_PICKED_RULES) break;
@@ -193,10 +176,6 @@ export class ScenarioRegistry {
       rules -= p.run.counts.length;
     }
     return run;
-  }
-
-  private forgetPicksUnder(apiUser: string): void {
-    for (const key of this.picks.keys()) if (key.startsWith(`${apiUser}\0`)) this.picks.delete(key);
   }
 
   private shippedScenario(name: string): CompiledScenario | undefined {
@@ -220,7 +199,7 @@ export class ScenarioRegistry {
     };
   }
 
-  /** Compiles a scenario to run beside the active one: same token and clock, API users added to the simulator's. */
+  /** A scenario to run beside the active one: same token and clock. */
   private overlay(sc: CompiledScenario): CompiledScenario {
     if (sc.input.token !== undefined && sc.token !== this.token) {
       throw new ScenarioError(sc.name, [
@@ -246,7 +225,6 @@ export class ScenarioRegistry {
       if (this.given.size <= MAX_GIVEN_SCENARIOS && chars <= MAX_KEPT_SCENARIO_CHARS) break;
       if (live.has(kept)) continue;
       this.given.delete(key);
-      // Held under another key too (the same scenario bound by a worker and given to everyone), it is still held.
       if (![...this.given.values()].includes(kept)) chars -= weight(kept);
     }
   }
@@ -255,7 +233,6 @@ export class ScenarioRegistry {
     return new Set([this.active, ...[...this.bindings.values()].map((r) => r.sc)]);
   }
 
-  /** Keeps the scenario keys given as options (flags) across scenario loads. */
   private withPinned(sc: CompiledScenario): CompiledScenario {
     if (Object.keys(this.pinned).length === 0) return sc;
     return compileOrThrow({ ...sc.input, ...this.pinned }, sc.name);

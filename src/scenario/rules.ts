@@ -8,14 +8,10 @@ import { boundedDuration, LIMITS } from '../world/time-limits.js';
 import type { CompiledScenario } from './compile.js';
 import { ANSWERING_FAULTS, type Fault, type RuleInput } from './schema.js';
 
-/**
- * A scenario's rules (docs/behaviour.md#scenarios-and-forced-codes): compiled, with every way one could never apply
- * named at load, and matched to requests, with the counts that `after`, `times` and `every` read.
- */
+/** A scenario's rules: compiled (one that could never apply is refused), and matched to requests with their counts. */
 
-/** A problem found while compiling, at a path of the scenario's keys; compiling goes on, to report them all at once. */
+/** A problem found while compiling, at a key path; compiling goes on, to report them all at once. */
 export type Fail = (path: (string | number)[], message: string) => void;
-
 type When = NonNullable<RuleInput['when']>;
 type Matcher = (value: string) => boolean;
 
@@ -24,7 +20,7 @@ export interface CompiledRule {
   index: number;
   /** `name`, or "rule N" (1-based). */
   label: string;
-  /** What a request must be, as written; `user` and `headers` hold its values compiled to matchers. */
+  /** What a request must be, as written; `user` and `headers` are its globs compiled. */
   when: When;
   user?: Matcher;
   headers?: [string, Matcher][];
@@ -50,7 +46,7 @@ export function matcherOf(pattern: string, path: (string | number)[], fail: Fail
   return undefined;
 }
 
-/** Compiles `rules[index]`; `apiUsers`: the scenario's, when it lists some. */
+/** Compiles `rules[index]`; `apiUsers`: the scenario's, if it lists some. */
 export function compileRule(
   r: RuleInput,
   index: number,
@@ -64,7 +60,6 @@ export function compileRule(
     respond: respond && { code: respond.code, message: respond.message },
     decides: respond !== undefined || (fault !== undefined && !ANSWERING_FAULTS.has(fault)),
   };
-
   // The operations a matching request can be, narrowed by each condition.
   let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
   if (w.endpoint) ops = new Set(endpointTypes(w.endpoint, false).map((t) => TYPE_OPERATION.get(t)!));
@@ -93,7 +88,6 @@ export function compileRule(
     if (!HEADER_NAME.test(name)) bad('is not a valid header name', 'when', 'headers', name);
     return [name.toLowerCase(), matcherOf(pattern, ['rules', index, 'when', 'headers', name], fail) ?? (() => false)];
   });
-
   // What the rule does.
   const info = respond && codeInfo(respond.code);
   if (respond && !info)
@@ -181,9 +175,8 @@ export function running(sc: CompiledScenario, under?: Running): Running {
 }
 
 /**
- * The rules that apply to a request, as one: the first that matches, applies now by its count, and decides, with every
- * rule that only delays or garbles and applies too, wherever it stands. Counts every rule it looks at that matches;
- * the rules that decide after the first that applies are not looked at.
+ * The rules that apply to a request, as one: the first that decides, with every rule that only delays or garbles,
+ * wherever it stands. Counts every matching rule it looks at: none that decides after the first that applies.
  */
 export function pickRule(run: Running, subject: RuleSubject): CompiledRule | undefined {
   let decided = false;
@@ -203,10 +196,7 @@ function appliesNow(rule: CompiledRule, n: number): boolean {
   return k > 0 && (rule.times === undefined || k <= rule.times) && (rule.every === undefined || k % rule.every === 0);
 }
 
-/**
- * The rules that apply, as one rule: the code and the fault that keeps the request from the service of the one that
- * decides; the delays added up (to the longest a delay may be); of the faults that garble an answer, the first.
- */
+/** The rules that apply as one: the code and fault of the one that decides, delays added up, the first garbling. */
 function composed(rules: CompiledRule[]): CompiledRule {
   const decider = rules.find((r) => r.decides);
   const delays = rules.flatMap((r) => (r.delay ? [r.delay] : []));
@@ -243,9 +233,8 @@ function matches(rule: CompiledRule, subject: RuleSubject, apiUserHeader: string
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * The ways a header value can be read. Node hands a header's bytes over as Latin-1, one character a byte, as most
- * clients write them (fetch, Python's requests, Java); others write UTF-8 (curl, Node's own client with a body). A
- * rule written `x-test-case: größe` must meet both: a value whose bytes are valid UTF-8 beyond ASCII is read both ways.
+ * A header value as Node gives it (Latin-1, as fetch, requests and Java write it), and read as UTF-8 (as curl writes
+ * it) when its bytes are valid UTF-8 beyond ASCII: a rule written `x-test-case: größe` meets both.
  */
 function headerReadings(value: string): string[] {
   if (!/[\x80-\xff]/.test(value)) return [value];

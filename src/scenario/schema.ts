@@ -34,6 +34,8 @@ const strictObject = <T extends Record<string, TSchema>>(props: T, description?:
   Type.Object(props, { additionalProperties: false, description });
 const text = (description?: string) => Optional(Type.String({ description }));
 const flag = (description: string) => Optional(Type.Boolean({ description }));
+const choice = <T extends string>(values: readonly T[], description?: string) => Optional(oneOf(values, description));
+const count = (minimum: number, description: string) => Optional(Type.Integer({ minimum, description }));
 /**
  * A name shown in the journal, the log, the pages and the reports: no control characters (C0 with NUL, DEL, C1, bidi
  * controls, line separators), which would act on a terminal or disguise what follows.
@@ -47,6 +49,8 @@ const Name = (options: { minLength?: number; maxLength?: number; description: st
 const AccountState = Type.Union([Type.String(), Type.Integer()], {
   errorMessage: 'must be an account state name (active, invalid, blocked, locked, ...) or a -2xxx code',
 });
+const duration = (description: string) => Optional(Duration(description));
+const DelayRange = strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') });
 const addresses = () => Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' }));
 
 const ApiUserSchema = strictObject(
@@ -66,7 +70,7 @@ const RuleSchema = strictObject(
     when: Optional(
       strictObject(
         {
-          endpoint: Optional(oneOf(['challenge', 'time', 'status', 'verify', 'blocked'] as const)),
+          endpoint: choice(['challenge', 'time', 'status', 'verify', 'blocked'] as const),
           type: Optional(Type.Integer({ description: 'envelope type: 150, 151, 990, 171, 170, 950' })),
           apiUser: text('the 9-digit API user of the request'),
           svcUser: text("the body's user e-mail, exact or glob (*@example.com)"),
@@ -78,9 +82,9 @@ const RuleSchema = strictObject(
         'every key optional; all given must match',
       ),
     ),
-    after: Optional(Type.Integer({ minimum: 0, description: 'let the first N matching requests through' })),
-    times: Optional(Type.Integer({ minimum: 1, description: 'then apply to the next N only' })),
-    every: Optional(Type.Integer({ minimum: 1, description: 'apply to every Nth matching request only' })),
+    after: count(0, 'let the first N matching requests through'),
+    times: count(1, 'then apply to the next N only'),
+    every: count(1, 'apply to every Nth matching request only'),
     respond: Optional(
       strictObject({
         code: Type.Integer({ description: 'any code of the code table' }),
@@ -88,19 +92,12 @@ const RuleSchema = strictObject(
       }),
     ),
     delay: Optional(
-      Type.Union(
-        [
-          Type.Number(),
-          Type.String(),
-          strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') }),
-        ],
-        { errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }' },
-      ),
+      Type.Union([Type.Number(), Type.String(), DelayRange], {
+        errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }',
+      }),
     ),
-    fault: Optional(oneOf(FAULTS, 'break the wire instead of answering normally')),
-    hangFor: Optional(
-      Duration('fault hang: how long the connection is held before it is closed (default 60s, at most 10m)'),
-    ),
+    fault: choice(FAULTS, 'break the wire instead of answering normally'),
+    hangFor: duration('fault hang: how long the connection is held before it is closed (default 60s, at most 10m)'),
   },
   'a forced outcome: the first rule that matches a request and forces a code or a fault decides; rules that only delay or garble the answer add to it',
 );
@@ -112,19 +109,18 @@ export const ScenarioSchema = strictObject(
     description: text(),
     token: text('identifier token in header names, scheme, algorithm and user field (default svc)'),
     strict: flag('reject everything the interface document does not show (default false)'),
-    responseStyle: Optional(
-      oneOf(['document', 'sdk'] as const, 'document: utctime; sdk: utcTime, as the published clients parse it'),
+    responseStyle: choice(
+      ['document', 'sdk'] as const,
+      'document: utctime; sdk: utcTime, as the published clients parse it',
     ),
     hints: flag(
       "whether a refusal's message ends with the client doctor's hint (the likely mistake and its fix) or is the code's bare meaning only (default: with the hint)",
     ),
-    auth: Optional(
-      oneOf(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off'),
-    ),
+    auth: choice(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off'),
     clock: Optional(
       strictObject({
-        offset: Optional(Duration('simulator clock = real time + offset')),
-        maxDrift: Optional(Duration('allowed |client time - simulator time| (default 5m)')),
+        offset: duration('simulator clock = real time + offset'),
+        maxDrift: duration('allowed |client time - simulator time| (default 5m)'),
         frozenAt: Optional(
           Type.Union([Type.String(), Type.Number()], {
             errorMessage: 'must be an ISO 8601 instant or epoch milliseconds',
@@ -143,7 +139,7 @@ export const ScenarioSchema = strictObject(
     defaultAccountState: Optional(AccountState),
     autoVerify: Optional(
       strictObject({
-        delay: Optional(Duration('how long an auto-verify challenge waits before it completes by itself (default 2s)')),
+        delay: duration('how long an auto-verify challenge waits before it completes by itself (default 2s)'),
       }),
     ),
     rules: Optional(
