@@ -78,7 +78,6 @@ export function compileScenario(value: unknown): Compiled {
 function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
   const issues: ScenarioIssue[] = [];
   const fail: Fail = (path, message) => issues.push({ path, message });
-  /** A duration key in ms within its limit; the fallback when it is absent or refused. */
   const duration = (v: number | string | undefined, fallback: number, path: string[], limit: DurationLimit) => {
     const read = v === undefined ? { ms: fallback } : boundedDuration(v, limit);
     if ('problem' in read) fail(path, read.problem);
@@ -133,7 +132,7 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
   const autoVerifyDelay = duration(input.autoVerify?.delay, 2_000, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay);
-  const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, apiUsers, fail));
+  const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, fail, apiUsers));
   if (rulesWhole) {
     const broken = new Set(issues.filter((i) => i.path[0] === 'rules').map((i) => i.path[1]));
     issues.push(...shadowedRules(rules, (i) => broken.has(i)));

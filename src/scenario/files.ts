@@ -44,9 +44,8 @@ function refusal(file: string, e: unknown): ScenarioError {
 }
 
 /**
- * The directories the control API may read scenario files from (`--scenario-dir`, by default the folder of
- * `--scenario`). A file is read only when it lies inside one once every link is followed; any other path gets the same
- * refusal whether it exists or not, so the control API tells nothing about the rest of the machine.
+ * The directories the control API may read scenario files from (`--scenario-dir`), once every link is followed; any
+ * other path gets the same refusal whether it exists or not, so the control API tells nothing about the machine.
  */
 export class ScenarioDirectories {
   readonly dirs: readonly string[];
@@ -113,15 +112,11 @@ function inside(dir: string, file: string): boolean {
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/**
- * A scenario as a control API body gives it: a name, a file in a scenario directory, a scenario object (alone or under
- * `scenario`), or YAML / JSON text. A file is read here, never later. `echo` quotes a caller's value, redacted.
- */
-export async function controlSource(
-  body: unknown,
-  dirs: ScenarioDirectories,
-  echo: (value: string, max: number) => string,
-): Promise<ScenarioSource> {
+/** Quotes a caller's value in a message, its secrets redacted. */
+type Echo = (value: string, max: number) => string;
+
+/** A scenario from a control API body: a name, a file, an object (alone or under `scenario`), or YAML / JSON text. */
+export async function controlSource(body: unknown, dirs: ScenarioDirectories, echo: Echo): Promise<ScenarioSource> {
   if (typeof body === 'string') return { text: body, source: 'request body' };
   const b = body as Record<string, unknown> | undefined;
   const keys = b && typeof b === 'object' && !Array.isArray(b) ? Object.keys(b).length : 0;

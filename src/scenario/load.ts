@@ -18,6 +18,9 @@ const MAX_ALIASES = 100;
 /** `[` and `{` nested deeper are refused before parsing: the parser recurses until its stack runs out. */
 const MAX_FLOW_DEPTH = 256;
 const TOO_DEEP = 'is nested too deeply';
+type Line = (node: unknown) => number | undefined;
+const NOT_A_SCENARIO = 'is neither a scenario file nor the name of a shipped scenario';
+const NOT_A_SOURCE = 'must be a shipped scenario name, a file, a scenario object, YAML text or { text }';
 
 /**
  * Parses scenario text (YAML, of which JSON is a part) and compiles it. Anything wrong throws a ScenarioError whose
@@ -30,12 +33,12 @@ export function loadScenarioText(text: string, source: string): CompiledScenario
   if (nestedTooDeeply(text)) throw refuse(`${TOO_DEEP} (more than ${MAX_FLOW_DEPTH} levels of [ or {)`);
   const Y = yaml();
   const lc = new Y.LineCounter();
-  const line = (node: unknown) => {
+  const line: Line = (node) => {
     const at = (node as YAML.Node | null)?.range?.[0];
     return at === undefined ? undefined : lc.linePos(at).line;
   };
   let doc: YAML.Document.Parsed | undefined;
-  let nodes: Nodes | undefined;
+  let nodes: ReturnType<typeof readNodes> | undefined;
   let value: unknown;
   try {
     // uniqueKeys: repeats are found by readNodes, linearly (the parser compares all pairs); logLevel: no printing.
@@ -75,22 +78,17 @@ export function compileOrThrow(
   if (scenario) return scenario;
   // In the order of the file: the problems of shape and of meaning are found apart.
   const placed = issues.map((i): ScenarioIssue => ({ ...i, line: i.line ?? line?.(i.path) }));
-  throw new ScenarioError(
-    source,
-    placed.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
-  );
+  placed.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  throw new ScenarioError(source, placed);
 }
 
 /** Compiles a scenario from any of the ways it can be given; anything wrong is a ScenarioError naming where. */
 export function resolveScenario(source: ScenarioSource): CompiledScenario {
-  if (source === null || (typeof source !== 'string' && typeof source !== 'object')) {
-    throw new ScenarioError('scenario', [
-      { path: [], message: 'must be a shipped scenario name, a file, a scenario object, YAML text or { text }' },
-    ]);
-  }
+  if (source === null || (typeof source !== 'string' && typeof source !== 'object'))
+    throw new ScenarioError('scenario', [{ path: [], message: NOT_A_SOURCE }]);
   if (typeof source === 'string') {
     if (isScenarioText(source)) return loadScenarioText(source, 'scenario text');
-    return loadScenarioFile(nameOrFile(source, 'is neither a scenario file nor the name of a shipped scenario'));
+    return loadScenarioFile(nameOrFile(source, NOT_A_SCENARIO));
   }
   const { text, source: label, name } = source as { text?: unknown; source?: string; name?: unknown };
   if (typeof text === 'string' && Object.keys(source).every((k) => k === 'text' || k === 'source'))
@@ -113,10 +111,7 @@ export function scenarioFromOptions(opts: Record<string, unknown> & { scenario?:
       'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';
     return compileOrThrow({ name: 'default', description, ...inline }, 'options');
   }
-  const file = nameOrFile(
-    opts.scenario,
-    'is neither a scenario file nor the name of a shipped scenario (see `mfa-sim --list-scenarios`)',
-  );
+  const file = nameOrFile(opts.scenario, `${NOT_A_SCENARIO} (see \`mfa-sim --list-scenarios\`)`);
   const base = loadScenarioFile(file);
   return Object.keys(inline).length === 0 ? base : compileOrThrow({ ...base.input, ...inline }, file);
 }
@@ -139,18 +134,10 @@ function nestedTooDeeply(text: string): boolean {
   return false;
 }
 
-/**
- * Keys repeated in a mapping (at most 10, with their lines; a Set per mapping, so linear), and the line of the first
- * alias whose anchor is not set before it (an anchor counts from its own node on).
- */
-interface Nodes {
-  duplicates: ScenarioIssue[];
-  alias?: number;
-}
-
-function readNodes(doc: YAML.Document.Parsed, line: (node: unknown) => number | undefined): Nodes {
+/** Keys repeated in a mapping (at most 10; a Set per mapping, so linear), and the first alias before its anchor. */
+function readNodes(doc: YAML.Document.Parsed, line: Line) {
   const Y = yaml();
-  const out: Nodes = { duplicates: [] };
+  const out: { duplicates: ScenarioIssue[]; alias?: number } = { duplicates: [] };
   const anchors = new Set<string>();
   Y.visit(doc, (_, node) => {
     if (Y.isAlias(node) && !anchors.has(node.source)) out.alias ??= line(node);
@@ -170,13 +157,8 @@ function readNodes(doc: YAML.Document.Parsed, line: (node: unknown) => number | 
   return out;
 }
 
-function keyName(key: unknown): string {
-  return String(yaml().isScalar(key) ? key.value : key);
-}
-
-function firstLine(s: string): string {
-  return s.split('\n')[0].trim();
-}
+const keyName = (key: unknown) => String(yaml().isScalar(key) ? key.value : key);
+const firstLine = (s: string) => s.split('\n')[0].trim();
 
 /** A YAML parser message without its own position (the line is given already), in plainer words. */
 function yamlProblem(message: string): string {
@@ -187,11 +169,7 @@ function yamlProblem(message: string): string {
 }
 
 /** The line of the key at a path; for a missing key, the line of the nearest mapping that holds it. */
-function lineOf(
-  doc: YAML.Document | undefined,
-  line: (node: unknown) => number | undefined,
-  path: (string | number)[],
-) {
+function lineOf(doc: YAML.Document | undefined, line: Line, path: (string | number)[]) {
   const Y = yaml();
   let node: unknown = doc?.contents;
   let at = line(node);

@@ -5,25 +5,18 @@ import { checkShape, isPrefix, type ShapeProblem } from './validate.js';
 
 type Path = (string | number)[];
 type Container = Record<string | number, unknown>;
+type Meaning = (mended: ScenarioInput, rulesWhole: boolean) => ScenarioIssue[];
 
 /** A value read as another key may show problems of its own, mended in the next round; the schema nests 5 deep. */
 const ROUNDS = 6;
-/**
- * The containers mending may change lie at most this deep (apiUsers[0].ipRules.block): copied so that the caller's
- * value is never changed. A bound, not a whole copy, as an in-process value may hold a cycle.
- */
+/** Mending changes containers this deep at most (apiUsers[0].ipRules.block): a bound, as a value may hold a cycle. */
 const COPIED_LEVELS = 5;
 
 /**
- * Every problem of a misshapen scenario in one pass: `first`, those of its shape, then those `meaning` finds once it is
- * mended (an unknown key near a known one read as that key, any other refused value set aside for a placeholder), but
- * none that a value set aside in the same rule, API user, account or setting could have caused.
+ * Every problem of a misshapen scenario: of shape (`first`), then of meaning once mended (a misspelled key read as the
+ * key it is near, any other refused value set aside), but none that a value set aside in the same part could cause.
  */
-export function mend(
-  value: unknown,
-  first: ShapeProblem[],
-  meaning: (mended: ScenarioInput, rulesWhole: boolean) => ScenarioIssue[],
-): ScenarioIssue[] {
+export function mend(value: unknown, first: ShapeProblem[], meaning: Meaning): ScenarioIssue[] {
   if (!isRecord(value)) return first.map(({ path, message }) => ({ path, message }));
   const root = copy(value, COPIED_LEVELS) as Container;
   const issues: ScenarioIssue[] = [];
@@ -39,12 +32,11 @@ export function mend(
       const [parent, key] = parentOf(root, path);
       const moved = parent[key];
       delete parent[key];
-      if (near === undefined || Object.hasOwn(parent, near)) {
-        aside.push(path);
-        continue;
+      if (near === undefined || Object.hasOwn(parent, near)) aside.push(path);
+      else {
+        define(parent, near, moved);
+        renames.push({ from: path, to: [...path.slice(0, -1), near] });
       }
-      define(parent, near, moved);
-      renames.push({ from: path, to: [...path.slice(0, -1), near] });
     }
     for (const { kind, path, message, schema } of found) {
       const [parent, key] = parentOf(root, path);
@@ -56,17 +48,13 @@ export function mend(
     }
   }
   // An API user set aside may be the one a rule names.
-  const touches = (path: Path) =>
-    aside.some(
-      (a) => isPrefix(a.slice(0, 2), path) || (a[0] === 'apiUsers' && path[2] === 'when' && path[3] === 'apiUser'),
-    );
+  const usersAside = aside.some((a) => a[0] === 'apiUsers');
+  const touches = (p: Path) => aside.some((a) => isPrefix(a.slice(0, 2), p)) || (usersAside && p[3] === 'apiUser');
   const kept = meaning(root as ScenarioInput, !aside.some((a) => a[0] === 'rules')).filter((i) => !touches(i.path));
   return [...issues, ...kept.map((i) => ({ ...i, path: written(i.path) }))];
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A copy of the containers `levels` deep; keys are defined, never assigned, so `__proto__` stays a key. */
 function copy(v: unknown, levels: number): unknown {

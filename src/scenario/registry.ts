@@ -20,10 +20,7 @@ export const SCENARIO_HEADER = 'x-sim-scenario';
 export const MAX_GIVEN_SCENARIOS = 64;
 /** Scenarios bound to API users at once. */
 export const MAX_BINDINGS = 256;
-/**
- * The scenario text (JSON of what was given) the kept scenarios hold in all: compiled, a byte of text takes up to some
- * 32 of memory, so one 1 MiB scenario bound to each of 256 API users would otherwise hold gigabytes.
- */
+/** The scenario text the kept scenarios hold in all: compiled, a byte takes up to some 32 of memory. */
 export const MAX_KEPT_SCENARIO_CHARS = 2 * 1024 * 1024;
 /** Picks by header kept (with their rule counts), and their rules in all; past either, the oldest is forgotten. */
 export const MAX_PICKS = 1024;
@@ -89,10 +86,7 @@ export class ScenarioRegistry {
     return sc;
   }
 
-  /**
-   * Runs a scenario (by default the active one, with counts of its own) for one API user's requests only. `own`: a
-   * worker claimed the API user, and only its own requests pick the scenarios bound to it by name.
-   */
+  /** Runs a scenario (by default the active one) for one API user's requests; `own`: only they may pick it by name. */
   bind(apiUser: string, source?: ScenarioSource, own = false): CompiledScenario {
     if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser))
       throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
@@ -184,10 +178,7 @@ export class ScenarioRegistry {
     return this.shipped.get(name);
   }
 
-  /**
-   * A picked scenario changes the rules and the world (accounts, strictness, clock offset) but never grants: API users,
-   * authentication mode and replay checks stay those of the scenario it runs under, whose drift window is checked too.
-   */
+  /** A picked scenario never grants: API users, auth mode and replay checks stay those of the one it runs under. */
   private pickOverlay(sc: CompiledScenario, under: CompiledScenario): CompiledScenario {
     const own = this.overlay(sc);
     return {
@@ -201,16 +192,11 @@ export class ScenarioRegistry {
 
   /** A scenario to run beside the active one: same token and clock. */
   private overlay(sc: CompiledScenario): CompiledScenario {
-    if (sc.input.token !== undefined && sc.token !== this.token) {
-      throw new ScenarioError(sc.name, [
-        { path: ['token'], message: `is ${sc.token}, but this simulator runs with token ${this.token}` },
-      ]);
-    }
-    if (sc.frozenAt !== undefined) {
-      throw new ScenarioError(sc.name, [
-        { path: ['clock', 'frozenAt'], message: "sets the simulator's clock, so only the active scenario may use it" },
-      ]);
-    }
+    const refuse = (path: string[], message: string) => new ScenarioError(sc.name, [{ path, message }]);
+    if (sc.input.token !== undefined && sc.token !== this.token)
+      throw refuse(['token'], `is ${sc.token}, but this simulator runs with token ${this.token}`);
+    if (sc.frozenAt !== undefined)
+      throw refuse(['clock', 'frozenAt'], "sets the simulator's clock, so only the active scenario may use it");
     return sc.token === this.token ? sc : compileOrThrow({ ...sc.input, token: this.token }, sc.name);
   }
 
@@ -234,7 +220,6 @@ export class ScenarioRegistry {
   }
 
   private withPinned(sc: CompiledScenario): CompiledScenario {
-    if (Object.keys(this.pinned).length === 0) return sc;
-    return compileOrThrow({ ...sc.input, ...this.pinned }, sc.name);
+    return Object.keys(this.pinned).length ? compileOrThrow({ ...sc.input, ...this.pinned }, sc.name) : sc;
   }
 }

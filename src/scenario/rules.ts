@@ -47,19 +47,12 @@ export function matcherOf(pattern: string, path: (string | number)[], fail: Fail
 }
 
 /** Compiles `rules[index]`; `apiUsers`: the scenario's, if it lists some. */
-export function compileRule(
-  r: RuleInput,
-  index: number,
-  apiUsers: ReadonlyMap<string, unknown> | undefined,
-  fail: Fail,
-) {
+export function compileRule(r: RuleInput, index: number, fail: Fail, apiUsers?: ReadonlyMap<string, unknown>) {
   const bad = (message: string, ...path: (string | number)[]) => fail(['rules', index, ...path], message);
   const { when: w = {}, after = 0, times, every, fault, respond, delay, hangFor } = r;
-  const rule: CompiledRule = {
-    ...{ index, label: r.name ?? `rule ${index + 1}`, when: { ...w }, after, times, every, fault, hangMs: 60_000 },
-    respond: respond && { code: respond.code, message: respond.message },
-    decides: respond !== undefined || (fault !== undefined && !ANSWERING_FAULTS.has(fault)),
-  };
+  const decides = respond !== undefined || (fault !== undefined && !ANSWERING_FAULTS.has(fault));
+  const label = r.name ?? `rule ${index + 1}`;
+  const rule: CompiledRule = { index, label, when: { ...w }, after, times, every, fault, hangMs: 60_000, decides };
   // The operations a matching request can be, narrowed by each condition.
   let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
   if (w.endpoint) ops = new Set(endpointTypes(w.endpoint, false).map((t) => TYPE_OPERATION.get(t)!));
@@ -88,7 +81,7 @@ export function compileRule(
     if (!HEADER_NAME.test(name)) bad('is not a valid header name', 'when', 'headers', name);
     return [name.toLowerCase(), matcherOf(pattern, ['rules', index, 'when', 'headers', name], fail) ?? (() => false)];
   });
-  // What the rule does.
+  if (respond) rule.respond = { code: respond.code, message: respond.message };
   const info = respond && codeInfo(respond.code);
   if (respond && !info)
     bad(`${respond.code} is not a code of the code table (see \`mfa-sim --codes\`)`, 'respond', 'code');
@@ -120,9 +113,8 @@ export function compileRule(
 }
 
 /**
- * A problem for each rule that decides but can never apply: an earlier one always decides first (it has no `after`,
- * `times` or `every`, and matches every request the later one matches). Judged on what the rules say, not on every
- * request they could meet: a glob covers another only when it is the same text, or `*`.
+ * A problem for each rule an earlier one always decides before (it matches all the later one matches, and has no
+ * `after`, `times` or `every`). Judged on what the rules say: a glob covers another only when the same, or `*`.
  */
 export function shadowedRules(rules: CompiledRule[], skip: (index: number) => boolean): ScenarioIssue[] {
   const always = (d: CompiledRule) => d.decides && d.after === 0 && d.times === undefined && d.every === undefined;
@@ -174,18 +166,12 @@ export function running(sc: CompiledScenario, under?: Running): Running {
   return { sc, counts: new Array<number>(sc.rules.length).fill(0), under };
 }
 
-/**
- * The rules that apply to a request, as one: the first that decides, with every rule that only delays or garbles,
- * wherever it stands. Counts every matching rule it looks at: none that decides after the first that applies.
- */
+/** The rules that apply, as one: the first that decides, with each that only delays or garbles; counts each match. */
 export function pickRule(run: Running, subject: RuleSubject): CompiledRule | undefined {
-  let decided = false;
   const applied: CompiledRule[] = [];
   for (const rule of run.sc.rules) {
-    if (decided && rule.decides) continue;
-    if (!matches(rule, subject, run.sc.names.apiUser) || !appliesNow(rule, ++run.counts[rule.index])) continue;
-    decided ||= rule.decides;
-    applied.push(rule);
+    if (rule.decides && applied.some((r) => r.decides)) continue;
+    if (matches(rule, subject, run.sc.names.apiUser) && appliesNow(rule, ++run.counts[rule.index])) applied.push(rule);
   }
   return applied.length ? composed(applied) : undefined;
 }
@@ -200,11 +186,8 @@ function appliesNow(rule: CompiledRule, n: number): boolean {
 function composed(rules: CompiledRule[]): CompiledRule {
   const decider = rules.find((r) => r.decides);
   const delays = rules.flatMap((r) => (r.delay ? [r.delay] : []));
-  const total = (end: 'min' | 'max') =>
-    Math.min(
-      LIMITS.delay.max,
-      delays.reduce((sum, d) => sum + d[end], 0),
-    );
+  const added = (end: 'min' | 'max') => delays.reduce((n, d) => n + d[end], 0);
+  const total = (end: 'min' | 'max') => Math.min(LIMITS.delay.max, added(end));
   return {
     ...(decider ?? rules[0]),
     label: rules.map((r) => r.label).join(' + '),
@@ -232,10 +215,7 @@ function matches(rule: CompiledRule, subject: RuleSubject, apiUserHeader: string
 // A byte-order mark is part of the value as sent, not a sign to drop (the decoder would drop a leading one).
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/**
- * A header value as Node gives it (Latin-1, as fetch, requests and Java write it), and read as UTF-8 (as curl writes
- * it) when its bytes are valid UTF-8 beyond ASCII: a rule written `x-test-case: größe` meets both.
- */
+/** A header value as Node gives it (Latin-1, as fetch writes it), and as UTF-8 (as curl writes it) when it is so. */
 function headerReadings(value: string): string[] {
   if (!/[\x80-\xff]/.test(value)) return [value];
   try {

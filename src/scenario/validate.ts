@@ -40,9 +40,7 @@ const MESSAGES: Partial<Record<ValueErrorType, (s: Schema) => string | undefined
 };
 
 /** Checks a value against the scenario schema: types, allowed values, required and unknown keys. */
-export function checkShape(value: unknown): ShapeProblem[] {
-  return problems(ScenarioSchema, value);
-}
+export const checkShape = (value: unknown): ShapeProblem[] => problems(ScenarioSchema, value);
 
 /** A checker for any schema: the problems of a value, each with its key path and a plain message. */
 export function shapeChecker(schema: TSchema): (value: unknown) => ScenarioIssue[] {
@@ -79,7 +77,6 @@ function problem(e: ValueError): ShapeProblem {
   return { path, message, kind: e.type === T.ObjectRequiredProperty ? 'missing' : 'value', schema: e.schema };
 }
 
-/** Whether `path` lies at or under `prefix`. */
 export function isPrefix(prefix: (string | number)[], path: (string | number)[]): boolean {
   return prefix.length <= path.length && prefix.every((seg, k) => String(seg) === String(path[k]));
 }
