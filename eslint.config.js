@@ -41,7 +41,7 @@ export default defineConfig(
   // A file does one thing: none in src/ passes 350 lines, and the Simulator facade, which only wires the parts and
   // names the in-process methods, stays under 200.
   { files: ['src/**/*.ts'], rules: { 'max-lines': ['error', { max: 400 }] } },
-  { files: ['src/simulator.ts'], rules: { 'max-lines': ['error', { max: 199 }] } },
+  { files: ['src/simulator/simulator.ts'], rules: { 'max-lines': ['error', { max: 199 }] } },
   { ignores: BROWSER, languageOptions: { globals: globals.node } },
   { files: BROWSER, languageOptions: { globals: globals.browser } },
   {

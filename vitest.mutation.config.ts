@@ -3,10 +3,10 @@ import { defineConfig } from 'vitest/config';
 /**
  * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
  * request path (src/request/), src/doctor/, the redactor (`--mutate
- * src/observers/redactor.ts,src/observers/unescape.ts`), the scenario's checks and rules (`--mutate
+ * src/output/redactor.ts,src/output/unescape.ts`), the scenario's checks and rules (`--mutate
  * 'src/scenario/*.ts'`), proxy mode (`--mutate 'src/proxy/*.ts'`), the event stream and the clock (`--mutate
- * 'src/observers/event-stream.ts,src/world/clock.ts'`) and the output and argument functions (`--mutate
- * 'src/output/*.ts,src/arguments.ts'`): every suite that drives authentication, the
+ * 'src/http/event-stream.ts,src/world/clock.ts'`) and the output and argument functions (`--mutate
+ * 'src/output/*.ts,src/contract/arguments.ts'`): every suite that drives authentication, the
  * order of checks, the hiding of secrets, scenario problems and rules, proxy mode and the escaping of what is shown,
  * in-process, through the real HTTP server.
  * Left out: suites that start the built CLI (a mutant of src/ never reaches dist/), the browser and the long fuzzers.

@@ -6,7 +6,7 @@
  * running simulator and checks the code, so the page cannot say what the simulator does not do.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { mustCode, type Operation } from '../src/codes.js';
+import { mustCode, type Operation } from '../src/contract/codes.js';
 import { OPERATION_TYPE } from '../src/contract/operations.js';
 import { bodySchemas, requestEnvelopeSchema } from '../src/contract/schemas.js';
 

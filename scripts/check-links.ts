@@ -4,7 +4,7 @@
  *
  * - Every relative link and image resolves: the file exists, and a `#fragment` into a Markdown page names one of
  *   its headings (as GitHub and npm make anchors of them).
- * - No page sends a package user to the repository's own files or npm scripts (`src/codes.ts`, `.ci/run`,
+ * - No page sends a package user to the repository's own files or npm scripts (`src/contract/codes.ts`, `.ci/run`,
  *   `npm run bench`) unless it says where they are: a reference to a file of the repository that the package
  *   lacks, or to one of the repository's npm scripts, must stand in a passage (a paragraph, list or table, with the
  *   code block it introduces), a section or a page that says "in a clone of the repository".

@@ -10,14 +10,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CODES, codeInfo, isTransportCode } from '../src/codes.js';
-import { FINDING_KINDS } from '../src/doctor/finding-types.js';
+import { CODES, codeInfo, isTransportCode } from '../src/contract/codes.js';
+import { FINDING_KINDS } from '../src/run/finding-types.js';
 import { STEPS } from '../src/proxy/probe.js';
 import { shippedScenarioDir, shippedScenarioNames } from '../src/scenario/catalog.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
 import { FLAGS, flagUsage, START_KEYS } from '../src/cli/flags.js';
-import { RunOptionsSchema } from '../src/run-options.js';
+import { RunOptionsSchema } from '../src/simulator/options.js';
 import { bodiesPage } from './bodies.js';
 
 export const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');

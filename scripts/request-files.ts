@@ -65,7 +65,9 @@ for (const [name, send] of Object.entries(requests) as [keyof typeof requests, (
   const files = await ran();
   const over = files.length > BOUND[name];
   failed ||= over;
-  console.log(`${name} (code ${answer.code}): ${files.length} files of src/${over ? ` (more than ${BOUND[name]})` : ''}`);
+  console.log(
+    `${name} (code ${answer.code}): ${files.length} files of src/${over ? ` (more than ${BOUND[name]})` : ''}`,
+  );
   for (const f of files) console.log(`  ${f}`);
 }
 await sim.close();

@@ -10,9 +10,9 @@
  */
 import { DEFAULT_TOKEN, signedHeaders, userKeyOf } from './auth/signature.js';
 import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
-import { ClientError, OptionsError } from './errors.js';
+import { ClientError, OptionsError } from './contract/errors.js';
 
-export { ClientError, isMfaSimError, OptionsError, type MfaSimErrorCode } from './errors.js';
+export { ClientError, isMfaSimError, OptionsError, type MfaSimErrorCode } from './contract/errors.js';
 
 /** The challenge types a new challenge may ask for. */
 export type ChallengeType =

@@ -9,15 +9,15 @@
  * @packageDocumentation
  * @module mfa-sim/control
  */
-import { ControlError, type ScenarioIssue } from './errors.js';
+import { ControlError, type ScenarioIssue } from './contract/errors.js';
 import { CONTROL_HEADER } from './http/control-access.js';
 import type { ChallengeView, ClockView } from './http/control.js';
 import { isScenarioText } from './scenario/catalog.js';
-import type { CoverageReport } from './observers/coverage.js';
-import type { Finding, HintSeen, Scope, Severity } from './doctor/finding-types.js';
-import type { JournalEntry } from './observers/answered.js';
-import type { ObserverFailure } from './observers/failures.js';
-import type { Verdict } from './doctor/report.js';
+import type { CoverageReport } from './run/coverage.js';
+import type { Finding, HintSeen, Scope, Severity } from './run/finding-types.js';
+import type { JournalEntry } from './run/answered.js';
+import type { ObserverFailure } from './run/failures.js';
+import type { Verdict } from './run/report.js';
 import type { ScenarioInput } from './scenario/schema.js';
 
 export type {
@@ -32,7 +32,7 @@ export type {
   Severity,
   Verdict,
 };
-export { ControlError, isMfaSimError, type MfaSimErrorCode, type ScenarioIssue } from './errors.js';
+export { ControlError, isMfaSimError, type MfaSimErrorCode, type ScenarioIssue } from './contract/errors.js';
 
 /**
  * A scenario as the control API takes it: a shipped scenario's name (or `<name>.yaml` in a scenario directory),

@@ -12,8 +12,8 @@
  */
 export { startSimulator, type RunningSimulator } from './http/server.js';
 export { createApp, type SimulatorApp } from './http/app.js';
-export { Simulator, type SimulatorOptions } from './simulator.js';
-export { DEFAULT_BODY_LIMIT, type StartOptions } from './run-options.js';
+export { Simulator, type SimulatorOptions } from './simulator/simulator.js';
+export { DEFAULT_BODY_LIMIT, type StartOptions } from './simulator/options.js';
 export { DEFAULT_API_USER } from './world/world.js';
 export { SCENARIO_HEADER } from './scenario/registry.js';
 export {
@@ -25,7 +25,7 @@ export {
   ScenarioError,
   type MfaSimErrorCode,
   type ScenarioIssue,
-} from './errors.js';
+} from './contract/errors.js';
 export {
   sign,
   signedHeaders,
@@ -35,14 +35,14 @@ export {
   DEFAULT_TOKEN,
   type SignOptions,
 } from './auth/signature.js';
-export { CODES, codeInfo, SERVICE_CODES, OPERATIONS, type CodeInfo, type Operation } from './codes.js';
+export { CODES, codeInfo, SERVICE_CODES, OPERATIONS, type CodeInfo, type Operation } from './contract/codes.js';
 export { loadScenarioFile, loadScenarioText } from './scenario/load.js';
 export { ScenarioSchema, type ScenarioInput, type ApiUserInput, type RuleInput } from './scenario/schema.js';
 export { shippedScenarioNames } from './scenario/catalog.js';
-export type { JournalEntry } from './observers/answered.js';
-export type { ObserverFailure } from './observers/failures.js';
-export type { Verdict } from './doctor/report.js';
-export type { Finding, HintSeen, Scope, Severity } from './doctor/finding-types.js';
-export type { CoverageReport } from './observers/coverage.js';
+export type { JournalEntry } from './run/answered.js';
+export type { ObserverFailure } from './run/failures.js';
+export type { Verdict } from './run/report.js';
+export type { Finding, HintSeen, Scope, Severity } from './run/finding-types.js';
+export type { CoverageReport } from './run/coverage.js';
 export type { Challenge } from './world/challenges.js';
 export type { Actor, ChallengeState, Step } from './world/steps.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '../src/client.js';
 import { API_USER_ID } from '../src/contract/api-user.js';
 import { openApiDocument } from '../src/contract/openapi.js';
-import { FlagError, isMfaSimError, OptionsError } from '../src/errors.js';
+import { FlagError, isMfaSimError, OptionsError } from '../src/contract/errors.js';
 import { parseFlags } from '../src/cli/flags.js';
 import { controlOpenApiDocument } from '../src/http/control.js';
 import { CONTROL_ROUTES } from '../src/http/control-routes.js';

@@ -28,9 +28,9 @@ function packageOf(files: Record<string, string>): string {
 const repository: Repository = {
   paths: new Set([
     'src',
-    'src/codes.ts',
+    'src/contract/codes.ts',
     'src/doctor',
-    'src/doctor/report.ts',
+    'src/run/report.ts',
     '.ci',
     '.ci/run',
     'test',
@@ -54,10 +54,10 @@ describe('references to what only the repository holds', () => {
     expect(
       referencesOf(
         'docs/page.md',
-        '# Page\n\nIntro.\n\nThe codes are in `src/codes.ts`, tested by\n`test/browser/`.\n',
+        '# Page\n\nIntro.\n\nThe codes are in `src/contract/codes.ts`, tested by\n`test/browser/`.\n',
       ),
     ).toEqual([
-      'docs/page.md:5: src/codes.ts (in the repository, not in the package)',
+      'docs/page.md:5: src/contract/codes.ts (in the repository, not in the package)',
       'docs/page.md:6: test/browser/ (in the repository, not in the package)',
     ]);
   });
@@ -98,20 +98,23 @@ describe('references to what only the repository holds', () => {
 
   it('accepts what the page places in a clone: the passage, its code block, its section, or the page lead', () => {
     expect(
-      referencesOf('docs/page.md', '# T\n\nLead.\n\nIn a clone of the repository, `src/codes.ts` and `npm test`.\n'),
+      referencesOf(
+        'docs/page.md',
+        '# T\n\nLead.\n\nIn a clone of the repository, `src/contract/codes.ts` and `npm test`.\n',
+      ),
     ).toEqual([]);
     expect(
       referencesOf('docs/page.md', '# T\n\nLead.\n\nIn a clone of this repository:\n\n```sh\nnpm run bench\n```\n'),
     ).toEqual([]);
     const section =
-      '# T\n\nLead.\n\n## Tests\n\nIn a clone of the repository, `npm test` runs:\n\n- `test/browser/`\n\n## Next\n\n`src/codes.ts`\n';
+      '# T\n\nLead.\n\n## Tests\n\nIn a clone of the repository, `npm test` runs:\n\n- `test/browser/`\n\n## Next\n\n`src/contract/codes.ts`\n';
     expect(referencesOf('docs/page.md', section)).toEqual([
-      'docs/page.md:13: src/codes.ts (in the repository, not in the package)',
+      'docs/page.md:13: src/contract/codes.ts (in the repository, not in the package)',
     ]);
     expect(
       referencesOf(
         'docs/page.md',
-        '# T\n\nThis page walks the source, in a clone of the repository.\n\n## A\n\n`src/codes.ts`, `npm run bench`\n',
+        '# T\n\nThis page walks the source, in a clone of the repository.\n\n## A\n\n`src/contract/codes.ts`, `npm run bench`\n',
       ),
     ).toEqual([]);
   });
@@ -120,16 +123,16 @@ describe('references to what only the repository holds', () => {
     expect(
       referencesOf(
         'docs/page.md',
-        '# T\n\nLead.\n\nIn a clone of the repository, `npm run bench`.\n   \n`src/codes.ts` # the table\n',
+        '# T\n\nLead.\n\nIn a clone of the repository, `npm run bench`.\n   \n`src/contract/codes.ts` # the table\n',
       ),
-    ).toEqual(['docs/page.md:7: src/codes.ts (in the repository, not in the package)']);
+    ).toEqual(['docs/page.md:7: src/contract/codes.ts (in the repository, not in the package)']);
   });
 
   it('keeps a code block whole: blank lines and # comments in it, indented in a list, up to its closing fence', () => {
     const page =
-      "# T\n\nLead.\n\n- In a clone of the repository:\n\n  ```sh\n  # the whole CI\n\n  echo '```'\n  bash .ci/run\n  ```\n\nThen `src/codes.ts`.\n";
+      "# T\n\nLead.\n\n- In a clone of the repository:\n\n  ```sh\n  # the whole CI\n\n  echo '```'\n  bash .ci/run\n  ```\n\nThen `src/contract/codes.ts`.\n";
     expect(referencesOf('docs/page.md', page)).toEqual([
-      'docs/page.md:14: src/codes.ts (in the repository, not in the package)',
+      'docs/page.md:14: src/contract/codes.ts (in the repository, not in the package)',
     ]);
   });
 
@@ -137,24 +140,25 @@ describe('references to what only the repository holds', () => {
     expect(
       referencesOf(
         'docs/page.md',
-        '# T\n\nLead.\n\nIn a clone of the repository, code goes in ``` fences.\n\n`src/codes.ts`\n',
+        '# T\n\nLead.\n\nIn a clone of the repository, code goes in ``` fences.\n\n`src/contract/codes.ts`\n',
       ),
-    ).toEqual(['docs/page.md:7: src/codes.ts (in the repository, not in the package)']);
+    ).toEqual(['docs/page.md:7: src/contract/codes.ts (in the repository, not in the package)']);
   });
 
   it('takes only the first passage of a section for its intro', () => {
-    const page = '# T\n\nLead.\n\n## A\n\nFirst.\n\nIn a clone of the repository, `npm run bench`.\n\n`src/codes.ts`\n';
+    const page =
+      '# T\n\nLead.\n\n## A\n\nFirst.\n\nIn a clone of the repository, `npm run bench`.\n\n`src/contract/codes.ts`\n';
     expect(referencesOf('docs/page.md', page)).toEqual([
-      'docs/page.md:11: src/codes.ts (in the repository, not in the package)',
+      'docs/page.md:11: src/contract/codes.ts (in the repository, not in the package)',
     ]);
   });
 
   it('a page with no title has no lead: its first passage speaks for what comes before the first heading only', () => {
-    expect(referencesOf('docs/page.md', '`src/codes.ts`\n')).toEqual([
-      'docs/page.md:1: src/codes.ts (in the repository, not in the package)',
+    expect(referencesOf('docs/page.md', '`src/contract/codes.ts`\n')).toEqual([
+      'docs/page.md:1: src/contract/codes.ts (in the repository, not in the package)',
     ]);
     expect(
-      referencesOf('docs/page.md', 'In a clone of the repository.\n\n`src/codes.ts`\n\n## A\n\n`.ci/run`\n'),
+      referencesOf('docs/page.md', 'In a clone of the repository.\n\n`src/contract/codes.ts`\n\n## A\n\n`.ci/run`\n'),
     ).toEqual(['docs/page.md:7: .ci/run (in the repository, not in the package)']);
   });
 
@@ -211,7 +215,9 @@ describe('references to what only the repository holds', () => {
   it('knows the repository as git tracks it, and its npm scripts', () => {
     const own = repositoryAt(root);
     expect(
-      ['src', 'src/codes.ts', '.ci', '.ci/run', 'test/robustness', 'README.md'].filter((p) => !own.paths.has(p)),
+      ['src', 'src/contract/codes.ts', '.ci', '.ci/run', 'test/robustness', 'README.md'].filter(
+        (p) => !own.paths.has(p),
+      ),
     ).toEqual([]);
     expect(['node_modules', 'dist', '', 'src/codes', 'srccodes.ts'].filter((p) => own.paths.has(p))).toEqual([]);
     expect(own.scripts).toEqual(
@@ -224,7 +230,7 @@ describe('references to what only the repository holds', () => {
   it('the command line fails, listing it, on a package whose page names a file only the repository holds', async () => {
     const dir = packageOf({
       'package.json': '{}',
-      'README.md': '# mfa-sim\n\nLead.\n\nThe table is in `src/codes.ts`.\n',
+      'README.md': '# mfa-sim\n\nLead.\n\nThe table is in `src/contract/codes.ts`.\n',
     });
     const run = promisify(execFile)(
       process.execPath,
@@ -233,11 +239,11 @@ describe('references to what only the repository holds', () => {
     );
     await expect(run).rejects.toMatchObject({
       code: 1,
-      stderr: expect.stringContaining('README.md:5: src/codes.ts (in the repository, not in the package)'),
+      stderr: expect.stringContaining('README.md:5: src/contract/codes.ts (in the repository, not in the package)'),
     });
     writeFileSync(
       join(dir, 'README.md'),
-      '# mfa-sim\n\nLead.\n\nThe table is in `src/codes.ts`, in a clone of the repository.\n',
+      '# mfa-sim\n\nLead.\n\nThe table is in `src/contract/codes.ts`, in a clone of the repository.\n',
     );
     const { stdout } = await promisify(execFile)(
       process.execPath,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient, type MfaClient } from '../src/client.js';
-import { codeInfo, SERVICE_CODES, type Operation } from '../src/codes.js';
+import { codeInfo, SERVICE_CODES, type Operation } from '../src/contract/codes.js';
 import { run, start } from './cli-helpers.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'mfa-sim-cli-'));

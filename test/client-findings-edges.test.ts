@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../src/doctor/finding-types.js';
-import { JOURNAL_BODY_CHARS } from '../src/observers/journal.js';
+import type { Finding } from '../src/run/finding-types.js';
+import { JOURNAL_BODY_CHARS } from '../src/run/journal.js';
 import { challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, send, simulator } from './helpers.js';
 
 /**

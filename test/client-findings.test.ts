@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FINDING_KINDS, type Finding } from '../src/doctor/finding-types.js';
+import { FINDING_KINDS, type Finding } from '../src/run/finding-types.js';
 import { startSimulator, type RunningSimulator } from '../src/index.js';
 import { challengeEnvelope, clientTime, expectEnvelope, lookupEnvelope, raw, send, simulator } from './helpers.js';
 

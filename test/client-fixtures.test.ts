@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../src/index.js';
-import { CHECKS, codeInfo } from '../src/codes.js';
+import { CHECKS, codeInfo } from '../src/contract/codes.js';
 import { expectEnvelope, raw } from './helpers.js';
 
 /**

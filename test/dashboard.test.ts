@@ -193,7 +193,7 @@ describe('the phone page (/phone/:id): the user approves or denies', async () =>
   });
 
   it('display names and sample e-mails are the same for the same seed, and differ between seeds', async () => {
-    const { Simulator } = await import('../src/simulator.js');
+    const { Simulator } = await import('../src/simulator/simulator.js');
     const a = new Simulator({ seed: 5 }).world.people;
     const b = new Simulator({ seed: 5 }).world.people;
     const c = new Simulator({ seed: 6 }).world.people;

@@ -13,7 +13,7 @@ import {
   OptionsError,
   ScenarioError,
   type MfaSimErrorCode,
-} from '../src/errors.js';
+} from '../src/contract/errors.js';
 
 /**
  * Every error mfa-sim throws has a stable code, and is recognised by any copy of the package: a suite that holds two

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FlagError } from '../src/errors.js';
+import { FlagError } from '../src/contract/errors.js';
 import { CommandLineSchema, FLAGS, helpText, parseFlags, START_KEYS, startOptions } from '../src/cli/flags.js';
-import { RunOptionsSchema } from '../src/run-options.js';
+import { RunOptionsSchema } from '../src/simulator/options.js';
 import { ScenarioSchema } from '../src/scenario/schema.js';
 
 // The command line's flags as the table reads them. The CLI tests (cli.test.ts, cli-ecosystem.test.ts) run the built

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeFolders } from '../src/folders.js';
+import { makeFolders } from '../src/files/folders.js';
 
-/** makeFolders (src/folders.ts): mkdir -p that ends, used by the code cache and proxy mode's --record. */
+/** makeFolders (src/files/folders.ts): mkdir -p that ends, used by the code cache and proxy mode's --record. */
 
 let temp: string;
 beforeEach(() => (temp = mkdtempSync(join(tmpdir(), 'folders-'))));

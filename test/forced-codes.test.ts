@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CHECKS, codeInfo } from '../src/codes.js';
+import { CHECKS, codeInfo } from '../src/contract/codes.js';
 import {
   cancelEnvelope,
   challengeEnvelope,

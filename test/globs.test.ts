@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../src/index.js';
-import { MAX_GLOB_LENGTH, valueMatcher } from '../src/world/glob.js';
+import { MAX_GLOB_LENGTH, valueMatcher } from '../src/scenario/glob.js';
 import { cancelEnvelope, challengeEnvelope, expectEnvelope, lookupEnvelope, send, simulator } from './helpers.js';
 
 /**

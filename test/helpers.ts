@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type Agent } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, expect } from 'vitest';
-import type { Answered } from '../src/observers/answered-events.js';
+import type { Answered } from '../src/run/answered-events.js';
 import { signedHeaders, startSimulator, type RunningSimulator, type StartOptions } from '../src/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stringToSign } from '../src/auth/signature.js';
-import { JOURNAL_BODY_CHARS } from '../src/observers/journal.js';
+import { JOURNAL_BODY_CHARS } from '../src/run/journal.js';
 import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
 
 /**

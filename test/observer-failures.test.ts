@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
-import { ClientFindings } from '../src/doctor/findings.js';
+import { ClientFindings } from '../src/run/findings.js';
 import { startSimulator } from '../src/index.js';
 import { expectEnvelope, send } from './helpers.js';
 

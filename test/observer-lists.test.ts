@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../src/index.js';
-import { AnsweredEvents } from '../src/observers/answered-events.js';
-import { ObserverFailures } from '../src/observers/failures.js';
-import { Journal, type JournalEntry } from '../src/observers/journal.js';
+import { AnsweredEvents } from '../src/run/answered-events.js';
+import { ObserverFailures } from '../src/run/failures.js';
+import { Journal, type JournalEntry } from '../src/run/journal.js';
 import { answeredOf, expectEnvelope, send } from './helpers.js';
 
 /**

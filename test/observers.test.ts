@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signedHeaders, type RunningSimulator } from '../src/index.js';
-import type { JournalEntry } from '../src/observers/journal.js';
+import type { JournalEntry } from '../src/run/journal.js';
 import type { ApiResult } from '../src/request/path.js';
 import { bodyOf, clientTime, rawSocket, send, simulator } from './helpers.js';
 

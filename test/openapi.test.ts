@@ -3,7 +3,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../src/client.js';
-import { SERVICE_CODES } from '../src/codes.js';
+import { SERVICE_CODES } from '../src/contract/codes.js';
 import { simulator } from './helpers.js';
 
 type Doc = {

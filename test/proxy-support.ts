@@ -2,7 +2,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
 import type { RunningSimulator } from '../src/index.js';
-import type { Finding } from '../src/doctor/finding-types.js';
+import type { Finding } from '../src/run/finding-types.js';
 
 /**
  * What the tests of proxy mode share: an upstream of their own making (a simulator's answers changed on the way, or

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { codeInfo } from '../src/codes.js';
+import { codeInfo } from '../src/contract/codes.js';
 import { describe, expect, it } from 'vitest';
 import { remote, run, start } from './cli-helpers.js';
 import { challengeEnvelope, expectEnvelope, send } from './helpers.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeInfo, SERVICE_CODES } from '../src/codes.js';
-import { FINDING_KINDS } from '../src/doctor/finding-types.js';
+import { codeInfo, SERVICE_CODES } from '../src/contract/codes.js';
+import { FINDING_KINDS } from '../src/run/finding-types.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 /**

@@ -1,7 +1,7 @@
 import { marked } from 'marked';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suites, validJunit } from './junit.js';
-import { SERVICE_CODES } from '../src/codes.js';
+import { SERVICE_CODES } from '../src/contract/codes.js';
 import { challengeEnvelope, send, simulator } from './helpers.js';
 
 /**

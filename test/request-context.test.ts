@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../src/doctor/finding-types.js';
+import type { Finding } from '../src/run/finding-types.js';
 import { challengeEnvelope, clientTime, expectEnvelope, send, simulator } from './helpers.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { codeInfo } from '../src/codes.js';
+import { codeInfo } from '../src/contract/codes.js';
 import { signedHeaders, startSimulator, type RunningSimulator } from '../src/index.js';
 import { RandomSource } from '../src/world/random.js';
 import {

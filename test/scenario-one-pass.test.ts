@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScenarioError, type ScenarioIssue } from '../src/errors.js';
+import { ScenarioError, type ScenarioIssue } from '../src/contract/errors.js';
 import { compileOrThrow, loadScenarioText } from '../src/scenario/load.js';
 import { startSimulator } from '../src/index.js';
 

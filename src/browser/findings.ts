@@ -1,4 +1,4 @@
-import type { Finding } from '../doctor/finding-types.js';
+import type { Finding } from '../run/finding-types.js';
 import { $, el } from './page.js';
 
 /** The dashboard's findings about the clients and the codes they were answered, for the run or the scenario. */

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../observers/answered.js';
+import type { JournalEntry } from '../run/answered.js';
 import { challengeStep, refreshChallenges } from './challenges.js';
 import { showClock } from './clock.js';
 import { refreshFindingsSoon } from './findings.js';

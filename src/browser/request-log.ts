@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../observers/answered.js';
+import type { JournalEntry } from '../run/answered.js';
 import { $, codeClass, el, prettyJson } from './page.js';
 
 /** The dashboard's request log: a row per answered request, newest first, each with its request and answer. */

@@ -1,14 +1,14 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { delimiter } from 'node:path';
 import { parseArgs } from 'node:util';
-import { closest } from '../closest.js';
-import { SEVERITIES } from '../doctor/finding-types.js';
-import { FlagError } from '../errors.js';
-import { parseRequiredCodes } from '../observers/coverage.js';
-import { RunOptionsSchema, type StartOptions } from '../run-options.js';
+import { closest } from '../output/closest.js';
+import { SEVERITIES } from '../run/finding-types.js';
+import { FlagError } from '../contract/errors.js';
+import { parseRequiredCodes } from '../run/coverage.js';
+import { RunOptionsSchema, type StartOptions } from '../simulator/options.js';
 import { directoryProblem } from '../scenario/files.js';
 import { ScenarioSchema } from '../scenario/schema.js';
-import { Type } from '../typebox.js';
+import { Type } from '@sinclair/typebox';
 
 // What the command line takes, as one schema (the run options' and scenario keys' own declarations, with only their
 // flag's spelling added, and the command line's own): the flags, their variables, the help and the docs read it.

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { JournalEntry } from '../observers/journal.js';
+import type { JournalEntry } from '../run/journal.js';
 import { HINT_JOIN, NOT_DIAGNOSED } from '../doctor/doctor.js';
 import { NO_KNOWN_MISTAKE } from '../doctor/signature.js';
 

@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { terminalText } from '../output/terminal.js';
-import { addTo, isOwnFile, kindOf, openStream, writeWhole } from '../write-file.js';
+import { addTo, isOwnFile, kindOf, openStream, writeWhole } from '../files/write-file.js';
 
 // Where the command line's output goes: standard output and error, and the report files written at exit.
 
@@ -74,7 +74,7 @@ const LINK = `it is a symbolic link (${THROUGH_LINKS}: name the file itself)`;
 
 /**
  * A report's file, checked now so that no run ends with its verdict lost: the user's file or a new name in a writable
- * folder (src/write-file.ts writes it), or a FIFO with a reader, a terminal or /dev/null (a link only to these).
+ * folder (src/files/write-file.ts writes it), or a FIFO with a reader, a terminal or /dev/null (a link only to these).
  */
 export function openOutput(file: string, append: boolean): Output {
   if (file.trim() === '') throw new Unwritable('give a file name');

@@ -1,4 +1,4 @@
-import { FlagError, OptionsError } from '../errors.js';
+import { FlagError, OptionsError } from '../contract/errors.js';
 import { AFTER, DESCRIPTION, probeService, type ProbeOutput, type ProbeSettings } from '../proxy/probe.js';
 import { FLAGS, helpText, parseFlags, type Flag } from './flags.js';
 

@@ -1,4 +1,4 @@
-import { mustCode } from '../codes.js';
+import { mustCode } from './codes.js';
 
 /**
  * What a check or an operation decides (a code and the message text), and how text a caller sent is quoted or cut.

@@ -1,5 +1,5 @@
 import type { TokenNames } from '../auth/signature.js';
-import type { Operation } from '../codes.js';
+import type { Operation } from './codes.js';
 import { answer, isObject, own, type Answer } from './answer.js';
 import { decodeUser, lenientInteger, parseJson } from './envelope.js';
 import {

@@ -1,5 +1,5 @@
 import type JSON5Module from 'json5';
-import { lazy } from '../world/lazy.js';
+import { lazy } from '../files/lazy.js';
 import { isObject, own } from './answer.js';
 
 /**

@@ -1,5 +1,5 @@
 import { version } from '../../package.json';
-import { CODES, type CodeInfo, type Operation } from '../codes.js';
+import { CODES, type CodeInfo, type Operation } from './codes.js';
 import { authorizationValue, headerNames, stringToSign } from '../auth/signature.js';
 import { API_USER_ID } from './api-user.js';
 import {

@@ -1,4 +1,4 @@
-import type { Operation } from '../codes.js';
+import type { Operation } from './codes.js';
 
 /**
  * The service's endpoints, envelope types and challenge values: which operation each endpoint and `type` name.

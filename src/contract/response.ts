@@ -1,6 +1,6 @@
 import { jsonText } from '../output/json.js';
-import { mustCode } from '../codes.js';
-import { clampInstant } from '../world/time-limits.js';
+import { mustCode } from './codes.js';
+import { clampInstant } from './time-limits.js';
 
 /**
  * The response envelope (docs/behaviour.md#responses) as JSON text, the ISO time in it, and the last-resort -5000

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { userKeyOf } from '../auth/signature.js';
-import { Type } from '../typebox.js';
-import type { Operation } from '../codes.js';
+import { Type } from '@sinclair/typebox';
+import type { Operation } from './codes.js';
 import { API_USER_ID } from './api-user.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, OPERATION_TYPE } from './operations.js';
 

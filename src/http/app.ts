@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { OptionsError } from '../errors.js';
+import { OptionsError } from '../contract/errors.js';
 import { jsonText } from '../output/json.js';
-import type { StartOptions } from '../run-options.js';
-import { Simulator, type SimulatorOptions } from '../simulator.js';
-import { requireAllowedHost } from './allowed-hosts.js';
+import type { StartOptions } from '../simulator/options.js';
+import { Simulator, type SimulatorOptions } from '../simulator/simulator.js';
+import { requireAllowedHost } from '../simulator/allowed-hosts.js';
 import { CONTROL_ROUTES } from './control-routes.js';
 import { controlRouter } from './control.js';
 import { pageRoutes } from './pages.js';

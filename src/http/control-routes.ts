@@ -1,12 +1,12 @@
 import type { Request, Response } from 'express';
 import { isObject } from '../contract/answer.js';
-import { renderReport } from '../doctor/report.js';
-import { ControlError } from '../errors.js';
-import { eventStream } from '../observers/event-stream.js';
+import { renderReport } from '../run/report.js';
+import { ControlError } from '../contract/errors.js';
+import { eventStream } from './event-stream.js';
 import { jsonText } from '../output/json.js';
 import { controlSource } from '../scenario/files.js';
-import type { Simulator } from '../simulator.js';
-import { Type } from '../typebox.js';
+import type { Simulator } from '../simulator/simulator.js';
+import { Type } from '@sinclair/typebox';
 import type { Method } from './routes.js';
 import * as S from './control-schemas.js';
 import {

@@ -1,10 +1,10 @@
 import type { ObjectOptions, TObject, TProperties, TSchema } from '@sinclair/typebox';
 import type { RequestHandler } from 'express';
 import { API_USER_ID } from '../contract/api-user.js';
-import { SEVERITIES } from '../doctor/finding-types.js';
+import { SEVERITIES } from '../run/finding-types.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
-import { Type } from '../typebox.js';
-import type { Simulator } from '../simulator.js';
+import { Type } from '@sinclair/typebox';
+import type { Simulator } from '../simulator/simulator.js';
 import { ENDED_BY } from '../world/challenges.js';
 import { ACTOR_NAMES, CHALLENGE_STATES } from '../world/steps.js';
 import type { Method } from './routes.js';

@@ -1,7 +1,7 @@
-import { CODES } from '../codes.js';
+import { CODES } from '../contract/codes.js';
 import { CHALLENGE_TYPES, EXPIRY_MS } from '../contract/operations.js';
 import { shippedScenarioNames } from '../scenario/catalog.js';
-import type { Simulator } from '../simulator.js';
+import type { Simulator } from '../simulator/simulator.js';
 import { stepWords } from '../world/steps.js';
 import { htmlText } from '../output/html.js';
 import { scenarioCardView } from './control.js';

@@ -4,10 +4,10 @@ import { request as httpRequest } from 'node:http';
 import type { Request, Response } from 'express';
 import { authorizationValue, headerNames, sign, userKeyOf } from '../auth/signature.js';
 import { clipText, own } from '../contract/answer.js';
-import { ControlError } from '../errors.js';
+import { ControlError } from '../contract/errors.js';
 import { envelopeOf, typeName } from '../proxy/judge.js';
-import type { Simulator } from '../simulator.js';
-import { Type } from '../typebox.js';
+import type { Simulator } from '../simulator/simulator.js';
+import { Type } from '@sinclair/typebox';
 import { BoundedMap } from '../world/bounded-map.js';
 
 /**

@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { quoted } from '../contract/answer.js';
-import { lazy } from '../world/lazy.js';
+import { lazy } from '../files/lazy.js';
 
 /**
  * Routes as data (method, path, handlers), registered on Express: a path's routes share one Express route, which

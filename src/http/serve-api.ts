@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiResult } from '../request/path.js';
-import type { Simulator } from '../simulator.js';
+import type { Simulator } from '../simulator/simulator.js';
 
 /**
  * The simulated API on the wire: a request's body read within its limit, handed to the request path, and the result

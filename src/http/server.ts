@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { mustCode } from '../codes.js';
+import { mustCode } from '../contract/codes.js';
 import { envelopeJson } from '../contract/response.js';
-import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../run-options.js';
-import { scenarioOnce } from '../arguments.js';
-import { Simulator } from '../simulator.js';
+import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../simulator/options.js';
+import { scenarioOnce } from '../contract/arguments.js';
+import { Simulator } from '../simulator/simulator.js';
 import { appOf, type ApiHandler, type SimulatorApp } from './app.js';
 import { ProxyMode } from '../proxy/proxy.js';
 import { answerInternalError, serveApi, serveApiSafely } from './serve-api.js';

@@ -1,12 +1,12 @@
-import { codeApplies, codeInfo, type Operation } from '../codes.js';
+import { codeApplies, codeInfo, type Operation } from '../contract/codes.js';
 import { isObject, own } from '../contract/answer.js';
 import type { ResponseStyle } from '../contract/response.js';
-import type { ContractKind, DifferenceKind } from '../observers/answered.js';
+import type { ContractKind, DifferenceKind } from '../run/answered.js';
 
 /**
  * An answer of the service judged against the contract (the envelope mfa-sim answers itself, contract/response.ts,
- * and the code table, src/codes.ts), and against mfa-sim's own answer to the same request (the shadow comparison and
- * the probe).
+ * and the code table, contract/codes.ts), and against mfa-sim's own answer to the same request (the shadow comparison
+ * and the probe).
  */
 
 /** An answer as judged: its status, Content-Type and body, and the body read as a JSON object. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { version } from '../../package.json';
 import { headerNames, signedHeaders, userKeyOf } from '../auth/signature.js';
-import type { StartOptions } from '../run-options.js';
-import { Simulator } from '../simulator.js';
+import type { StartOptions } from '../simulator/options.js';
+import { Simulator } from '../simulator/simulator.js';
 import { answerText, compareAnswers, judgeAnswer, seenAnswer, type SeenAnswer } from './judge.js';
 import { rawHeader, Upstream } from './upstream.js';
 

@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CHECKS, codeInfo, type Operation } from '../codes.js';
+import { CHECKS, codeInfo, type Operation } from '../contract/codes.js';
 import { clipText, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
 import { peek } from '../contract/envelope.js';
 import { endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
 import { envelopeJson, isoTime } from '../contract/response.js';
-import type { AnsweredRequest, Caller, Deviation, Forwarding, JournalEntry } from '../observers/answered.js';
+import type { AnsweredRequest, Caller, Deviation, Forwarding, JournalEntry } from '../run/answered.js';
 import type { ApiRequest } from '../request/context.js';
 import { bodyAsKept, requestAsKept } from '../request/record.js';
-import type { StartOptions } from '../run-options.js';
-import type { Simulator } from '../simulator.js';
+import type { StartOptions } from '../simulator/options.js';
+import type { Simulator } from '../simulator/simulator.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { answerText, compareAnswers, isIsoUtc, judgeAnswer, seenAnswer } from './judge.js';
 import { Recorder, type RecordedExchange } from './recorder.js';

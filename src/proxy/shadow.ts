@@ -1,11 +1,11 @@
 import { isObject, own } from '../contract/answer.js';
 import { parseJson } from '../contract/envelope.js';
-import type { JournalEntry } from '../observers/answered.js';
+import type { JournalEntry } from '../run/answered.js';
 import type { ApiRequest } from '../request/context.js';
 import type { ApiResult } from '../request/path.js';
-import type { StartOptions } from '../run-options.js';
+import type { StartOptions } from '../simulator/options.js';
 import type { CompiledScenario } from '../scenario/compile.js';
-import { Simulator } from '../simulator.js';
+import { Simulator } from '../simulator/simulator.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import { envelopeOf } from './judge.js';
 

@@ -1,9 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { OptionsError } from '../errors.js';
-import { FileRefused, readFileWithin } from '../read-file.js';
-import { UPSTREAM_TIMEOUT_MS } from '../run-options.js';
+import { OptionsError } from '../contract/errors.js';
+import { FileRefused, readFileWithin } from '../files/read-file.js';
+import { UPSTREAM_TIMEOUT_MS } from '../simulator/options.js';
 
 /**
  * The upstream of proxy mode: the real service, at an address from the operator only (a request names a path under it

@@ -1,6 +1,6 @@
 import { parseAuthorization } from '../auth/authorization.js';
 import { signatureMatches, signingLines } from '../auth/signature.js';
-import { CHECKS as CHECK_NAMES, codeInfo, type CheckName, type Operation } from '../codes.js';
+import { CHECKS as CHECK_NAMES, codeInfo, type CheckName, type Operation } from '../contract/codes.js';
 import {
   judgeBody,
   judgeEnvelope,

@@ -1,6 +1,6 @@
 import type { AuthorizationParts } from '../auth/authorization.js';
 import type { ReplayMemory } from '../auth/replay.js';
-import type { Operation } from '../codes.js';
+import type { Operation } from '../contract/codes.js';
 import type { Body, JudgedEnvelope } from '../contract/bodies.js';
 import { peek, type Peek } from '../contract/envelope.js';
 import { endpointOf, endpointTypes, TYPE_OPERATION, type Endpoint } from '../contract/operations.js';
@@ -9,7 +9,7 @@ import type { CompiledRule, RuleSubject } from '../scenario/rules.js';
 import type { Challenge } from '../world/challenges.js';
 import type { World } from '../world/world.js';
 import type { Doctor, Hint } from '../doctor/doctor.js';
-import type { Caller } from '../observers/answered.js';
+import type { Caller } from '../run/answered.js';
 
 /**
  * What the request path learns about one request as the checks run, and the request as the HTTP layer hands it over.
@@ -167,7 +167,7 @@ export class RequestContext implements RuleSubject {
   }
 
   /**
-   * How far the request showed who sent it (observers/answered.ts). A request a fault stopped before any check is
+   * How far the request showed who sent it (run/answered.ts). A request a fault stopped before any check is
    * known by the API user its header names.
    */
   get caller(): Caller {

@@ -1,12 +1,12 @@
-import { mustCode } from '../codes.js';
+import { mustCode } from '../contract/codes.js';
 import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
 import { envelopeJson, internalErrorJson } from '../contract/response.js';
 import { withHint } from '../doctor/doctor.js';
 import type { Doctor } from '../doctor/doctor.js';
-import { errorText } from '../error-text.js';
-import type { AnsweredEvents } from '../observers/answered-events.js';
-import type { AnsweredRequest, Caller } from '../observers/answered.js';
-import type { Redactor } from '../observers/redactor.js';
+import { errorText } from '../output/error-text.js';
+import type { AnsweredEvents } from '../run/answered-events.js';
+import type { AnsweredRequest, Caller } from '../run/answered.js';
+import type { Redactor } from '../output/redactor.js';
 import type { ScenarioRegistry } from '../scenario/registry.js';
 import { pickRule } from '../scenario/rules.js';
 import { ANSWERING_FAULTS, type Fault } from '../scenario/schema.js';
@@ -90,7 +90,7 @@ export class RequestPath {
   /** Steps 1 to 3: the request's context under its scenario and rule, or the answer to a request no scenario runs. */
   private context(req: ApiRequest, startedAt: number): RequestContext | ApiResult {
     // 1. The scenario it runs under: picked by header, bound to its API user, or the active one.
-    const run = this.scenarios.runningFor(req);
+    const run = this.scenarios.runningFor(req.headers);
     if ('error' in run) return this.internalError(req, startedAt, { reason: run.error, counts: false });
     // 2. What the checks will learn, at the simulator's time under that scenario. A picked scenario's drift window is
     // checked together with the one it is picked under.

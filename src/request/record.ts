@@ -1,9 +1,9 @@
 import { signingLines } from '../auth/signature.js';
-import { mustCode } from '../codes.js';
+import { mustCode } from '../contract/codes.js';
 import { clipText, type Answer } from '../contract/answer.js';
 import { isoTime } from '../contract/response.js';
-import type { AnsweredRequest } from '../observers/answered.js';
-import { clip, JOURNAL_BODY_CHARS } from '../observers/journal.js';
+import type { AnsweredRequest } from '../run/answered.js';
+import { clip, JOURNAL_BODY_CHARS } from '../run/journal.js';
 import type { RequestContext } from './context.js';
 
 /**

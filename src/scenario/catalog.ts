@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InternalError } from '../errors.js';
+import { InternalError } from '../contract/errors.js';
 
 /** The shipped scenarios (their folder, names and files), and what a string given as a scenario is. */
 

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ControlError, OptionsError, ScenarioError } from '../errors.js';
-import { FileRefused, readFileWithin, readFileWithinAsync } from '../read-file.js';
+import { ControlError, OptionsError, ScenarioError } from '../contract/errors.js';
+import { FileRefused, readFileWithin, readFileWithinAsync } from '../files/read-file.js';
 import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
 import type { ScenarioSource } from './registry.js';
 

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import type * as YAML from 'yaml';
 import { quoted } from '../contract/answer.js';
-import { ScenarioError, type ScenarioIssue } from '../errors.js';
-import { RUN_KEYS } from '../run-options.js';
-import { lazy } from '../world/lazy.js';
+import { ScenarioError, type ScenarioIssue } from '../contract/errors.js';
+import { lazy } from '../files/lazy.js';
 import { findShippedScenario, isScenarioText } from './catalog.js';
 import { compileScenario, type CompiledScenario } from './compile.js';
 import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
@@ -103,9 +102,12 @@ export function pinnedKeys(opts: Partial<ScenarioInput>): Partial<ScenarioInput>
 }
 
 /** The scenario a simulator starts with: a named or file scenario, with the options' scenario keys on top. */
-export function scenarioFromOptions(opts: Record<string, unknown> & { scenario?: string }): CompiledScenario {
+export function scenarioFromOptions(
+  opts: Record<string, unknown> & { scenario?: string },
+  runKeys: readonly string[],
+): CompiledScenario {
   // Own keys kept as they are (`__proto__` too), so that the scenario's schema refuses what it refuses in a scenario.
-  const inline = Object.fromEntries(Object.entries(opts).filter(([k, v]) => !RUN_KEYS.includes(k) && v !== undefined));
+  const inline = Object.fromEntries(Object.entries(opts).filter(([k, v]) => !runKeys.includes(k) && v !== undefined));
   if (opts.scenario === undefined) {
     const description =
       'Everything works. One ready API user (its id and secret are printed at start), every account active, the clock right.';

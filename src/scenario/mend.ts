@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import type { ScenarioIssue } from '../errors.js';
+import type { ScenarioIssue } from '../contract/errors.js';
 import type { ScenarioInput } from './schema.js';
 import { checkShape, isPrefix, type ShapeProblem } from './validate.js';
 

@@ -1,6 +1,5 @@
 import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
-import { ControlError, ScenarioError } from '../errors.js';
-import type { ApiRequest } from '../request/context.js';
+import { ControlError, ScenarioError } from '../contract/errors.js';
 import { findShippedScenario, shippedScenarioNames } from './catalog.js';
 import type { CompiledScenario } from './compile.js';
 import { compileOrThrow, loadScenarioFile, resolveScenario } from './load.js';
@@ -63,11 +62,11 @@ export class ScenarioRegistry {
   }
 
   /** Which scenario a request runs under: picked by header, bound to its API user, or the active one. */
-  runningFor(req: ApiRequest): Running | { error: string } {
-    const id = req.headers[this.activeRun.sc.names.apiUser];
+  runningFor(headers: Record<string, string | string[] | undefined>): Running | { error: string } {
+    const id = headers[this.activeRun.sc.names.apiUser];
     const bound = typeof id === 'string' ? this.bindings.get(id) : undefined;
     const [base, baseKey] = bound ? [bound, id as string] : [this.activeRun, ''];
-    const pick = req.headers[SCENARIO_HEADER];
+    const pick = headers[SCENARIO_HEADER];
     if (typeof pick !== 'string' || pick === '') return base;
     try {
       return this.picked(pick, base, baseKey) ?? { error: `${SCENARIO_HEADER}: no scenario named \`${pick}\`` };

@@ -1,10 +1,10 @@
-import { codeInfo, type Operation } from '../codes.js';
+import { codeInfo, type Operation } from '../contract/codes.js';
 import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { peekedUser, type Peek } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
-import type { ScenarioIssue } from '../errors.js';
-import { isGlob, MAX_GLOB_LENGTH, valueMatcher } from '../world/glob.js';
-import { boundedDuration, LIMITS } from '../world/time-limits.js';
+import type { ScenarioIssue } from '../contract/errors.js';
+import { isGlob, MAX_GLOB_LENGTH, valueMatcher } from './glob.js';
+import { boundedDuration, LIMITS } from '../contract/time-limits.js';
 import type { CompiledScenario } from './compile.js';
 import { ANSWERING_FAULTS, type Fault, type RuleInput } from './schema.js';
 

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { RAW_CONTROLS } from '../output/terminal.js';
-import { Type } from '../typebox.js';
+import { Type } from '@sinclair/typebox';
 
 /** The one schema of a scenario: files, control API bodies and options are checked by it; editors get its JSON. */
 
@@ -12,7 +12,6 @@ export const AUTH_MODES = ['verify', 'log', 'off'] as const;
 /** Each rule is judged against every earlier one at load: 2,000 take a fraction of a second, 18,000 took 40 s. */
 const MAX_RULES = 2000;
 
-const { Optional } = Type;
 const oneOf = <T extends string>(values: readonly T[], description?: string) => {
   const literals = values.map((v) => Type.Literal(v));
   return Type.Union(literals, { errorMessage: `must be one of: ${values.join(', ')}`, description });
@@ -24,10 +23,11 @@ const Duration = (description: string) =>
   });
 const strictObject = <T extends Record<string, TSchema>>(props: T, description?: string) =>
   Type.Object(props, { additionalProperties: false, description });
-const text = (description?: string) => Optional(Type.String({ description }));
-const flag = (description: string) => Optional(Type.Boolean({ description }));
-const choice = <T extends string>(values: readonly T[], description?: string) => Optional(oneOf(values, description));
-const count = (minimum: number, description: string) => Optional(Type.Integer({ minimum, description }));
+const text = (description?: string) => Type.Optional(Type.String({ description }));
+const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
+const choice = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Optional(oneOf(values, description));
+const count = (minimum: number, description: string) => Type.Optional(Type.Integer({ minimum, description }));
 /** A name shown in the journal, log and reports: no control characters, which would act on a terminal. */
 const Name = (options: { minLength?: number; maxLength?: number; description: string }) =>
   Type.String({
@@ -38,33 +38,33 @@ const Name = (options: { minLength?: number; maxLength?: number; description: st
 const AccountState = Type.Union([Type.String(), Type.Integer()], {
   errorMessage: 'must be an account state name (active, invalid, blocked, locked, ...) or a -2xxx code',
 });
-const duration = (description: string) => Optional(Duration(description));
+const duration = (description: string) => Type.Optional(Duration(description));
 const DelayRange = strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') });
-const addresses = () => Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' }));
+const addresses = () => Type.Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' }));
 
 const ApiUserSchema = strictObject(
   {
     id: Type.String({ description: '9-digit API user id' }),
     secret: Type.String({ minLength: 1, description: 'shared secret for HMAC-SHA512 signatures' }),
     state: text('active (default), or any other word: its requests get -1003'),
-    permissions: Optional(Type.Array(oneOf(PERMISSIONS), { description: 'operations it may call; default: all' })),
-    ipRules: Optional(strictObject({ block: addresses(), allow: addresses() })),
+    permissions: Type.Optional(Type.Array(oneOf(PERMISSIONS), { description: 'operations it may call; default: all' })),
+    ipRules: Type.Optional(strictObject({ block: addresses(), allow: addresses() })),
   },
   'an API user: a caller of the service',
 );
 
 const RuleSchema = strictObject(
   {
-    name: Optional(Name({ description: 'shown in the journal and the log' })),
-    when: Optional(
+    name: Type.Optional(Name({ description: 'shown in the journal and the log' })),
+    when: Type.Optional(
       strictObject(
         {
           endpoint: choice(['challenge', 'time', 'status', 'verify', 'blocked'] as const),
-          type: Optional(Type.Integer({ description: 'envelope type: 150, 151, 990, 171, 170, 950' })),
+          type: Type.Optional(Type.Integer({ description: 'envelope type: 150, 151, 990, 171, 170, 950' })),
           apiUser: text('the 9-digit API user of the request'),
           svcUser: text("the body's user e-mail, exact or glob (*@example.com)"),
           challengeType: text(),
-          headers: Optional(
+          headers: Type.Optional(
             Type.Record(Type.String(), Type.String(), { description: 'header name -> exact value or glob' }),
           ),
         },
@@ -74,13 +74,13 @@ const RuleSchema = strictObject(
     after: count(0, 'let the first N matching requests through'),
     times: count(1, 'then apply to the next N only'),
     every: count(1, 'apply to every Nth matching request only'),
-    respond: Optional(
+    respond: Type.Optional(
       strictObject({
         code: Type.Integer({ description: 'any code of the code table' }),
         message: text('replaces the message text'),
       }),
     ),
-    delay: Optional(
+    delay: Type.Optional(
       Type.Union([Type.Number(), Type.String(), DelayRange], {
         errorMessage: 'must be a duration (800ms, 2s) or a range { min: 100ms, max: 900ms }',
       }),
@@ -106,11 +106,11 @@ export const ScenarioSchema = strictObject(
       "whether a refusal's message ends with the client doctor's hint (the likely mistake and its fix) or is the code's bare meaning only (default: with the hint)",
     ),
     auth: choice(AUTH_MODES, 'verify (default): every -40xx check; log: accept, but journal what would fail; off'),
-    clock: Optional(
+    clock: Type.Optional(
       strictObject({
         offset: duration('simulator clock = real time + offset'),
         maxDrift: duration('allowed |client time - simulator time| (default 5m)'),
-        frozenAt: Optional(
+        frozenAt: Type.Optional(
           Type.Union([Type.String(), Type.Number()], {
             errorMessage: 'must be an ISO 8601 instant or epoch milliseconds',
             description: 'start with the clock stopped here',
@@ -118,20 +118,20 @@ export const ScenarioSchema = strictObject(
         ),
       }),
     ),
-    replay: Optional(
+    replay: Type.Optional(
       strictObject({ nonces: flag('-4034 on (default true)'), timestamps: flag('-4035 on (default true)') }),
     ),
-    apiUsers: Optional(Type.Array(ApiUserSchema, { description: 'replaces the default API user when given' })),
-    accounts: Optional(
+    apiUsers: Type.Optional(Type.Array(ApiUserSchema, { description: 'replaces the default API user when given' })),
+    accounts: Type.Optional(
       Type.Record(Type.String(), AccountState, { description: 'e-mail or glob -> account state name or -2xxx code' }),
     ),
-    defaultAccountState: Optional(AccountState),
-    autoVerify: Optional(
+    defaultAccountState: Type.Optional(AccountState),
+    autoVerify: Type.Optional(
       strictObject({
         delay: duration('how long an auto-verify challenge waits before it completes by itself (default 2s)'),
       }),
     ),
-    rules: Optional(
+    rules: Type.Optional(
       Type.Array(RuleSchema, { maxItems: MAX_RULES, description: `the rules, in order (at most ${MAX_RULES})` }),
     ),
   },

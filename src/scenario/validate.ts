@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
-import { closest } from '../closest.js';
-import type { ScenarioIssue } from '../errors.js';
+import { closest } from '../output/closest.js';
+import type { ScenarioIssue } from '../contract/errors.js';
 import { ScenarioSchema } from './schema.js';
 
 /** Checking a value against a TypeBox schema (the scenario's, the run options'), with a plain message per key. */

@@ -1,7 +1,7 @@
 import { answer, clipText, type Answer } from '../contract/answer.js';
 import type { ChallengeBody } from '../contract/bodies.js';
-import { ControlError } from '../errors.js';
-import { clampInstant } from './time-limits.js';
+import { ControlError } from '../contract/errors.js';
+import { clampInstant } from '../contract/time-limits.js';
 import type { RandomSource } from './random.js';
 import { Watchers } from './watchers.js';
 import type { Actor, ChallengeState, Step } from './steps.js';

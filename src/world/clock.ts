@@ -1,5 +1,5 @@
-import { ControlError } from '../errors.js';
-import { clampInstant, INSTANT_WORDS, isInstantInRange, LIMITS } from './time-limits.js';
+import { ControlError } from '../contract/errors.js';
+import { clampInstant, INSTANT_WORDS, isInstantInRange, LIMITS } from '../contract/time-limits.js';
 import { Watchers } from './watchers.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker';
-import { lazy } from './lazy.js';
+import { lazy } from '../files/lazy.js';
 
 /**
  * Sample people (faker) for the pages a person looks at: e-mails and display names, seeded per simulator.

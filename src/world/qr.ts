@@ -1,6 +1,6 @@
 import type * as zlibModule from 'node:zlib';
 import type * as QRCode from 'qrcode';
-import { lazy } from './lazy.js';
+import { lazy } from '../files/lazy.js';
 
 // Loaded with the first QR image: a run that asks for none never loads zlib.
 const zlib = lazy<typeof zlibModule>('node:zlib');

@@ -2,9 +2,9 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
 import { Challenges, DEFAULT_MAX_CHALLENGES, type Challenge } from './challenges.js';
-import { ControlError } from '../errors.js';
+import { ControlError } from '../contract/errors.js';
 import { VirtualClock } from './clock.js';
-import { boundedDuration, boundedInstant, LIMITS } from './time-limits.js';
+import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import { People } from './people.js';
 import { RandomSource, unguessable } from './random.js';
 

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { MAX_EVENT_STREAMS } from '../../src/observers/event-stream.js';
-import type { JournalEntry } from '../../src/observers/journal.js';
+import { MAX_EVENT_STREAMS } from '../../src/http/event-stream.js';
+import type { JournalEntry } from '../../src/run/journal.js';
 import { challengeEnvelope, expectEnvelope, lookupEnvelope, send, simulator } from '../helpers.js';
 import { expectStillServes } from './support.js';
 

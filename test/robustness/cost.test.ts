@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BINDINGS, MAX_GIVEN_SCENARIOS } from '../../src/scenario/registry.js';
-import { MAX_GLOB_LENGTH, valueMatcher, type StepCounter } from '../../src/world/glob.js';
+import { MAX_GLOB_LENGTH, valueMatcher, type StepCounter } from '../../src/scenario/glob.js';
 import { challengeEnvelope, expectEnvelope, raw, send, simulator } from '../helpers.js';
 import { control, expectStillServes } from './support.js';
 

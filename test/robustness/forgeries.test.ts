@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Severity } from '../../src/doctor/finding-types.js';
+import type { Severity } from '../../src/run/finding-types.js';
 import { remote, start } from '../cli-helpers.js';
 import { challengeEnvelope, expectEnvelope, raw, send } from '../helpers.js';
 import { suites } from '../junit.js';

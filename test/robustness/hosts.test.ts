@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostnameOf } from '../../src/http/allowed-hosts.js';
+import { hostnameOf } from '../../src/simulator/allowed-hosts.js';
 import { challengeEnvelope, expectEnvelope, raw, send, simulator } from '../helpers.js';
 import { run } from '../cli-helpers.js';
 import { signedPairs } from './support.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_REPORT_BYTES } from '../../src/doctor/report.js';
+import { MAX_REPORT_BYTES } from '../../src/run/report.js';
 import { signedHeaders } from '../../src/index.js';
 import { start } from '../cli-helpers.js';
 import { challengeEnvelope, raw, simulator } from '../helpers.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ScenarioError } from '../../src/errors.js';
+import { ScenarioError } from '../../src/contract/errors.js';
 import { compileOrThrow, loadScenarioText } from '../../src/scenario/load.js';
 import { CLI } from '../cli-helpers.js';
 import { simulator } from '../helpers.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, expect } from 'vitest';
-import { codeInfo } from '../../src/codes.js';
+import { codeInfo } from '../../src/contract/codes.js';
 import { signedHeaders, type RunningSimulator } from '../../src/index.js';
 import { clientTime, expectEnvelope, raw, type Envelope, type Sent } from '../helpers.js';
 

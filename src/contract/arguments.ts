@@ -1,4 +1,4 @@
-import { errorText } from './error-text.js';
+import { errorText } from '../output/error-text.js';
 import { ControlError, formatPath, ScenarioError } from './errors.js';
 
 /**

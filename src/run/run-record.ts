@@ -1,7 +1,7 @@
-import type { Finding, HintSeen, Scope } from '../doctor/finding-types.js';
-import { ClientFindings } from '../doctor/findings.js';
+import type { Finding, HintSeen, Scope } from './finding-types.js';
+import { ClientFindings } from './findings.js';
 import { version } from '../../package.json';
-import { argumentOnce } from '../arguments.js';
+import { argumentOnce } from '../contract/arguments.js';
 import {
   checkReportGates,
   checkScope,
@@ -12,8 +12,8 @@ import {
   type RunSummary,
   type Verdict,
   verdictOf,
-} from '../doctor/report.js';
-import { ControlError } from '../errors.js';
+} from './report.js';
+import { ControlError } from '../contract/errors.js';
 import type { AnsweredEvents } from './answered-events.js';
 import { Coverage, type CoverageReport } from './coverage.js';
 import { ObserverFailures, type ObserverFailure } from './failures.js';

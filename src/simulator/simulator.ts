@@ -1,29 +1,28 @@
 import type { Socket } from 'node:net';
 import { ApiUserScopes } from './api-user-scopes.js';
-import { argumentOnce, scenarioOnce } from './arguments.js';
-import { Doctor } from './doctor/doctor.js';
-import type { Scope } from './doctor/finding-types.js';
-import type { ReportFormat, ReportOptions, RunSummary } from './doctor/report.js';
-import { AllowedHosts } from './http/allowed-hosts.js';
-import { AnsweredEvents } from './observers/answered-events.js';
-import { ObserverFailures } from './observers/failures.js';
-import { Journal, type JournalEntry, type JournalFilter } from './observers/journal.js';
-import { sealRecord } from './observers/redactor.js';
-import { RunRecord } from './observers/run-record.js';
-import { Secrets } from './observers/secrets.js';
-import { Links } from './request/context.js';
-import { RequestPath } from './request/path.js';
-import { DEFAULT_BODY_LIMIT, runOptions, type SimulatorOptions } from './run-options.js';
-import type { ApiUser, CompiledScenario } from './scenario/compile.js';
-import { defaultScenarioDirs, ScenarioDirectories } from './scenario/files.js';
-import { ScenarioRegistry, type ScenarioSource } from './scenario/registry.js';
-import { pinnedKeys, scenarioFromOptions } from './scenario/load.js';
-import type { VirtualClock } from './world/clock.js';
-import { Watchers } from './world/watchers.js';
-import { World } from './world/world.js';
+import { argumentOnce, scenarioOnce } from '../contract/arguments.js';
+import { Doctor } from '../doctor/doctor.js';
+import type { Scope } from '../run/finding-types.js';
+import type { ReportFormat, ReportOptions, RunSummary } from '../run/report.js';
+import { AllowedHosts } from './allowed-hosts.js';
+import { AnsweredEvents } from '../run/answered-events.js';
+import { ObserverFailures } from '../run/failures.js';
+import { hideSecrets, Journal, type JournalEntry, type JournalFilter } from '../run/journal.js';
+import { RunRecord } from '../run/run-record.js';
+import { Secrets } from '../run/secrets.js';
+import { Links } from '../request/context.js';
+import { RequestPath } from '../request/path.js';
+import { DEFAULT_BODY_LIMIT, RUN_KEYS, runOptions, type SimulatorOptions } from './options.js';
+import type { ApiUser, CompiledScenario } from '../scenario/compile.js';
+import { defaultScenarioDirs, ScenarioDirectories } from '../scenario/files.js';
+import { ScenarioRegistry, type ScenarioSource } from '../scenario/registry.js';
+import { pinnedKeys, scenarioFromOptions } from '../scenario/load.js';
+import type { VirtualClock } from '../world/clock.js';
+import { Watchers } from '../world/watchers.js';
+import { World } from '../world/world.js';
 
-export type { SimulatorOptions } from './run-options.js';
-export type { ScenarioSource } from './scenario/registry.js';
+export type { SimulatorOptions } from './options.js';
+export type { ScenarioSource } from '../scenario/registry.js';
 
 /**
  * One simulated service: the facade that wires its parts (world/, scenario/registry.ts, request/path.ts, observers/)
@@ -65,9 +64,9 @@ export class Simulator {
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? defaultScenarioDirs(opts.scenario));
     this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
-    this.registry = new ScenarioRegistry(scenarioFromOptions(opts), pinnedKeys(opts));
+    this.registry = new ScenarioRegistry(scenarioFromOptions(opts, RUN_KEYS), pinnedKeys(opts));
     const failures = new ObserverFailures();
-    this.requestJournal = new Journal(opts.journalSize, (e) => sealRecord(this.secrets.redactor, e), failures);
+    this.requestJournal = new Journal(opts.journalSize, (e) => hideSecrets(this.secrets.redactor, e), failures);
     this.links = new Links((text) => this.redact(text), opts.publicUrl?.replace(/\/+$/, ''));
     const held = () => [this.world.defaultApiUser.secret, ...this.registry.secrets(), ...this.world.claimedSecrets()];
     this.secrets = new Secrets(held);

@@ -1,4 +1,4 @@
-import { errorText } from '../error-text.js';
+import { errorText } from '../output/error-text.js';
 
 /**
  * Failures of the simulator's own observers of traffic (coverage, client findings, the journal, the log lines, the

@@ -1,4 +1,3 @@
-import type { AnsweredRequest } from './answered.js';
 import { unescapeWithOrigins, type Span } from './unescape.js';
 
 /**
@@ -75,65 +74,4 @@ function replaceSpans(text: string, spans: Span[]): string {
     at = Math.max(at, end);
   }
   return out + text.slice(at);
-}
-
-/**
- * Hides every secret in a record, in place, before it is shown: its summary (the fields a log line shows) when `to`
- * is 1, and then its headers and bodies when `to` is 2; `from` says how far it was sealed already.
- */
-export function sealRecord(redactor: Redactor, e: AnsweredRequest, to: 0 | 1 | 2 = 2, from: 0 | 1 | 2 = 0): void {
-  const hide = (text: string) => redactor.hide(text);
-  if (from < 1 && to >= 1) {
-    e.path = hide(e.path);
-    if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
-    if (typeof e.user === 'string') e.user = hide(e.user);
-    if (e.message !== undefined) e.message = hide(e.message);
-    if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
-    if (e.hint) {
-      const text = hide(e.hint.text);
-      // Stryker disable next-line ConditionalExpression: a copy of the same hint, made for nothing
-      if (text !== e.hint.text) e.hint = { id: e.hint.id, text };
-    }
-    if (e.wouldFail)
-      e.wouldFail = e.wouldFail.map((w) =>
-        w.hint
-          ? { ...w, reason: hide(w.reason), hint: { id: w.hint.id, text: hide(w.hint.text) } }
-          : { ...w, reason: hide(w.reason) },
-      );
-    if (e.internalError !== undefined) e.internalError = hide(e.internalError);
-  }
-  if (from < 2 && to >= 2) {
-    // A new object (the request's own headers are never changed), with how many headers were left out kept.
-    e.request = { ...e.request, headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
-    if (e.response) e.response = { body: hide(e.response.body) };
-  }
-}
-
-type Headers = AnsweredRequest['request']['headers'];
-
-/**
- * Headers with every secret hidden, in their names as in their values (a name is what a client chose, as a value is);
- * the same object when none holds one (the common case costs no copy). Names that become the same once hidden keep
- * all their values.
- */
-function hideInHeaders(headers: Headers, hide: (text: string) => string): Headers {
-  let changed = false;
-  const shown = Object.entries(headers).map(([name, value]): [string, string | string[] | undefined] => {
-    const hiddenName = hide(name);
-    const hidden = value === undefined ? value : Array.isArray(value) ? value.map(hide) : hide(value);
-    if (
-      hiddenName !== name ||
-      (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value)
-    )
-      changed = true;
-    return [hiddenName, hidden];
-  });
-  if (!changed) return headers;
-  const out = Object.create(null) as Headers;
-  for (const [name, value] of shown) {
-    if (value === undefined) continue;
-    const before = out[name];
-    out[name] = before === undefined ? value : [before, value].flat();
-  }
-  return out;
 }

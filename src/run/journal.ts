@@ -1,7 +1,8 @@
+import type { Redactor } from '../output/redactor.js';
 import { detached } from '../contract/answer.js';
-import { ControlError } from '../errors.js';
+import { ControlError } from '../contract/errors.js';
 import type { AnsweredEvents } from './answered-events.js';
-import type { JournalEntry } from './answered.js';
+import type { AnsweredRequest, JournalEntry } from './answered.js';
 import type { ObserverFailures } from './failures.js';
 import { Subscribers } from './subscribers.js';
 
@@ -134,4 +135,62 @@ export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): st
   return s.length <= max && length <= max
     ? s
     : detached(`${s.slice(0, max)}… (${length - Math.min(max, s.length)} more characters)`);
+}
+
+/** Hides every secret in a record, in place, before the journal keeps it: its summary, headers and bodies. */
+export function hideSecrets(redactor: Redactor, e: AnsweredRequest): void {
+  const hide = (text: string) => redactor.hide(text);
+  {
+    e.path = hide(e.path);
+    if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
+    if (typeof e.user === 'string') e.user = hide(e.user);
+    if (e.message !== undefined) e.message = hide(e.message);
+    if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
+    if (e.hint) {
+      const text = hide(e.hint.text);
+      // Stryker disable next-line ConditionalExpression: a copy of the same hint, made for nothing
+      if (text !== e.hint.text) e.hint = { id: e.hint.id, text };
+    }
+    if (e.wouldFail)
+      e.wouldFail = e.wouldFail.map((w) =>
+        w.hint
+          ? { ...w, reason: hide(w.reason), hint: { id: w.hint.id, text: hide(w.hint.text) } }
+          : { ...w, reason: hide(w.reason) },
+      );
+    if (e.internalError !== undefined) e.internalError = hide(e.internalError);
+  }
+  {
+    // A new object (the request's own headers are never changed), with how many headers were left out kept.
+    e.request = { ...e.request, headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
+    if (e.response) e.response = { body: hide(e.response.body) };
+  }
+}
+
+type Headers = AnsweredRequest['request']['headers'];
+
+/**
+ * Headers with every secret hidden, in their names as in their values (a name is what a client chose, as a value is);
+ * the same object when none holds one (the common case costs no copy). Names that become the same once hidden keep
+ * all their values.
+ */
+function hideInHeaders(headers: Headers, hide: (text: string) => string): Headers {
+  let changed = false;
+  const shown = Object.entries(headers).map(([name, value]): [string, string | string[] | undefined] => {
+    const hiddenName = hide(name);
+    const hidden = value === undefined ? value : Array.isArray(value) ? value.map(hide) : hide(value);
+    if (
+      hiddenName !== name ||
+      (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value)
+    )
+      changed = true;
+    return [hiddenName, hidden];
+  });
+  if (!changed) return headers;
+  const out = Object.create(null) as Headers;
+  for (const [name, value] of shown) {
+    if (value === undefined) continue;
+    const before = out[name];
+    out[name] = before === undefined ? value : [before, value].flat();
+  }
+  return out;
 }

@@ -1,12 +1,12 @@
-import { scenarioOnce } from './arguments.js';
-import type { CompiledScenario } from './scenario/compile.js';
-import type { ScenarioRegistry, ScenarioSource } from './scenario/registry.js';
-import type { Doctor } from './doctor/doctor.js';
-import type { Journal } from './observers/journal.js';
-import type { Secrets } from './observers/secrets.js';
-import type { Links } from './request/context.js';
-import type { RequestPath } from './request/path.js';
-import type { World } from './world/world.js';
+import { scenarioOnce } from '../contract/arguments.js';
+import type { CompiledScenario } from '../scenario/compile.js';
+import type { ScenarioRegistry, ScenarioSource } from '../scenario/registry.js';
+import type { Doctor } from '../doctor/doctor.js';
+import type { Journal } from '../run/journal.js';
+import type { Secrets } from '../run/secrets.js';
+import type { Links } from '../request/context.js';
+import type { RequestPath } from '../request/path.js';
+import type { World } from '../world/world.js';
 
 /** The parts of the simulator an API user's own scenario starts afresh in, or tells of a new secret. */
 interface ScopedParts {

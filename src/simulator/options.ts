@@ -1,14 +1,14 @@
 import type { Static } from '@sinclair/typebox';
-import { DEFAULT_REPLAY_CAP } from './auth/replay.js';
-import { Type } from './typebox.js';
-import { API_USER_ID, API_USER_ID_RULE } from './contract/api-user.js';
-import type { ScenarioInput } from './scenario/schema.js';
-import { OptionsError, type ScenarioIssue } from './errors.js';
-import { DEFAULT_JOURNAL_SIZE } from './observers/journal.js';
-import { shapeChecker } from './scenario/validate.js';
-import { DEFAULT_MAX_CHALLENGES } from './world/challenges.js';
-import { DEFAULT_API_USER } from './world/world.js';
-import { MAX_HOST_NAME } from './http/allowed-hosts.js';
+import { DEFAULT_REPLAY_CAP } from '../auth/replay.js';
+import { Type } from '@sinclair/typebox';
+import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
+import type { ScenarioInput } from '../scenario/schema.js';
+import { OptionsError, type ScenarioIssue } from '../contract/errors.js';
+import { DEFAULT_JOURNAL_SIZE } from '../run/journal.js';
+import { shapeChecker } from '../scenario/validate.js';
+import { DEFAULT_MAX_CHALLENGES } from '../world/challenges.js';
+import { DEFAULT_API_USER } from '../world/world.js';
+import { MAX_HOST_NAME } from './allowed-hosts.js';
 
 /**
  * One name `/__sim/` may be addressed by (allowed-hosts.ts): a host name or IP address, a leading dot for a domain and

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { readFileWithin } from '../read-file.js';
+import { readFileWithin } from './read-file.js';
 
 const requireHere = createRequire(import.meta.url);
 

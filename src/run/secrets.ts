@@ -1,6 +1,6 @@
 import { clipText } from '../contract/answer.js';
 import { unguessable } from '../world/random.js';
-import { Redactor } from './redactor.js';
+import { Redactor } from '../output/redactor.js';
 
 /**
  * The secrets a simulator holds, and how everything it shows outside (journal, log, events, pages, messages,

@@ -1,7 +1,7 @@
-import { codeInfo, SERVICE_CODES } from '../codes.js';
-import { ControlError } from '../errors.js';
-import { unmetCodes, type CoverageReport } from '../observers/coverage.js';
-import type { ObserverFailure } from '../observers/failures.js';
+import { codeInfo, SERVICE_CODES } from '../contract/codes.js';
+import { ControlError } from '../contract/errors.js';
+import { unmetCodes, type CoverageReport } from './coverage.js';
+import type { ObserverFailure } from './failures.js';
 import { markdownCode, markdownText } from '../output/markdown.js';
 import { xmlText } from '../output/xml.js';
 import { SCOPES, SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './finding-types.js';

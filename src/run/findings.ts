@@ -2,14 +2,14 @@ import { hash } from 'node:crypto';
 import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
-import type { Answered } from '../observers/answered-events.js';
-import type { AnsweredRequest, Caller } from '../observers/answered.js';
-import { JOURNAL_BODY_CHARS } from '../observers/journal.js';
+import type { Answered } from './answered-events.js';
+import type { AnsweredRequest, Caller } from './answered.js';
+import { JOURNAL_BODY_CHARS } from './journal.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import { monotonicMs } from '../world/monotonic.js';
-import type { Hint } from './doctor.js';
+import type { Hint } from '../doctor/doctor.js';
 import { FINDING_KINDS, SEVERITIES, type Finding, type HintSeen, type Scope } from './finding-types.js';
-import { failedInTransit } from './replay-hints.js';
+import { failedInTransit } from '../doctor/replay-hints.js';
 
 /**
  * Client findings: an observer of "answered" that watches each API user's traffic for what the real service accepts

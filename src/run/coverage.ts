@@ -1,4 +1,4 @@
-import { codeInfo, SERVICE_CODES } from '../codes.js';
+import { codeInfo, SERVICE_CODES } from '../contract/codes.js';
 import type { AnsweredEvents } from './answered-events.js';
 
 /**
