@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * The tests a mutation run (`npm run mutation`, stryker.config.mjs) runs against each mutant of src/auth/, the
  * request path (src/request/), src/doctor/, the redactor (`--mutate
- * src/output/redactor.ts,src/output/unescape.ts`), the scenario's checks and rules (`--mutate
+ * src/output/redactor.ts,src/output/redactor.ts`), the scenario's checks and rules (`--mutate
  * 'src/scenario/*.ts'`), proxy mode (`--mutate 'src/proxy/*.ts'`), the event stream and the clock (`--mutate
  * 'src/http/event-stream.ts,src/world/clock.ts'`) and the output and argument functions (`--mutate
  * 'src/output/*.ts,src/contract/arguments.ts'`): every suite that drives authentication, the

@@ -7,7 +7,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { mustCode, type Operation } from '../src/contract/codes.js';
-import { OPERATION_TYPE } from '../src/contract/operations.js';
+import { OPERATION_TYPE } from '../src/contract/envelope.js';
 import { bodySchemas, requestEnvelopeSchema } from '../src/contract/schemas.js';
 
 /** Where a mistake is made: a key of the body, or of the envelope around it. */

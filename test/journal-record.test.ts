@@ -4,7 +4,7 @@ import { JOURNAL_BODY_CHARS } from '../src/run/journal.js';
 import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
 
 /**
- * The journal entry of a request, field by field (src/request/record.ts builds it; docs/control-api.md shows it): what
+ * The journal entry of a request, field by field (src/request/context.ts builds it; docs/control-api.md shows it): what
  * a test reads back to know what the client sent and what it was answered.
  */
 

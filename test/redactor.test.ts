@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HIDDEN, Redactor } from '../src/output/redactor.js';
-import { unescapeWithOrigins } from '../src/output/unescape.js';
+import { unescapeWithOrigins } from '../src/output/redactor.js';
 
 /**
  * Property: on thousands of texts built from pieces of secrets, their escaped forms (JSON, JSON5, URL), letters in the

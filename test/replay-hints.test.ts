@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { failedInTransit, nonceReuseHint, timeReuseHint } from '../src/doctor/replay-hints.js';
+import { failedInTransit, nonceReuseHint, timeReuseHint } from '../src/doctor/doctor.js';
 import { expectEnvelope, send, simulator } from './helpers.js';
 
 // "This nonce was used before, by request n": the client-findings and signature-doctor suites show these stories

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authorizationValue, sign, signedHeaders, stringToSign } from '../src/index.js';
-import { parseAuthorization } from '../src/auth/authorization.js';
+import { parseAuthorization } from '../src/auth/signature.js';
 import { signatureMatches, signingLines } from '../src/auth/signature.js';
 import { compileOrThrow } from '../src/scenario/load.js';
 import { expectEnvelope, simulator, raw } from './helpers.js';

@@ -1,6 +1,6 @@
 import type { TokenNames } from '../auth/signature.js';
 import type { Operation } from './codes.js';
-import { answer, isObject, own, type Answer } from './answer.js';
+import { answer, isObject, own, type Answer } from './response.js';
 import { decodeUser, lenientInteger, parseJson } from './envelope.js';
 import {
   CHALLENGE_TYPES,
@@ -9,7 +9,7 @@ import {
   TYPE_OPERATION,
   endpointTypes,
   type Endpoint,
-} from './operations.js';
+} from './envelope.js';
 
 /**
  * The envelope and body checks of step 7 of docs/behaviour.md#order-of-checks (-5070 to -5079, and the envelope's

@@ -9,7 +9,7 @@ import {
   TYPE_OPERATION,
   endpointTypes,
   type Endpoint,
-} from './operations.js';
+} from './envelope.js';
 import { bodySchemas, requestEnvelopeSchema, responseEnvelopeSchema } from './schemas.js';
 
 /**

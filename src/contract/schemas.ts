@@ -3,7 +3,7 @@ import { userKeyOf } from '../auth/signature.js';
 import { Type } from '@sinclair/typebox';
 import type { Operation } from './codes.js';
 import { API_USER_ID } from './api-user.js';
-import { CHALLENGE_TYPES, EXPIRY_MS, OPERATION_TYPE } from './operations.js';
+import { CHALLENGE_TYPES, EXPIRY_MS, OPERATION_TYPE } from './envelope.js';
 
 /**
  * The request envelope and each operation's body as the interface document shows them (strict mode's

@@ -1,4 +1,5 @@
 import ms from 'ms';
+import { INSTANT_WORDS, isInstantInRange } from './response.js';
 
 /**
  * Every instant and duration a user can give (scenario keys, control API bodies, flags) is bounded here, where it
@@ -9,10 +10,6 @@ import ms from 'ms';
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const YEAR = 365 * DAY;
-
-/** The simulator's clock stays within these instants: 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z. */
-export const EARLIEST = 0;
-export const LATEST = 253_402_300_799_999;
 
 /** A bounded duration: its smallest and largest value in milliseconds, and how the bound is said. */
 export interface DurationLimit {
@@ -37,20 +34,6 @@ export const LIMITS = {
   /** `autoVerify.delay`. */
   autoVerifyDelay: limit(0, DAY, 'from 0 to 1 day (24h)'),
 } as const;
-
-/** The instants range in words, for messages. */
-export const INSTANT_WORDS = 'from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z';
-
-/** Whether an instant (epoch ms) is one the simulator's clock may show. */
-export function isInstantInRange(t: number): boolean {
-  return Number.isFinite(t) && t >= EARLIEST && t <= LATEST;
-}
-
-/** An instant brought into range: the nearest end for one outside it (NaN reads as the earliest). */
-export function clampInstant(t: number): number {
-  if (!(t >= EARLIEST)) return EARLIEST;
-  return t > LATEST ? LATEST : t;
-}
 
 const DURATION_TEXT = /^-?\d+(\.\d+)?\s*(ms|s|m|h|d)?$/;
 

@@ -1,5 +1,5 @@
 import { authorizationValue } from '../auth/signature.js';
-import { ENDPOINTS } from '../contract/operations.js';
+import { ENDPOINTS } from '../contract/envelope.js';
 import { codeSpan } from '../output/markdown.js';
 import type { Hint } from './doctor.js';
 
@@ -155,7 +155,7 @@ export function pathToken(path: string, ours: string): Hint | undefined {
 }
 
 /** An Authorization value whose scheme is `<theirs>-hmac:` (-4001). */
-export function schemeToken(value: string, ours: string): Hint | undefined {
+function schemeToken(value: string, ours: string): Hint | undefined {
   return otherToken('the Authorization scheme', SCHEME.exec(value)?.[1].toLowerCase(), ours);
 }
 

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { isObject } from '../contract/answer.js';
+import { isObject } from '../contract/response.js';
 import { renderReport } from '../run/report.js';
 import { ControlError } from '../contract/errors.js';
 import { eventStream } from './event-stream.js';

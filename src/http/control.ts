@@ -2,7 +2,7 @@ import type { TObject } from '@sinclair/typebox';
 import { Errors, ValueErrorType } from '@sinclair/typebox/errors';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { version } from '../../package.json';
-import { isObject } from '../contract/answer.js';
+import { isObject } from '../contract/response.js';
 import { isoTime } from '../contract/response.js';
 import type { Scope, Severity } from '../run/finding-types.js';
 import { reportFormat, type ReportFormat } from '../run/report.js';

@@ -1,5 +1,5 @@
 import { CODES } from '../contract/codes.js';
-import { CHALLENGE_TYPES, EXPIRY_MS } from '../contract/operations.js';
+import { CHALLENGE_TYPES, EXPIRY_MS } from '../contract/envelope.js';
 import { shippedScenarioNames } from '../scenario/catalog.js';
 import type { Simulator } from '../simulator/simulator.js';
 import { stepWords } from '../world/steps.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { Request, Response } from 'express';
 import { authorizationValue, headerNames, sign, userKeyOf } from '../auth/signature.js';
-import { clipText, own } from '../contract/answer.js';
+import { clipText, own } from '../contract/response.js';
 import { ControlError } from '../contract/errors.js';
 import { envelopeOf, typeName } from '../proxy/judge.js';
 import type { Simulator } from '../simulator/simulator.js';

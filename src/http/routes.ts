@@ -1,6 +1,6 @@
 import type express from 'express';
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { quoted } from '../contract/answer.js';
+import { quoted } from '../contract/response.js';
 import { lazy } from '../files/lazy.js';
 
 /**

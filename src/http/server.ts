@@ -9,7 +9,7 @@ import { scenarioOnce } from '../contract/arguments.js';
 import { Simulator } from '../simulator/simulator.js';
 import { appOf, type ApiHandler, type SimulatorApp } from './app.js';
 import { ProxyMode } from '../proxy/proxy.js';
-import { answerInternalError, serveApi, serveApiSafely } from './serve-api.js';
+import { answerInternalError, serveApi, serveApiSafely } from './app.js';
 
 /**
  * Starting a simulator on HTTP: the node:http server (every request to the Express app), its timeouts, the answers to

@@ -1,5 +1,3 @@
-import { unescapeWithOrigins, type Span } from './unescape.js';
-
 /**
  * Finding and hiding secrets in text, plain or escaped, and sealing a record (every field) before it is shown.
  */
@@ -74,4 +72,124 @@ function replaceSpans(text: string, spans: Span[]): string {
     at = Math.max(at, end);
   }
   return out + text.slice(at);
+}
+
+/**
+ * Reading text as a client or a decoder would once its escapes are undone, so that a secret the client wrote escaped
+ * is found where it stands in the original text.
+ */
+
+/** Where a piece of a text lies in it: `start` included, `end` not. */
+export type Span = [start: number, end: number];
+
+const HEX = /^[0-9a-fA-F]+$/;
+
+/**
+ * The text with its escapes undone, and for each code unit of the result the span of the text it came from: one
+ * pass, so linear in the text however its backslashes run. A backslash run followed by `u` and four hex digits,
+ * `u{...}`, `x` and two hex digits, or any other character, is that character; `%XX` bytes that form UTF-8 are
+ * their characters. Only used to find secrets: the shown text keeps its escapes where no secret is.
+ */
+export function unescapeWithOrigins(text: string): { text: string; from: number[]; to: number[] } {
+  const n = text.length;
+  const from: number[] = [];
+  const to: number[] = [];
+  let out = '';
+  let length = 0;
+  const emit = (chars: string, start: number, end: number) => {
+    for (let k = 0; k < chars.length; k++) {
+      from[length + k] = start;
+      to[length + k] = end;
+    }
+    out += chars;
+    length += chars.length;
+  };
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x5c && c !== 0x25) {
+      // A run of ordinary characters, copied whole: each comes from itself.
+      let j = i + 1;
+      while (j < n && text.charCodeAt(j) !== 0x5c && text.charCodeAt(j) !== 0x25) j++;
+      for (let k = i; k < j; k++) {
+        from[length + k - i] = k;
+        to[length + k - i] = k + 1;
+      }
+      out += text.slice(i, j);
+      length += j - i;
+      i = j;
+    } else if (c === 0x5c /* \ */) {
+      let j = i;
+      while (j < n && text.charCodeAt(j) === 0x5c) j++;
+      const escape = readEscape(text, j);
+      if (escape) {
+        emit(escape.chars, i, escape.end);
+        i = escape.end;
+      } else {
+        emit('\\', i, j);
+        i = j;
+      }
+    } else {
+      const decoded = readPercent(text, i);
+      if (decoded) {
+        emit(decoded.chars, i, decoded.end);
+        i = decoded.end;
+      } else {
+        emit('%', i, i + 1);
+        i++;
+      }
+    }
+  }
+  return { text: out, from, to };
+}
+
+/**
+ * The escape that starts at `j` (just past its backslashes): its characters and where it ends; undefined at the end of
+ * the text.
+ */
+function readEscape(text: string, j: number): { chars: string; end: number } | undefined {
+  if (j >= text.length) return undefined;
+  const c = text[j];
+  if (c === 'u' && text[j + 1] === '{') {
+    const close = text.indexOf('}', j + 2);
+    const hex = close > j + 2 && close - j <= 10 ? text.slice(j + 2, close) : '';
+    const cp = HEX.test(hex) ? parseInt(hex, 16) : NaN;
+    if (cp <= 0x10ffff) return { chars: String.fromCodePoint(cp), end: close + 1 };
+  }
+  if (c === 'u' && HEX.test(text.slice(j + 1, j + 5)) && j + 5 <= text.length)
+    return { chars: String.fromCharCode(parseInt(text.slice(j + 1, j + 5), 16)), end: j + 5 };
+  if (c === 'x' && HEX.test(text.slice(j + 1, j + 3)) && j + 3 <= text.length)
+    return { chars: String.fromCharCode(parseInt(text.slice(j + 1, j + 3), 16)), end: j + 3 };
+  const cp = text.codePointAt(j)!;
+  const ch = String.fromCodePoint(cp);
+  return { chars: ch, end: j + ch.length };
+}
+
+/** One character written as `%XX` UTF-8 bytes at `i`, or undefined when the bytes there are not one. */
+function readPercent(text: string, i: number): { chars: string; end: number } | undefined {
+  const byte = (at: number) =>
+    text[at] === '%' && HEX.test(text.slice(at + 1, at + 3)) && at + 3 <= text.length
+      ? parseInt(text.slice(at + 1, at + 3), 16)
+      : -1;
+  const lead = byte(i);
+  if (lead < 0) return undefined;
+  const length =
+    lead < 0x80
+      ? 1
+      : lead >= 0xc2 && lead < 0xe0
+        ? 2
+        : lead >= 0xe0 && lead < 0xf0
+          ? 3
+          : lead >= 0xf0 && lead < 0xf5
+            ? 4
+            : 0;
+  if (length === 0) return undefined;
+  const bytes = [lead];
+  for (let k = 1; k < length; k++) {
+    const b = byte(i + 3 * k);
+    if (b < 0x80 || b > 0xbf) return undefined;
+    bytes.push(b);
+  }
+  const chars = Buffer.from(bytes).toString('utf8');
+  return chars.includes('\ufffd') ? undefined : { chars, end: i + 3 * length };
 }

@@ -1,5 +1,5 @@
 import { codeApplies, codeInfo, type Operation } from '../contract/codes.js';
-import { isObject, own } from '../contract/answer.js';
+import { isObject, own } from '../contract/response.js';
 import type { ResponseStyle } from '../contract/response.js';
 import type { ContractKind, DifferenceKind } from '../run/answered.js';
 

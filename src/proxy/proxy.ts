@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHECKS, codeInfo, type Operation } from '../contract/codes.js';
-import { clipText, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
+import { clipText, MAX_MESSAGE_CHARS, own } from '../contract/response.js';
 import { peek } from '../contract/envelope.js';
-import { endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
+import { endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/envelope.js';
 import { envelopeJson, isoTime } from '../contract/response.js';
 import type { AnsweredRequest, Caller, Deviation, Forwarding, JournalEntry } from '../run/answered.js';
 import type { ApiRequest } from '../request/context.js';
-import { bodyAsKept, requestAsKept } from '../request/record.js';
+import { bodyAsKept, requestAsKept } from '../request/context.js';
 import type { StartOptions } from '../simulator/options.js';
 import type { Simulator } from '../simulator/simulator.js';
 import { monotonicMs } from '../world/monotonic.js';

@@ -1,11 +1,11 @@
 import { closeSync, lstatSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as YAML from 'yaml';
-import { parseAuthorization } from '../auth/authorization.js';
+import { parseAuthorization } from '../auth/signature.js';
 import { codeInfo } from '../contract/codes.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { peek, peekedUser } from '../contract/envelope.js';
-import { CHALLENGE_TYPES, endpointOf, endpointTypes } from '../contract/operations.js';
+import { CHALLENGE_TYPES, endpointOf, endpointTypes } from '../contract/envelope.js';
 import { OptionsError } from '../contract/errors.js';
 import { makeFolders } from '../files/folders.js';
 import { compileScenario, type CompiledScenario } from '../scenario/compile.js';

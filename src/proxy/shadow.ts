@@ -1,4 +1,4 @@
-import { isObject, own } from '../contract/answer.js';
+import { isObject, own } from '../contract/response.js';
 import { parseJson } from '../contract/envelope.js';
 import type { JournalEntry } from '../run/answered.js';
 import type { ApiRequest } from '../request/context.js';

@@ -1,4 +1,4 @@
-import { parseAuthorization } from '../auth/authorization.js';
+import { parseAuthorization } from '../auth/signature.js';
 import { signatureMatches, signingLines } from '../auth/signature.js';
 import { CHECKS as CHECK_NAMES, codeInfo, type CheckName, type Operation } from '../contract/codes.js';
 import {
@@ -9,13 +9,13 @@ import {
   type ChallengeBody,
   type LookupBody,
 } from '../contract/bodies.js';
-import { answer, type Answer } from '../contract/answer.js';
+import { answer, type Answer } from '../contract/response.js';
 import { API_USER_ID } from '../contract/api-user.js';
-import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/operations.js';
+import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/envelope.js';
 import { jsonText } from '../output/json.js';
 import type { Hint } from '../doctor/doctor.js';
 import { algorithmToken, bodyUserToken, headerToken, pathToken, signedHeadersToken } from '../doctor/shapes.js';
-import { nonceReuseHint, timeReuseHint } from '../doctor/replay-hints.js';
+import { nonceReuseHint, timeReuseHint } from '../doctor/doctor.js';
 import { authorizationShape, driftHint, nonceShape, timeShape } from '../doctor/shapes.js';
 import type { SignedRequest } from '../doctor/signature.js';
 import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';

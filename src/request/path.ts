@@ -1,5 +1,5 @@
 import { mustCode } from '../contract/codes.js';
-import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/answer.js';
+import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/response.js';
 import { envelopeJson, internalErrorJson } from '../contract/response.js';
 import { withHint } from '../doctor/doctor.js';
 import type { Doctor } from '../doctor/doctor.js';
@@ -13,7 +13,7 @@ import { ANSWERING_FAULTS, type Fault } from '../scenario/schema.js';
 import type { World } from '../world/world.js';
 import { decide, type Decision } from './checks.js';
 import { RequestContext, type ApiRequest, type Links } from './context.js';
-import { recordOf } from './record.js';
+import { recordOf } from './context.js';
 
 /** The result of handling one API request, for the HTTP layer to write. */
 export interface ApiResult {

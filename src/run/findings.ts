@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/answer.js';
+import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/response.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
 import type { Answered } from './answered-events.js';
@@ -9,7 +9,7 @@ import { BoundedMap } from '../world/bounded-map.js';
 import { monotonicMs } from '../world/monotonic.js';
 import type { Hint } from '../doctor/doctor.js';
 import { FINDING_KINDS, SEVERITIES, type Finding, type HintSeen, type Scope } from './finding-types.js';
-import { failedInTransit } from '../doctor/replay-hints.js';
+import { failedInTransit } from '../doctor/doctor.js';
 
 /**
  * Client findings: an observer of "answered" that watches each API user's traffic for what the real service accepts

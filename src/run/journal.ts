@@ -1,10 +1,10 @@
 import type { Redactor } from '../output/redactor.js';
-import { detached } from '../contract/answer.js';
+import { detached } from '../contract/response.js';
 import { ControlError } from '../contract/errors.js';
 import type { AnsweredEvents } from './answered-events.js';
 import type { AnsweredRequest, JournalEntry } from './answered.js';
 import type { ObserverFailures } from './failures.js';
-import { Subscribers } from './subscribers.js';
+import { Subscribers } from './answered-events.js';
 
 export type { JournalEntry } from './answered.js';
 

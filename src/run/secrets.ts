@@ -1,4 +1,4 @@
-import { clipText } from '../contract/answer.js';
+import { clipText } from '../contract/response.js';
 import { unguessable } from '../world/random.js';
 import { Redactor } from '../output/redactor.js';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type * as YAML from 'yaml';
-import { quoted } from '../contract/answer.js';
+import { quoted } from '../contract/response.js';
 import { ScenarioError, type ScenarioIssue } from '../contract/errors.js';
 import { lazy } from '../files/lazy.js';
 import { findShippedScenario, isScenarioText } from './catalog.js';

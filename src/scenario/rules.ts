@@ -1,7 +1,7 @@
 import { codeInfo, type Operation } from '../contract/codes.js';
 import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { peekedUser, type Peek } from '../contract/envelope.js';
-import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/operations.js';
+import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/envelope.js';
 import type { ScenarioIssue } from '../contract/errors.js';
 import { isGlob, MAX_GLOB_LENGTH, valueMatcher } from './glob.js';
 import { boundedDuration, LIMITS } from '../contract/time-limits.js';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import { quoted } from '../contract/answer.js';
+import { quoted } from '../contract/response.js';
 
 /**
  * DNS rebinding protection for the control plane. A web page can point a name it owns at 127.0.0.1 and then talk to

@@ -1,7 +1,7 @@
-import { answer, clipText, type Answer } from '../contract/answer.js';
+import { answer, clipText, type Answer } from '../contract/response.js';
 import type { ChallengeBody } from '../contract/bodies.js';
 import { ControlError } from '../contract/errors.js';
-import { clampInstant } from '../contract/time-limits.js';
+import { clampInstant } from '../contract/response.js';
 import type { RandomSource } from './random.js';
 import { Watchers } from './watchers.js';
 import type { Actor, ChallengeState, Step } from './steps.js';

@@ -1,5 +1,6 @@
 import { ControlError } from '../contract/errors.js';
-import { clampInstant, INSTANT_WORDS, isInstantInRange, LIMITS } from '../contract/time-limits.js';
+import { clampInstant, INSTANT_WORDS, isInstantInRange } from '../contract/response.js';
+import { LIMITS } from '../contract/time-limits.js';
 import { Watchers } from './watchers.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bodyOf, challengeEnvelope, expectEnvelope, send, simulator } from '../helpers.js';
 import { exchange, expectStillServes, idleConnection, signedPairs } from './support.js';
-import { MAX_MESSAGE_CHARS } from '../../src/contract/answer.js';
+import { MAX_MESSAGE_CHARS } from '../../src/contract/response.js';
 
 /**
  * Raw-socket abuse: what a broken client, a scanner or a slow network does to the server. Each case gets a

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAuthorization } from '../../src/auth/authorization.js';
+import { parseAuthorization } from '../../src/auth/signature.js';
 import { runs } from './support.js';
 
 /**

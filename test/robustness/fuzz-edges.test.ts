@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EARLIEST, LATEST } from '../../src/contract/time-limits.js';
+import { EARLIEST, LATEST } from '../../src/contract/response.js';
 import { expectEnvelope, raw, send, simulator } from '../helpers.js';
 import {
   expectNoPollution,

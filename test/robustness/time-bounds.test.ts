@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { internalErrorJson, isoTime } from '../../src/contract/response.js';
-import { EARLIEST, LATEST } from '../../src/contract/time-limits.js';
+import { EARLIEST, LATEST } from '../../src/contract/response.js';
 import { challengeEnvelope, expectEnvelope, send, simulator } from '../helpers.js';
 import { run } from '../cli-helpers.js';
 import { writeFileSync, mkdtempSync } from 'node:fs';
