@@ -1,13 +1,9 @@
-/**
- * Replay memory (docs/behaviour.md#time-drift-and-replay): the nonces and timestamps one API user sent inside the drift
- * window, each with the request that used it first, kept until its time leaves the window (after that the drift check
- * refuses a replay anyway).
- */
+// Replay memory (docs/behaviour.md#time-drift-and-replay): kept until its time leaves the drift window.
 
-/** Default cap of remembered nonces and times per API user, whatever the drift window: memory stays bounded. */
+/** Default cap of remembered nonces and times per API user. */
 export const DEFAULT_REPLAY_CAP = 500_000;
 
-/** The request that used a nonce or time first, and how it was answered: the story a -4034 or -4035 tells. */
+/** The request that used a nonce or time first, and how it was answered (told by -4034 and -4035). */
 export interface FirstUse {
   seq: number;
   /** Simulator time of the request (ms). */
@@ -22,14 +18,11 @@ export interface FirstUse {
 /** A first use, and the instant (simulator time) after which it is forgotten. */
 export type Remembered = FirstUse & { until: number };
 
-/**
- * What one API user has sent inside the drift window: each nonce and `x-utctime` value with its first use. Past the
- * cap (nonces and times together), the entries remembered first are forgotten first.
- */
+/** One API user's nonces and times inside the drift window; past the cap, the oldest are forgotten first. */
 export class ReplayMemory {
   private readonly nonces = new Map<string, Remembered>();
   private readonly times = new Map<number, Remembered>();
-  /** Entries are swept for expiry once the memory has doubled since the last sweep: O(1) a request on average. */
+  /** Swept once the memory has doubled since the last sweep. */
   private sweepAt = 1024;
 
   constructor(private readonly cap: number = DEFAULT_REPLAY_CAP) {}
@@ -60,7 +53,6 @@ export class ReplayMemory {
     return this.nonces.size + this.times.size;
   }
 
-  /** Forgets what has expired at `now`. */
   sweep(now: number): void {
     for (const map of [this.nonces, this.times] as Map<unknown, Remembered>[])
       for (const [key, entry] of map) if (entry.until < now) map.delete(key);
@@ -68,7 +60,7 @@ export class ReplayMemory {
   }
 }
 
-/** An entry as long as it is remembered: the instant its time leaves the drift window still counts. */
+/** An entry until it expires (the instant it leaves the window still counts). */
 function live(entry: Remembered | undefined, now: number): FirstUse | undefined {
   return entry !== undefined && entry.until >= now ? entry : undefined;
 }
