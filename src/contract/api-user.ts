@@ -1,8 +1,3 @@
-/**
- * The API user id as the interface document defines it: exactly nine digits. Every check, schema, flag, option and
- * document of mfa-sim reads this one definition.
- */
-
 /** An API user id: exactly nine ASCII digits (`\d` without the `u` flag is `[0-9]`). As JSON Schema: `.source`. */
 export const API_USER_ID = /^\d{9}$/;
 

@@ -1,12 +1,7 @@
 import { errorText } from '../output/error-text.js';
 import { ControlError, formatPath, ScenarioError } from './errors.js';
 
-/**
- * What an in-process caller passes (options, a scenario object, report options, a journal filter, a clock move), read
- * once into plain data before anything looks at it. JavaScript lets a caller pass a getter or a Proxy that throws, or
- * answers differently each time it is read, and a list that says it is a hundred million entries long: read here
- * once, such a value is a clear error at once, and what is checked is what is used.
- */
+// What an in-process caller passes, read once into plain data: a throwing getter or Proxy fails here, at once.
 
 /** The most entries a list or keys an object may have, the deepest nesting, and the most values in all. */
 const MAX_ITEMS = 100_000;
@@ -15,7 +10,6 @@ const MAX_VALUES = 1_000_000;
 
 type Path = (string | number)[];
 
-/** Why a value could not be read, and where in it. */
 class Unreadable extends Error {
   constructor(
     readonly path: Path,
@@ -25,10 +19,6 @@ class Unreadable extends Error {
   }
 }
 
-/**
- * The value as plain data: lists and plain objects copied (each entry read once, own enumerable keys only, a key
- * named `__proto__` kept as an own key), anything else as it is.
- */
 function plain(value: unknown): unknown {
   let values = 0;
   const copy = (v: unknown, path: Path): unknown => {

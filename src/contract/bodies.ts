@@ -11,11 +11,7 @@ import {
   type Endpoint,
 } from './envelope.js';
 
-/**
- * The envelope and body checks of step 7 of docs/behaviour.md#order-of-checks (-5070 to -5079, and the envelope's
- * -1003), lenient or strict as docs/behaviour.md#leniency-and-body-checks says: what each operation's body must hold,
- * and the normalised body the operation receives.
- */
+// The envelope and body checks of step 7 of docs/behaviour.md#order-of-checks.
 
 /** How a request is read: docs/behaviour.md#leniency-and-body-checks. */
 export interface ReadMode {
@@ -24,10 +20,7 @@ export interface ReadMode {
   names: Pick<TokenNames, 'userKey'>;
 }
 
-/**
- * A value the caller sent, as a message names it: a scalar as JSON, an object or array by its kind (never serialized:
- * it may be nested too deeply to).
- */
+/** A value the caller sent, as a message names it (objects by kind: never serialized, it may nest too deep). */
 function shown(v: unknown): string {
   if (v === undefined || v === null) return 'null';
   if (typeof v === 'object') return Array.isArray(v) ? 'an array' : 'an object';
@@ -44,11 +37,7 @@ export interface JudgedEnvelope {
 
 const STRICT_ENVELOPE_KEYS = new Set(['id', 'utctime', 'apiUser', 'apiuser', 'type', 'body']);
 
-/**
- * The envelope checks of step 7 of docs/behaviour.md#order-of-checks, in order: no JSON or a null body (-5070), a body
- * that is not an object (-5071), `apiUser` absent or not the authenticated one (-1003), a `type` this endpoint does not
- * serve (-5072), then the envelope's own fields (-5075).
- */
+/** The envelope checks of step 7 of docs/behaviour.md#order-of-checks, in order. */
 export function judgeEnvelope(
   text: string,
   endpoint: Endpoint,
@@ -143,34 +132,21 @@ export interface BlockedBody {
 }
 export type Body = ChallengeBody | CancelBody | LookupBody | BlockedBody | Record<string, never>;
 
-/** No aliases: one list shared by every read, not a new one made for each. */
-const NONE: readonly string[] = [];
-
 /** A body field reader that records the first -5075 problem. */
 class Fields {
   problem: string | undefined;
-  /**
-   * The keys read, for rejectUnknown: strict mode only (a lenient reading accepts keys it does not know), so a lenient
-   * request, the common one, keeps no set.
-   */
-  private readonly seen: Set<string> | undefined;
+  /** The keys read, for rejectUnknown. */
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly body: Record<string, unknown>,
     private readonly lenient: boolean,
-  ) {
-    this.seen = lenient ? undefined : new Set<string>();
-  }
+  ) {}
 
-  /**
-   * A field by its name, then its strict aliases, then (when lenient) its aliases; null counts as absent (when strict,
-   * a problem). No list of the names is made: a new challenge reads eight fields.
-   */
-  get(name: string, aliases: readonly string[] = NONE, strictAliases: readonly string[] = NONE): unknown {
-    if (this.seen) {
-      this.seen.add(name);
-      for (const a of strictAliases) this.seen.add(a);
-    }
+  /** A field by its name, then its strict aliases, then (when lenient) its aliases. */
+  get(name: string, aliases: readonly string[] = [], strictAliases: readonly string[] = []): unknown {
+    this.seen.add(name);
+    for (const a of strictAliases) this.seen.add(a);
     let v = this.value(name);
     for (const a of strictAliases) v ??= this.value(a);
     if (this.lenient) for (const a of aliases) v ??= this.value(a);
@@ -185,7 +161,7 @@ class Fields {
     return undefined;
   }
 
-  string(name: string, max?: number, aliases: readonly string[] = NONE): string | undefined {
+  string(name: string, max?: number, aliases: readonly string[] = []): string | undefined {
     const v = this.get(name, aliases);
     if (v === undefined) return undefined;
     if (typeof v !== 'string') return this.fail(`\`${name}\` is not a string`);
@@ -193,8 +169,8 @@ class Fields {
     return v;
   }
 
-  boolean(name: string, fallback: boolean, strictAliases: readonly string[] = NONE): boolean {
-    const v = this.get(name, NONE, strictAliases);
+  boolean(name: string, fallback: boolean, strictAliases: readonly string[] = []): boolean {
+    const v = this.get(name, [], strictAliases);
     if (v === undefined) return fallback;
     if (typeof v === 'boolean') return v;
     if (this.lenient && typeof v === 'string' && /^(true|false)$/i.test(v.trim()))
@@ -205,8 +181,7 @@ class Fields {
 
   /** In strict mode, a key the document does not show is a body error. */
   rejectUnknown(): void {
-    // The keys read are kept when strict only: a lenient reading has none to compare with.
-    if (!this.seen) return;
+    if (this.lenient) return;
     for (const key of Object.keys(this.body)) if (!this.seen.has(key)) this.fail(`unknown body key \`${key}\``);
   }
 
@@ -216,17 +191,10 @@ class Fields {
   }
 }
 
+/** A dotted-quad IPv4 address. */
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-/** Whether a string is a dotted-quad IPv4 address. */
-function isIPv4(s: string): boolean {
-  return IPV4.test(s);
-}
-
-/**
- * The body checks of each operation, in the order -5075, -5076, -5077, -5078, -5079: the first failing
- * one decides. Returns the normalized body or the answer.
- */
+/** The body checks of each operation, in the order -5075, -5076, -5077, -5078, -5079: the first failing one decides. */
 export function judgeBody(
   op: Operation,
   raw: Record<string, unknown>,
@@ -297,8 +265,7 @@ export function judgeBody(
   }
   f.rejectUnknown();
   if (f.problem) return answer(-5075, f.problem);
-  // challengeType is a string or absent here (another type failed above); never String() a caller's object: its
-  // toString may be anything.
+  // challengeType is a string or absent here (another type failed above); never String() a caller's object.
   if (
     op === 'challenge' &&
     typeof challengeType === 'string' &&
@@ -323,6 +290,6 @@ function readIp(f: Fields, required: boolean, always: boolean): string | undefin
     if (required) f.fail(always ? '`ipAddress` is missing' : '`ipAddress` is required: the API user has IP rules');
     return undefined;
   }
-  if (!isIPv4(ip.trim())) return f.fail(`\`ipAddress\` \`${ip}\` is not an IPv4 address`);
+  if (!IPV4.test(ip.trim())) return f.fail(`\`ipAddress\` \`${ip}\` is not an IPv4 address`);
   return ip.trim();
 }

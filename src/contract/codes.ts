@@ -1,8 +1,4 @@
-/**
- * The one table of status codes. Responses, the /status pages, the README's code table, the OpenAPI
- * document, scenario validation and the coverage report are all generated from these rows:
- * adding a code is one row here (plus the check that produces it).
- */
+/** The one table of status codes: responses, /status pages, README, OpenAPI and coverage are generated from it. */
 import { InternalError } from './errors.js';
 
 /** An operation of the service: what a request asks for, chosen by endpoint and envelope `type`. */
@@ -11,11 +7,7 @@ export type Operation = 'challenge' | 'cancel' | 'time' | 'status' | 'verify' | 
 /** Every operation, in the order the README lists them. */
 export const OPERATIONS: readonly Operation[] = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'];
 
-/**
- * The named checks of the request path, in the order they run (docs/behaviour.md#order-of-checks). A code belongs to
- * the check that produces it; a scenario rule that forces a code answers at that check, exactly where the real failure
- * would.
- */
+/** The named checks of the request path, in the order they run (docs/behaviour.md#order-of-checks). */
 export const CHECKS = [
   'transport', // what the HTTP layer answers before the service is reached: parse errors, size limits
   'internal', // an internal failure (forced only: a real one is an exception turned into -5000)
@@ -44,10 +36,7 @@ export const CHECKS = [
 ] as const;
 export type CheckName = (typeof CHECKS)[number];
 
-/**
- * Where a code comes from: the interface document, the vendor's material
- * (docs/behaviour.md#beyond-the-document-status-verify-blocked), or the simulator's own transport answers.
- */
+/** Where a code comes from (docs/behaviour.md#beyond-the-document-status-verify-blocked). */
 export type CodeSource = 'contract' | 'vendor' | 'simulator';
 
 /** One row of the code table. */
@@ -90,7 +79,6 @@ const header = (code: number, check: CheckName, title: string, explain: string):
 });
 
 /** The table. Order is the README's order: successes, then errors in the order of the contract's table. */
-// One code per line: the table is read row by row, and a row spread over ten lines would hide its neighbours.
 // prettier-ignore
 export const CODES: readonly CodeInfo[] = [
   // Successes.

@@ -3,20 +3,13 @@ import { lazy } from '../files/lazy.js';
 import { isObject, own } from './response.js';
 import type { Operation } from './codes.js';
 
-/**
- * Reading request text as JSON (or, when lenient and authenticated, relaxed JSON), the cheap look at a body that
- * rules and the permission check need, and the user e-mail (plain or Base64).
- */
+// Reading request text as JSON (relaxed JSON only when lenient), a body's cheap peek, and the user's e-mail.
 
 const json5 = lazy<typeof JSON5Module>('json5');
 
 export type ParsedJson = { kind: 'empty' } | { kind: 'invalid' } | { kind: 'value'; value: unknown };
 
-/**
- * Parses request text as JSON; when lenient, text that is not JSON is read as relaxed JSON (JSON5: single
- * quotes, trailing commas, unquoted keys), which one published client sends inside `body`.
-
- */
+/** Parses request text as JSON; when lenient, text that is not JSON is read as JSON5 (a published client sends it). */
 export function parseJson(text: string, lenient: boolean): ParsedJson {
   if (text.trim() === '') return { kind: 'empty' };
   const strict = strictJson(text);
@@ -28,10 +21,7 @@ export function parseJson(text: string, lenient: boolean): ParsedJson {
   }
 }
 
-/**
- * Runs `parse` with console.warn silenced: JSON5 warns on the console once for each U+2028 or U+2029 in a string, so
- * one request's body could print thousands of lines (the parse is synchronous: nothing else runs meanwhile).
- */
+/** Runs `parse` with console.warn silenced: JSON5 warns once for each U+2028 or U+2029 in a string. */
 function withoutConsoleWarnings<T>(parse: () => T): T {
   const warn = console.warn;
   console.warn = () => {};
@@ -44,7 +34,6 @@ function withoutConsoleWarnings<T>(parse: () => T): T {
 
 const INVALID: ParsedJson = Object.freeze({ kind: 'invalid' });
 
-/** `JSON.parse` of the text, as a ParsedJson. */
 function strictJson(text: string): ParsedJson {
   try {
     return { kind: 'value', value: JSON.parse(text) };
@@ -53,34 +42,22 @@ function strictJson(text: string): ParsedJson {
   }
 }
 
-/**
- * The fields a rule or the permission check may look at before the envelope is judged: read leniently, never failing.
- */
+/** The fields a rule or the permission check may look at before the envelope is judged. */
 export interface Peek {
   id?: string;
   type?: number;
   apiUser?: string;
-  /**
-   * The body's user as sent: an address, or one written in Base64 (`peekedUser` reads it). Read only when a rule asks
-   * for it: most requests meet no rule on their user, and checking an address costs as much as the rest of a peek.
-   */
+  /** The body's user as sent: an address, or one written in Base64 (`peekedUser` reads it). */
   sentUser?: string;
   challengeType?: string;
   /** Everything was read: a relaxed reading would find nothing more. */
   complete: boolean;
 }
 
-/**
- * Before authentication only this much of a body written as a string is read as relaxed JSON: the published client
- * that sends one sends a few hundred bytes, and an unauthenticated caller must not buy the relaxed parser's work.
- */
+/** Before authentication only this much of a string `body` is read as relaxed JSON (no unpaid parser work). */
 const PRE_AUTH_RELAXED_CHARS = 4096;
 
-/**
- * Reads what it can of a request body, for rule matching, the answer's `id` and the permission check. Before
- * authentication (`relaxed` false) the envelope is read as JSON only, and a string `body` as relaxed JSON only when
- * short; after it (`relaxed`), as the lenient envelope parser reads it.
- */
+/** Reads what it can of a request body, for rule matching, the answer's `id` and the permission check. */
 export function peek(text: string, userKey: string, relaxed: boolean): Peek {
   const out: Peek = { complete: true };
   const parsed = parseJson(text, relaxed);
@@ -131,10 +108,7 @@ export function isEmail(s: string): boolean {
   return s.length <= 254 && EMAIL.test(s);
 }
 
-/**
- * The user's e-mail address: as given when it is one; when lenient, also one written in Base64 (a published
- * client encodes it). Undefined when neither.
- */
+/** The user's e-mail address as given, or (lenient) decoded from Base64; undefined when neither. */
 export function decodeUser(value: string, lenient: boolean): string | undefined {
   if (isEmail(value)) return value;
   if (!lenient || value.length < 8 || value.length > 256 || !BASE64.test(value)) return undefined;
@@ -142,18 +116,13 @@ export function decodeUser(value: string, lenient: boolean): string | undefined 
   return isEmail(decoded) ? decoded : undefined;
 }
 
-/**
- * The service's endpoints, envelope types and challenge values: which operation each endpoint and `type` name.
- */
+// The service's endpoints, envelope types and challenge values: which operation each endpoint and `type` name.
 
 /** The endpoints under `/v1/svc/`. */
 export type Endpoint = 'challenge' | 'time' | 'status' | 'verify' | 'blocked';
 export const ENDPOINTS: readonly Endpoint[] = ['challenge', 'time', 'status', 'verify', 'blocked'];
 
-/**
- * Envelope `type` values and the operation each selects (docs/behaviour.md#leniency-and-body-checks,
- * #beyond-the-document-status-verify-blocked).
- */
+/** Envelope `type` values and the operation each selects (docs/behaviour.md#leniency-and-body-checks). */
 export const TYPE_OPERATION: ReadonlyMap<number, Operation> = new Map([
   [150, 'challenge'],
   [151, 'cancel'],
@@ -172,10 +141,7 @@ export const OPERATION_TYPE: Readonly<Record<Operation, number>> = {
   blocked: 950,
 };
 
-/**
- * The `type` values each endpoint serves. Type 950 on the challenge endpoint is accepted when lenient
- * (docs/behaviour.md#leniency-and-body-checks).
- */
+/** The `type` values each endpoint serves (docs/behaviour.md#leniency-and-body-checks). */
 export function endpointTypes(endpoint: Endpoint, strict: boolean): readonly number[] {
   switch (endpoint) {
     case 'challenge':
@@ -196,16 +162,10 @@ export function endpointMethods(endpoint: Endpoint): readonly string[] {
   return endpoint === 'time' ? ['POST', 'GET'] : ['POST'];
 }
 
-/**
- * The path prefix of every endpoint. The path is the same whatever the identifier token (the clients send `/v1/svc/`
- * with their own token).
- */
+/** The path prefix of every endpoint, whatever the identifier token. */
 const API_PREFIX = '/v1/svc/';
 
-/**
- * The endpoint a path names, or undefined: under `/v1/svc/`, or under `/v1/<token>/` (a client set up for a deployment
- * that puts its own name in the path as well). A trailing slash and a query string are ignored.
- */
+/** The endpoint under `/v1/svc/` or `/v1/<token>/` a path names (trailing slash and query ignored), or undefined. */
 export function endpointOf(path: string, token: string): Endpoint | undefined {
   const prefix = path.startsWith(API_PREFIX)
     ? API_PREFIX.length
@@ -228,9 +188,7 @@ export const CHALLENGE_TYPES = [
   'UserKeyAndUserVoice',
 ] as const;
 
-/**
- * challengeExpiry values and their length; TenMins and SixtyMins are sent by real clients and accepted when lenient.
- */
+/** challengeExpiry values and their length; TenMins and SixtyMins (sent by real clients) only when lenient. */
 export const EXPIRY_MS: Readonly<Record<string, number>> = {
   ThreeMins: 3 * 60_000,
   FiveMins: 5 * 60_000,

@@ -1,19 +1,10 @@
-/**
- * Every error mfa-sim throws to its callers: one class per kind, each with a stable `code` a caller can switch on
- * (the message is for people and may be reworded).
- *
- * A test suite can hold several copies of mfa-sim (Jest's module registry of each test file, two versions in
- * node_modules, the ES module and CommonJS builds of mfa-sim/client and mfa-sim/control): each copy has its own
- * classes, and a prototype check against one copy fails for an error thrown by the other. So every error carries a
- * brand registered with `Symbol.for`, which is the same symbol in every copy of the package; `isMfaSimError(e, code?)`
- * reads it, and so does `instanceof` (as undici's errors do).
- */
+// Every error mfa-sim throws, with a stable `code`. Each carries a `Symbol.for` brand, the same in every copy of the
+// package (Jest registries, two versions, ESM and CJS builds), which `isMfaSimError` and `instanceof` read.
 
 /** The stable codes of mfa-sim's errors, one per kind. */
 export type MfaSimErrorCode =
   'MFA_SIM_SCENARIO' | 'MFA_SIM_OPTIONS' | 'MFA_SIM_CONTROL' | 'MFA_SIM_FLAG' | 'MFA_SIM_CLIENT' | 'MFA_SIM_INTERNAL';
 
-/** The brand: the same symbol in every copy of the package, holding the error's code. */
 const BRAND = Symbol.for('mfa-sim.error.code');
 
 /** The base of every error mfa-sim throws; `code` says which kind it is. */
@@ -58,10 +49,7 @@ function issueLines(source: string, issues: readonly ScenarioIssue[]): string {
     .join('\n');
 }
 
-/**
- * `MFA_SIM_SCENARIO`: a scenario that cannot be used. Its message names the file, the line and the key of each
- * problem, one per line; `issues` holds them as data, as the control API answers them.
- */
+/** `MFA_SIM_SCENARIO`: a scenario that cannot be used. */
 export class ScenarioError extends MfaSimError {
   static override readonly code = 'MFA_SIM_SCENARIO';
   readonly code = ScenarioError.code;
@@ -76,10 +64,7 @@ export class ScenarioError extends MfaSimError {
   }
 }
 
-/**
- * `MFA_SIM_OPTIONS`: options given in process that cannot be used (to `startSimulator`, `createApp`, `new Simulator`
- * or `createClient`): `options: journalSize: must be at most 100000`, one line per problem, and `issues` as data.
- */
+/** `MFA_SIM_OPTIONS`: options given in process that cannot be used. */
 export class OptionsError extends MfaSimError {
   static override readonly code = 'MFA_SIM_OPTIONS';
   readonly code = OptionsError.code;
@@ -90,11 +75,7 @@ export class OptionsError extends MfaSimError {
   }
 }
 
-/**
- * `MFA_SIM_CONTROL`: a control operation that cannot be done, in process or through the control API
- * (`mfa-sim/control`), with the HTTP status the control API answers; through the control API, a refused scenario's
- * `issues` too.
- */
+/** `MFA_SIM_CONTROL`: a control operation that cannot be done, in process or through the control API. */
 export class ControlError extends MfaSimError {
   static override readonly code = 'MFA_SIM_CONTROL';
   readonly code = ControlError.code;
@@ -122,10 +103,7 @@ export class FlagError extends MfaSimError {
   }
 }
 
-/**
- * `MFA_SIM_CLIENT`: an answer `mfa-sim/client` cannot read as an envelope: not JSON, not an envelope, or a success
- * whose message is not JSON.
- */
+/** `MFA_SIM_CLIENT`: an answer `mfa-sim/client` cannot read as an envelope. */
 export class ClientError extends MfaSimError {
   static override readonly code = 'MFA_SIM_CLIENT';
   readonly code = ClientError.code;
@@ -163,10 +141,7 @@ interface ErrorOfCode {
   MFA_SIM_INTERNAL: InternalError;
 }
 
-/**
- * Whether a value is an error thrown by mfa-sim (any copy of it: another test file's under Jest, another version),
- * and of the kind `code` names when given. Use it rather than `instanceof` where a suite may load mfa-sim twice.
- */
+/** Whether a value is an error thrown by any copy of mfa-sim, of the kind `code` names when given. */
 export function isMfaSimError<C extends MfaSimErrorCode = MfaSimErrorCode>(
   value: unknown,
   code?: C,

@@ -12,22 +12,14 @@ import {
 } from './envelope.js';
 import { bodySchemas, requestEnvelopeSchema, responseEnvelopeSchema } from './schemas.js';
 
-/**
- * The OpenAPI 3.1 document of the simulated API, generated from the code table and the request schemas.
- */
-
 export interface OpenApiOptions {
   /** The identifier token: header names, the user field. */
   token: string;
   responseStyle: 'document' | 'sdk';
-  /** The server URL the document names. */
   serverUrl: string;
 }
 
-/**
- * The OpenAPI 3.1 document of the simulated API, generated from the code table (every answer an
- * operation can give, by HTTP status) and the request schemas (the envelope and each operation's body).
- */
+/** The OpenAPI 3.1 document of the simulated API, generated from the code table. */
 export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
   const h = headerNames(o.token);
   const bodies = bodySchemas(o.token);

@@ -1,22 +1,12 @@
 import { jsonText } from '../output/json.js';
 import { mustCode } from './codes.js';
 
-/**
- * The response envelope (docs/behaviour.md#responses) as JSON text, the ISO time in it, and the last-resort -5000
- * envelope.
- */
+// The response envelope (docs/behaviour.md#responses).
 
-/**
- * `document`: the envelope as the interface document spells it (`utctime`); `sdk`: as the published clients parse it
- * (`utcTime`).
- */
+/** `document`: `utctime` as the interface document spells it; `sdk`: `utcTime` as the published clients parse it. */
 export type ResponseStyle = 'document' | 'sdk';
 
-/**
- * The response envelope, as JSON text: exactly `{id, utctime, status, code, message, moreInfo}`
- * (docs/behaviour.md#responses), `status` equal to the HTTP status, `message` always a string, `moreInfo` the
- * simulator's page for the code.
- */
+/** The response envelope, as JSON text (docs/behaviour.md#responses). */
 export function envelopeJson(
   style: ResponseStyle,
   id: string,
@@ -26,16 +16,12 @@ export function envelopeJson(
   baseUrl: string,
 ): string {
   const status = mustCode(code).http;
-  // Written out rather than stringified as an object, on every answer: only the id, the message and the base URL can
-  // hold what a client sent, and they are escaped as every JSON text is (jsonText); the rest are numbers and ISO time.
+  // Only the id, the message and the base URL can hold what a client sent: each goes through jsonText.
   const timeKey = style === 'sdk' ? 'utcTime' : 'utctime';
   return `{"id":${jsonText(id)},"${timeKey}":"${isoTime(now)}","status":${status},"code":${code},"message":${jsonText(message)},"moreInfo":${jsonText(`${baseUrl}/status?code=${code}`)}}`;
 }
 
-/**
- * `now` (epoch ms) as ISO 8601 with milliseconds and Z. Never throws: an instant outside the clock's range (which the
- * clock never reaches) shows as the nearest end.
- */
+/** `now` (epoch ms) as ISO 8601 with milliseconds and Z; never throws (out of range shows the nearest end). */
 export const isoTime = (now: number): string => new Date(clampInstant(now)).toISOString();
 
 /** The last-resort -5000 envelope when even building one fails: constants only, so it cannot fail in turn. */
@@ -63,21 +49,13 @@ export function internalErrorJson(
   }
 }
 
-/**
- * What a check or an operation decides (a code and the message text), and how text a caller sent is quoted or cut.
- */
-
 /** What a check decided: a code of the table and the `message` text of the envelope. */
 export interface Answer {
   code: number;
   message: string;
 }
 
-/**
- * An error's message is cut to this many characters once secrets are hidden in it (cut first, a secret could be
- * left half shown): it may quote what the caller sent (a path, an address), up to the body or header limit, and
- * carries the doctor's hint.
- */
+/** An error's message is cut to this many characters once secrets are hidden (cut first, half a secret shows). */
 export const MAX_MESSAGE_CHARS = 512;
 
 /** An answer whose message is the code's title, with an optional detail: "Title: detail." */
@@ -87,27 +65,17 @@ export function answer(code: number, detail?: string): Answer {
   return { code, message: `${title}: ${detail}` };
 }
 
-/**
- * Text cut to `max` characters, marked with an ellipsis when cut. Cut only text whose secrets are hidden already.
- * What is cut off is let go: the result shares no memory with the text (see `detached`).
- */
+/** Text cut to `max` characters, marked with an ellipsis when cut. */
 export function clipText(text: string, max: number): string {
   return text.length <= max ? text : detached(`${text.slice(0, max)}…`);
 }
 
-/**
- * A copy of a text that shares no memory with the one it was cut from. V8 keeps a slice of a long string as a view
- * of the whole: a few characters kept from a request would hold all of it (an 8 KB value cut to 32 characters still
- * costs 8 KB for as long as it is kept).
- */
+/** A copy sharing no memory with the text it was cut from (V8 keeps a slice as a view of the whole). */
 export function detached(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
-/**
- * A caller's value quoted in a message where no secret can be hidden: whole when short, else only its length, so a
- * secret is never shown in part (whole, the redactor that shows the message outside hides it).
- */
+/** A caller's value quoted whole when short, else only its length, so no secret shows in part. */
 export function quoted(value: string, max = 60): string {
   return value.length <= max ? `\`${value}\`` : `a value of ${value.length} characters`;
 }

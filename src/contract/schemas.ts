@@ -5,11 +5,7 @@ import type { Operation } from './codes.js';
 import { API_USER_ID } from './api-user.js';
 import { CHALLENGE_TYPES, EXPIRY_MS, OPERATION_TYPE } from './envelope.js';
 
-/**
- * The request envelope and each operation's body as the interface document shows them (strict mode's
- * reading: lenient mode accepts more, see the README), as TypeBox schemas. The OpenAPI document is built
- * from them; the tests check that what the typed client sends is valid under them.
- */
+// The request envelope and each operation's body as the interface document shows them.
 
 const EMAIL_FORMAT = { format: 'email', maxLength: 125 } as const;
 const CHALLENGE_ID = Type.String({ minLength: 1, description: 'the id a 2025 answer gave' });
@@ -86,10 +82,7 @@ export function requestEnvelopeSchema(op: Exclude<Operation, 'time'>, body: TSch
   );
 }
 
-/**
- * The response envelope (docs/behaviour.md#responses), spelled as the response style says, with the codes an answer may
- * carry.
- */
+/** The response envelope (docs/behaviour.md#responses). */
 export function responseEnvelopeSchema(style: 'document' | 'sdk', codes: readonly number[]): TSchema {
   return Type.Object(
     {
