@@ -1,13 +1,4 @@
-/**
- * "Did you mean ...?": the known name nearest to a typo (a scenario key, a command-line flag), by edit distance,
- * ignoring case.
- */
-
-/**
- * The candidate nearest to `word`, when it is at most `within` edits away (by default 2, or a third of the word's
- * length for longer words); undefined when none is that near. Words longer than 64 characters are near nothing: the
- * distance costs their length squared, and a caller's input may be megabytes.
- */
+/** The candidate nearest to `word`, when it is at most `within` edits away. */
 export function closest(
   word: string,
   candidates: readonly string[],

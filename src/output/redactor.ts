@@ -1,19 +1,10 @@
-/**
- * Finding and hiding secrets in text, plain or escaped, and sealing a record (every field) before it is shown.
- */
+// Finding and hiding secrets in text, plain or escaped, and sealing a record (every field) before it is shown.
 
 /** Secrets shorter than this are not searched for: they would hide ordinary words. */
 const MIN_SECRET_LENGTH = 4;
-/** What a hidden secret is replaced with. */
 export const HIDDEN = '[secret]';
 
-/**
- * Hides secrets in text that is shown outside the simulator (journal, log, events, messages, pages). It finds a
- * secret written plainly, and written with escapes a client or a decoder may use: JSON and JSON5 `\u002d`, `\x2d`,
- * `\u{2d}`, `\-` under any number of backslashes (a body sent as a JSON string inside JSON), and URL `%2D`; and
- * whatever the case of its ASCII letters, for what is shown may have been lowercased on the way (HTTP lowercases a
- * header's name, the doctor quotes a token it read in lower case).
- */
+/** Hides secrets in text that is shown outside the simulator (journal, log, events, messages, pages). */
 export class Redactor {
   /** The secrets, their ASCII letters small. */
   private secrets: string[] = [];
@@ -35,8 +26,7 @@ export class Redactor {
     if (text.length < this.shortest) return text;
     // Folding keeps every character's place: what is found in the folded text is hidden at the same place.
     const spans = this.find(fold(text));
-    // Only a text with a backslash or a percent sign can hold a secret written escaped: decoded, each character
-    // remembers where it came from.
+    // Only a text with a backslash or a percent sign can hold a secret written escaped.
     if (text.includes('\\') || text.includes('%')) {
       const u = unescapeWithOrigins(text);
       for (const [s, e] of this.find(fold(u.text))) spans.push([u.from[s], u.to[e - 1]]);
@@ -74,22 +64,14 @@ function replaceSpans(text: string, spans: Span[]): string {
   return out + text.slice(at);
 }
 
-/**
- * Reading text as a client or a decoder would once its escapes are undone, so that a secret the client wrote escaped
- * is found where it stands in the original text.
- */
+// Reading text as a client or a decoder would once its escapes are undone.
 
 /** Where a piece of a text lies in it: `start` included, `end` not. */
 export type Span = [start: number, end: number];
 
 const HEX = /^[0-9a-fA-F]+$/;
 
-/**
- * The text with its escapes undone, and for each code unit of the result the span of the text it came from: one
- * pass, so linear in the text however its backslashes run. A backslash run followed by `u` and four hex digits,
- * `u{...}`, `x` and two hex digits, or any other character, is that character; `%XX` bytes that form UTF-8 are
- * their characters. Only used to find secrets: the shown text keeps its escapes where no secret is.
- */
+/** The text with its escapes undone, and for each code unit of the result the span of the text it came from. */
 export function unescapeWithOrigins(text: string): { text: string; from: number[]; to: number[] } {
   const n = text.length;
   const from: number[] = [];
@@ -143,10 +125,7 @@ export function unescapeWithOrigins(text: string): { text: string; from: number[
   return { text: out, from, to };
 }
 
-/**
- * The escape that starts at `j` (just past its backslashes): its characters and where it ends; undefined at the end of
- * the text.
- */
+/** The escape that starts at `j` (just past its backslashes). */
 function readEscape(text: string, j: number): { chars: string; end: number } | undefined {
   if (j >= text.length) return undefined;
   const c = text[j];
