@@ -1,12 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
-/**
- * `mkdirSync(path, { recursive: true })` without its endless loop: Node's retries for ever a folder whose parent exists
- * but that cannot be made in it (ENOENT under /proc, as `--record /proc/x` or XDG_CACHE_HOME=/proc asked). Makes each
- * missing folder once, from the deepest one that exists down, with `mode`; throws what the first mkdir that fails
- * throws, and, as Node's does, EEXIST where the path is a file.
- */
+/** `mkdirSync(path, { recursive: true })` without its endless loop. */
 export function makeFolders(path: string, mode = 0o777): void {
   const missing: string[] = [];
   for (let p = resolve(path); !existsSync(p) && dirname(p) !== p; p = dirname(p)) missing.push(p);

@@ -4,10 +4,7 @@ import { readFileWithin } from './read-file.js';
 
 const requireHere = createRequire(import.meta.url);
 
-/**
- * A dependency loaded the first time it is needed (faker, pino, qrcode, yaml, json5, Express), so that importing the
- * package and starting a simulator do not pay for modules many runs never use. Node caches the module.
- */
+/** A dependency loaded the first time it is needed. */
 export function lazy<T>(id: string): () => T {
   let mod: T | undefined;
   return () => (mod ??= requireHere(id) as T);
@@ -17,10 +14,7 @@ const texts = new Map<string, string>();
 /** A browser script is a few kilobytes. */
 const BUILT_TEXT_LIMIT = 16 * 1024 * 1024;
 
-/**
- * A text file the build writes into dist/ (the browser scripts, src/browser/), read the first time it is asked for
- * and kept. Run from the sources (the tests), it is the one the last build wrote (`npm test` builds first).
- */
+/** A text file the build writes into dist/. */
 export function builtText(file: string): string {
   let text = texts.get(file);
   if (text === undefined) {

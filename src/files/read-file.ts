@@ -1,17 +1,12 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
-/**
- * The one way mfa-sim reads a file, whoever named it (a scenario, a private CA's certificates, its own built programs,
- * its code cache): a regular file only, opened without waiting (a FIFO with no writer would hold the caller for ever),
- * at most a given number of bytes, counted as they arrive (a device or a /proc file says its size is 0).
- */
+// The one way mfa-sim reads a file, whoever named it.
 
 /** Why a file was not read. `message` follows the file's name: `<file> is not a regular file`. */
 export class FileRefused extends Error {
   constructor(
     readonly reason: 'not regular' | 'too large' | 'unreadable',
     message: string,
-    /** The system's error code, when reading failed. */
     readonly code?: string,
   ) {
     super(message);
@@ -20,7 +15,6 @@ export class FileRefused extends Error {
 }
 
 export interface ReadLimits {
-  /** Bytes read at most: a file larger is refused. */
   limit: number;
   /** Refuses a symbolic link as the last part of the path (a cache file someone else could point elsewhere). */
   noFollow?: boolean;

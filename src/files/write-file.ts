@@ -13,15 +13,7 @@ import {
 } from 'node:fs';
 import { isatty } from 'node:tty';
 
-/**
- * The one way mfa-sim writes a file, whatever the file (the reports and the coverage at exit, the recording): never
- * through a symbolic link, never into a file it did not make.
- *
- * A file written whole goes first into a new file beside it, made for the purpose (`O_CREAT | O_EXCL | O_NOFOLLOW`: a
- * link or a file left there is neither followed nor reused), then renamed over its name, which must hold nothing or a
- * regular file of this user's: a name holding a link, a folder or another user's file is left as it is. A file added
- * to (the Markdown report, a recording's exchanges) is opened without following a link and must be a regular file.
- */
+// The one way mfa-sim writes a file, whatever the file (the reports and the coverage at exit, the recording).
 
 /** Why a file was not written, in words that follow its name (`<file>: it is a symbolic link ...`). */
 class WriteRefused extends Error {
@@ -82,10 +74,7 @@ function putInPlace(aside: string, file: string): void {
   renameSync(aside, file);
 }
 
-/**
- * Writes `data` as the whole of `file`: into a new file beside it, then renamed over the name, which must hold nothing
- * or a regular file of this user's. Throws a WriteRefused, or the system's error.
- */
+/** Writes `data` as the whole of `file`. */
 export function writeWhole(file: string, data: string | Buffer): void {
   const aside = asideOf(file);
   try {
@@ -102,10 +91,7 @@ export function writeWhole(file: string, data: string | Buffer): void {
   }
 }
 
-/**
- * Opens `file` to add to its end: a new file when `fresh` (the name must hold nothing, not even a link), else a regular
- * file or a new one, never through a link. Returns the descriptor; throws a WriteRefused, or the system's error.
- */
+/** Opens `file` to add to its end. */
 export function openToAdd(file: string, fresh: boolean): number {
   const fd = openSync(
     file,
@@ -130,11 +116,7 @@ export function addTo(file: string, data: string): void {
   }
 }
 
-/**
- * Opens a FIFO, a terminal or /dev/null to write to, following a link only when `follow` (what it leads to is checked
- * once opened): the descriptor, or undefined for anything else, which is left as it was (nothing is made or emptied).
- * A FIFO nobody reads is refused at once (ENXIO), never waited on.
- */
+/** Opens a FIFO, a terminal or /dev/null to write to, following a link only when `follow`. */
 export function openStream(file: string, follow: boolean): number | undefined {
   const fd = openSync(file, constants.O_WRONLY | NO_WAIT | (follow ? 0 : NOFOLLOW));
   const s = fstatSync(fd);
