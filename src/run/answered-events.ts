@@ -1,27 +1,14 @@
 import type { AnsweredRequest, Caller } from './answered.js';
 import type { ObserverFailures } from './failures.js';
 
-/**
- * The one event of the request path: "a request was answered", with the one record every observer of traffic
- * reads (answered.ts). The request path emits it once per request, synchronously, before the answer is written (as
- * MSW's lifecycle events are told); observers subscribe, so a new observer is one new file and no change to the path.
- */
-
-/** What observers receive. */
 export interface Answered {
   record: AnsweredRequest;
-  /**
-   * Whether the answer counts as one the service gave (a mistake of the test set-up, such as an unknown x-sim-scenario,
-   * does not).
-   */
+  /** Whether the answer counts as one the service gave. */
   counts: boolean;
   caller: Caller;
 }
 
-/**
- * The subscribers of "answered", each with a name, called in the order they subscribed. One that throws never fails
- * the request it is told of, and never fails silently either: the failure is recorded under its name (failures.ts).
- */
+/** The subscribers of "answered", each with a name, called in the order they subscribed. */
 export class AnsweredEvents {
   private readonly observers: Subscribers<Answered>;
 
@@ -33,10 +20,7 @@ export class AnsweredEvents {
     return this.observers.add({ name, fn: observer });
   }
 
-  /**
-   * Tells every observer of request `seq`, with the event `make` makes. A record that cannot be made is a bug of the
-   * simulator's: no observer is told, and the run says so.
-   */
+  /** Tells every observer of request `seq`, with the event `make` makes. */
   emit(seq: number, make: () => Answered): void {
     let event: Answered;
     try {
@@ -55,15 +39,7 @@ export interface Subscriber<T> {
   fn: (value: T) => void;
 }
 
-/**
- * Subscribers of traffic, told of each value in the order they subscribed: the observers of "answered"
- * (answered-events.ts) and the journal's feed (journal.ts). One that throws never stops the others, nor the request:
- * the failure is recorded under its name (failures.ts).
- *
- * The list is replaced on each change, never changed in place: telling goes on over the list it began with, so one
- * that leaves, or makes another leave, while it is told changes who is told from the next value on. An array, not a
- * map: walking a map's entries makes an object for each on every request.
- */
+/** Subscribers of traffic, told of each value in the order they subscribed. */
 export class Subscribers<T, S extends Subscriber<T> = Subscriber<T>> {
   private list: readonly S[] = [];
 

@@ -1,15 +1,6 @@
 import type { Hint } from '../doctor/doctor.js';
 
-/**
- * The record of the one event of the request path, "a request was answered" (answered-events.ts): what every observer
- * of traffic reads (the journal, coverage, and through the journal's feed the event stream and the log lines). Types
- * only, shared with the pages' scripts (src/browser/), which read journal entries.
- */
-
-/**
- * One request as the simulator saw and answered it. Stored as it came; sealed (every secret hidden) before anyone is
- * shown it.
- */
+/** One request as the simulator saw and answered it. */
 export interface AnsweredRequest {
   /**
    * 1, 2, 3, ... through the whole run (scenario loads do not start it again); also the `id` of answers to callers that
@@ -45,10 +36,7 @@ export interface AnsweredRequest {
   internalError?: string;
   /** Sent by the simulator itself (the dashboard's explorer), not by a client: the client doctor does not count it. */
   by?: 'explorer';
-  /**
-   * The headers as sent, at most MAX_HEADERS_KEPT of them (`headersLeftOut` says how many more there were), and the
-   * body.
-   */
+  /** The headers as sent, at most MAX_HEADERS_KEPT of them. */
   request: { headers: Record<string, string | string[] | undefined>; body: string; headersLeftOut?: number };
   response?: { body: string };
   /** Proxy mode (src/proxy/): the request was forwarded; `http`, `code` and `response` are the upstream's answer. */
@@ -58,12 +46,7 @@ export interface AnsweredRequest {
 /** The journal's name for the same record. */
 export type JournalEntry = AnsweredRequest;
 
-/**
- * How far a request showed who sent it: it named no API user the simulator knows (`unknown`), named one (`known`),
- * or also carried that API user's right signature (`signed`; every request is, under a scenario that does not verify
- * signatures). The client doctor watches only known API users, and reads what a request sent only when it was signed:
- * anyone can name an API user, and a forgery must not make findings or fill the doctor's memories.
- */
+/** How far a request showed who sent it. */
 export type Caller = 'unknown' | 'known' | 'signed';
 
 /** Proxy mode: an answer of the service that breaks the contract (src/proxy/judge.ts). */
@@ -96,7 +79,6 @@ export interface MfaSimAnswer {
 
 /** What a journal entry of a forwarded request adds: where it went, what mfa-sim would have answered, what it found. */
 export interface Forwarding {
-  /** The upstream's base URL. */
   url: string;
   /** Why the upstream gave no answer (the client got -5000 with it), when it gave none. */
   failure?: string;

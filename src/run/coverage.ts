@@ -1,9 +1,7 @@
 import { codeInfo, SERVICE_CODES } from '../contract/codes.js';
 import type { AnsweredEvents } from './answered-events.js';
 
-/**
- * Status coverage: an observer of "answered" counting the codes the service gave, and the `--require-coverage` gate.
- */
+// Status coverage: an observer of "answered" counting the codes the service gave, and the `--require-coverage` gate.
 
 /** Codes outside the code table counted at most (an upstream's, in proxy mode): the first so many of them. */
 export const MAX_OTHER_CODES = 100;
@@ -15,13 +13,9 @@ export interface CoverageReport {
   missing: number[];
 }
 
-/**
- * Status coverage, an observer of "answered": how often each code of the service was answered, so that a CI job
- * can demand that the client under test met every error path (`--require-coverage`).
- */
+/** Status coverage, an observer of "answered". */
 export class Coverage {
   private readonly counts = new Map<number, number>();
-  /** How many codes outside the code table are counted. */
   private others = 0;
 
   /** Counts every answer from now on that counts as one the service gave; `name` names it when it fails. */
@@ -59,11 +53,7 @@ export class Coverage {
   }
 }
 
-/**
- * The codes `--require-coverage` demands: `all` (every code of the service) or a comma-separated list of
- * codes. Anything else throws an Error whose message reads on from the name the caller gives the list (the flag
- * `--require-coverage ...`, the control API's `require ...`).
- */
+/** The codes `--require-coverage` demands: `all` (every code of the service) or a comma-separated list of codes. */
 export function parseRequiredCodes(spec: string): number[] {
   const text = spec.trim();
   if (text.toLowerCase() === 'all') return [...SERVICE_CODES];

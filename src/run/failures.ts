@@ -1,18 +1,10 @@
 import { errorText } from '../output/error-text.js';
 
-/**
- * Failures of the simulator's own observers of traffic (coverage, client findings, the journal, the log lines, the
- * event stream). An observer never fails the request it is told of, but what it missed can make a verdict wrong
- * (coverage that drives the CI gate, findings, report totals), so every failure is counted, told to whoever listens
- * (the command line logs it), shown in the reports and fails the run (exit 5). A run scope: kept until a new run.
- */
-
 /** One observer's failures, however often. */
 export interface ObserverFailure {
   /** Which observer failed: `coverage`, `findings`, `journal`, `log`, `events`, ... */
   observer: string;
   count: number;
-  /** The message of its latest failure. */
   message: string;
   /** The request (journal seq) it failed on first and last. */
   firstSeq: number;

@@ -1,6 +1,5 @@
-/** What the client doctor reports, as reports, the control API and the package's users see it. */
-
-export type Severity = 'info' | 'warning' | 'error';
+/** How much a finding matters; a run fails on those at or above `failOn`. */ export type Severity =
+  'info' | 'warning' | 'error';
 export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
 /** Which requests a view covers: the whole `run` (what a suite is judged on) or the current `scenario` (one test's). */
 export type Scope = 'run' | 'scenario';

@@ -11,12 +11,8 @@ import type { Hint } from '../doctor/doctor.js';
 import { FINDING_KINDS, SEVERITIES, type Finding, type HintSeen, type Scope } from './finding-types.js';
 import { failedInTransit } from '../doctor/doctor.js';
 
-/**
- * Client findings: an observer of "answered" that watches each API user's traffic for what the real service accepts
- * leniently or would punish, and counts the doctor's hints. Bounded in bytes however long it runs and whatever the
- * requests hold: it watches only API users the simulator knows, reads only what a right signature sent, keeps the
- * values clients choose (envelope ids, nonces) as hashes, and folds API users it does not know into one row.
- */
+// Client findings: what the real service accepts leniently or would punish, and the doctor's hints. Bounded: only
+// known API users are watched, client-chosen values are kept as hashes, unknown API users fold into one row.
 
 /** A client's clock is called drifting when its distance to the server's spreads by more than this. */
 const DRIFT_SPREAD_MS = 30_000;
@@ -25,8 +21,7 @@ const FAST_POLL_MS = 500;
 const FAST_POLLS = 3;
 /** An envelope utctime this far from the header time is stale. */
 const STALE_ENVELOPE_MS = 1000;
-// The bounds docs/robustness.md gives in bytes: API users watched; envelope ids and nonces of attempts that failed in
-// transit (all API users together, each a hash); challenges followed; rows of hints, each text cut to a message's size.
+// The bounds docs/robustness.md gives in bytes.
 const CLIENTS_WATCHED = 1000;
 const IDS_KEPT = 4096;
 const NONCES_KEPT = 1024;

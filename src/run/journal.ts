@@ -8,11 +8,6 @@ import { Subscribers } from './answered-events.js';
 
 export type { JournalEntry } from './answered.js';
 
-/**
- * The request journal: an observer of "answered" keeping the last records, sealed before they are shown, with a live
- * feed for the event stream and the log lines.
- */
-
 /** Which entries `query` returns. */
 export interface JournalFilter {
   code?: number | number[];
@@ -22,23 +17,13 @@ export interface JournalFilter {
 
 /** Bodies are kept in the journal up to this many characters. */
 export const JOURNAL_BODY_CHARS = 8192;
-/** Default size of the journal ring. */
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
-/**
- * The request journal, an observer of "answered": a ring of the last `size` records, each with its secrets hidden as it
- * is kept, and a live feed of each new one for those who show traffic to people (the dashboard's event stream, the
- * command line's log lines).
- */
+/** The request journal, an observer of "answered". */
 export class Journal {
-  private readonly ring: (JournalEntry | undefined)[];
-  private next = 0;
-  private count = 0;
+  private list: JournalEntry[] = [];
   private readonly listeners: Subscribers<JournalEntry>;
-  /**
-   * For an API user whose own scenario was loaded (a binding, a claimed API user): the first seq of its current
-   * scenario. Its journal, asked for by API user, starts there, as the whole journal starts afresh on a load.
-   */
+  /** For an API user whose own scenario was loaded (a binding, a claimed API user). */
   private readonly fromSeq = new Map<string, number>();
 
   /** `redact` hides every secret in an entry, in place (the simulator's redactor). */
@@ -49,7 +34,6 @@ export class Journal {
     failures?: ObserverFailures,
   ) {
     this.listeners = new Subscribers(failures);
-    this.ring = new Array<JournalEntry | undefined>(Math.max(1, size));
   }
 
   /** Keeps every answered request from now on. */
@@ -59,9 +43,8 @@ export class Journal {
 
   add(e: JournalEntry): void {
     this.redact(e);
-    this.ring[this.next] = e;
-    this.next = (this.next + 1) % this.ring.length;
-    if (this.count < this.ring.length) this.count++;
+    this.list.push(e);
+    if (this.list.length > Math.max(1, this.size)) this.list.shift();
     this.listeners.tell(e, e.seq);
   }
 
@@ -87,24 +70,16 @@ export class Journal {
     return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
   }
 
-  /** Entries, newest first. */
   entries(): JournalEntry[] {
-    const out: JournalEntry[] = [];
-    for (let i = 1; i <= this.count; i++) out.push(this.ring[(this.next - i + this.ring.length) % this.ring.length]!);
-    return out;
+    return this.list.slice().reverse();
   }
 
   clear(): void {
-    this.ring.fill(undefined);
-    this.next = 0;
-    this.count = 0;
+    this.list = [];
     this.fromSeq.clear();
   }
 
-  /**
-   * One API user's journal starts afresh at request `seq` (its own scenario was loaded): asked for by API user, it
-   * shows from there.
-   */
+  /** One API user's journal starts afresh at request `seq` (its own scenario was loaded). */
   startAfresh(apiUser: string, seq: number): void {
     this.fromSeq.set(apiUser, seq);
   }
@@ -115,7 +90,7 @@ export class Journal {
   }
 
   get length(): number {
-    return this.count;
+    return this.list.length;
   }
 
   /** Calls `fn` with every new entry until the returned function is called; `name` names it when it fails. */
@@ -128,9 +103,7 @@ export class Journal {
   }
 }
 
-/**
- * A string cut to the journal's limit, saying how much was cut (of `length` characters in all, when it was cut before).
- */
+/** A string cut to the journal's limit, saying how much was cut. */
 export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): string {
   return s.length <= max && length <= max
     ? s
@@ -146,11 +119,7 @@ export function hideSecrets(redactor: Redactor, e: AnsweredRequest): void {
     if (typeof e.user === 'string') e.user = hide(e.user);
     if (e.message !== undefined) e.message = hide(e.message);
     if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
-    if (e.hint) {
-      const text = hide(e.hint.text);
-      // Stryker disable next-line ConditionalExpression: a copy of the same hint, made for nothing
-      if (text !== e.hint.text) e.hint = { id: e.hint.id, text };
-    }
+    if (e.hint) e.hint = { id: e.hint.id, text: hide(e.hint.text) };
     if (e.wouldFail)
       e.wouldFail = e.wouldFail.map((w) =>
         w.hint
@@ -168,11 +137,7 @@ export function hideSecrets(redactor: Redactor, e: AnsweredRequest): void {
 
 type Headers = AnsweredRequest['request']['headers'];
 
-/**
- * Headers with every secret hidden, in their names as in their values (a name is what a client chose, as a value is);
- * the same object when none holds one (the common case costs no copy). Names that become the same once hidden keep
- * all their values.
- */
+/** Headers with every secret hidden, in their names as in their values. */
 function hideInHeaders(headers: Headers, hide: (text: string) => string): Headers {
   let changed = false;
   const shown = Object.entries(headers).map(([name, value]): [string, string | string[] | undefined] => {

@@ -6,11 +6,6 @@ import { markdownCode, markdownText } from '../output/markdown.js';
 import { xmlText } from '../output/xml.js';
 import { SCOPES, SEVERITIES, type Finding, type HintSeen, type Scope, type Severity } from './finding-types.js';
 
-/**
- * A run's reports and verdict, from one summary: Markdown for a job summary (`--report`, `$GITHUB_STEP_SUMMARY`),
- * JUnit XML for a CI's test view (`--junit`), and the exit status with its reasons.
- */
-
 /** What a report or a verdict judges, and of which requests. */
 export interface ReportOptions {
   /** The run is over (at exit): a challenge still waiting was left open. */
@@ -27,7 +22,6 @@ export interface ReportOptions {
 export interface RunSummary {
   version: string;
   scope: Scope;
-  /** The active scenario. */
   scenario: string;
   /** Scenario loads and resets in this run. */
   scenarioStarts: number;
@@ -63,11 +57,7 @@ const requests = ({ firstSeq: a, lastSeq: b }: { firstSeq: number; lastSeq: numb
   a === b ? `#${a}` : `#${a} to #${b}`;
 const row = (...cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 
-/**
- * Each report is at most this many bytes, whatever the traffic: GitHub takes at most 1 MiB of a step's job summary
- * (more fails the upload), and a CI's test view reads JUnit files whole. Findings come worst first and hints most
- * frequent first, so what is left out past the bound is the least of each; the report says how much.
- */
+/** Each report is at most this many bytes, whatever the traffic. */
 export const MAX_REPORT_BYTES = 1_000_000;
 /** Room kept for what follows the rows (the line that says what was left out, the end of the document). */
 const CLOSING_BYTES = 4096;
@@ -183,10 +173,7 @@ function failed(group: string, name: string, type: string, message: string, body
   return { failed: true, xml: testcase(group, name, inner) };
 }
 
-/**
- * JUnit XML: a suite of one test case per code of the contract (met passes; never met is skipped, or fails when
- * required) and a suite of one test case per finding (failing at or above `failOn`, else skipped with its severity).
- */
+/** JUnit XML: a suite of one test case per code of the contract. */
 export function junitReport(s: RunSummary, timestamp: string): string {
   const required = new Set(s.required ?? []);
   const codeCases = SERVICE_CODES.map((c): Case => {
@@ -204,8 +191,7 @@ export function junitReport(s: RunSummary, timestamp: string): string {
     if (failing.has(f)) return failed('findings', name, f.severity, `${f.severity}: ${f.id}`, body);
     return skipped('findings', name, `${f.severity}: ${body}`);
   });
-  // Past the bound, one test case stands for the findings left out: failing when any of them fails the run (findings
-  // come worst first, so those that fail are shown first).
+  // Past the bound, one test case stands for the findings left out.
   const coverageBytes = codeCases.reduce((n, c) => n + Buffer.byteLength(c.xml) + 5, 0);
   const budget = MAX_REPORT_BYTES - CLOSING_BYTES - coverageBytes;
   const { left } = fitting(
@@ -243,7 +229,6 @@ export function junitReport(s: RunSummary, timestamp: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mfa-sim ${xmlText(s.version)}" tests="${all.length}" failures="${counted(all, 'failed')}" errors="0" time="0">\n${xml.join('\n')}\n</testsuites>\n`;
 }
 
-/** The formats a report is written in. */
 export type ReportFormat = 'markdown' | 'junit';
 
 /** The format a caller asked for; a ControlError (400) for any other (in-process callers pass anything). */
@@ -287,10 +272,7 @@ export interface Verdict {
   unmet: number[];
 }
 
-/**
- * The verdict of the command line's exit and of the in-process `verdict()`. An observer that failed wins (the figures
- * cannot be trusted), then required codes never answered, then findings at or above the severity that fails.
- */
+/** The verdict of the command line's exit and of the in-process `verdict()`. */
 export function verdictOf(s: RunSummary): Verdict {
   const unmet = s.required ? unmetCodes(s.coverage, s.required) : [];
   const lines: string[] = [];

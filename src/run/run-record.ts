@@ -26,12 +26,7 @@ interface RunSubject {
   challengeState(challengeId: string): string | undefined;
 }
 
-/**
- * What a run is judged on (docs/coverage-and-ci.md#the-run-and-the-scenario), recorded from the "answered" event: the
- * status coverage and the client findings and hints of the whole run, each with the current scenario's view beside
- * it, the observers that failed, and where the current scenario began. A run goes from start (or `newRun`) to exit,
- * across every scenario load and reset; a scenario's view starts afresh when one is loaded or reset.
- */
+/** What a run is judged on (docs/coverage-and-ci.md#the-run-and-the-scenario), recorded from the "answered" event. */
 export class RunRecord {
   /** Failures of the observers of traffic: they make the run's verdict untrustworthy (exit 5). */
   readonly failures: ObserverFailures;
@@ -57,7 +52,6 @@ export class RunRecord {
     this.findings = new ClientFindings(this.hide);
   }
 
-  /** Records every answer from now on. */
   observe(answered: AnsweredEvents): void {
     this.coverage.observe(answered);
     this.scenarioCoverage.observe(answered, 'scenario coverage');

@@ -2,10 +2,7 @@ import { clipText } from '../contract/response.js';
 import { unguessable } from '../world/random.js';
 import { Redactor } from '../output/redactor.js';
 
-/**
- * The secrets a simulator holds, and how everything it shows outside (journal, log, events, pages, messages,
- * errors) is kept free of them. The set is exactly what is held now.
- */
+/** The secrets a simulator holds, and how everything it shows outside. */
 export class Secrets {
   readonly redactor = new Redactor();
   private token?: string;
@@ -23,10 +20,7 @@ export class Secrets {
     return clipText(this.redactor.hide(value), max);
   }
 
-  /**
-   * The control token, when the control API needs one (listening beyond loopback): a secret like the others, hidden
-   * wherever a client sent it.
-   */
+  /** The control token, when the control API needs one (listening beyond loopback). */
   get controlToken(): string | undefined {
     return this.token;
   }
