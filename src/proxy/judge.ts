@@ -3,12 +3,6 @@ import { isObject, own } from '../contract/response.js';
 import type { ResponseStyle } from '../contract/response.js';
 import type { ContractKind, DifferenceKind } from '../run/answered.js';
 
-/**
- * An answer of the service judged against the contract (the envelope mfa-sim answers itself, contract/response.ts,
- * and the code table, contract/codes.ts), and against mfa-sim's own answer to the same request (the shadow comparison
- * and the probe).
- */
-
 /** An answer as judged: its status, Content-Type and body, and the body read as a JSON object. */
 export interface SeenAnswer {
   status: number;
@@ -84,12 +78,7 @@ export function judgeAnswer(a: SeenAnswer, style: ResponseStyle, operation?: Ope
   return { envelope, code, problems };
 }
 
-/**
- * The parts in which the service's answer differs from mfa-sim's; none when they agree. Messages are compared for what
- * the interface document fixes, not word for word: JSON text (a new challenge's, the time's) has the same keys, each
- * value of the same kind; an error's sentence begins with the code's meaning as the code table words it, as every
- * message of mfa-sim's does (its detail and the doctor's hint after it are mfa-sim's own).
- */
+/** The parts in which the service's answer differs from mfa-sim's; none when they agree. */
 export function compareAnswers(theirs: SeenAnswer, mine: SeenAnswer): Found[] {
   const a = theirs.envelope;
   const b = mine.envelope;
@@ -109,11 +98,7 @@ export function compareAnswers(theirs: SeenAnswer, mine: SeenAnswer): Found[] {
   return out;
 }
 
-/**
- * An answer in a few words, for a finding's detail and the probe: `HTTP 400 -4037 "Signature error"`, or
- * `HTTP 502 text/html "<html>…"` for one that is no envelope. Quoted as JSON, so that a line break or a control
- * character is an escape; each output escapes the rest its own way (Markdown, XML, HTML, the terminal).
- */
+/** An answer in a few words, for a finding's detail and the probe. */
 export function answerText(a: SeenAnswer, max = 120): string {
   const quote = (text: string) => JSON.stringify(text.length <= max ? text : `${text.slice(0, max)}…`);
   const code = a.envelope?.code;

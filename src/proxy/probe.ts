@@ -5,12 +5,9 @@ import type { StartOptions } from '../simulator/options.js';
 import { Simulator } from '../simulator/simulator.js';
 import { answerText, compareAnswers, judgeAnswer, seenAnswer, type SeenAnswer } from './judge.js';
 import { rawHeader, Upstream } from './upstream.js';
+import { terminalText } from '../output/terminal.js';
 
-/**
- * `mfa-sim probe`: a short run of requests that create nothing on the service, sent to the upstream and to an
- * in-process mfa-sim alike, and a table of where the two agree. Every request is in STEPS, which docs/proxy.md shows,
- * so that a team can approve exactly what the probe sends before pointing it at a real service.
- */
+// `mfa-sim probe`: a short run of requests that create nothing on the service (docs/proxy.md).
 
 interface Signing {
   token: string;
@@ -136,10 +133,7 @@ export type ProbeSettings = Pick<
   secret: string;
 };
 
-/**
- * Runs the steps against the upstream and an in-process mfa-sim; resolves to the exit status. Settings it cannot use
- * throw OptionsError before anything is sent.
- */
+/** Runs the steps against the upstream and an in-process mfa-sim; resolves to the exit status. */
 export async function probeService(o: ProbeSettings, io: ProbeOutput): Promise<number> {
   const { token, strict, responseStyle, apiUser, secret } = o;
   const given = { token, strict, responseStyle, apiUser, secret };
@@ -211,17 +205,4 @@ async function run(step: ProbeStep, sent: Sent, upstream: Upstream, sim: Simulat
   const onlyMessage = found.every((f) => f.kind === 'service-differs-message');
   const verdict = found.length === 0 ? 'agrees' : onlyMessage ? 'message differs' : 'differs';
   return { step, theirs, mine, differences: found.map((f) => f.what), verdict };
-}
-
-/**
- * Text fit for a terminal: control characters (C0, DEL, C1, which start escape sequences) and the marks that reorder a
- * line (bidirectional overrides) as escapes, so that what the service answered cannot move the cursor, recolour,
- * retitle or reorder what the probe prints.
- */
-function terminalText(text: string): string {
-  return text.replace(
-    // eslint-disable-next-line no-control-regex -- the control characters are what it escapes
-    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }

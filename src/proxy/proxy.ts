@@ -15,11 +15,6 @@ import { Recorder, type RecordedExchange } from './recorder.js';
 import { challengeIdOf, Shadow, type Decision } from './shadow.js';
 import { rawHeader, towardsClient, towardsUpstream, Upstream, type UpstreamAnswer } from './upstream.js';
 
-/**
- * Proxy mode (`--upstream <url>`, docs/proxy.md): API requests go to the upstream unchanged and its answers come back
- * unchanged, while mfa-sim judges both sides. The path of a forwarded request reads top to bottom in `exchange`.
- */
-
 /** What proxy mode needs of the HTTP layer that makes it (src/http/server.ts): the simulator's own answers. */
 export interface HttpAnswers {
   /** Answers a request as the simulator itself does (-404 for a path of no endpoint, -413 when `tooLarge`). */
@@ -30,7 +25,6 @@ export interface HttpAnswers {
 
 /** What a forwarded request came to, for the journal and the recorder. */
 interface Outcome {
-  /** The upstream's answer as read, or why there is none. */
   answer: RecordedExchange['answer'];
   /** Its envelope and integer code, when it answered one. */
   envelope?: Record<string, unknown>;
@@ -77,10 +71,7 @@ export class ProxyMode {
     this.exchanges.add(exchange);
   }
 
-  /**
-   * Stops proxying: the exchanges under way get `graceMs` to finish, each recorded as the service answered it; those
-   * still waiting for the upstream then are cut (recorded nowhere: mfa-sim stopped waiting, the service did not fail).
-   */
+  /** Stops proxying: the exchanges under way get `graceMs` to finish, each recorded as the service answered it. */
   async close(graceMs: number): Promise<void> {
     const cut = setTimeout(() => this.upstream.close(), graceMs);
     cut.unref();
@@ -170,11 +161,7 @@ export class ProxyMode {
     return { answer: { ...theirs, headers: answer.headers }, envelope, code: theirCode, challengeId, forwarding };
   }
 
-  /**
-   * The journal record of a forwarded request, with the upstream's answer; what the request shows of itself comes from
-   * the shadow's decision, and so does the doctor's hint when the service refused with the same code (without the
-   * secret, only a refusal of the header checks, which need none).
-   */
+  /** The journal record of a forwarded request, with the upstream's answer. */
   private record(
     seq: number,
     req: ApiRequest,
@@ -251,11 +238,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
   });
 }
 
-/**
- * Who sent a forwarded request, as the service's answer shows it (the doctor judges only what a right signature sent):
- * an API user it does not know (-1001), one it refused before verifying the signature (-40xx but a replay), or a
- * verified signature. Without an answer, someone the doctor cannot vouch for.
- */
+/** Who sent a forwarded request, as the service's answer shows it. */
 function callerOf(r: AnsweredRequest): Caller {
   const c = r.code;
   if (c === undefined) return 'known';

@@ -17,11 +17,7 @@ import { addTo, openToAdd, writeProblem, writeWhole } from '../files/write-file.
 import { answerText, type SeenAnswer } from './judge.js';
 import { rawHeader } from './upstream.js';
 
-/**
- * The recorder of proxy mode (`--record <dir>`, docs/proxy.md): what the upstream answered, written as a scenario a
- * fresh simulator replays (`scenario.yaml`) and as the raw exchanges (`exchanges.jsonl`), every secret, signature and
- * nonce removed. Both go through the one writer (write-file.ts): no link in the folder is followed or replaced.
- */
+// The recorder of proxy mode (`--record <dir>`, docs/proxy.md).
 
 const yaml = lazy<typeof YAML>('yaml');
 
@@ -41,16 +37,10 @@ const YAML_OPTIONS = { lineWidth: 0, aliasDuplicateObjects: false, indentSeq: fa
 type When = NonNullable<RuleInput['when']>;
 type Outcome = Pick<RuleInput, 'respond' | 'fault' | 'delay'>;
 
-/**
- * A rule of the recording, its text made when it is added (and again when the next of its kind makes it say `times`):
- * the file's size is counted in bytes as written, without rendering the whole file at each request.
- */
+/** A rule of the recording, its text made when it is added. */
 type Rule = { outcome: Outcome; times: number; label: string; text: string };
 
-/**
- * One forwarded request: the upstream's answer (read, with its raw headers) or why there was none, the HTTP status the
- * client got and the answer's integer code.
- */
+/** One forwarded request: the upstream's answer. */
 export interface RecordedExchange {
   seq: number;
   request: { method: string; url: string; headers: string[]; body: string };
@@ -73,12 +63,10 @@ export class Recorder {
   private readonly room: number;
   private exchanges = 0;
   private exchangeBytes = 0;
-  /** What the description says once the scenario stopped growing. */
   private stopped: string | undefined;
   private lastSeq = 0;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** A write failed: nothing more is written. */
   private broken = false;
 
   /** Refuses a folder that holds a recording already, or cannot be written: at start, not at the first request. */
@@ -158,10 +146,7 @@ export class Recorder {
     return `Recording stopped growing at request ${seq}: ${rules} rules, as much as one scenario file holds. The exchanges after it are in ${this.exchangesFile}.`;
   }
 
-  /**
-   * The file's text: a header, the top keys, and the rules, the most specific kinds of request first (a rule for any
-   * user of an endpoint must not answer for one with a rule of its own).
-   */
+  /** The file's text: a header, the top keys, and the rules, the most specific kinds of request first. */
   private text(stopped = this.stopped): string {
     const { upstream, of } = this;
     const header = `# Recorded by mfa-sim in proxy mode from ${upstream}: the service's answers, every secret, signature and nonce removed.\n`;
@@ -174,10 +159,7 @@ export class Recorder {
     return `${header}${yaml().stringify(top, YAML_OPTIONS)}${rules ? `rules:\n${rules}` : 'rules: []\n'}`;
   }
 
-  /**
-   * One more answer to a kind of request: one more time of its last rule when it answered the same, else a new rule,
-   * if the rules stay within MAX_RULES and the room. Says whether it was taken.
-   */
+  /** One more answer to a kind of request. */
   private addRule(when: When, outcome: Outcome, label: string): boolean {
     const key = JSON.stringify(when);
     const kind = this.kinds.get(key);
@@ -207,10 +189,7 @@ export class Recorder {
     return { respond: { code: -5000, message } };
   }
 
-  /**
-   * This exchange's text as the files keep it: every secret the simulator holds redacted, and the request's signature
-   * and nonce removed wherever they show (a refusal's message quotes the string to sign, nonce and all).
-   */
+  /** This exchange's text as the files keep it. */
   private scrubber(x: RecordedExchange): (text: string) => string {
     const signature = parseAuthorization(rawHeader(x.request.headers, 'authorization') ?? '', this.of.token)?.signature;
     const nonce = rawHeader(x.request.headers, this.of.names.nonce);
@@ -264,8 +243,7 @@ function removedValue(name: string, value: string, token: string): string | unde
 function whenOf(req: RecordedExchange['request'], of: CompiledScenario): When | undefined {
   const endpoint = endpointOf(req.url, of.token);
   if (!endpoint) return undefined;
-  // Read as a replay reads it when it picks a rule, before authentication: JSON, and a short body string as relaxed
-  // JSON.
+  // Read as a replay reads it when it picks a rule, before authentication.
   const looked = peek(req.body, of.names.userKey, false);
   const when: When = { endpoint };
   if (looked.type !== undefined && endpointTypes(endpoint, of.strict).includes(looked.type)) when.type = looked.type;
@@ -280,10 +258,7 @@ function whenOf(req: RecordedExchange['request'], of: CompiledScenario): When | 
   return when;
 }
 
-/**
- * What a rule answers for this exchange, before it is checked against what rules can do: an HTML 502, 503 or 504 as
- * `fault: proxy-50x`; no answer, another page, or a code outside the code table as -5000 saying what the service did.
- */
+/** What a rule answers for this exchange, before it is checked against what rules can do. */
 function outcomeOf(x: RecordedExchange, scrub: (text: string) => string): Outcome {
   const { answer: a, code } = x;
   if ('failure' in a) return { respond: { code: -5000, message: `Internal error: ${a.failure}` } };
@@ -291,9 +266,7 @@ function outcomeOf(x: RecordedExchange, scrub: (text: string) => string): Outcom
   if (code !== undefined && codeInfo(code)?.http === a.status) {
     // The replay answers the time live: a recorded one would be stale at once.
     if (code === 15000 || typeof said !== 'string') return { respond: { code } };
-    // A message that quotes the request's nonce or signature (a -4037's string to sign) cannot be written: the replay's
-    // own checks answer such a request (a rule of no delay takes its turn in the order), and word it for the request
-    // they get.
+    // A message that quotes the request's nonce or signature (a -4037's string to sign) cannot be written.
     const message = scrub(said);
     return message.includes(REMOVED) ? { delay: 0 } : { respond: { code, message } };
   }

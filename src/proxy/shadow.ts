@@ -9,20 +9,10 @@ import { Simulator } from '../simulator/simulator.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import { envelopeOf } from './judge.js';
 
-/**
- * The shadow of proxy mode: an in-process simulator, fed every request the proxy forwards, that decides what mfa-sim
- * would have answered. Its world is its own (replay memory, challenges, rule counts) and never reaches the upstream.
- * It follows the proxy's active scenario and clock, and learns the upstream's challenge ids, so that a later request
- * naming a challenge the upstream created names the one the shadow created for the same request.
- */
-
 /** The upstream's challenge ids remembered, each with the shadow's. */
 const CHALLENGES_KEPT = 10_000;
 
-/**
- * An upstream's challenge id longer than this is not followed: the journal, the shadow and the client doctor keep
- * every id they follow (10,000 each), so an id's length bounds their bytes. A UUID is 36 characters.
- */
+/** An upstream's challenge id longer than this is not followed. */
 export const MAX_CHALLENGE_ID_CHARS = 256;
 
 /** mfa-sim's decision on one request: its answer, and the journal entry it left (with the client doctor's hint). */
@@ -47,18 +37,12 @@ export class Shadow {
     this.sim = new Simulator(own);
   }
 
-  /**
-   * Whether mfa-sim's answers are compared with the service's: only when the operator gave the API user's secret
-   * (`secret`, or a scenario's `apiUsers`). Without it every signature would differ, and the comparison say nothing.
-   */
+  /** Whether mfa-sim's answers are compared with the service's. */
   get comparing(): boolean {
     return this.main.world.secretGiven || this.main.scenario.apiUsers !== undefined;
   }
 
-  /**
-   * What mfa-sim answers this request, decided at once: the comparison is of what it answers, not when. A failure of
-   * the shadow (a bug of mfa-sim's) leaves the request forwarded all the same, uncompared.
-   */
+  /** What mfa-sim answers this request, decided at once: the comparison is of what it answers, not when. */
   decide(req: ApiRequest): Decision | undefined {
     try {
       const active = this.main.scenario;

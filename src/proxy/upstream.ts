@@ -5,10 +5,7 @@ import { OptionsError } from '../contract/errors.js';
 import { FileRefused, readFileWithin } from '../files/read-file.js';
 import { UPSTREAM_TIMEOUT_MS } from '../simulator/options.js';
 
-/**
- * The upstream of proxy mode: the real service, at an address from the operator only (a request names a path under it
- * and nothing else). Each exchange is bounded in time and size, TLS is verified, and a redirect is never followed.
- */
+// The upstream of proxy mode: the real service, at an address from the operator only.
 
 /** An upstream answer larger than this is not read on: the client gets -5000 with the reason. */
 export const UPSTREAM_ANSWER_LIMIT = 1024 * 1024;
@@ -38,7 +35,6 @@ export class Upstream {
   private readonly timeoutMs: number;
   private readonly base: URL;
   private readonly agent: HttpAgent;
-  /** How to stop each exchange under way. */
   private readonly inFlight = new Set<(reason: string) => void>();
   private closed = false;
 
@@ -176,17 +172,11 @@ function optionError(key: string, message: string): OptionsError {
   return new OptionsError([{ path: [key], message }]);
 }
 
-/**
- * Headers of one connection (RFC 9110 §7.6.1), never forwarded either way. Every other header crosses, in order and
- * spelling (Node's raw pairs: name, value...), but those the proxy sets itself.
- */
+/** Headers of one connection (RFC 9110 §7.6.1), never forwarded either way. */
 const CONNECTION_HEADERS =
   /^(connection|keep-alive|proxy-connection|transfer-encoding|te|trailer|upgrade|proxy-authenticate|proxy-authorization)$/;
 
-/**
- * The client's headers as they go to the upstream: not its Host (the upstream's goes), nor Accept-Encoding (answers
- * come uncompressed, to be judged), nor Content-Length and Expect (the body goes whole).
- */
+/** The client's headers as they go to the upstream. */
 export function towardsUpstream(raw: readonly string[]): string[] {
   return crossing(raw, ['host', 'content-length', 'accept-encoding', 'expect']);
 }
