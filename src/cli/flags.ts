@@ -10,15 +10,7 @@ import { directoryProblem } from '../scenario/files.js';
 import { ScenarioSchema } from '../scenario/schema.js';
 import { Type } from '@sinclair/typebox';
 
-// What the command line takes, as one schema (the run options' and scenario keys' own declarations, with only their
-// flag's spelling added, and the command line's own): the flags, their variables, the help and the docs read it.
-
-/**
- * How an option is written where its name and type do not say it: its long `name` when not the key in kebab case;
- * the `value`'s placeholder (a switch has none); `negated`, written `--no-<name>` (its variable says on or off); the
- * command line's `default` where it differs from the option's; `list`, the separator of a list's values (given again,
- * they add up); `parse`, where the type is not enough to read it; `action`, a switch that prints something and exits.
- */
+/** How an option is written where its name and type do not say it. */
 export interface Spelling {
   name?: string;
   short?: string;

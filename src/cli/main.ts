@@ -19,7 +19,6 @@ import { Unwritable, type Output } from './output.js';
 import { probeCommand } from './probe.js';
 
 // The command line (`npx mfa-sim`): flags into options, the banner and log, the signals, the files and gates at exit.
-// Node 22 and later keep what V8 compiled between runs (a no-op where Node has no such cache, as on Node 20).
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 /** Everything the command line prints goes through these: a reader that went away ends no run (output.ts). */

@@ -13,17 +13,13 @@ export const LOG_BACKLOG_CHARS = 4 * 2 ** 20;
 /** How long a stopping command line waits for its readers: what Node has not yet written into a pipe dies with it. */
 export const EXIT_OUTPUT_WAIT_MS = 2000;
 
-/**
- * Standard output or error, whose reader may go away (`| head -3`: the stream's 'error', unheard, would end the run)
- * or stall (Node keeps what a pipe's reader has not taken: the log is dropped past LOG_BACKLOG_CHARS, and counted).
- */
+/** Standard output or error, whose reader may go away. */
 export class StandardOutput {
   private closed = false;
   /** Request-log lines dropped and not yet said (0: the reader keeps up). */
   droppedLines = 0;
   /** Called with the lines dropped, each time the reader has caught up after falling behind. */
   onCaughtUp?: (droppedLines: number) => void;
-  /** Called once, when the reader goes away. */
   onClose?: (error: Error) => void;
 
   constructor(private readonly stream: Writable) {
@@ -72,10 +68,7 @@ const TAKES = 'only a file, a pipe or a terminal takes a report';
 const THROUGH_LINKS = 'mfa-sim writes through a link only to a pipe, a terminal or /dev/null';
 const LINK = `it is a symbolic link (${THROUGH_LINKS}: name the file itself)`;
 
-/**
- * A report's file, checked now so that no run ends with its verdict lost: the user's file or a new name in a writable
- * folder (src/files/write-file.ts writes it), or a FIFO with a reader, a terminal or /dev/null (a link only to these).
- */
+/** A report's file, checked now so that no run ends with its verdict lost. */
 export function openOutput(file: string, append: boolean): Output {
   if (file.trim() === '') throw new Unwritable('give a file name');
   const found = lstatSync(file, { throwIfNoEntry: false });
