@@ -21,10 +21,7 @@ export function withHint(message: string, hint: Hint | undefined): string {
 /** Full diagnoses of a refused signature per second; past it, a refusal is answered NOT_DIAGNOSED. */
 export const DIAGNOSES_PER_SECOND = 200;
 
-/**
- * The hint of a -4037 past the budget. The same text every time, it costs a flood of forgeries no HMAC and no text to
- * redact or escape; the journal entry and the log line still carry the string to sign.
- */
+/** The hint of a -4037 past the budget. */
 export const NOT_DIAGNOSED: Hint = Object.freeze({
   id: 'not-diagnosed',
   text: `not diagnosed: more than ${DIAGNOSES_PER_SECOND} signatures were refused this second; this request's journal entry and log line show the string to sign`,

@@ -3,18 +3,11 @@ import { ENDPOINTS } from '../contract/envelope.js';
 import { codeSpan } from '../output/markdown.js';
 import type { Hint } from './doctor.js';
 
-/**
- * Values of the wrong shape (the text of an object where a digest belongs, a digest of another length, a time in
- * seconds or as a date), and a client set up for another identifier token: each named from the value alone, with
- * its fix. No secret is involved.
- */
+// Values of the wrong shape, and a client set up for another token: named from the value alone, with the fix.
 
 const HEX_LENGTH_OF: Record<number, string> = { 32: 'HMAC-MD5', 40: 'HMAC-SHA1', 64: 'HMAC-SHA256', 96: 'HMAC-SHA384' };
 
-/**
- * A value as a hint quotes it: whole when short, else only its length, never in part (a secret sent where it does
- * not belong is redacted whole; a part of it would not be recognised).
- */
+/** A value as a hint quotes it: whole when short, else only its length, never in part. */
 function quote(value: string): string {
   return value.length <= 40 && !/[\r\n]/.test(value) ? codeSpan(value) : `a value of ${value.length} characters`;
 }
@@ -108,10 +101,7 @@ export function nonceShape(value: string): Hint | undefined {
   return undefined;
 }
 
-/**
- * -4036: how far the client's clock is off and which way, or that the time is in other units. The refusal's envelope
- * carries the server's time, so a client can correct its clock from it (the time endpoint is signed too).
- */
+/** -4036: how far the client's clock is off and which way, or that the time is in other units. */
 export function driftHint(time: number, now: number, maxDrift: number): Hint {
   const DAY = 86_400_000;
   if (Math.abs(time * 1000 - now) < DAY)
@@ -128,9 +118,7 @@ export function driftHint(time: number, now: number, maxDrift: number): Hint {
   };
 }
 
-// A client configured for another identifier token (a client library set up for the real service puts the service's
-// name in the path, the headers, the scheme, the algorithm, signedheaders and the body's user field). Only a value
-// that could be a token (as `--token` takes it) is named, so a hint never quotes anything else the caller sent.
+// A client configured for another identifier token.
 const TOKEN = '[a-z][a-z0-9]{0,31}';
 const PATH = new RegExp(`^/v1/(${TOKEN})/(${ENDPOINTS.join('|')})/?(?:[?#]|$)`);
 const SCHEME = new RegExp(`^\\s*(${TOKEN})-hmac\\s*:`, 'i');
