@@ -27,8 +27,7 @@ export function refreshChallenges(): Promise<void> {
     if (r.ok) {
       const box = $('#challenges');
       box.innerHTML = await r.text();
-      // The time left counts from the simulator's clock as the table was made: a challenge the page saw run out
-      // and the simulator did not (its clock moved or frozen by someone else) is not asked for again and again.
+      // The time left counts from the simulator's clock as the table was made.
       const clock = box.querySelector<HTMLElement>('[data-now]')!.dataset;
       showClock({ now: Number(clock.now), frozen: clock.frozen === 'true' }, askedAt);
     }

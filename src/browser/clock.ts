@@ -17,10 +17,7 @@ export const simulatorNow = () => (frozen ? clockNow : clockNow + Date.now() - c
 /** When the reading on the page was asked for (the page's monotonic ms). */
 let readingAskedAt = 0;
 
-/**
- * Shows the clock; a new reading is followed from now on, unless it was asked for before the one on the page: the
- * challenges table, fetched while the event stream announced a move, carries the clock as it was before the move.
- */
+/** Shows the clock; a new reading is followed from now on, unless it was asked for before the one on the page. */
 export function showClock(c?: ClockReading, askedAt = performance.now()): void {
   if (c && askedAt >= readingAskedAt) {
     [readingAskedAt, clockNow, clockAt, frozen] = [askedAt, c.now, Date.now(), c.frozen];

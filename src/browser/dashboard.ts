@@ -6,11 +6,7 @@ import { followEvents } from './live-events.js';
 import { $, callControlApi, flash } from './page.js';
 import { clearLog } from './request-log.js';
 
-/**
- * The dashboard's script (`/__sim/ui`): the live request log and the challenges, both following the event stream
- * (`/__sim/events`), the time left of each waiting challenge counted down on the simulator's clock, the explorer and
- * the buttons. Everything from the journal or a client is put in the page as text (textContent), never as HTML.
- */
+// The dashboard's script (`/__sim/ui`): what a client sent goes in as text (textContent), never as HTML.
 
 /** A button of the page was clicked: explore, act on a challenge, move the clock, switch the scenario, ... */
 async function onClick(b: HTMLButtonElement): Promise<void> {

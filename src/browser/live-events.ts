@@ -6,11 +6,7 @@ import { $, callControlApi, config, flash } from './page.js';
 import { addToLog, clearLog } from './request-log.js';
 import { showScenario } from './scenario.js';
 
-/**
- * The event stream the dashboard follows (`/__sim/events`): a `request` event per answered request, a `challenge`
- * event per step of a challenge, a `clock` event per move of the simulator's clock, a `scenario` event per scenario
- * made active (by a test, --watch, this page).
- */
+// The event stream the dashboard follows (`/__sim/events`).
 
 let ready = false;
 let buffered: JournalEntry[] = [];

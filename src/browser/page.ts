@@ -1,7 +1,4 @@
-/**
- * What every part of the dashboard's script uses: the settings the page hands it, building elements (text put in as
- * textContent, never as HTML), calls to the control API and the flash message.
- */
+// What every part of the dashboard's script uses.
 
 /** What the page hands its script (#dashboard-config): the colour class of each code, the log's first rows. */
 export const config = JSON.parse(document.getElementById('dashboard-config')!.textContent) as {

@@ -1,9 +1,6 @@
 import { duration } from '../http/html.js';
 
-/**
- * The phone page's script (`/phone/<id>`): counts the time left down while the simulator's clock runs, and reloads
- * when it is up, to show the expiry. The page works without it (plain forms).
- */
+// The phone page's script (`/phone/<id>`).
 
 const left = document.getElementById('left');
 if (left && left.dataset.frozen !== 'true') {
