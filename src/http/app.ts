@@ -11,15 +11,7 @@ import { pageRoutes } from './pages.js';
 import { expressLib, pathOf, routerOf } from './routes.js';
 import type { ApiResult } from '../request/path.js';
 
-/**
- * The one Express app of a simulator: the simulated API (`/v1/...`) is handed to the request path by its first
- * middleware; the control API, the pages and the final answers follow.
- */
-
-/**
- * A simulator as a Node request listener (the Express app that serves it): give it to supertest, to
- * `http.createServer`, or mount it in your own Express app. The simulator is `app.simulator`.
- */
+/** A simulator as a Node request listener (the Express app that serves it). */
 export type SimulatorApp = ((req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void) & {
   simulator: Simulator;
 };
@@ -54,8 +46,7 @@ export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
   app.use('/__sim', requireAllowedHost(sim.allowedHosts));
   app.use(controlRouter(sim, CONTROL_ROUTES));
   app.use(routerOf(pageRoutes(sim), 'this page'));
-  // A control URL no route has: a JSON 404. Not the request path's: a wrong control URL is a mistake of the test's
-  // set-up, not of the client under test, and is neither journaled nor counted in the coverage.
+  // A control URL no route has: a JSON 404.
   app.use('/__sim', (req: Request, res: Response) => {
     const error = `no control route at ${pathOf(req)}: the control API's routes are described at /__sim/openapi.json, and the dashboard is /__sim/ui`;
     res.status(404).json({ error });
@@ -74,11 +65,6 @@ export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
   });
   return app as unknown as SimulatorApp;
 }
-
-/**
- * The simulated API on the wire: a request's body read within its limit, handed to the request path, and the result
- * written back, faults included. The app's first middleware (app.ts) and proxy mode hand requests here.
- */
 
 /** serveApi, with anything it throws answered -5000 as an envelope. */
 export function serveApiSafely(sim: Simulator, req: IncomingMessage, res: ServerResponse): void {
@@ -169,7 +155,6 @@ function writeResult(sim: Simulator, req: IncomingMessage, res: ServerResponse, 
     ...(r.close ? { connection: 'close' } : {}),
   };
   res.writeHead(r.status, headers);
-  // Truncate: half the answer, and the connection closed.
   if (r.fault === 'truncate')
     res.write(bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2))), () => socket.destroy());
   else res.end(bytes);

@@ -1,10 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 
-/**
- * Who may use the control API besides a Host naming this machine (allowed-hosts.ts): not a page of another site, and,
- * when the simulator listens beyond loopback, only someone who holds its control token.
- */
+// Who may use the control API besides a Host naming this machine (allowed-hosts.ts).
 
 /** Where the control token may come from: a header for scripts, a cookie the dashboard sets, `?token=` to open it. */
 export const CONTROL_HEADER = 'x-sim-control-token';
@@ -42,15 +39,10 @@ const CONTROL_API: Guarded = {
   why: 'a token was given (--control-token), or this simulator listens beyond loopback',
 };
 
-/**
- * Requires the control token when one is set (`token()` reads it now), and refuses changes sent by a page of another
- * site. A valid `?token=` also sets a cookie, so that a person can open the dashboard from a link once. The control
- * API's guard, and the phone page's (`guarded` names it in the refusals).
- */
+/** Requires the control token when one is set. */
 export function requireControl(token: () => string | undefined, guarded: Guarded = CONTROL_API) {
   return (req: Request, res: Response, next: NextFunction) => {
-    // Without a token (loopback) any web page the developer visits could post to the control API; a browser marks
-    // such requests, so a change coming from another site is refused. Scripts and tests send no Origin.
+    // Without a token (loopback) any web page the developer visits could post to the control API.
     if (req.method !== 'GET' && req.method !== 'HEAD' && crossSite(req))
       return void res.status(403).json({ error: `${guarded.what} refuses changes sent by a page of another site` });
     const want = token();

@@ -9,11 +9,7 @@ import { EXPLORE_KINDS, type ExploreKind } from './explore.js';
 import { codeClass, duration, page, stateClass } from './html.js';
 import { browserScript } from './pages.js';
 
-/**
- * The dashboard at `/__sim/ui`, for a person exploring how a client meets each answer: the scenario, the clock, the
- * explorer (explore.ts), the challenges with the user's buttons and the live request log. Its script is
- * src/browser/dashboard.ts; its routes are rows of the control API's table, behind its guards.
- */
+// The dashboard at `/__sim/ui`, for a person exploring how a client meets each answer.
 
 /** How many journal entries the page loads at first (the live stream adds the rest). */
 const DASHBOARD_LOG_ROWS = 200;

@@ -1,32 +1,18 @@
 import type { Request, Response } from 'express';
 import { jsonText } from '../output/json.js';
 
-/**
- * The dashboard's live view as server-sent events: the journal's feed, the steps of challenges and the moves of the
- * clock, bounded in streams and backlog.
- */
-
 /** How many live event streams (dashboard tabs) one simulator serves at once. */
 export const MAX_EVENT_STREAMS = 32;
-/**
- * An event stream whose reader falls this far behind (bytes waiting to be sent) is closed: a tab that stopped reading
- * cannot make the simulator hold every event.
- */
+/** An event stream whose reader falls this far behind (bytes waiting to be sent) is closed. */
 const MAX_EVENT_BACKLOG = 1024 * 1024;
 
-/**
- * A feed of the stream: events named `event`, each with the data `watch` hands its `send` (a journal entry, a step of
- * a challenge, a move of the clock); `watch` returns how to stop watching.
- */
+/** A feed of the stream: events named `event`, each with the data `watch` hands its `send`. */
 export interface EventFeed {
   event: string;
   watch(send: (data: unknown) => void): () => void;
 }
 
-/**
- * `GET /__sim/events`: each event of the feeds as one server-sent event under the feed's name. All open streams share
- * one subscription to each feed, and each event's text is made once however many streams there are.
- */
+/** `GET /__sim/events`: each event of the feeds as one server-sent event under the feed's name. */
 export function eventStream(feeds: readonly EventFeed[]) {
   const open = new Set<Response>();
   let stop: (() => void) | undefined;
@@ -49,8 +35,7 @@ export function eventStream(feeds: readonly EventFeed[]) {
     }
     open.add(res);
     stop ??= subscribe();
-    // Not cached by a proxy; and `Connection` said outright, so that Node adds no `Keep-Alive: timeout=5`, which a
-    // client could read as a limit on a stream meant to stay open.
+    // Not cached by a proxy; and `Connection` said outright.
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

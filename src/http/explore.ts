@@ -10,11 +10,6 @@ import type { Simulator } from '../simulator/simulator.js';
 import { Type } from '@sinclair/typebox';
 import { BoundedMap } from '../world/bounded-map.js';
 
-/**
- * The dashboard's explorer (`POST /__sim/explore`): correctly signed (or deliberately broken) requests sent to the
- * simulator's own port, signed on the server so that the page never holds a secret.
- */
-
 /** What the explorer can send, with one click each: every operation, and three deliberately broken requests. */
 export const EXPLORE_KINDS = {
   challenge: { label: 'New challenge', expect: '2025', path: 'challenge', type: 150 },
@@ -61,10 +56,7 @@ export const ExploreBody = Type.Object(
 );
 type ExploreInput = Static<typeof ExploreBody>;
 
-/**
- * One request as sent and its answer, with the new challenge a 2025 names. Whoever answered chose its parts (in proxy
- * mode, the upstream): only an http: or https: URL is a link and only a PNG data URL an image; anything else is text.
- */
+/** One request as sent and its answer, with the new challenge a 2025 names. */
 const Exchange = Type.Object({
   request: Type.Object({
     method: Type.String(),
@@ -101,11 +93,7 @@ export const ExploreAnswer = Type.Object({
 });
 export type ExploreResult = Static<typeof ExploreAnswer>;
 
-/**
- * The explorer of one simulator, as a route's handler: it sends the requests to the port the page came by, as a
- * client would, and answers what went and what came back. Signing times stay unique whichever clock signs (two
- * requests signed in the same millisecond would be -4035).
- */
+/** The explorer of one simulator, as a route's handler. */
 export function exploreHandler(sim: Simulator) {
   const used = new BoundedMap<number, true>(10_000);
   let seq = 0;

@@ -1,7 +1,4 @@
-/**
- * What every page of the simulator shares: escaping, the layout and style, colours of codes and states, durations.
- * Nothing here needs Node: the browser scripts (src/browser/) use it too.
- */
+// What every page of the simulator shares: escaping, the layout and style, colours of codes and states, durations.
 
 import { htmlText } from '../output/html.js';
 

@@ -13,9 +13,7 @@ import type { Route } from './routes.js';
 import { requireControl, tokenMatches } from './control-access.js';
 import { codeClass, duration, FAVICON, page, stateClass } from './html.js';
 
-/**
- * The pages outside the API and the control API: the status codes, the user's phone, the landing page, the icon.
- */
+// The pages outside the API and the control API: the status codes, the user's phone, the landing page, the icon.
 
 /** A page's browser script (src/browser/<name>.ts, built into dist/browser/), to carry inline: no `</script>` in it. */
 export function browserScript(name: 'dashboard' | 'phone'): string {
@@ -121,13 +119,7 @@ function noChallenge(sim: Simulator, res: Response, id: string): void {
     .send(page('No such challenge', body, { nav: false }));
 }
 
-/**
- * The user's phone: the page `challengeQRcodeUrl` opens, to approve or deny (plain forms: it works without script).
- * Like the control API, it answers only a Host naming this machine (a page reached through DNS rebinding would read
- * it and approve) and refuses changes sent by a page of another site. The challenge id is the capability, as a QR
- * code on a screen is, as long as it cannot be predicted: under a seed it can, so approving and denying then need
- * the control token whenever the control API does (beyond loopback).
- */
+/** The user's phone: the page `challengeQRcodeUrl` opens, to approve or deny (plain forms: it works without script). */
 function phoneRoutes(sim: Simulator): Route[] {
   const allowedHost = requireAllowedHost(sim.allowedHosts);
   const needed = () => (sim.world.random.seed === undefined ? undefined : sim.secrets.controlToken);

@@ -3,11 +3,6 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { quoted } from '../contract/response.js';
 import { lazy } from '../files/lazy.js';
 
-/**
- * Routes as data (method, path, handlers), registered on Express: a path's routes share one Express route, which
- * answers the methods it lacks itself (OPTIONS, 405) as JSON.
- */
-
 /** Express, loaded when the first app is made: an in-process test that never serves HTTP does not load it. */
 export const expressLib = lazy<typeof express>('express');
 
@@ -20,11 +15,7 @@ export interface Route {
   handlers: RequestHandler[];
 }
 
-/**
- * A router with the routes, each path's methods on one Express route, in the order the paths first appear. A method
- * the path lacks: OPTIONS gets 204 with the path's methods in `Allow` (RFC 9110 §10.2.1), any other 405 with them
- * and a JSON error; `what` names the path in it ("this page"). The methods are no secret: the documents list them.
- */
+/** A router with the routes, each path's methods on one Express route, in the order the paths first appear. */
 export function routerOf(routes: readonly Route[], what: string): Router {
   const router = expressLib().Router();
   for (const path of new Set(routes.map((r) => r.path))) {

@@ -11,11 +11,6 @@ import { appOf, type ApiHandler, type SimulatorApp } from './app.js';
 import { ProxyMode } from '../proxy/proxy.js';
 import { answerInternalError, serveApi, serveApiSafely } from './app.js';
 
-/**
- * Starting a simulator on HTTP: the node:http server (every request to the Express app), its timeouts, the answers to
- * what Node's parser refuses, graceful close, and the handle `startSimulator` returns.
- */
-
 /** A running simulator, as `startSimulator` resolves it: its address, and the control operations as methods. */
 export interface RunningSimulator extends SimulatorControl {
   /** Base URL, e.g. `http://127.0.0.1:43817`. */
@@ -30,9 +25,7 @@ export interface RunningSimulator extends SimulatorControl {
   simulator: Simulator;
   /** The control API's token, when it needs one (listening beyond loopback). */
   controlToken?: string;
-  /**
-   * Stops listening; in-flight requests get up to `graceMs` (default 2000) to finish, then every connection is closed.
-   */
+  /** Stops listening; in-flight requests get up to `graceMs`. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -50,8 +43,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
       ? undefined
       : new ProxyMode(sim, { ...opts, upstream: opts.upstream }, { serveApi, answerInternalError });
   const api: ApiHandler = proxy ? (req, res) => proxy.serve(req, res) : (req, res) => serveApiSafely(sim, req, res);
-  // The Express app is made (and Express loaded) with the first request: a simulator that is started and never asked
-  // anything does not pay for it.
+  // The Express app is made (and Express loaded) with the first request.
   let app: SimulatorApp | undefined;
   // The simulated API goes straight to its handler, as the app's first middleware would send it (app.ts): Express's
   // routing took a third of a signed request's CPU.
@@ -59,15 +51,13 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     req.url?.startsWith('/v1/') ? api(req, res) : (app ??= appOf(sim, api))(req, res);
   const requestTimeout = opts.requestTimeout ?? REQUEST_TIMEOUT_MS;
   const headersTimeout = Math.min(opts.headersTimeout ?? HEADERS_TIMEOUT_MS, requestTimeout);
-  // Timeouts are checked this often: the default (30 s) would let a slow client hold a connection far past them. A
-  // request without Host is judged like any other (Node would answer a bare 400 with no envelope).
+  // Timeouts are checked this often: the default (30 s) would let a slow client hold a connection far past them.
   const connectionsCheckingInterval = Math.max(250, Math.min(headersTimeout, 5000) / 4);
   const limits = { requestTimeout, headersTimeout, connectionsCheckingInterval, requireHostHeader: false };
   const server = createServer(limits, serve);
   // An `Expect` other than 100-continue is ignored and the request judged (Node would answer a bare 417).
   server.on('checkExpectation', serve);
-  // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address. Only an address:
-  // `[]` left bare would be the empty host, which Node takes for every interface.
+  // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address.
   const host = (opts.host ?? DEFAULT_HOST).replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
   if (!isLoopback(host)) sim.secrets.needControlToken();
   sim.allowedHosts.add(host);
@@ -146,10 +136,7 @@ function controlMethods(sim: Simulator): SimulatorControl {
   return Object.fromEntries(bound) as SimulatorControl;
 }
 
-/**
- * Bytes that are not HTTP, a header block over the limit, a request that does not arrive in time: Node's parser
- * refuses them before any route runs. They are answered with a JSON envelope too, and the connection closed.
- */
+/** Bytes that are not HTTP, a header block over the limit, a request that does not arrive in time. */
 function answerTransportErrors(server: Server, sim: Simulator): void {
   const endWith = (socket: Duplex, code: number) => {
     const { http, title } = mustCode(code);
