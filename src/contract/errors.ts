@@ -110,9 +110,7 @@ export class ClientError extends MfaSimError {
 
   constructor(
     message: string,
-    /** The HTTP status of the response. */
     readonly httpStatus: number,
-    /** The response body as received. */
     readonly body: string,
   ) {
     super(message);

@@ -1,5 +1,5 @@
-/** How much a finding matters; a run fails on those at or above `failOn`. */ export type Severity =
-  'info' | 'warning' | 'error';
+/** How much a finding matters; a run fails on those at or above `failOn`. */
+export type Severity = 'info' | 'warning' | 'error';
 export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
 /** Which requests a view covers: the whole `run` (what a suite is judged on) or the current `scenario` (one test's). */
 export type Scope = 'run' | 'scenario';

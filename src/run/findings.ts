@@ -79,7 +79,6 @@ export class ClientFindings {
   /** `redact`: redacts secrets in a hint's text before it is cut to be kept (a cut secret is no longer recognised). */
   constructor(private readonly redact: (text: string) => string = (text) => text) {}
 
-  /** Watches every answer from now on. */
   observe(events: { subscribe(name: string, fn: (e: Answered) => void): () => void }): () => void {
     return events.subscribe('findings', ({ record, counts, caller }) => {
       // What a service answered in proxy mode is found whoever sent the request.
@@ -94,7 +93,6 @@ export class ClientFindings {
     for (const c of this.clients.values()) c.offsets = undefined;
   }
 
-  /** A new run: everything is forgotten. */
   clear(): void {
     for (const memory of [this.clients, this.found, this.hints, this.ids, this.failedNonces, this.created, this.polls])
       memory.clear();

@@ -36,7 +36,6 @@ export class Journal {
     this.listeners = new Subscribers(failures);
   }
 
-  /** Keeps every answered request from now on. */
   observe(events: AnsweredEvents): () => void {
     return events.subscribe('journal', ({ record }) => this.add(record));
   }
