@@ -4,7 +4,7 @@
 // Other parts are measured apart, each with `--mutate` and every suite of vitest.mutation.config.ts
 // (`--testFiles 'test/**/*.ts'`): the client doctor (`--mutate 'src/doctor/**/*.ts'`, about 91% over two runs), the
 // redactor (`src/output/redactor.ts,src/output/redactor.ts`), the globs and case folding
-// (`src/scenario/glob.ts,src/world/fold-case.ts`; the suites counting a glob's steps over 100,000 characters and walking
+// (`src/scenario/glob.ts`; the suites counting a glob's steps over 100,000 characters and walking
 // every code point are too slow under mutation and are best left out of such a run).
 // The report is written to reports/mutation/ (not committed).
 /**
