@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Most suites wait on sockets and timers more than they compute: three files at a time on two cores.
+    maxWorkers: 3,
   },
 });
