@@ -12,7 +12,9 @@ import { expectEnvelope, send, simulator } from '../helpers.js';
  * reports.test.ts.
  */
 const MAIN = { apiUser: '123456789', secret: 'report-text-secret' };
-const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+  version: string;
+};
 const T = Date.UTC(2026, 0, 15, 12, 0, 0);
 const title = (c: number) => codeInfo(c)!.title;
 
