@@ -18,7 +18,10 @@ export interface FirstUse {
 /** A first use, and the instant (simulator time) after which it is forgotten. */
 export type Remembered = FirstUse & { until: number };
 
-/** One API user's nonces and times inside the drift window; past the cap, the oldest are forgotten first. */
+/**
+ * One API user's nonces and times inside the drift window; past the cap, the oldest are forgotten first
+ * (docs/behaviour.md#time-drift-and-replay).
+ */
 export class ReplayMemory {
   private readonly nonces = new Map<string, Remembered>();
   private readonly times = new Map<number, Remembered>();

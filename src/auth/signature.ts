@@ -35,7 +35,10 @@ export function tokenNames(token: string): TokenNames {
   return { ...h, signedHeaders: `${h.utctime};${h.nonce}`, algorithm: `${token}-hmac512`, userKey: userKeyOf(token) };
 }
 
-/** The exact string the client signs: two header lines, one space after each colon, no trailing newline. */
+/**
+ * The exact string the client signs: two header lines, one space after each colon, no trailing newline
+ * (docs/behaviour.md#signing-and-header-formats).
+ */
 export function stringToSign(utctime: string, nonce: string, token: string = DEFAULT_TOKEN): string {
   return signingLines(headerNames(token), utctime, nonce);
 }
