@@ -1,5 +1,5 @@
 import { duration } from '../http/html.js';
-import { stepWords, type Actor, type ChallengeState } from '../world/steps.js';
+import { stepWords, type Actor, type ChallengeState, type PressAction } from '../world/steps.js';
 import { showClock, simulatorNow } from './clock.js';
 import { $, flash } from './page.js';
 
@@ -10,7 +10,7 @@ export interface ChallengeView {
   id: string;
   user: string;
   state: ChallengeState;
-  trail: { state: ChallengeState; at: string; by: Actor }[];
+  trail: { state: ChallengeState; at: string; by: Actor; pressed?: PressAction }[];
 }
 
 let fetching: Promise<void> | undefined;

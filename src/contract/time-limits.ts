@@ -31,6 +31,8 @@ export const LIMITS = {
   advance: limit(-50 * YEAR, 50 * YEAR, 'from -50 years to 50 years (-18250d to 18250d)'),
   /** A rule's `delay` and `hangFor`: a connection is never held longer. */
   delay: limit(0, 10 * MINUTE, 'from 0 to 10 minutes (10m)'),
+  /** A scripted press (`people:`), after the challenge is made. */
+  press: limit(0, DAY, 'from 0 to 1 day (24h)'),
   /** `autoVerify.delay`. */
   autoVerifyDelay: limit(0, DAY, 'from 0 to 1 day (24h)'),
 } as const;

@@ -11,6 +11,7 @@ import type { Method } from './routes.js';
 import * as S from './control-schemas.js';
 import {
   challengeView,
+  apiUserClockView,
   clockView,
   controlOpenApiDocument,
   queryOf,
@@ -38,6 +39,11 @@ const scenarioOf = (sim: Simulator, req: Request) =>
 const sent = (body: unknown) =>
   body !== undefined && body !== '' && !(isObject(body) && Object.keys(body).length === 0);
 const answerClock = (sim: Simulator, res: Response) => void res.json(clockView(sim));
+/** The API user a route's path names. */
+const apiUserOf = (req: Request) => String(req.params.apiUser);
+const answerApiUserClock = (sim: Simulator, req: Request, res: Response) =>
+  void res.json(apiUserClockView(sim, apiUserOf(req)));
+const ApiUserClock = (summary: string) => ({ summary, parameters: [S.apiUser], errors: [404] });
 const Clocked = (what: 'reset' | 'newRun') =>
   Type.Object({ [what]: Type.Literal(true), scenario: Type.String(), clock: S.Clock });
 
@@ -150,6 +156,47 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     handler: (sim) => (req, res) =>
       void res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) }),
   },
+  'GET /__sim/api-users/:apiUser/clock': {
+    operationId: 'getApiUserClock',
+    ...ApiUserClock(
+      "A claimed API user's clock: its own once it moved it (or its scenario stops it), else the simulator's, which it follows",
+    ),
+    answers: { 200: json(S.Clock, 'the clock') },
+    handler: (sim) => (req, res) => answerApiUserClock(sim, req, res),
+  },
+  'POST /__sim/api-users/:apiUser/clock/freeze': {
+    operationId: 'freezeApiUserClock',
+    ...ApiUserClock("Stop this API user's own clock, at an instant or where it stands (no one else's moves)"),
+    body: S.FreezeBody,
+    answers: { 200: json(S.Clock, 'the clock') },
+    errors: [400, 404],
+    handler: (sim) => (req, res) => {
+      sim.apiUserClocks.freeze(apiUserOf(req), (req.body as { at?: number | string }).at);
+      answerApiUserClock(sim, req, res);
+    },
+  },
+  'POST /__sim/api-users/:apiUser/clock/unfreeze': {
+    operationId: 'unfreezeApiUserClock',
+    ...ApiUserClock("Let this API user's own clock run again"),
+    answers: { 200: json(S.Clock, 'the clock') },
+    handler: (sim) => (req, res) => {
+      sim.apiUserClocks.unfreeze(apiUserOf(req));
+      answerApiUserClock(sim, req, res);
+    },
+  },
+  'POST /__sim/api-users/:apiUser/clock/advance': {
+    operationId: 'advanceApiUserClock',
+    ...ApiUserClock(
+      "Move this API user's own clock; answers once every expiry, scripted press and auto-verify that fell due is done",
+    ),
+    body: S.AdvanceBody,
+    answers: { 200: json(S.Clock, 'the clock') },
+    errors: [400, 404],
+    handler: (sim) => (req, res) => {
+      sim.apiUserClocks.advance(apiUserOf(req), (req.body as { by: number | string }).by);
+      answerApiUserClock(sim, req, res);
+    },
+  },
   'GET /__sim/challenges': {
     operationId: 'listChallenges',
     summary: 'The challenges, newest first',
@@ -210,7 +257,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
   },
   'POST /__sim/clock/advance': {
     operationId: 'advanceClock',
-    summary: 'Move the clock',
+    summary: 'Move the clock; answers once every expiry, scripted press and auto-verify that fell due is done',
     body: S.AdvanceBody,
     answers: { 200: json(S.Clock, 'the clock') },
     errors: [400],

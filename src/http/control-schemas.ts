@@ -95,10 +95,22 @@ export const Challenge = Closed({
   autoVerifyAt: Type.Optional(Iso),
   endedAt: Type.Optional(Iso),
   endedBy: Type.Optional(Type.Union(ENDED_BY.map((s) => Type.Literal(s)))),
-  trail: Type.Array(Closed({ state: State, at: Iso, by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))) }), {
-    description:
-      'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify',
-  }),
+  trail: Type.Array(
+    Closed({
+      state: State,
+      at: Iso,
+      by: Type.Union(ACTOR_NAMES.map((a) => Type.Literal(a))),
+      pressed: Type.Optional(
+        Type.Union([Type.Literal('approve'), Type.Literal('deny')], {
+          description: 'a scripted press on a challenge that had already ended: it changed nothing',
+        }),
+      ),
+    }),
+    {
+      description:
+        'each step of its life and who took it: client, explorer, phone (the user on the phone page), control (a control call), clock, auto-verify, scenario (the person it scripts: people:, a magic address)',
+    },
+  ),
   authCode: Type.Optional(Type.String({ description: 'the code the user was shown' })),
   ipAddress: Type.Optional(Type.String()),
 });
@@ -106,7 +118,9 @@ export const Clock = Closed({
   now: Type.Number({ description: 'simulator time, epoch ms' }),
   iso: Iso,
   frozen: Type.Boolean(),
-  offsetMs: Type.Number({ description: "the active scenario's clock.offset" }),
+  offsetMs: Type.Number({
+    description: "the clock.offset of the scenario it runs under (the simulator's clock: the active scenario's)",
+  }),
 });
 export const Scenarios = Closed({
   active: Type.String(),

@@ -39,7 +39,12 @@ export function challengeView(c: Challenge) {
     autoVerifyAt: iso(c.autoVerifyAt),
     endedAt: iso(c.endedAt),
     endedBy: c.endedBy,
-    trail: c.trail.map((step) => ({ state: step.state, at: isoTime(step.at), by: step.by })),
+    trail: c.trail.map((step) => ({
+      state: step.state,
+      at: isoTime(step.at),
+      by: step.by,
+      ...(step.pressed && { pressed: step.pressed }),
+    })),
     authCode: c.authCode,
     ipAddress: c.ipAddress,
   };
@@ -51,6 +56,12 @@ export type ClockView = ReturnType<typeof clockView>;
 export function clockView(sim: Simulator) {
   const now = sim.now();
   return { now, iso: isoTime(now), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };
+}
+
+/** A claimed API user's clock as the control API shows it (`GET /__sim/api-users/{apiUser}/clock`). */
+export function apiUserClockView(sim: Simulator, apiUser: string): ClockView {
+  const { now, frozen, offset } = sim.apiUserClocks.clock(apiUser);
+  return { now, iso: isoTime(now), frozen, offsetMs: offset };
 }
 
 /** A scenario made active, as the dashboard shows it: its API users, and the accounts it names (e-mails to suggest). */
@@ -184,7 +195,7 @@ const ERRORS: Record<number, string> = {
   400: 'a value, a scenario or a file that cannot be used',
   401: 'the control token is needed',
   403: 'a Host that does not name this machine, or a change sent by a page of another site',
-  404: 'no such challenge',
+  404: 'no such challenge, or no such claimed API user',
   409: 'the challenge is no longer waiting',
   413: 'the body is larger than 1 MiB',
   503: 'too many event streams',

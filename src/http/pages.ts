@@ -79,8 +79,10 @@ const OUTCOME: Record<Exclude<Challenge['state'], 'waiting' | 'approved'>, strin
 
 /** The phone page of a challenge; `token`: the control token it was opened with (checked), carried into its buttons. */
 function phonePage(sim: Simulator, c: Challenge, notice?: string, token?: string): string {
-  const left = Math.max(0, c.expiresAt - sim.now());
-  const frozen = sim.clock.frozen;
+  // On the clock of the challenge's API user (a parallel worker's own, or the simulator's).
+  const clock = sim.world.clockOf(c.apiUser);
+  const left = Math.max(0, c.expiresAt - clock.now());
+  const frozen = clock.frozen;
   const waiting = c.state === 'waiting';
   const button = (action: 'deny' | 'approve') =>
     `<form method="post" action="${htmlText(`/phone/${encodeURIComponent(c.id)}/${action}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`)}"><button class="${action === 'deny' ? 'danger' : 'approve'}" type="submit">${action === 'deny' ? 'Deny' : 'Approve'}</button></form>`;
@@ -143,8 +145,8 @@ function phoneRoutes(sim: Simulator): Route[] {
     const id = String(req.params.id);
     try {
       // The user's own answer, on the phone page (a control call answers through the simulator's methods).
-      if (action === 'approve') sim.world.challenges.approve(id, sim.now(), undefined, 'phone');
-      else sim.world.challenges.deny(id, sim.now(), 'phone');
+      if (action === 'approve') sim.world.challenges.approve(id, undefined, undefined, 'phone');
+      else sim.world.challenges.deny(id, undefined, 'phone');
     } catch (e) {
       if (!(e instanceof ControlError)) throw e;
       const c = sim.findChallenge(id);

@@ -86,6 +86,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
         server.close(() => {
           clearTimeout(timer);
           sim.path.dropDelayed();
+          sim.world.stop();
           void Promise.resolve(proxied).then(() => resolve(), reject);
         });
         server.closeIdleConnections();

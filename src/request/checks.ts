@@ -331,7 +331,10 @@ function operate(ctx: RequestContext, op: Operation, forced: boolean): Answer {
       return { code: 15000, message: json({ 'utc-time': String(Math.floor(ctx.now / 1000)) }) };
     case 'challenge': {
       const body = ctx.body as ChallengeBody;
-      const c = challenges.make(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay, ctx.actor);
+      // What the person does with it, as the scenario scripts them (`people:`, magic addresses): read from the
+      // user field (svcUser), the address the challenge is made for.
+      const script = ctx.sc.people.scriptFor(body.user);
+      const c = challenges.make(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay, ctx.actor, script);
       ctx.challenge = c;
       ctx.staged.challenge = { made: c };
       const url = ctx.links.challenge(c.id, ctx.req.headers.host);

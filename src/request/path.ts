@@ -92,9 +92,11 @@ export class RequestPath {
     // 1. The scenario it runs under: picked by header, bound to its API user, or the active one.
     const run = this.scenarios.runningFor(req.headers);
     if ('error' in run) return this.internalError(req, startedAt, { reason: run.error, counts: false });
-    // 2. What the checks will learn, at the simulator's time under that scenario. A picked scenario's drift window is
+    // 2. What the checks will learn, at the time of the clock its API user follows (a worker's own, else the
+    // simulator's; named by the header, as its binding is) under that scenario. A picked scenario's drift window is
     // checked together with the one it is picked under.
-    const clock = this.world.clock;
+    const named = req.headers[this.scenarios.active.names.apiUser];
+    const clock = typeof named === 'string' ? this.world.clockOf(named) : this.world.clock;
     const ctx = new RequestContext(
       this.world,
       this.links,
@@ -284,8 +286,11 @@ function commit(ctx: RequestContext, answered: Answer): void {
   }
   const challenges = ctx.world.challenges;
   if (!challenge) return;
-  if ('made' in challenge) challenges.add(challenge.made);
-  else if ('cancelled' in challenge) challenges.cancel(challenge.cancelled, ctx.now, ctx.actor);
+  if ('made' in challenge) {
+    challenges.add(challenge.made);
+    // Its person's scripted presses fall due on time, with no request to look at it.
+    if (challenge.made.presses) ctx.world.schedulePresses();
+  } else if ('cancelled' in challenge) challenges.cancel(challenge.cancelled, ctx.now, ctx.actor);
   else challenges.verify(challenge.verified, ctx.now, ctx.actor);
 }
 

@@ -9,6 +9,7 @@ import { IpRules, parseRange } from './ip.js';
 import { INSTANT_WORDS, isInstantInRange } from '../contract/response.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import type { DurationLimit } from '../contract/time-limits.js';
+import { PersonBook, wordScript, type PersonScript, type ScriptedPress } from './person-scripts.js';
 import { mend } from './mend.js';
 import { compileRule, matcherOf, shadowedRules, type CompiledRule, type Fail } from './rules.js';
 import { PERMISSIONS, type AuthMode, type Permission, type ScenarioInput } from './schema.js';
@@ -47,6 +48,8 @@ export interface CompiledScenario {
   /** Undefined: the simulator's default API user. */
   apiUsers?: ReadonlyMap<string, ApiUser>;
   accounts: AccountBook;
+  /** What each person does with a challenge made for them (`people:`, then the magic addresses). */
+  people: PersonBook;
   autoVerifyDelay: number;
   rules: CompiledRule[];
 }
@@ -79,7 +82,12 @@ export function compileScenario(value: unknown): Compiled {
 function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
   const issues: ScenarioIssue[] = [];
   const fail: Fail = (path, message) => issues.push({ path, message });
-  const duration = (v: number | string | undefined, fallback: number, path: string[], limit: DurationLimit) => {
+  const duration = (
+    v: number | string | undefined,
+    fallback: number,
+    path: (string | number)[],
+    limit: DurationLimit,
+  ) => {
     const read = v === undefined ? { ms: fallback } : boundedDuration(v, limit);
     if ('problem' in read) fail(path, read.problem);
     return 'ms' in read ? read.ms : fallback;
@@ -131,6 +139,25 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
     if (!isGlob(email) && !isEmail(email)) fail(['accounts', email], NOT_AN_EMAIL);
     return { key: email, code: stateCode(ref, ['accounts', email]), matches };
   });
+  const people = Object.entries(input.people ?? {}).map(([email, person]) => {
+    const path: (string | number)[] = ['people', email];
+    const matches = isGlob(email) ? matcherOf(email, path, fail) : undefined;
+    if (!isGlob(email) && !isEmail(email)) fail(path, NOT_AN_EMAIL);
+    if (typeof person === 'string') return { key: email, script: wordScript(person), matches };
+    const presses = person.map((press, i): ScriptedPress => {
+      const action = 'approve' in press ? 'approve' : 'deny';
+      const afterMs = duration(
+        (press as Record<string, string | number>)[action],
+        0,
+        [...path, i, action],
+        LIMITS.press,
+      );
+      return { action, afterMs };
+    });
+    // In time order whatever order they are written in: they are pressed in time order.
+    const script: PersonScript = presses.sort((a, b) => a.afterMs - b.afterMs);
+    return { key: email, script, matches };
+  });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
   const autoVerifyDelay = duration(input.autoVerify?.delay, 2_000, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay);
   const rules = (input.rules ?? []).map((r, i) => compileRule(r, i, fail, apiUsers));
@@ -156,6 +183,7 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
     replayTimestamps: input.replay?.timestamps ?? true,
     apiUsers,
     accounts: new AccountBook(accountEntries, fallback),
+    people: new PersonBook(people, input.magicAddresses ?? true),
     autoVerifyDelay,
     rules,
   };

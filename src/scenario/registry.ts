@@ -90,7 +90,7 @@ export class ScenarioRegistry {
     if (typeof apiUser !== 'string' || !API_USER_ID.test(apiUser))
       throw new ControlError(400, `an API user id ${API_USER_ID_RULE}`);
     this.checkRoom(apiUser);
-    const sc = source === undefined ? this.active : this.overlay(resolveScenario(source));
+    const sc = source === undefined ? this.active : this.overlay(resolveScenario(source), own);
     const live = new Set([this.active, sc]);
     for (const [id, r] of this.bindings) if (id !== apiUser) live.add(r.sc);
     if (weightOfAll(live) > MAX_KEPT_SCENARIO_CHARS) throw new ControlError(400, TOO_MUCH_TEXT);
@@ -99,6 +99,11 @@ export class ScenarioRegistry {
     if (own) this.owners.add(apiUser);
     this.remember(sc, own && source !== undefined ? apiUser : '');
     return sc;
+  }
+
+  /** The scenario bound to an API user, if any. */
+  boundTo(apiUser: string): CompiledScenario | undefined {
+    return this.bindings.get(apiUser)?.sc;
   }
 
   /** Refuses a new binding past MAX_BINDINGS (a claimed API user holds one). */
@@ -189,13 +194,19 @@ export class ScenarioRegistry {
     };
   }
 
-  /** A scenario to run beside the active one: same token and clock. */
-  private overlay(sc: CompiledScenario): CompiledScenario {
+  /**
+   * A scenario to run beside the active one: same token, and the simulator's clock unless `ownClock` (a claimed API
+   * user's, whose `clock.frozenAt` stops that API user's own clock).
+   */
+  private overlay(sc: CompiledScenario, ownClock = false): CompiledScenario {
     const refuse = (path: string[], message: string) => new ScenarioError(sc.name, [{ path, message }]);
     if (sc.input.token !== undefined && sc.token !== this.token)
       throw refuse(['token'], `is ${sc.token}, but this simulator runs with token ${this.token}`);
-    if (sc.frozenAt !== undefined)
-      throw refuse(['clock', 'frozenAt'], "sets the simulator's clock, so only the active scenario may use it");
+    if (sc.frozenAt !== undefined && !ownClock)
+      throw refuse(
+        ['clock', 'frozenAt'],
+        "sets the simulator's clock, so only the active scenario, or a claimed API user's (POST /__sim/api-users), may use it",
+      );
     return sc.token === this.token ? sc : compileOrThrow({ ...sc.input, token: this.token }, sc.name);
   }
 

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { RAW_CONTROLS } from '../output/terminal.js';
 import { Type } from '@sinclair/typebox';
+import { MAX_PRESSES } from './person-scripts.js';
 
 /** The one schema of a scenario: files, control API bodies and options are checked by it; editors get its JSON. */
 
@@ -41,6 +42,25 @@ const AccountState = Type.Union([Type.String(), Type.Integer()], {
 const duration = (description: string) => Type.Optional(Duration(description));
 const DelayRange = strictObject({ min: Duration('shortest delay'), max: Duration('longest delay') });
 const addresses = () => Type.Optional(Type.Array(Type.String(), { description: 'IPv4 addresses or CIDR blocks' }));
+
+const pressAfter = (action: string) =>
+  strictObject({ [action]: Duration(`${action} this long after the challenge is made (0 to 1 day)`) });
+/** What a person does with a challenge made for them (`people:`). */
+const PersonSchema = Type.Union(
+  [
+    Type.Literal('approve', { description: 'approve 1 s after the challenge is made' }),
+    Type.Literal('deny', { description: 'deny 1 s after the challenge is made' }),
+    Type.Literal('ignore', { description: 'never answer: the challenge expires at its challengeExpiry' }),
+    Type.Array(Type.Union([pressAfter('approve'), pressAfter('deny')]), {
+      maxItems: MAX_PRESSES,
+      description:
+        'presses in time order, each some time after the challenge is made; one after the first, or after expiry, changes nothing',
+    }),
+  ],
+  {
+    errorMessage: `must be approve, deny, ignore, or a list of at most ${MAX_PRESSES} presses such as [{approve: 5s}, {deny: 6s}]`,
+  },
+);
 
 const ApiUserSchema = strictObject(
   {
@@ -126,6 +146,15 @@ export const ScenarioSchema = strictObject(
       Type.Record(Type.String(), AccountState, { description: 'e-mail or glob -> account state name or -2xxx code' }),
     ),
     defaultAccountState: Type.Optional(AccountState),
+    people: Type.Optional(
+      Type.Record(Type.String(), PersonSchema, {
+        description:
+          'e-mail or glob -> what that person does with a challenge made for them: approve, deny, ignore, or presses such as [{approve: 5s}, {deny: 6s}]; wins over the magic addresses',
+      }),
+    ),
+    magicAddresses: flag(
+      'whether approve@, deny@, ignore@ and approve-after-<N>s@ (any domain) answer by themselves (default true)',
+    ),
     autoVerify: Type.Optional(
       strictObject({
         delay: duration('how long an auto-verify challenge waits before it completes by itself (default 2s)'),

@@ -1,4 +1,4 @@
-import { scenarioOnce } from '../contract/arguments.js';
+import { argumentOnce, scenarioOnce } from '../contract/arguments.js';
 import type { CompiledScenario } from '../scenario/compile.js';
 import type { ScenarioRegistry, ScenarioSource } from '../scenario/registry.js';
 import type { Doctor } from '../doctor/doctor.js';
@@ -7,6 +7,7 @@ import type { Secrets } from '../run/secrets.js';
 import type { Links } from '../request/context.js';
 import type { RequestPath } from '../request/path.js';
 import type { World } from '../world/world.js';
+import type { VirtualClock } from '../world/clock.js';
 
 /** The parts of the simulator an API user's own scenario starts afresh in, or tells of a new secret. */
 interface ScopedParts {
@@ -33,7 +34,7 @@ export class ApiUserScopes {
   bind(apiUser: string, source: ScenarioSource): CompiledScenario {
     // A worker's API user: the scenarios bound to it are its own, also for x-sim-scenario.
     const sc = this.registry.bind(apiUser, scenarioOnce(source, 'scenario'), this.sim.world.isClaimed(apiUser));
-    this.startAfresh(apiUser);
+    this.startAfresh(apiUser, sc);
     this.sim.secrets.update();
     return sc;
   }
@@ -56,7 +57,7 @@ export class ApiUserScopes {
     const user = world.claim(registry.active);
     try {
       const sc = registry.bind(user.id, scenario === undefined ? undefined : scenarioOnce(scenario, 'scenario'), true);
-      this.startAfresh(user.id);
+      this.startAfresh(user.id, sc);
       return { apiUser: user.id, secret: user.secret, scenario: sc.name, url: this.sim.links.base() };
     } catch (e) {
       world.release(user.id);
@@ -77,8 +78,53 @@ export class ApiUserScopes {
     return true;
   }
 
-  private startAfresh(apiUser: string): void {
-    this.sim.world.forgetApiUser(apiUser);
+  /** Moves a claimed API user's own clock (the others' and the simulator's stay); returns its time. */
+  advance(apiUser: string, by: unknown): number {
+    return this.sim.world.advance(argumentOnce(by, 'by'), this.ownClock(apiUser));
+  }
+
+  /** Stops a claimed API user's own clock, at an instant or where it stands; returns its time. */
+  freeze(apiUser: string, at: unknown): number {
+    return this.sim.world.freeze(argumentOnce(at, 'at'), this.ownClock(apiUser));
+  }
+
+  /** Lets a claimed API user's own clock run again from where it stands; returns its time. */
+  unfreeze(apiUser: string): number {
+    return this.sim.world.unfreeze(this.ownClock(apiUser));
+  }
+
+  /**
+   * How to reach a claimed API user's own clock: made where the simulator's stands, under its scenario's offset,
+   * when first asked for (not for a move that is refused); 404 at once for an API user not claimed.
+   */
+  private ownClock(apiUser: unknown): () => VirtualClock {
+    const id = argumentOnce(apiUser, 'apiUser') as string;
+    this.sim.world.mustBeClaimed(id);
+    return () => this.sim.world.ownClock(id, this.scenarioOf(id).offset);
+  }
+
+  /**
+   * Where a claimed API user's clock stands, as its requests read it (under its scenario's offset), and whether it is
+   * stopped; 404 for one not claimed.
+   */
+  clock(apiUser: string): { now: number; frozen: boolean; offset: number } {
+    const { world } = this.sim;
+    apiUser = argumentOnce(apiUser, 'apiUser');
+    world.mustBeClaimed(apiUser);
+    const clock = world.clockOf(apiUser);
+    const { offset } = this.scenarioOf(apiUser);
+    return { now: clock.at(offset), frozen: clock.frozen, offset };
+  }
+
+  private scenarioOf(apiUser: string): CompiledScenario {
+    return this.registry.boundTo(apiUser) ?? this.registry.active;
+  }
+
+  private startAfresh(apiUser: string, sc: CompiledScenario): void {
+    const { world } = this.sim;
+    world.forgetApiUser(apiUser);
+    // A worker's clock starts afresh with its scenario, as the simulator's does with the active one.
+    if (world.isClaimed(apiUser)) world.startClock(apiUser, sc.offset, sc.frozenAt);
     this.sim.requestJournal.startAfresh(apiUser, this.sim.path.answeredCount + 1);
   }
 }

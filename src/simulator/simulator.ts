@@ -56,6 +56,8 @@ export class Simulator {
   private readonly registry: ScenarioRegistry;
   private readonly scenarioLoads = new Watchers<CompiledScenario>();
   private readonly scopes: ApiUserScopes;
+  /** Claimed API users' clocks: read, moved, stopped, let run as the simulator's (`/__sim/api-users/:id/clock`). */
+  readonly apiUserClocks: Pick<ApiUserScopes, 'clock' | 'advance' | 'freeze' | 'unfreeze'>;
 
   constructor(options: SimulatorOptions | string = {}) {
     const opts = runOptions(scenarioOnce(options, 'options'));
@@ -73,12 +75,12 @@ export class Simulator {
     this.secrets.controlToken = opts.controlToken;
     const answered = new AnsweredEvents(failures);
     this.run = new RunRecord(this, failures);
-    // A client's distance to the simulator's clock is measured again from the clock's new place.
-    this.clock.onMove(() => this.run.clockMoved());
+    // A client's distance to a clock (the simulator's, a worker's own) is measured again from the clock's new place.
+    this.world.onClockMove(() => this.run.clockMoved());
     this.run.observe(answered);
     this.requestJournal.observe(answered);
     this.path = new RequestPath(this.world, this.registry, this.links, this.secrets.redactor, answered, this.doctor);
-    this.scopes = new ApiUserScopes(this, this.registry);
+    this.apiUserClocks = this.scopes = new ApiUserScopes(this, this.registry);
     this.reset();
   }
 
@@ -139,9 +141,9 @@ export class Simulator {
   }
 
   /** The challenges issued, newest first, settled at the current simulator time (world/challenges.ts). */
-  challenges = () => this.world.challenges.list(this.now());
+  challenges = () => this.world.challenges.list();
   /** A challenge by id, settled now; undefined when unknown. */
-  findChallenge = (id: string) => this.world.challenges.get(id, this.now());
+  findChallenge = (id: string) => this.world.challenges.get(id);
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
   approve = (id: string, authCode?: string) =>
     this.world.approve(argumentOnce(id, 'id'), argumentOnce(authCode, 'authCode'));
@@ -167,7 +169,7 @@ export class Simulator {
   /** What the clients did that the service would punish or only tolerate, worst first; `final`: the run is over. */
   findings = (final = false, scope: Scope = 'run') => this.run.findingsOf(final, scope);
   /** Whether a client's challenge is still waiting, for the doctor (proxy mode reads the upstream's). @internal */
-  challengeState = (id: string): string | undefined => this.world.challenges.get(id, this.now())?.state;
+  challengeState = (id: string): string | undefined => this.world.challenges.get(id)?.state;
   /** The doctor's hints given (signature mistakes and the rest), most frequent first, in the run or the scenario. */
   hints = (scope: Scope = 'run') => this.run.hintsOf(scope);
   /** The observers of traffic that failed in this run (each makes the verdict untrustworthy). */

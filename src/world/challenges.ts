@@ -4,12 +4,14 @@ import { ControlError } from '../contract/errors.js';
 import { clampInstant } from '../contract/response.js';
 import type { RandomSource } from './random.js';
 import { Watchers } from './watchers.js';
-import type { Actor, ChallengeState, Step } from './steps.js';
+import type { PersonScript } from '../scenario/person-scripts.js';
+import type { Actor, ChallengeState, PressAction, Step } from './steps.js';
 
 /**
  * The challenges a simulator has issued and their whole life: made by a new-challenge request; then approved or
- * denied by the user (the phone page, the dashboard, the control API), verified or cancelled by the client,
- * expired or auto-verified by the clock. A maintainer who changes how a challenge ends changes this file.
+ * denied by the user (the phone page, the dashboard, the control API, the person a scenario scripts), verified or
+ * cancelled by the client, expired or auto-verified by the clock. A maintainer who changes how a challenge ends
+ * changes this file.
  */
 
 /** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */
@@ -42,6 +44,17 @@ export interface Challenge {
   endedBy?: EndedBy;
   /** Its life step by step, from its creation: who made it, who answered it, who verified or cancelled it. */
   trail: Step[];
+  /** The presses its person is scripted to make (`people:`, a magic address) and not made yet, in time order. */
+  presses?: { action: PressAction; at: number }[];
+}
+
+/** Something that falls due on a challenge: auto-verify, expiry or a scripted press, at an instant. */
+interface Due {
+  c: Challenge;
+  at: number;
+  /** At one instant: auto-verify (0) before expiry (1) before a press (2), so that a press at expiry is too late. */
+  rank: 0 | 1 | 2;
+  press?: { action: PressAction; at: number };
 }
 
 /**
@@ -57,8 +70,9 @@ const json = (o: unknown) => JSON.stringify(o);
 
 /**
  * The challenges, in the order they were made, bounded: past `max`, the oldest one is forgotten (it then answers as
- * unknown). Expiry and auto-verify follow the virtual clock and are applied when a challenge is looked at
- * (`settle`), so nothing runs on a timer.
+ * unknown). Expiry, auto-verify and scripted presses follow the clock of the challenge's API user (`nowOf`): they
+ * are applied when a challenge is looked at, and all at once in time order when a clock moves or a scripted press
+ * falls due (`settleAll`, which the world calls).
  */
 export class Challenges {
   private readonly map = new Map<string, Challenge>();
@@ -70,12 +84,16 @@ export class Challenges {
   private order: string[] = [];
   private head = 0;
   private readonly watchers = new Watchers<Challenge>();
+  /** The challenges with scripted presses still to make: the only ones a timer waits for. */
+  private readonly scripted = new Set<Challenge>();
 
   constructor(
     private readonly random: RandomSource,
     private readonly max = DEFAULT_MAX_CHALLENGES,
     /** Hides secrets in a refusal that quotes what the caller sent. */
     private readonly hide: (text: string) => string = (text) => text,
+    /** Now on the clock an API user's challenges follow. */
+    private readonly nowOf: (apiUser: string) => number = () => Date.now(),
   ) {}
 
   // ---- What the client's requests do (the operations of the service). The request path decides with these
@@ -85,7 +103,15 @@ export class Challenges {
    * A new challenge (2025) for `apiUser`, waiting for the user, not kept yet (`add` keeps it); with auto-verify it
    * completes by itself after `autoVerifyDelay`.
    */
-  make(apiUser: string, body: ChallengeBody, now: number, autoVerifyDelay: number, by: Actor = 'client'): Challenge {
+  make(
+    apiUser: string,
+    body: ChallengeBody,
+    now: number,
+    autoVerifyDelay: number,
+    by: Actor = 'client',
+    script?: PersonScript,
+  ): Challenge {
+    const presses = script?.map((p) => ({ action: p.action, at: clampInstant(now + p.afterMs) }));
     return {
       id: this.random.uuid(),
       apiUser,
@@ -101,13 +127,40 @@ export class Challenges {
       qr: body.qr,
       state: 'waiting',
       trail: [{ state: 'waiting', at: now, by }],
+      ...(presses?.length ? { presses } : {}),
     };
   }
 
   /** Keeps a challenge made by `make`. */
   add(c: Challenge): void {
     this.store(c);
+    if (c.presses) this.scripted.add(c);
     this.changed(c);
+  }
+
+  /** The earliest scripted press still to make on each API user's challenges (for the timer that makes them). */
+  nextPresses(): Map<string, number> {
+    const next = new Map<string, number>();
+    for (const c of this.scripted) {
+      const at = c.presses![0].at;
+      if (!(next.get(c.apiUser)! <= at)) next.set(c.apiUser, at);
+    }
+    return next;
+  }
+
+  /**
+   * Takes every step that has fallen due on every challenge by its clock's now (auto-verify, expiry, scripted
+   * presses), in time order across challenges, each told to the watchers as it is taken.
+   */
+  settleAll(): void {
+    const due: Due[] = [];
+    const nows = new Map<string, number>();
+    for (const c of this.map.values()) {
+      let now = nows.get(c.apiUser);
+      if (now === undefined) nows.set(c.apiUser, (now = this.nowOf(c.apiUser)));
+      dueOf(c, now, due);
+    }
+    this.take(due);
   }
 
   /** The challenge with this id, settled at `now`, if it belongs to this API user and this user. */
@@ -131,25 +184,28 @@ export class Challenges {
 
   // ---- What the user (or a test standing in for the user) does, and the clock.
 
+  // `now` left out: now on the clock of the challenge's API user.
+
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
-  approve(id: string, now: number, authCode?: string, by: Actor = 'control'): Challenge {
+  approve(id: string, now?: number, authCode?: string, by: Actor = 'control'): Challenge {
     if (authCode !== undefined && (typeof authCode !== 'string' || authCode.length === 0 || authCode.length > 64))
       throw new ControlError(400, 'authCode must be a string of 1 to 64 characters');
     const c = this.waiting(id, now);
     c.authCode = authCode ?? this.random.digits(6);
-    return this.end(c, 'approved', now, 'user', by);
+    return this.end(c, 'approved', now ?? this.nowOf(c.apiUser), 'user', by);
   }
 
   /** The user denies a waiting challenge. */
-  deny(id: string, now: number, by: Actor = 'control'): Challenge {
-    return this.end(this.waiting(id, now), 'denied', now, 'user', by);
+  deny(id: string, now?: number, by: Actor = 'control'): Challenge {
+    const c = this.waiting(id, now);
+    return this.end(c, 'denied', now ?? this.nowOf(c.apiUser), 'user', by);
   }
 
   /** A waiting challenge expires now, as if its challengeExpiry had passed. */
-  expire(id: string, now: number, by: Actor = 'control'): Challenge {
+  expire(id: string, now?: number, by: Actor = 'control'): Challenge {
     const c = this.waiting(id, now);
-    c.expiresAt = now;
-    return this.end(c, 'expired', now, 'clock', by);
+    c.expiresAt = now ?? this.nowOf(c.apiUser);
+    return this.end(c, 'expired', c.expiresAt, 'clock', by);
   }
 
   /** Calls `watcher` after every step of every challenge (the dashboard's live view); returns how to stop. */
@@ -159,18 +215,17 @@ export class Challenges {
 
   // ---- The store.
 
-  /** The challenge with its state brought up to `now`, or undefined. */
-  get(id: string, now: number): Challenge | undefined {
+  /** The challenge with its state brought up to `now` (default: its clock's), or undefined. */
+  get(id: string, now?: number): Challenge | undefined {
     const c = this.map.get(id);
-    if (c) this.settle(c, now);
+    if (c) this.settle(c, now ?? this.nowOf(c.apiUser));
     return c;
   }
 
-  /** Every challenge, newest first, settled at `now`. */
-  list(now: number): Challenge[] {
-    const out = [...this.map.values()].reverse();
-    for (const c of out) this.settle(c, now);
-    return out;
+  /** Every challenge, newest first, each settled at its clock's now. */
+  list(): Challenge[] {
+    this.settleAll();
+    return [...this.map.values()].reverse();
   }
 
   get size(): number {
@@ -179,6 +234,7 @@ export class Challenges {
 
   clear(): void {
     this.map.clear();
+    this.scripted.clear();
     this.order = [];
     this.head = 0;
   }
@@ -186,7 +242,11 @@ export class Challenges {
   /** Forgets one API user's challenges (its own scenario was loaded); the others keep theirs, in their order. */
   forgetApiUser(apiUser: string): void {
     let removed = false;
-    for (const [id, c] of this.map) if (c.apiUser === apiUser && this.map.delete(id)) removed = true;
+    for (const [id, c] of this.map)
+      if (c.apiUser === apiUser && this.map.delete(id)) {
+        this.scripted.delete(c);
+        removed = true;
+      }
     if (!removed) return;
     // Oldest first again, so that the next one past the bound forgets the oldest that is left.
     this.order = [...this.map.keys()];
@@ -207,18 +267,39 @@ export class Challenges {
     this.changed(c);
   }
 
-  /** The clock's steps (auto-verify, expiry), taken when a challenge is looked at. */
+  /** What fell due on one challenge by `now` (auto-verify, expiry, presses), taken when it is looked at. */
   private settle(c: Challenge, now: number): void {
-    const before = c.state;
-    settle(c, now);
-    if (c.state !== before) this.changed(c);
+    const due: Due[] = [];
+    dueOf(c, now, due);
+    this.take(due);
+  }
+
+  /** Takes the steps that fell due, in time order (a stable sort: at one instant, in the order found). */
+  private take(due: Due[]): void {
+    due.sort((a, b) => a.at - b.at || a.rank - b.rank);
+    for (const { c, at, rank, press } of due) {
+      if (press) {
+        c.presses!.splice(c.presses!.indexOf(press), 1);
+        if (!c.presses!.length) {
+          delete c.presses;
+          this.scripted.delete(c);
+        }
+        // A scripted approval shows no code: no one types it, so verify takes any code, as for auto-verify.
+        if (c.state === 'waiting') endAt(c, press.action === 'approve' ? 'approved' : 'denied', at, 'user', 'scenario');
+        // Too late (expired, or answered before): nothing changes, and the trail says it was pressed.
+        else c.trail.push({ state: c.state, at, by: 'scenario', pressed: press.action });
+      } else if (c.state !== 'waiting') continue;
+      else if (rank === 0) endAt(c, 'approved', at, 'auto-verify', 'auto-verify');
+      else endAt(c, 'expired', at, 'clock', 'clock');
+      this.changed(c);
+    }
   }
 
   private changed(c: Challenge): void {
     this.watchers.tell(c);
   }
 
-  private waiting(id: string, now: number): Challenge {
+  private waiting(id: string, now: number | undefined): Challenge {
     if (typeof id !== 'string') throw new ControlError(400, 'a challenge id is a string');
     const c = this.get(id, now);
     // The id is quoted whole (its secrets hidden) or not at all: cut, a secret in it would show in part.
@@ -241,18 +322,25 @@ export class Challenges {
       this.order.push(c.id);
       return;
     }
+    const oldest = this.map.get(this.order[this.head]);
+    if (oldest) this.scripted.delete(oldest);
     this.map.delete(this.order[this.head]);
     this.order[this.head] = c.id;
     this.head = (this.head + 1) % this.max;
   }
 }
 
-/** Applies what the clock has done to a waiting challenge: auto-verify first, then expiry. */
-function settle(c: Challenge, now: number): void {
-  if (c.state !== 'waiting') return;
-  if (c.autoVerifyAt !== undefined && now >= c.autoVerifyAt && c.autoVerifyAt < c.expiresAt)
-    endAt(c, 'approved', c.autoVerifyAt, 'auto-verify', 'auto-verify');
-  else if (now >= c.expiresAt) endAt(c, 'expired', c.expiresAt, 'clock', 'clock');
+/** What has fallen due on a challenge by `now`: auto-verify (before it expires), expiry, its scripted presses. */
+function dueOf(c: Challenge, now: number, due: Due[]): void {
+  if (c.state === 'waiting') {
+    if (c.autoVerifyAt !== undefined && c.autoVerifyAt <= now && c.autoVerifyAt < c.expiresAt)
+      due.push({ c, at: c.autoVerifyAt, rank: 0 });
+    if (c.expiresAt <= now) due.push({ c, at: c.expiresAt, rank: 1 });
+  }
+  for (const press of c.presses ?? []) {
+    if (press.at > now) break;
+    due.push({ c, at: press.at, rank: 2, press });
+  }
 }
 
 function endAt(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy, by: Actor): void {

@@ -7,6 +7,7 @@ import { VirtualClock } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import { People } from './people.js';
 import { RandomSource, unguessable } from './random.js';
+import { Watchers } from './watchers.js';
 
 /**
  * The world: the simulated service's state that requests and the control API change (see World).
@@ -24,12 +25,17 @@ export interface WorldOptions {
   replayCap?: number;
 }
 
+/** A timer waits at most this long (setTimeout's own limit is about 24.8 days); then it looks again. */
+const LONGEST_WAIT_MS = 2 ** 31 - 1;
+
 /**
  * The simulated service's state, which requests and the control API change: who may call (the default API user,
  * and those a scenario lists), the challenges and their life, what each API user has sent (replay memory), and
- * the clock. Every bound of what grows lives here or in the objects it owns.
+ * the clocks: the simulator's, and a claimed API user's own once it moves it. Every bound of what grows lives here
+ * or in the objects it owns.
  */
 export class World {
+  /** The simulator's clock: every API user's, but a claimed one's that has a clock of its own. */
   readonly clock = new VirtualClock();
   readonly random: RandomSource;
   /** Realistic sample people for the dashboard and the phone page (faker, loaded on first use). */
@@ -46,6 +52,16 @@ export class World {
   private readonly replayCap: number;
   /** API users handed out at run time, one per parallel test worker (claim), until released. */
   private readonly claimed = new Map<string, ApiUser>();
+  /**
+   * The clocks of claimed API users that have one of their own: made when the worker first moves its clock (or its
+   * scenario stops it at `clock.frozenAt`); until then it follows the simulator's.
+   */
+  private readonly ownClocks = new Map<string, VirtualClock>();
+  /** Told after every move of any clock: the simulator's, a worker's own. */
+  private readonly clockMoves = new Watchers<void>();
+  /** The one timer that waits for the earliest scripted press on a running clock; undefined when none waits. */
+  private pressTimer?: ReturnType<typeof setTimeout>;
+  private stopped = false;
 
   /** `hide`: hides secrets in a refusal that quotes what the caller sent (a challenge id, a duration). */
   constructor(
@@ -56,10 +72,13 @@ export class World {
     // Seeded: the same people from run to run. Unseeded, drawn from the crypto source (the seeded sequence is
     // untouched).
     this.people = new People(this.random.seed ?? this.random.uint32());
-    this.challenges = new Challenges(this.random, opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES, hide);
+    this.challenges = new Challenges(this.random, opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES, hide, (apiUser) =>
+      this.clockOf(apiUser).now(),
+    );
     this.replayCap = opts.replayCap ?? DEFAULT_REPLAY_CAP;
     this.secretGiven = opts.secret !== undefined;
     this.defaultGiven = opts.apiUser !== undefined || opts.secret !== undefined;
+    this.clock.onMove(() => this.clockMoves.tell());
     this.defaultApiUser = makeApiUser(opts.apiUser ?? DEFAULT_API_USER, opts.secret ?? unguessable(32));
   }
 
@@ -106,51 +125,142 @@ export class World {
 
   /** The user approves a waiting challenge (a control call), having been shown `authCode` (default: six digits). */
   approve(id: string, authCode?: string): Challenge {
-    return this.challenges.approve(id, this.clock.now(), authCode);
+    return this.challenges.approve(id, undefined, authCode);
   }
 
   /** The user denies a waiting challenge (a control call). */
   deny(id: string): Challenge {
-    return this.challenges.deny(id, this.clock.now());
+    return this.challenges.deny(id);
   }
 
   /** A waiting challenge expires now, as if its challengeExpiry had passed. */
   expire(id: string): Challenge {
-    return this.challenges.expire(id, this.clock.now());
+    return this.challenges.expire(id);
+  }
+
+  // ---- The clocks. Each move settles what fell due within it (every expiry, scripted press and auto-verify, in time
+  // order) before it returns, and sets the timer of the next scripted press again.
+
+  /** The clock an API user's requests and challenges follow: its own once it has one, else the simulator's. */
+  clockOf(apiUser: string): VirtualClock {
+    return this.ownClocks.get(apiUser) ?? this.clock;
+  }
+
+  /** Calls `fn` after every move of any clock (the simulator's, a worker's own); returns how to stop. */
+  onClockMove(fn: () => void): () => void {
+    return this.clockMoves.add(fn);
   }
 
   /**
-   * Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999;
-   * returns the time.
+   * A claimed API user's own clock, made on first use where the simulator's stands, under `offset` (its scenario's
+   * `clock.offset`); 404 for an API user not claimed.
    */
-  advance(by: unknown): number {
+  ownClock(apiUser: string, offset: number): VirtualClock {
+    this.mustBeClaimed(apiUser);
+    let clock = this.ownClocks.get(apiUser);
+    if (!clock) {
+      clock = new VirtualClock();
+      clock.reset(offset);
+      clock.follow(this.clock);
+      clock.onMove(() => this.clockMoves.tell());
+      this.ownClocks.set(apiUser, clock);
+    }
+    return clock;
+  }
+
+  /**
+   * A claimed API user's scenario was loaded: its clock starts afresh, stopped at the scenario's `clock.frozenAt`
+   * (a clock of its own), else following the simulator's again.
+   */
+  startClock(apiUser: string, offset: number, frozenAt: number | undefined): void {
+    this.ownClocks.delete(apiUser);
+    if (frozenAt !== undefined) this.ownClock(apiUser, offset).reset(offset, frozenAt);
+    this.settled();
+  }
+
+  /** 404 for an API user not claimed (the routes of a worker's clock). */
+  mustBeClaimed(apiUser: string): void {
+    if (typeof apiUser !== 'string' || !this.claimed.has(apiUser))
+      throw new ControlError(404, `no claimed API user ${this.hide(String(apiUser).slice(0, 64))}`);
+  }
+
+  // `clockOf`: the clock to move (default: the simulator's), asked for once the value is read (a worker's own clock
+  // is not made for a move that is refused).
+
+  /**
+   * Moves a clock (default: the simulator's) by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never
+   * outside 1970 to 9999; returns the time.
+   */
+  advance(by: unknown, clockOf = () => this.clock): number {
     const read = boundedDuration(by, LIMITS.advance);
     if ('problem' in read) throw new ControlError(400, `by: ${this.hide(read.problem)}`);
-    onTheClock('by', () => this.clock.advance(read.ms));
-    return this.clock.now();
+    const clock = clockOf();
+    onTheClock('by', () => clock.advance(read.ms));
+    this.settled();
+    return clock.now();
   }
 
   /**
-   * Stops the clock, at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or where it stands; returns the
-   * time.
+   * Stops a clock (default: the simulator's), at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or
+   * where it stands; returns the time.
    */
-  freeze(at?: unknown): number {
+  freeze(at?: unknown, clockOf = () => this.clock): number {
     const read = at === undefined ? undefined : boundedInstant(at);
     if (read && 'problem' in read) throw new ControlError(400, `at: ${this.hide(read.problem)}`);
-    onTheClock('at', () => this.clock.freeze(read?.ms));
-    return this.clock.now();
+    const clock = clockOf();
+    onTheClock('at', () => clock.freeze(read?.ms));
+    this.settled();
+    return clock.now();
   }
 
-  /** Lets the clock run again from where it stands; returns the time. */
-  unfreeze(): number {
-    this.clock.unfreeze();
-    return this.clock.now();
+  /** Lets a clock (default: the simulator's) run again from where it stands; returns the time. */
+  unfreeze(clockOf = () => this.clock): number {
+    const clock = clockOf();
+    clock.unfreeze();
+    this.settled();
+    return clock.now();
   }
 
-  /** Forgets challenges and replay memory (the clock is set by whoever resets, to its scenario's start). */
+  /**
+   * Takes every step that fell due (in time order), then sets the one timer for the earliest scripted press on a
+   * running clock. Called after every move of a clock, and by the timer itself.
+   */
+  settled(): void {
+    this.challenges.settleAll();
+    this.schedulePresses();
+  }
+
+  /** Sets the one timer again, for the earliest scripted press on a running clock (none when none waits). */
+  schedulePresses(): void {
+    if (this.pressTimer) clearTimeout(this.pressTimer);
+    this.pressTimer = undefined;
+    if (this.stopped) return;
+    let wait = Infinity;
+    for (const [apiUser, at] of this.challenges.nextPresses()) {
+      const clock = this.clockOf(apiUser);
+      if (!clock.frozen) wait = Math.min(wait, at - clock.now());
+    }
+    if (wait === Infinity) return;
+    // unref: a press still to come never keeps the process alive.
+    this.pressTimer = setTimeout(() => this.settled(), Math.min(Math.max(wait, 0), LONGEST_WAIT_MS)).unref();
+  }
+
+  /** The simulator stopped: no timer waits for a scripted press any more. */
+  stop(): void {
+    this.stopped = true;
+    if (this.pressTimer) clearTimeout(this.pressTimer);
+    this.pressTimer = undefined;
+  }
+
+  /**
+   * Forgets challenges and replay memory, and the workers' own clocks (the simulator's is set by whoever resets, to
+   * its scenario's start).
+   */
   forget(): void {
     this.challenges.clear();
     this.replay.clear();
+    this.ownClocks.clear();
+    this.settled();
   }
 
   /** Forgets one API user's challenges and replay memory (its own scenario was loaded). */
@@ -177,6 +287,8 @@ export class World {
   release(apiUser: string): boolean {
     if (!this.claimed.delete(apiUser)) return false;
     this.forgetApiUser(apiUser);
+    this.ownClocks.delete(apiUser);
+    this.settled();
     return true;
   }
 

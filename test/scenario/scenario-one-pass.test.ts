@@ -123,7 +123,7 @@ describe('every problem of a scenario in one pass', () => {
     const before = JSON.stringify(options);
     expect(issues(options).map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([
       'acounts: unknown key (did you mean "accounts"?)',
-      '__proto__: unknown key (known keys: name, description, token, strict, responseStyle, hints, auth, clock, replay, apiUsers, accounts, defaultAccountState, autoVerify, rules)',
+      '__proto__: unknown key (known keys: name, description, token, strict, responseStyle, hints, auth, clock, replay, apiUsers, accounts, defaultAccountState, people, magicAddresses, autoVerify, rules)',
       expect.stringMatching(/^acounts\.a@example\.com: unknown account state `lockd`/),
       '0: 12345 is not a code of the code table (see `mfa-sim --codes`)'.replace('0', 'rules.0.respond.code'),
     ]);

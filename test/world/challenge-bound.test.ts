@@ -30,9 +30,9 @@ describe('the challenge store', () => {
     store.add(first);
     store.add(again);
     store.add(make());
-    expect(store.list(0).map((c) => c.id)).toEqual(['b', 'a']);
+    expect(store.list().map((c) => c.id)).toEqual(['b', 'a']);
     expect(store.get('a', 0)).toBe(again);
     store.add(make());
-    expect(store.list(0).map((c) => c.id)).toEqual(['c', 'b']);
+    expect(store.list().map((c) => c.id)).toEqual(['c', 'b']);
   });
 });
