@@ -80,6 +80,20 @@ export interface ClaimedApiUser {
   journal(query?: JournalQuery): Promise<JournalEntry[]>;
   /** This API user's challenges, newest first. */
   challenges(): Promise<ChallengeView[]>;
+  /**
+   * This API user's clock: its own once it moved it (or its scenario stops it at `clock.frozenAt`), else the
+   * simulator's, which it follows. Moving it moves no one else's.
+   */
+  clock(): Promise<ClockView>;
+  /**
+   * Moves this API user's clock by a duration (ms, or 90s, 10m, -1h); answers once every expiry, scripted press and
+   * auto-verify that fell due is done.
+   */
+  advance(by: number | string): Promise<ClockView>;
+  /** Stops this API user's clock, at an instant (ISO 8601 or epoch ms) or where it stands. */
+  freeze(at?: number | string): Promise<ClockView>;
+  /** Lets this API user's clock run again. */
+  unfreeze(): Promise<ClockView>;
   /** Gives the API user back: it is no longer known, and its challenges and replay memory are forgotten. */
   release(): Promise<boolean>;
 }
@@ -108,9 +122,15 @@ export interface Control {
   deny(challengeId: string): Promise<ChallengeView>;
   /** A waiting challenge expires now. */
   expire(challengeId: string): Promise<ChallengeView>;
-  /** The simulator's clock. Moving it acts on every API user: workers in parallel leave it alone. */
+  /**
+   * The simulator's clock. Moving it acts on every API user but a claimed one with a clock of its own: workers in
+   * parallel move their own (`ClaimedApiUser.advance`).
+   */
   clock(): Promise<ClockView>;
-  /** Moves the clock by a duration (ms, or 90s, 10m, -1h). */
+  /**
+   * Moves the clock by a duration (ms, or 90s, 10m, -1h); answers once every expiry, scripted press and auto-verify
+   * that fell due is done.
+   */
   advance(by: number | string): Promise<ClockView>;
   /** Stops the clock, at an instant (ISO 8601 or epoch ms) or where it stands. */
   freeze(at?: number | string): Promise<ClockView>;
@@ -197,11 +217,17 @@ export function connect(url: string, options: ControlOptions = {}): Control {
         scenario === undefined ? undefined : scenarioBody(scenario),
       );
       const { apiUser } = claimed;
+      /** Where this API user's own routes are. */
+      const own = `api-users/${encodeURIComponent(apiUser)}`;
       return {
         ...claimed,
         loadScenario: (s) => bind(apiUser, s),
         journal: (q = {}) => journal({ ...q, apiUser }),
         challenges: async () => (await challenges()).filter((c) => c.apiUser === apiUser),
+        clock: () => call('GET', `${own}/clock`),
+        advance: (by) => call('POST', `${own}/clock/advance`, { json: { by } }),
+        freeze: (at) => call('POST', `${own}/clock/freeze`, { json: at === undefined ? {} : { at } }),
+        unfreeze: () => call('POST', `${own}/clock/unfreeze`),
         release: async () => (await call<{ released: boolean }>('DELETE', `api-users/${apiUser}`)).released,
       };
     },
