@@ -200,10 +200,12 @@ export const NO_KNOWN_MISTAKE = 'no-known-mistake';
 /** The signing doctor's answer for -4037: the mistake made, or the exact string to sign (JSON-quoted, so \n shows). */
 export function signatureHint(r: SignedRequest, sent: string): Hint {
   const right = stringToSign(r.utctime, r.nonce, r.token);
+  // Refused only once the signing headers, the Authorization parts and the signature's form (128 hexadecimal
+  // characters) passed their checks: with no common mistake in the string signed either, what is left is the key.
   return (
     signatureMistake(r, sent) ?? {
       id: NO_KNOWN_MISTAKE,
-      text: `no common mistake matches; sign exactly ${JSON.stringify(right)} (${Buffer.byteLength(right)} bytes of UTF-8: one \\n between the lines, nothing after) with HMAC-SHA512 keyed with the API user's secret, as 128 hexadecimal characters`,
+      text: `no common mistake matches; sign exactly ${JSON.stringify(right)} (${Buffer.byteLength(right)} bytes of UTF-8: one \\n between the lines, nothing after) with HMAC-SHA512 keyed with the API user's secret, as 128 hexadecimal characters. Everything else signed is as expected, so the secret most likely differs from API user ${r.apiUser}'s (or the client signs for another identifier token than ${r.token})`,
     }
   );
 }

@@ -125,7 +125,7 @@ describe('what each refusal says', async () => {
       'a wrong secret',
       () => time({ as: { apiUser: MAIN.apiUser, secret: 'wrong' } }),
       -4037,
-      /^Signature error\. Hint: no common mistake matches; sign exactly "x-svc-utctime: \d{13}\\nx-svc-cnonce: [0-9a-f-]{36}" \(79 bytes of UTF-8: one \\n between the lines, nothing after\) with HMAC-SHA512 keyed with the API user's secret, as 128 hexadecimal characters$/,
+      /^Signature error\. Hint: no common mistake matches; sign exactly "x-svc-utctime: \d{13}\\nx-svc-cnonce: [0-9a-f-]{36}" \(79 bytes of UTF-8: one \\n between the lines, nothing after\) with HMAC-SHA512 keyed with the API user's secret, as 128 hexadecimal characters\. Everything else signed is as expected, so the secret most likely differs from API user 123456789's \(or the client signs for another identifier token than svc\)$/,
     ],
     [
       'an operation not permitted',
