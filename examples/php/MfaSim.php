@@ -240,4 +240,31 @@ final class ClaimedApiUser
     {
         return $this->control->control('DELETE', "api-users/{$this->apiUser}")['released'];
     }
+
+    /**
+     * This API user's clock (`now`, `iso`, `frozen`, `offsetMs`): its own once it moves it, else the simulator's.
+     * Moving it moves no other worker's.
+     */
+    public function clock(): array
+    {
+        return $this->control->control('GET', "api-users/{$this->apiUser}/clock");
+    }
+
+    /** Moves this API user's clock by `$by` (90s, 10m, -1h, or ms); answers once everything due is done. */
+    public function advance(string|int $by): array
+    {
+        return $this->control->control('POST', "api-users/{$this->apiUser}/clock/advance", ['by' => $by]);
+    }
+
+    /** Stops this API user's clock, at `$at` (ISO 8601 or epoch ms) or where it stands. */
+    public function freeze(string|int|null $at = null): array
+    {
+        return $this->control->control('POST', "api-users/{$this->apiUser}/clock/freeze", $at === null ? null : ['at' => $at]);
+    }
+
+    /** Lets this API user's clock run again. */
+    public function unfreeze(): array
+    {
+        return $this->control->control('POST', "api-users/{$this->apiUser}/clock/unfreeze");
+    }
 }

@@ -115,6 +115,23 @@ class ClaimedApiUser(Client):
     def release(self):
         return self._control.control("DELETE", f"api-users/{self.api_user}")["released"]
 
+    # This API user's clock: its own once it moves it, else the simulator's. Moving it moves no other worker's.
+    # Each answers the clock as GET /__sim/clock does: now (epoch ms), iso, frozen, offsetMs.
+
+    def clock(self):
+        return self._control.control("GET", f"api-users/{self.api_user}/clock")
+
+    def advance(self, by):
+        """Moves it by `by` (90s, 10m, -1h or ms); answers once every expiry and scripted answer due is done."""
+        return self._control.control("POST", f"api-users/{self.api_user}/clock/advance", {"by": by})
+
+    def freeze(self, at=None):
+        """Stops it, at `at` (ISO 8601 or epoch ms) or where it stands; sign with its `now` when far from real time."""
+        return self._control.control("POST", f"api-users/{self.api_user}/clock/freeze", {} if at is None else {"at": at})
+
+    def unfreeze(self):
+        return self._control.control("POST", f"api-users/{self.api_user}/clock/unfreeze", {})
+
 
 class Simulator(Control, Client):
     """`npx mfa-sim` in a process of its own, listening on a free port of 127.0.0.1."""

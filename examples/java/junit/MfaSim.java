@@ -78,6 +78,29 @@ public final class MfaSim implements BeforeAllCallback {
       control("DELETE", "api-users/" + apiUser, null);
     }
 
+    /**
+     * This API user's clock as JSON ({@code now}, {@code iso}, {@code frozen}, {@code offsetMs}): its own once it moves
+     * it, else the simulator's. Moving it moves no other test class's.
+     */
+    public String clock() throws Exception {
+      return control("GET", "api-users/" + apiUser + "/clock", null);
+    }
+
+    /** Moves this API user's clock by {@code by} (90s, 10m, -1h); answers once every expiry and scripted answer due is done. */
+    public String advance(String by) throws Exception {
+      return control("POST", "api-users/" + apiUser + "/clock/advance", "{\"by\":\"" + by + "\"}");
+    }
+
+    /** Stops this API user's clock where it stands. */
+    public String freeze() throws Exception {
+      return control("POST", "api-users/" + apiUser + "/clock/freeze", "{}");
+    }
+
+    /** Lets this API user's clock run again. */
+    public String unfreeze() throws Exception {
+      return control("POST", "api-users/" + apiUser + "/clock/unfreeze", "{}");
+    }
+
     public Answer time(long clockOffsetMs) throws Exception {
       return send("GET", "/v1/svc/time", null, clockOffsetMs);
     }
