@@ -68,8 +68,9 @@ interface Schema {
 function typeWords(s: Schema): string {
   if (s.anyOf) {
     const consts = s.anyOf.filter((a) => a.const !== undefined).map((a) => String(a.const));
-    if (consts.length === s.anyOf.length) return `one of: ${consts.join(', ')}`;
-    return s.anyOf.map(typeWords).join(' or ');
+    // Words and other shapes side by side (a person in `people:`): the words once, then the shapes.
+    const others = s.anyOf.filter((a) => a.const === undefined).map(typeWords);
+    return [...(consts.length ? [`one of: ${consts.join(', ')}`] : []), ...others].join(' or ');
   }
   if (s.type === 'array') return `list of ${s.items ? typeWords(s.items) : 'values'}`;
   if (s.type === 'object' && s.patternProperties)
