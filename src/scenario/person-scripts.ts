@@ -17,7 +17,7 @@ export interface ScriptedPress {
 export type PersonScript = readonly ScriptedPress[];
 
 /** The word forms (`approve`, `deny`) press once, this long after the challenge is made. */
-export const WORD_PRESS_MS = 1000;
+const WORD_PRESS_MS = 1000;
 /** A person presses at most this many times (`people:` lists). */
 export const MAX_PRESSES = 10;
 
@@ -32,7 +32,7 @@ const MAGIC = /^(approve|deny|ignore)(?:-after-(\d{1,5})s)?@/i;
 const MAX_MAGIC_SECONDS = 86_400;
 
 /** The script a magic address says (`approve@example.com`, `deny-after-5s@example.com`), or undefined for any other. */
-export function magicScript(user: string): PersonScript | undefined {
+function magicScript(user: string): PersonScript | undefined {
   const m = MAGIC.exec(user);
   if (!m) return undefined;
   const seconds = m[2] === undefined ? undefined : Number(m[2]);
