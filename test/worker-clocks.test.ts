@@ -175,3 +175,25 @@ describe('four parallel workers, each with a clock of its own', async () => {
     expect((await fetch(`${sim.url}/__sim/api-users/${runB.apiUser}/clock`)).status).toBe(404);
   });
 });
+
+describe("a claim's clock", async () => {
+  const sim = await simulator({ clock: { frozenAt: '2030-05-05T00:00:00Z' } });
+  const control = connect(sim.url);
+
+  it("without a scenario of its own, follows the simulator's as it stands; with one that stops it, stops there", async () => {
+    await control.advance('1h');
+    const plain = await control.claimApiUser();
+    expect(await plain.clock()).toMatchObject({ now: Date.parse('2030-05-05T01:00:00Z'), frozen: true });
+    const own = await control.claimApiUser({
+      scenario: { name: 'own-start', clock: { frozenAt: '2029-01-01T00:00:00Z', offset: '1m' } },
+    });
+    expect(await own.clock()).toMatchObject({
+      now: Date.parse('2029-01-01T00:01:00Z'),
+      frozen: true,
+      offsetMs: 60_000,
+    });
+    await control.advance('1h');
+    expect((await plain.clock()).now).toBe(Date.parse('2030-05-05T02:00:00Z'));
+    expect((await own.clock()).now).toBe(Date.parse('2029-01-01T00:01:00Z'));
+  });
+});

@@ -57,7 +57,8 @@ export class ApiUserScopes {
     const user = world.claim(registry.active);
     try {
       const sc = registry.bind(user.id, scenario === undefined ? undefined : scenarioOnce(scenario, 'scenario'), true);
-      this.startAfresh(user.id, sc);
+      // Without a scenario of its own it runs the active one as it is now: on the simulator's clock as it stands.
+      this.startAfresh(user.id, scenario === undefined ? undefined : sc);
       return { apiUser: user.id, secret: user.secret, scenario: sc.name, url: this.sim.links.base() };
     } catch (e) {
       world.release(user.id);
@@ -120,11 +121,12 @@ export class ApiUserScopes {
     return this.registry.boundTo(apiUser) ?? this.registry.active;
   }
 
-  private startAfresh(apiUser: string, sc: CompiledScenario): void {
+  /** `sc`: the scenario it was given, whose `clock.frozenAt` stops a claimed API user's own clock. */
+  private startAfresh(apiUser: string, sc: CompiledScenario | undefined): void {
     const { world } = this.sim;
     world.forgetApiUser(apiUser);
     // A worker's clock starts afresh with its scenario, as the simulator's does with the active one.
-    if (world.isClaimed(apiUser)) world.startClock(apiUser, sc.offset, sc.frozenAt);
+    if (world.isClaimed(apiUser)) world.startClock(apiUser, sc?.offset ?? 0, sc?.frozenAt);
     this.sim.requestJournal.startAfresh(apiUser, this.sim.path.answeredCount + 1);
   }
 }
