@@ -61,6 +61,7 @@ export class World {
   private readonly clockMoves = new Watchers<void>();
   /** The one timer that waits for the earliest scripted press on a running clock; undefined when none waits. */
   private pressTimer?: ReturnType<typeof setTimeout>;
+  /** The simulator stopped (its server closed): no timer is set again. */
   private stopped = false;
 
   /** `hide`: hides secrets in a refusal that quotes what the caller sent (a challenge id, a duration). */
