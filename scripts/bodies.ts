@@ -2,8 +2,8 @@
  * The page of every operation's request (docs/requests.md), generated: the envelope and each body's fields, their
  * types, whether they are required and the values allowed, from the schemas the OpenAPI document is made of
  * (src/contract/schemas.ts, the strict reading); the code each mistake gets, from the list below, named by the code
- * table; and a copyable example. test/contract/request-bodies.test.ts sends every example and every mistake listed here to a
- * running simulator and checks the code, so the page cannot say what the simulator does not do.
+ * table; and a copyable example. test/contract/request-bodies.test.ts sends every example and every mistake listed
+ * here to a running simulator and checks the code, so the page cannot say what the simulator does not do.
  */
 import type { TSchema } from '@sinclair/typebox';
 import { mustCode, type Operation } from '../src/contract/codes.js';

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { connect, type ClaimedApiUser, type ClockView } from '../src/control.js';
-import { challengeEnvelope, expectEnvelope, lookupEnvelope, send, simulator } from './helpers.js';
+import { connect, type ClaimedApiUser, type ClockView } from '../../src/control.js';
+import { challengeEnvelope, expectEnvelope, lookupEnvelope, send, simulator } from '../helpers.js';
 
 /**
  * A clock for each claimed API user, the parallel workers' unit: four workers on one simulator, one frozen, one an

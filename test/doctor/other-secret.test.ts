@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { challengeEnvelope, expectEnvelope, send, simulator } from './helpers.js';
+import { challengeEnvelope, expectEnvelope, send, simulator } from '../helpers.js';
 
 /**
  * A client that signs correctly with another secret (one copied from another environment, an old one): the signing

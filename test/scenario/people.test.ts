@@ -7,7 +7,7 @@ import {
   send,
   simulator,
   type Envelope,
-} from './helpers.js';
+} from '../helpers.js';
 
 /**
  * The person on the phone, scripted: a scenario's `people:` and the magic addresses (`approve@`, `deny-after-5s@`,
