@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { version } from '../../package.json';
 import { headerNames, signedHeaders, userKeyOf } from '../auth/signature.js';
+import type { ResponseStyle } from '../contract/response.js';
 import type { StartOptions } from '../simulator/options.js';
 import { Simulator } from '../simulator/simulator.js';
 import { answerText, compareAnswers, judgeAnswer, seenAnswer, type SeenAnswer } from './judge.js';
@@ -184,6 +185,11 @@ async function probe(upstream: Upstream, sim: Simulator, who: Omit<Signing, 'tim
     print(`   the service: ${o.theirs ? answerText(o.theirs, 400) : o.failure}\n`);
     print(`   mfa-sim:     ${answerText(o.mine, 400)}\n`);
   }
+  const style = styleOf(outcomes[0]?.theirs);
+  if (style) {
+    const flag = style === sim.scenario.responseStyle ? '' : ` (give --response-style ${style})`;
+    io.out(`\nThe service answers in the ${style} response style${flag}.\n`);
+  }
   const failing = outcomes.filter((o) => o.verdict === 'differs').length;
   const skipped = STEPS.length - outcomes.length;
   const notSent = skipped ? ` (${skipped} not sent: the service could not be reached)` : '';
@@ -205,4 +211,11 @@ async function run(step: ProbeStep, sent: Sent, upstream: Upstream, sim: Simulat
   const onlyMessage = found.every((f) => f.kind === 'service-differs-message');
   const verdict = found.length === 0 ? 'agrees' : onlyMessage ? 'message differs' : 'differs';
   return { step, theirs, mine, differences: found.map((f) => f.what), verdict };
+}
+
+/** The response style an answer's envelope is written in: `utcTime` is the sdk style's, `utctime` the document's. */
+function styleOf(a: SeenAnswer | undefined): ResponseStyle | undefined {
+  if (!a?.envelope) return undefined;
+  if (Object.hasOwn(a.envelope, 'utcTime')) return 'sdk';
+  return Object.hasOwn(a.envelope, 'utctime') ? 'document' : undefined;
 }

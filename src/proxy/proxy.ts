@@ -9,6 +9,7 @@ import type { ApiRequest } from '../request/context.js';
 import { bodyAsKept, requestAsKept } from '../request/context.js';
 import type { StartOptions } from '../simulator/options.js';
 import type { Simulator } from '../simulator/simulator.js';
+import type { PressAction } from '../scenario/person-scripts.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { answerText, compareAnswers, isIsoUtc, judgeAnswer, seenAnswer } from './judge.js';
 import { Recorder, type RecordedExchange } from './recorder.js';
@@ -151,7 +152,12 @@ export class ProxyMode {
       (mine?.entry?.operation as Operation | undefined) ??
       operationOf(endpointOf(req.url, sc.token), peek(req.body, sc.names.userKey, false).type, sc.strict);
     const { envelope, code: theirCode, problems } = judgeAnswer(theirs, sc.responseStyle, operation);
-    const found = [...problems, ...(ours ? compareAnswers(theirs, ours) : [])];
+    let compared = ours ? compareAnswers(theirs, ours) : [];
+    // A person answered on the service's own phone app: no deviation; the shadow's copy takes the same answer.
+    const pressed = ours && personPressed(operation, theirCode, ours.envelope?.code);
+    if (pressed && this.shadow.answeredAtService(req.body, pressed))
+      compared = compared.filter((f) => f.kind !== 'service-differs-status');
+    const found = [...problems, ...compared];
     const said = answerText(theirs);
     const challengeId = challengeIdOf(envelope?.message);
     const myId = theirCode === 2025 ? challengeIdOf(decided?.envelope?.message) : undefined;
@@ -244,4 +250,10 @@ function callerOf(r: AnsweredRequest): Caller {
   if (c === undefined) return 'known';
   if (c === -1001) return 'unknown';
   return c <= -4000 && c > -4100 && c !== -4034 && c !== -4035 ? 'known' : 'signed';
+}
+
+/** What a person did on the service's phone when it answers a status or verify as ended while mfa-sim's copy waits. */
+function personPressed(operation: Operation | undefined, theirs: unknown, mine: unknown): PressAction | undefined {
+  if ((operation !== 'status' && operation !== 'verify') || mine !== -3091) return undefined;
+  return theirs === 3080 ? 'approve' : theirs === -3092 ? 'deny' : undefined;
 }

@@ -6,6 +6,7 @@ import type { ApiResult } from '../request/path.js';
 import type { StartOptions } from '../simulator/options.js';
 import type { CompiledScenario } from '../scenario/compile.js';
 import { Simulator } from '../simulator/simulator.js';
+import type { PressAction } from '../scenario/person-scripts.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import { envelopeOf } from './judge.js';
 
@@ -46,7 +47,8 @@ export class Shadow {
   decide(req: ApiRequest): Decision | undefined {
     try {
       const active = this.main.scenario;
-      if (active !== this.followed) this.sim.loadScenario(active.input);
+      // The service's own people answer its challenges: no scripted person answers the shadow's copies.
+      if (active !== this.followed) this.sim.loadScenario({ ...active.input, people: {}, magicAddresses: false });
       this.followed = active;
       this.sim.clock.follow(this.main.clock);
       const result = this.sim.path.answerAtOnce({ ...req, body: this.translated(req.body) });
@@ -65,6 +67,18 @@ export class Shadow {
   /** The state of the shadow's copy of a challenge the upstream created (the client doctor asks if it still waits). */
   stateOf(theirs: string): string | undefined {
     return this.sim.findChallenge(this.challengeIds.get(theirs) ?? theirs)?.state;
+  }
+
+  /**
+   * The service says a person answered the challenge a request names (on the service's own phone app) while the
+   * shadow's copy still waits: the copy takes the same answer, so that this and later answers agree. Whether it did.
+   */
+  answeredAtService(requestBody: string, action: PressAction): boolean {
+    const theirs = challengeIdIn(requestBody);
+    const mine = theirs === undefined ? undefined : (this.challengeIds.get(theirs) ?? theirs);
+    if (mine === undefined || this.sim.findChallenge(mine)?.state !== 'waiting') return false;
+    this.sim.world.challenges.answeredAtService(mine, action);
+    return true;
   }
 
   /** The body with an upstream challenge id replaced by the shadow's, when it names one the shadow knows. */

@@ -195,6 +195,15 @@ export class Challenges {
     return this.end(c, 'approved', now ?? this.nowOf(c.apiUser), 'user', by);
   }
 
+  /**
+   * Proxy mode: the real service says its user answered; the waiting copy takes the same answer, with no auth code of
+   * its own (verify takes the code the user was shown on the real phone).
+   */
+  answeredAtService(id: string, action: PressAction): Challenge {
+    const c = this.waiting(id, undefined);
+    return this.end(c, action === 'approve' ? 'approved' : 'denied', this.nowOf(c.apiUser), 'user', 'service');
+  }
+
   /** The user denies a waiting challenge. */
   deny(id: string, now?: number, by: Actor = 'control'): Challenge {
     const c = this.waiting(id, now);

@@ -15,7 +15,7 @@ export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'e
  * itself), the user on the phone page, a control call (the control API, the dashboard's buttons, the in-process API),
  * the clock, auto-verify, or the scenario (the person it scripts: `people:`, or a magic address).
  */
-export type Actor = 'client' | 'explorer' | 'phone' | 'control' | 'clock' | 'auto-verify' | 'scenario';
+export type Actor = 'client' | 'explorer' | 'phone' | 'control' | 'clock' | 'auto-verify' | 'scenario' | 'service';
 
 export type { PressAction };
 
@@ -47,6 +47,7 @@ const BY: Record<Actor, string> = {
   clock: 'by the clock',
   'auto-verify': 'by auto-verify',
   scenario: 'by the scenario (a scripted person)',
+  service: "by the user on the real service's phone (proxy mode)",
 };
 
 /** Every state a challenge can be in (for the control API's document). */

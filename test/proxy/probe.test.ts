@@ -41,7 +41,7 @@ describe('mfa-sim probe', () => {
     expect(verdicts(r.out)).toEqual(STEPS.map((s) => [s.name, 'agrees']));
     expect(r.out).toMatch(/^1 {2}time +200 15000 +200 15000 +agrees$/m);
     expect(r.out).toMatch(/^8 {2}invalid e-mail address +400 -5079 +400 -5079 +agrees$/m);
-    expect(r.out).toMatch(/\n9 of 9 steps agree\.\n$/);
+    expect(r.out).toMatch(/\nThe service answers in the document response style\.\n\n9 of 9 steps agree\.\n$/);
     // What it sent, as the upstream journaled it: the codes of the steps, and no challenge made.
     expect(
       upstream
@@ -61,6 +61,16 @@ describe('mfa-sim probe', () => {
       /3\. replayed nonce: the same time request, correctly signed with a new time and the nonce of step 1\n {3}- HTTP 200 15000 where mfa-sim answers HTTP 400 -4034\n {3}the service: HTTP 200 15000 "\{\\"utc-time\\":\\"\d+\\"\}"\n {3}mfa-sim: {5}HTTP 400 -4034 "Nonce reused: this nonce was used before\. Hint: request 1 used this nonce first/,
     );
     expect(r.out).toMatch(/\n8 of 9 steps agree\.\n$/);
+  });
+
+  it('tells which response style the service answers in, and the flag to give when it is not the one given', async () => {
+    const upstream = await simulator({ secret: SECRET, responseStyle: 'sdk' });
+    const r = await probe(upstream.url);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain('\nThe service answers in the sdk response style (give --response-style sdk).\n');
+    const again = await probe(upstream.url, '--response-style', 'sdk');
+    expect(again.out).toMatch(/\nThe service answers in the sdk response style\.\n\n9 of 9 steps agree\.\n$/);
+    expect(again.status).toBe(0);
   });
 
   it('shows a message worded otherwise, and still agrees', async () => {

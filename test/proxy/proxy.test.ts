@@ -231,6 +231,42 @@ describe('proxy mode with the same scenario on both sides: nothing found', async
   });
 });
 
+describe("proxy mode: a person answers on the service's own phone app", async () => {
+  const { upstream, px } = await pair();
+  const post = (path: string, body: unknown) => send(px, path, { as: ME, body });
+
+  for (const [press, code, status] of [
+    ['approve', 3080, 200],
+    ['deny', -3092, 400],
+  ] as const) {
+    it(`${press}: the status is the service's, the shadow follows it, and a later cancel agrees (no finding)`, async () => {
+      const user = `${press}-person@example.com`;
+      const created = await post('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: user }));
+      const id = JSON.parse(expectEnvelope(created, 202, 2025).message).challengeId as string;
+      // The person on the real phone: the upstream's own control API.
+      if (press === 'approve') upstream.simulator.approve(id);
+      else upstream.simulator.deny(id);
+      expectEnvelope(await post('/v1/svc/status', lookupEnvelope(ME.apiUser, 171, id, {}, user)), status, code);
+      expect(last(px).upstream!.deviations).toEqual([]);
+      expectEnvelope(await post('/v1/svc/challenge', cancelEnvelope(ME.apiUser, id, user)), 400, -2035);
+      expect(last(px).upstream!.deviations).toEqual([]);
+      expect(serviceFindings(await findingsOver(px))).toEqual([]);
+    });
+  }
+
+  it('a scripted person of the scenario answers nothing in the shadow: the service decides', async () => {
+    // The service's own person never answers; the proxy's scenario has the magic addresses (the default).
+    const two = await pair({ ...WORLD, magicAddresses: false }, WORLD);
+    const post = (path: string, body: unknown) => send(two.px, path, { as: ME, body });
+    const user = 'approve@example.com';
+    const created = await post('/v1/svc/challenge', challengeEnvelope(ME.apiUser, { svcUser: user }));
+    const id = JSON.parse(expectEnvelope(created, 202, 2025).message).challengeId as string;
+    two.px.simulator.advance(5_000);
+    expectEnvelope(await post('/v1/svc/status', lookupEnvelope(ME.apiUser, 171, id, {}, user)), 400, -3091);
+    expect(last(two.px).upstream!.deviations).toEqual([]);
+  });
+});
+
 describe('proxy mode: an upstream that deviates, each deviation reported with both answers', async () => {
   it('another message for the same code', async () => {
     const { px } = await pair(
