@@ -75,6 +75,11 @@ trait SignsRequests
         return $this->call('challenge', 150, ['svcUser' => $user, 'challengeType' => 'UserKeyAndPattern', 'enableQRcode' => false], $headers);
     }
 
+    public function status(string $user, string $challengeId): array
+    {
+        return $this->call('status', 171, ['svcUser' => $user, 'challengeId' => $challengeId]);
+    }
+
     public function time(): array
     {
         return $this->send('GET', '/v1/svc/time', null, $this->signedHeaders());

@@ -52,6 +52,9 @@ class Client:
     def new_challenge(self, user, **headers):
         return self.call("challenge", 150, {"svcUser": user, "challengeType": "UserKeyAndPattern", "enableQRcode": False}, **headers)
 
+    def status(self, user, challenge_id):
+        return self.call("status", 171, {"svcUser": user, "challengeId": challenge_id})
+
     def cancel(self, user, challenge_id):
         return self.call("challenge", 151, {"svcUser": user, "challengeId": challenge_id, "status": "CANCEL"})
 

@@ -23,4 +23,14 @@ class ClockTest {
   @Test void theTimeWithARightClock() throws Exception {
     assertEquals(15000, me.time(0).code());
   }
+
+  @Test void aScriptedPersonAnswersOnThisWorkersOwnClock() throws Exception {
+    // approve@ (any domain) is a person who approves 1 s after the challenge is made; no control call needed.
+    MfaSim.Answer made = me.newChallenge("approve@example.com");
+    assertEquals(2025, made.code());
+    String id = made.challengeId();
+    assertEquals(-3091, me.status("approve@example.com", id).code());
+    me.advance("2s"); // this worker's clock only; the other workers' time does not move
+    assertEquals(3080, me.status("approve@example.com", id).code());
+  }
 }

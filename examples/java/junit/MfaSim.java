@@ -109,6 +109,10 @@ public final class MfaSim implements BeforeAllCallback {
       return post("challenge", 150, "{\"svcUser\":\"" + user + "\",\"challengeType\":\"UserKeyAndPattern\",\"enableQRcode\":false}");
     }
 
+    public Answer status(String user, String challengeId) throws Exception {
+      return post("status", 171, "{\"svcUser\":\"" + user + "\",\"challengeId\":\"" + challengeId + "\"}");
+    }
+
     public Answer cancel(String user, String challengeId) throws Exception {
       return post("challenge", 151, "{\"svcUser\":\"" + user + "\",\"challengeId\":\"" + challengeId + "\",\"status\":\"CANCEL\"}");
     }
@@ -137,6 +141,12 @@ public final class MfaSim implements BeforeAllCallback {
 
   /** An answer: its HTTP status and body; {@code code()} reads the envelope's code. */
   public record Answer(int status, String body) {
+    /** The challenge id of a new challenge's answer (its message is JSON text holding challengeId). */
+    public String challengeId() {
+      Matcher m = Pattern.compile("challengeId\\\\\":\\\\\"([^\\\\\"]+)").matcher(body);
+      return m.find() ? m.group(1) : null;
+    }
+
     public int code() {
       Matcher m = Pattern.compile("\"code\":(-?\\d+)").matcher(body);
       return m.find() ? Integer.parseInt(m.group(1)) : Integer.MIN_VALUE;
