@@ -11,7 +11,7 @@ const REQUEST_PATH_SUITES = [
   'test/doctor/*.test.ts',
   'test/run/*.test.ts',
   'test/world/*.test.ts',
-  'test/simulator/*.test.ts',
+  'test/simulator/{claims,in-process,lifecycle,worker-clocks}.test.ts',
   'test/scenario/{forced-codes,forced-success,rules,rule-composition}.test.ts',
   'test/http/http.test.ts',
   'test/proxy/proxy.test.ts',

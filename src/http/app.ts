@@ -30,6 +30,17 @@ export function createApp(options: SimulatorOptions | string | Simulator = {}): 
   return appOf(sim, (req, res) => serveApiSafely(sim, req, res));
 }
 
+/**
+ * The server's request listener: the simulated API straight to its handler (the request path, or `api` in proxy mode),
+ * as the app's first middleware would send it; anything else to the app, made (and Express loaded) with the first
+ * such request. Express's routing took half a signed request's CPU.
+ */
+export function listenerOf(sim: Simulator, api?: ApiHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  const serve: ApiHandler = api ?? ((req, res) => serveApiSafely(sim, req, res));
+  let app: SimulatorApp | undefined;
+  return (req, res) => (req.url?.startsWith('/v1/') ? serve(req, res) : (app ??= appOf(sim, serve))(req, res));
+}
+
 /** The app of a simulator whose API `api` serves (startSimulator's, in proxy mode too). */
 export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
   const app = expressLib()();

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -7,9 +7,8 @@ import { envelopeJson } from '../contract/response.js';
 import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../simulator/options.js';
 import { scenarioOnce } from '../contract/arguments.js';
 import { Simulator } from '../simulator/simulator.js';
-import { appOf, type ApiHandler, type SimulatorApp } from './app.js';
 import { ProxyMode } from '../proxy/proxy.js';
-import { answerInternalError, serveApi, serveApiSafely } from './app.js';
+import { answerInternalError, listenerOf, serveApi } from './app.js';
 
 /** A running simulator, as `startSimulator` resolves it: its address, and the control operations as methods. */
 export interface RunningSimulator extends SimulatorControl {
@@ -42,13 +41,7 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
     opts.upstream === undefined
       ? undefined
       : new ProxyMode(sim, { ...opts, upstream: opts.upstream }, { serveApi, answerInternalError });
-  const api: ApiHandler = proxy ? (req, res) => proxy.serve(req, res) : (req, res) => serveApiSafely(sim, req, res);
-  // The Express app is made (and Express loaded) with the first request.
-  let app: SimulatorApp | undefined;
-  // The simulated API goes straight to its handler, as the app's first middleware would send it (app.ts): Express's
-  // routing took a third of a signed request's CPU.
-  const serve = (req: IncomingMessage, res: ServerResponse) =>
-    req.url?.startsWith('/v1/') ? api(req, res) : (app ??= appOf(sim, api))(req, res);
+  const serve = listenerOf(sim, proxy && ((req, res) => proxy.serve(req, res)));
   const requestTimeout = opts.requestTimeout ?? REQUEST_TIMEOUT_MS;
   const headersTimeout = Math.min(opts.headersTimeout ?? HEADERS_TIMEOUT_MS, requestTimeout);
   // Timeouts are checked this often: the default (30 s) would let a slow client hold a connection far past them.
