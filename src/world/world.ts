@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
-import { Challenges, DEFAULT_MAX_CHALLENGES, type Challenge } from './challenges.js';
+import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
 import { ControlError } from '../contract/errors.js';
 import { VirtualClock } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
@@ -97,21 +97,6 @@ export class World {
       out[id] = { entries: m.size };
     }
     return out;
-  }
-
-  /** The user approves a waiting challenge (a control call), having been shown `authCode` (default: six digits). */
-  approve(id: string, authCode?: string): Challenge {
-    return this.challenges.approve(id, undefined, authCode);
-  }
-
-  /** The user denies a waiting challenge (a control call). */
-  deny(id: string): Challenge {
-    return this.challenges.deny(id);
-  }
-
-  /** A waiting challenge expires now, as if its challengeExpiry had passed. */
-  expire(id: string): Challenge {
-    return this.challenges.expire(id);
   }
 
   // ---- The clocks. Each move settles what fell due within it, in time order, and sets the press timer again.
