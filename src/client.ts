@@ -1,9 +1,6 @@
 /**
- * `mfa-sim/client`: a typed client of the simulated service, for integration tests written in TypeScript.
- *
- * It signs with the simulator's own signing function (the one the server verifies with), sends the envelope
- * the interface document shows, and returns the response envelope with `message` parsed. It needs only
- * `node:crypto` and the global `fetch` (Node 20 or later).
+ * `mfa-sim/client`: a typed client of the simulated service, signing with the simulator's own signing function; it
+ * returns the response envelope with `message` parsed. Needs only `node:crypto` and the global `fetch`.
  *
  * @packageDocumentation
  * @module mfa-sim/client
@@ -30,16 +27,9 @@ export interface ClientOptions {
   secret: string;
   /** The identifier token in header names, scheme, algorithm and the user field. Default `svc`. */
   token?: string;
-  /**
-   * How the server spells the time key of its answers: `document` (`utctime`) or `sdk` (`utcTime`). When
-   * given, an answer spelled the other way is an error; when not, either is read.
-   */
+  /** How the server spells the time key of its answers: `document` (`utctime`) or `sdk` (`utcTime`). */
   responseStyle?: 'document' | 'sdk';
-  /**
-   * On -4036 (clock drift), take the server's time from the answer's `utctime`, correct this client's
-   * clock by the difference and retry once with a fresh signature. The correction is kept for later
-   * requests. Off by default, as in the published clients.
-   */
+  /** On -4036 (clock drift), correct this client's clock by the server's `utctime` and retry once. */
   correctClock?: boolean;
   /** Headers added to every request (e.g. `x-sim-scenario` to pick a scenario per request). */
   headers?: Record<string, string>;

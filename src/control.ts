@@ -1,10 +1,6 @@
 /**
  * `mfa-sim/control`: a typed client of a running simulator's control API (`/__sim/`), for test workers that share one
- * simulator started elsewhere (a global set-up, `npx mfa-sim` in CI, a container).
- *
- * Each parallel worker claims an API user of its own with `claimApiUser()`: its own id, secret and scenario, isolated
- * from every other worker's rules, challenges, replay memory and journal, while every request it sends counts towards
- * the run that the CI gate judges. It needs only the global `fetch` (Node 20 or later).
+ * simulator started elsewhere; each claims an API user of its own with `claimApiUser()`. Needs only the global `fetch`.
  *
  * @packageDocumentation
  * @module mfa-sim/control
@@ -34,11 +30,7 @@ export type {
 };
 export { ControlError, isMfaSimError, type MfaSimErrorCode, type ScenarioIssue } from './contract/errors.js';
 
-/**
- * A scenario as the control API takes it: a shipped scenario's name (or `<name>.yaml` in a scenario directory),
- * YAML or JSON text (a string with a line break or `key: value`), `{ file }` inside a scenario directory, `{ text }`,
- * or a scenario object.
- */
+/** A scenario as the control API takes it: a name, YAML or JSON text, `{ file }`, `{ text }`, or a scenario object. */
 export type ControlScenario = string | { file: string } | { text: string } | Partial<ScenarioInput>;
 
 /** How to reach the control API. */
@@ -61,10 +53,7 @@ export interface Gates {
   failOn?: Severity;
 }
 
-/**
- * An API user of one test worker's own (`claimApiUser`): sign its requests with `apiUser` and `secret`, send them to
- * `url`.
- */
+/** An API user of one test worker's own (`claimApiUser`): sign with `apiUser` and `secret`, send to `url`. */
 export interface ClaimedApiUser {
   apiUser: string;
   secret: string;
@@ -80,15 +69,9 @@ export interface ClaimedApiUser {
   journal(query?: JournalQuery): Promise<JournalEntry[]>;
   /** This API user's challenges, newest first. */
   challenges(): Promise<ChallengeView[]>;
-  /**
-   * This API user's clock: its own once it moved it (or its scenario stops it at `clock.frozenAt`), else the
-   * simulator's, which it follows. Moving it moves no one else's.
-   */
+  /** This API user's clock: its own once it moved it, else the simulator's, which it follows. */
   clock(): Promise<ClockView>;
-  /**
-   * Moves this API user's clock by a duration (ms, or 90s, 10m, -1h); answers once every expiry, scripted press and
-   * auto-verify that fell due is done.
-   */
+  /** Moves this API user's clock by a duration (ms, or 90s, 10m, -1h); answers once what fell due is done. */
   advance(by: number | string): Promise<ClockView>;
   /** Stops this API user's clock, at an instant (ISO 8601 or epoch ms) or where it stands. */
   freeze(at?: number | string): Promise<ClockView>;
@@ -122,15 +105,9 @@ export interface Control {
   deny(challengeId: string): Promise<ChallengeView>;
   /** A waiting challenge expires now. */
   expire(challengeId: string): Promise<ChallengeView>;
-  /**
-   * The simulator's clock. Moving it acts on every API user but a claimed one with a clock of its own: workers in
-   * parallel move their own (`ClaimedApiUser.advance`).
-   */
+  /** The simulator's clock. */
   clock(): Promise<ClockView>;
-  /**
-   * Moves the clock by a duration (ms, or 90s, 10m, -1h); answers once every expiry, scripted press and auto-verify
-   * that fell due is done.
-   */
+  /** Moves the clock by a duration (ms, or 90s, 10m, -1h); answers once what fell due is done. */
   advance(by: number | string): Promise<ClockView>;
   /** Stops the clock, at an instant (ISO 8601 or epoch ms) or where it stands. */
   freeze(at?: number | string): Promise<ClockView>;
@@ -163,15 +140,12 @@ export function connect(url: string, options: ControlOptions = {}): Control {
     body?: { json: unknown } | { text: string },
     expect: 'json' | 'text' = 'json',
   ): Promise<T> {
-    const init: RequestInit = { method, headers: { ...headers } };
-    if (body && 'text' in body) {
-      init.body = body.text;
-      (init.headers as Record<string, string>)['content-type'] = 'application/yaml';
-    } else if (body) {
-      init.body = JSON.stringify(body.json);
-      (init.headers as Record<string, string>)['content-type'] = 'application/json';
-    }
-    const res = await doFetch(`${base}/__sim/${path}`, init);
+    const type = body && ('text' in body ? 'application/yaml' : 'application/json');
+    const res = await doFetch(`${base}/__sim/${path}`, {
+      method,
+      headers: type ? { ...headers, 'content-type': type } : { ...headers },
+      body: body && ('text' in body ? body.text : JSON.stringify(body.json)),
+    });
     const text = await res.text();
     if (!res.ok) {
       let error = `HTTP ${res.status}`;
@@ -191,8 +165,7 @@ export function connect(url: string, options: ControlOptions = {}): Control {
   const query = (params: Record<string, string | number | undefined>) => {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
-    const s = q.toString();
-    return s ? `?${s}` : '';
+    return q.size ? `?${q.toString()}` : '';
   };
   const codes = (code: number | number[] | undefined) => (code === undefined ? undefined : [code].flat().join(','));
   const gates = (g: Gates = {}) => ({
@@ -217,7 +190,6 @@ export function connect(url: string, options: ControlOptions = {}): Control {
         scenario === undefined ? undefined : scenarioBody(scenario),
       );
       const { apiUser } = claimed;
-      /** Where this API user's own routes are. */
       const own = `api-users/${encodeURIComponent(apiUser)}`;
       return {
         ...claimed,

@@ -1,5 +1,4 @@
-import { parseAuthorization } from '../auth/signature.js';
-import { signatureMatches, signingLines } from '../auth/signature.js';
+import { parseAuthorization, signatureMatches, signingLines } from '../auth/signature.js';
 import { CHECKS as CHECK_NAMES, codeInfo, type CheckName, type Operation } from '../contract/codes.js';
 import {
   judgeBody,
@@ -13,10 +12,9 @@ import { answer, type Answer } from '../contract/response.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { endpointMethods, endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/envelope.js';
 import { jsonText } from '../output/json.js';
-import type { Hint } from '../doctor/doctor.js';
-import { algorithmToken, bodyUserToken, headerToken, pathToken, signedHeadersToken } from '../doctor/shapes.js';
-import { nonceReuseHint, timeReuseHint } from '../doctor/doctor.js';
-import { authorizationShape, driftHint, nonceShape, timeShape } from '../doctor/shapes.js';
+import { nonceReuseHint, timeReuseHint, type Hint } from '../doctor/doctor.js';
+import { algorithmToken, authorizationShape, bodyUserToken, driftHint, headerToken } from '../doctor/shapes.js';
+import { nonceShape, pathToken, signedHeadersToken, timeShape } from '../doctor/shapes.js';
 import type { SignedRequest } from '../doctor/signature.js';
 import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';
 import { qrDataUrl } from '../world/qr.js';
@@ -25,23 +23,18 @@ import type { RequestContext } from './context.js';
 /**
  * The checks of a request in the order of docs/behaviour.md#order-of-checks, each a small function from what is known
  * so far to "go on" (undefined) or an answer, named after its row in the code table, so a code a scenario rule forces
- * answers exactly where the real check would fail; then the operation. Nothing here changes the world: what a request
- * leaves behind is staged for the commit (path.ts). Rejections are values; an exception is a bug (answered -5000).
+ * answers exactly where the real check would fail; then the operation.
  */
 
 type Check = (ctx: RequestContext) => Answer | undefined;
 
-/** The shapes the checks hold a request's values to. */
 const UTCTIME = /^\d{1,16}$/;
 const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
 const HEX128 = /^[0-9a-fA-F]{128}$/;
 
 const isAuthChecked = (ctx: RequestContext) => ctx.sc.auth !== 'off';
 
-/**
- * An authentication failure, with the client doctor's hint when it has one: in `verify` mode it answers; in `log`
- * mode it is written down for the journal and the request goes on.
- */
+/** An authentication failure: in `verify` mode it answers; in `log` mode it is written down and the request goes on. */
 function authFail(ctx: RequestContext, code: number, reason?: string, hint?: Hint): Answer | undefined {
   if (ctx.sc.auth === 'verify') {
     ctx.hint = hint;
@@ -165,8 +158,7 @@ const CHECKS: Record<Exclude<CheckName, 'operation'>, Check> = {
       : authFail(ctx, -4033, `signedheaders must be ${want}`, signedHeadersToken(v, ctx.sc.token));
   },
   'api-user-known': (ctx) => {
-    // Authenticated (auth: verify), the header named the API user already. Otherwise (auth: log or off) it is taken
-    // from wherever the request names one.
+    // Under auth: log or off, the API user is taken from wherever the request names one.
     const parts =
       ctx.parts === undefined ? parseAuthorization(ctx.header('authorization') ?? '', ctx.sc.token) : ctx.parts;
     const id =
@@ -185,8 +177,7 @@ const CHECKS: Record<Exclude<CheckName, 'operation'>, Check> = {
     const fail =
       driftFail(ctx, time, ctx.now, ctx.sc.maxDrift) ??
       (ctx.guard && driftFail(ctx, time, ctx.guard.now, ctx.guard.maxDrift));
-    // The client doctor judges a clock only by requests its API user signed: a forger naming someone else's API
-    // user must not make their findings (a right signature with a wrong clock is a real client's mistake).
+    // The client doctor judges a clock only by requests its API user signed: a forger must not make their findings.
     if (fail)
       ctx.signed =
         ctx.signature !== undefined &&
@@ -215,8 +206,8 @@ const CHECKS: Record<Exclude<CheckName, 'operation'>, Check> = {
     const first = ctx.sc.replayTimestamps ? memory.time(time, ctx.replayNow) : undefined;
     const fail = first && authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(first, performance.now()));
     if (fail) return fail;
-    // To be remembered now that the signature verified (docs/behaviour.md#time-drift-and-replay), committed in the
-    // same synchronous step as these look-ups: of many identical requests arriving together, exactly one is first.
+    // Committed in the same synchronous turn as these look-ups (docs/behaviour.md#time-drift-and-replay): of many
+    // identical requests arriving together, exactly one is first.
     ctx.staged.replay = {
       memory,
       nonce: ctx.sc.replayNonces ? ctx.nonce : undefined,
@@ -247,7 +238,7 @@ const CHECKS: Record<Exclude<CheckName, 'operation'>, Check> = {
   },
   body: (ctx) => {
     if (!ctx.env) return undefined;
-    // The IP address is read for a new challenge only when the API user has IP rules (the one body they judge here).
+    // The IP address is read for a new challenge only when the API user has IP rules.
     const judged = judgeBody(ctx.env.op, ctx.env.body, ctx.sc, ctx.apiUser!.ipRules !== undefined);
     if (!('code' in judged)) {
       ctx.body = judged;
@@ -283,12 +274,7 @@ export interface Decision {
   commits: boolean;
 }
 
-/**
- * What a request is answered: the first failing check decides. A forced error answers at its own check, after every
- * earlier check passed, exactly as the real failure would, and leaves no trace: no challenge made, no nonce or time
- * remembered (docs/behaviour.md#scenarios-and-forced-codes). A forced success runs the operation, which makes happen
- * what makes sense.
- */
+/** What a request is answered: the first failing check decides (docs/behaviour.md#scenarios-and-forced-codes). */
 export function decide(ctx: RequestContext): Decision {
   const forced = ctx.forced;
   // A success's check is the operation, which comes after every check: only a forced error stops one of them.
@@ -302,8 +288,7 @@ export function decide(ctx: RequestContext): Decision {
   // An error forced at the operation's own check (-2035, -3087, ...).
   if (forced && forced.code < 0) return forcedError(forced);
   const natural = operate(ctx, ctx.env?.op ?? 'time', forced !== undefined);
-  // A forced success answers the code the operation answers (a rule forcing one matches only its operations), with the
-  // rule's message when it gives one.
+  // A forced success answers the operation's code, with the rule's message when it gives one.
   return {
     answer: forced?.message === undefined ? natural : { code: forced.code, message: forced.message },
     commits: true,
@@ -317,12 +302,7 @@ function forcedError(forced: { code: number; message?: string }): Decision {
 
 const json = (o: unknown) => JSON.stringify(o);
 
-/**
- * The operation (docs/behaviour.md#order-of-checks, step 9): what the service answers, read from the world
- * (world/challenges.ts owns the challenges' life), and the step it takes staged for the commit. `forced`: a rule forces
- * a success, so a cancel cancels a waiting challenge and a verify verifies a waiting or approved one, whatever they
- * would answer.
- */
+/** The operation (docs/behaviour.md#order-of-checks, step 9): what the service answers; its step is staged. */
 function operate(ctx: RequestContext, op: Operation, forced: boolean): Answer {
   const challenges = ctx.world.challenges;
   const apiUser = ctx.apiUser!.id;
@@ -331,8 +311,7 @@ function operate(ctx: RequestContext, op: Operation, forced: boolean): Answer {
       return { code: 15000, message: json({ 'utc-time': String(Math.floor(ctx.now / 1000)) }) };
     case 'challenge': {
       const body = ctx.body as ChallengeBody;
-      // What the person does with it, as the scenario scripts them (`people:`, magic addresses): read from the
-      // user field (svcUser), the address the challenge is made for.
+      // What the person does with it, as the scenario scripts them (`people:`, magic addresses).
       const script = ctx.sc.people.scriptFor(body.user);
       const c = challenges.make(apiUser, body, ctx.now, ctx.sc.autoVerifyDelay, ctx.actor, script);
       ctx.challenge = c;

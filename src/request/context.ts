@@ -1,25 +1,17 @@
-import type { AuthorizationParts } from '../auth/signature.js';
 import type { ReplayMemory } from '../auth/replay.js';
 import type { Operation } from '../contract/codes.js';
 import type { Body, JudgedEnvelope } from '../contract/bodies.js';
-import { peek, type Peek } from '../contract/envelope.js';
-import { endpointOf, endpointTypes, TYPE_OPERATION, type Endpoint } from '../contract/envelope.js';
+import { endpointOf, endpointTypes, peek, TYPE_OPERATION, type Endpoint, type Peek } from '../contract/envelope.js';
 import type { ApiUser, CompiledScenario } from '../scenario/compile.js';
 import type { CompiledRule, RuleSubject } from '../scenario/rules.js';
 import type { Challenge } from '../world/challenges.js';
 import type { World } from '../world/world.js';
 import type { Doctor, Hint } from '../doctor/doctor.js';
-import type { Caller } from '../run/answered.js';
-import { signingLines } from '../auth/signature.js';
+import { signingLines, type AuthorizationParts } from '../auth/signature.js';
 import { mustCode } from '../contract/codes.js';
-import { clipText, type Answer } from '../contract/response.js';
-import { isoTime } from '../contract/response.js';
-import type { AnsweredRequest } from '../run/answered.js';
+import { clipText, isoTime, type Answer } from '../contract/response.js';
+import type { AnsweredRequest, Caller } from '../run/answered.js';
 import { clip, JOURNAL_BODY_CHARS } from '../run/journal.js';
-
-/**
- * What the request path learns about one request as the checks run, and the request as the HTTP layer hands it over.
- */
 
 /** A request as the HTTP layer hands it over. */
 export interface ApiRequest {
@@ -33,10 +25,7 @@ export interface ApiRequest {
   tooLarge?: number;
 }
 
-/**
- * What a request leaves behind, as the checks and the operation decide it: staged while they read, committed in one
- * step once the answer is known (commit.ts), or dropped when a rule forces an error.
- */
+/** What a request leaves behind: staged while the checks read, committed once answered (commit.ts), or dropped. */
 export interface Staged {
   /** Its nonce and time, to be remembered now that the signature verified; when it arrived (this machine's clock). */
   replay?: { memory: ReplayMemory; nonce?: string; time?: number; until: number; arrived: number };
@@ -49,7 +38,7 @@ export class RequestContext implements RuleSubject {
   endpoint?: Endpoint;
   /** The Authorization header's parts once the header is checked; null when it was checked and is misshapen. */
   parts?: AuthorizationParts | null;
-  /** The signing headers and the signature, each once its check found it well-formed. */
+  /** Each once its check found it well-formed. */
   utctime?: string;
   nonce?: string;
   signature?: string;
@@ -63,20 +52,15 @@ export class RequestContext implements RuleSubject {
   forced?: { code: number; message?: string };
   /** auth: log: the authentication checks that would have failed, each with the doctor's hint when it has one. */
   wouldFail?: { code: number; reason: string; hint?: Hint }[];
-  /** The client doctor's diagnosis of the refusal answered (doctor/). */
   hint?: Hint;
   /** The journal's number this request will have once answered. */
   seq = 0;
-  /** What this request leaves behind, committed in one step once it is answered (commit.ts). */
   readonly staged: Staged = {};
   /** The message of an exception the checks threw (a bug of the simulator's), for the log. */
   internalError?: string;
-  /**
-   * For a scenario picked by header: the time and drift window of the scenario the request would otherwise run
-   * under. Its drift is checked too, and replay memory keeps entries for the longer of the two windows.
-   */
+  /** For a scenario picked by header: the time and drift window of the scenario it would otherwise run under. */
   guard?: { now: number; maxDrift: number };
-  /** Authentication passed (or is not checked): the body may now be read at the relaxed parser's cost. */
+  /** Authentication passed (or is not checked): the body may now be read by the relaxed parser. */
   verified = false;
   /** The signature is right: it passed its check, or (for the client doctor) it was checked on a -4036 refusal. */
   signed = false;
@@ -86,13 +70,8 @@ export class RequestContext implements RuleSubject {
   private routed?: Endpoint | null;
 
   constructor(
-    /**
-     * The world the request acts on, how answers link back to the simulator, and the active scenario (who is known
-     * depends on it).
-     */
     readonly world: World,
     readonly links: Links,
-    /** The client doctor: hints for refusals, and the first use of each nonce and time. */
     readonly doctor: Doctor,
     readonly active: CompiledScenario,
     /** The scenario the request runs under. */
@@ -107,14 +86,10 @@ export class RequestContext implements RuleSubject {
     return this.world.apiUser(this.sc, this.active, id);
   }
 
-  /**
-   * The request body read leniently, for rules and the permission check; never fails. Before authentication it reads
-   * JSON only.
-   */
+  /** The request body read leniently, for rules and the permission check; never fails. */
   get peek(): Peek {
     const relaxed = this.verified || this.sc.auth !== 'verify';
-    // A cache: reading the body again gives the same reading (a complete strict one is what a relaxed one gives too),
-    // so the mutants that only read it more often are equivalent.
+    // A cache: the mutants that only read the body more often are equivalent.
     // Stryker disable next-line ConditionalExpression,LogicalOperator: reads again, alike
     if (!this.peeked || (relaxed && !this.peekedRelaxed && !this.peeked.complete)) {
       this.peeked = peek(this.req.body, this.sc.names.userKey, relaxed);
@@ -123,20 +98,16 @@ export class RequestContext implements RuleSubject {
     return this.peeked;
   }
 
-  /**
-   * A request header by its lower-case name; only the request's own headers (a rule may name `constructor` or
-   * `__proto__`).
-   */
+  /** A request header by its lower-case name; own headers only (a rule may name `__proto__`). */
   header(name: string): string | undefined {
     const headers = this.req.headers;
-    if (!Object.prototype.hasOwnProperty.call(headers, name)) return undefined;
+    if (!Object.hasOwn(headers, name)) return undefined;
     const v = headers[name];
     return Array.isArray(v) ? v.join(', ') : v;
   }
 
   /** The operation, as far as it is known before the envelope is judged. */
   get operation(): Operation | undefined {
-    // Read by the rules and the permission check, before the envelope is judged; once it is, the envelope says.
     // Stryker disable next-line ConditionalExpression: no reader comes after the envelope check today
     if (this.env) return this.env.op;
     const endpoint = this.endpointByPath;
@@ -155,9 +126,7 @@ export class RequestContext implements RuleSubject {
     return this.routed ?? undefined;
   }
 
-  /**
-   * The instant replay memory judges expiry by: the earlier clock when a guard applies, so nothing is forgotten early.
-   */
+  /** The instant replay memory judges expiry by: the earlier clock under a guard, so nothing is forgotten early. */
   get replayNow(): number {
     return this.guard ? Math.min(this.now, this.guard.now) : this.now;
   }
@@ -172,13 +141,9 @@ export class RequestContext implements RuleSubject {
     return this.doctor.sentItself(this.header(this.sc.names.nonce)) ? 'explorer' : 'client';
   }
 
-  /**
-   * How far the request showed who sent it (run/answered.ts). A request a fault stopped before any check is
-   * known by the API user its header names.
-   */
+  /** How far the request showed who sent it (run/answered.ts). */
   get caller(): Caller {
-    // The API user the checks found, else the one the header names (the world knows API users by their 9-digit ids
-    // only, so any other text finds no one).
+    // The API user the checks found, else the one the header names.
     const named = this.apiUserId ?? this.header(this.sc.names.apiUser);
     // Stryker disable next-line ConditionalExpression: for the type checker; no one is named undefined either
     if (named === undefined || this.apiUserNamed(named) === undefined) return 'unknown';
@@ -193,11 +158,7 @@ export class RequestContext implements RuleSubject {
   }
 }
 
-/**
- * How answers link back to the simulator: `moreInfo`, `challengeQRcodeUrl` and the pages' own links. The base is the
- * public URL (the address listened on, or the `publicUrl` option); without one (an app mounted with createApp), the
- * Host the request came by, which is the caller's and so shown with its secrets redacted.
- */
+/** How answers link back to the simulator: `moreInfo`, `challengeQRcodeUrl` and the pages' own links. */
 export class Links {
   constructor(
     private readonly redact: (text: string) => string,
@@ -218,10 +179,7 @@ export class Links {
   }
 }
 
-/**
- * The record of one answered request, as every observer receives it: built from what the checks learned, kept as it
- * came (the journal hides its secrets as it keeps it), except where it is cut to size, which hides secrets first.
- */
+/** The record of one answered request, as every observer receives it (what is cut has its secrets hidden first). */
 export function recordOf(
   ctx: RequestContext,
   seq: number,
@@ -260,10 +218,7 @@ export function recordOf(
   };
 }
 
-/**
- * For -4037: the string the request's signing headers make, the one the signature check expected to be signed (also
- * for a -4037 a rule forced, where the check did not run); none when the request did not send both headers well-formed.
- */
+/** For -4037: the string the request's signing headers make (also for a forced -4037); none without both headers. */
 function stringToSignOf(ctx: RequestContext): string | undefined {
   return ctx.utctime === undefined || ctx.nonce === undefined
     ? undefined
@@ -273,10 +228,7 @@ function stringToSignOf(ctx: RequestContext): string | undefined {
 /** A journal entry keeps at most this many of a request's headers: a client sends a dozen; Node reads 1,000. */
 const MAX_HEADERS_KEPT = 100;
 
-/**
- * The request as the journal keeps it: its first MAX_HEADERS_KEPT headers, and its body cut to size (also a request
- * proxy mode forwarded).
- */
+/** The request as the journal keeps it: its first MAX_HEADERS_KEPT headers, and its body cut to size. */
 export function requestAsKept(req: RequestContext['req'], hide: (text: string) => string): AnsweredRequest['request'] {
   const body = bodyAsKept(req.body, hide);
   const names = Object.keys(req.headers);
@@ -291,10 +243,7 @@ function headerAsKept(value: string | undefined, hide: (text: string) => string)
   return value === undefined || value.length <= 32 ? value : clipText(hide(value), 32);
 }
 
-/**
- * A body as the journal keeps it: 8 KiB at most. A longer one has its secrets hidden now, before it is cut (the
- * journal hides secrets when an entry is first read; cut first, a secret across the cut would show in part).
- */
+/** A body as the journal keeps it: 8 KiB at most. */
 export function bodyAsKept(body: string, hide: (text: string) => string): string {
   return body.length <= JOURNAL_BODY_CHARS
     ? body

@@ -1,8 +1,7 @@
 import { mustCode } from '../contract/codes.js';
-import { answer, clipText, MAX_MESSAGE_CHARS, type Answer } from '../contract/response.js';
-import { envelopeJson, internalErrorJson } from '../contract/response.js';
-import { withHint } from '../doctor/doctor.js';
-import type { Doctor } from '../doctor/doctor.js';
+import { answer, clipText, envelopeJson, internalErrorJson, MAX_MESSAGE_CHARS } from '../contract/response.js';
+import type { Answer } from '../contract/response.js';
+import { withHint, type Doctor } from '../doctor/doctor.js';
 import { errorText } from '../output/error-text.js';
 import type { AnsweredEvents } from '../run/answered-events.js';
 import type { AnsweredRequest, Caller } from '../run/answered.js';
@@ -12,8 +11,7 @@ import { pickRule } from '../scenario/rules.js';
 import { ANSWERING_FAULTS, type Fault } from '../scenario/schema.js';
 import type { World } from '../world/world.js';
 import { decide, type Decision } from './checks.js';
-import { RequestContext, type ApiRequest, type Links } from './context.js';
-import { recordOf } from './context.js';
+import { recordOf, RequestContext, type ApiRequest, type Links } from './context.js';
 
 /** The result of handling one API request, for the HTTP layer to write. */
 export interface ApiResult {
@@ -31,14 +29,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /**
  * The request path of the simulated API, read top to bottom in `handle` and `answer`: the scenario the request runs
  * under, the rule that decides, the checks and the operation (checks.ts), the one step that commits, the envelope, and
- * one "answered" event that every observer of traffic receives. It acts on the world and the scenarios, and never
- * climbs back to the simulator that owns it.
+ * one "answered" event that every observer of traffic receives.
  */
 export class RequestPath {
-  /**
-   * Requests answered in this run (across scenario loads and resets): the journal's sequence, findings' and hints'
-   * request numbers, and the `sim-<n>` id of answers to callers who sent none.
-   */
+  /** Requests answered in this run: the journal's sequence, and the `sim-<n>` id for callers who sent none. */
   private seq = 0;
   /** The timers of requests a rule delays (up to 10 minutes): dropped when the simulator closes. */
   private readonly delayed = new Set<ReturnType<typeof setTimeout>>();
@@ -71,10 +65,7 @@ export class RequestPath {
     });
   }
 
-  /**
-   * Answers one request at once, a rule's delay left out: what mfa-sim answers, not when. Proxy mode's shadow decides
-   * so, and never holds the service's answer for the delay (docs/proxy.md).
-   */
+  /** Answers one request at once, a rule's delay left out: what mfa-sim answers, not when (docs/proxy.md). */
   answerAtOnce(req: ApiRequest): ApiResult {
     const startedAt = performance.now();
     const ctx = this.context(req, startedAt);
@@ -92,9 +83,8 @@ export class RequestPath {
     // 1. The scenario it runs under: picked by header, bound to its API user, or the active one.
     const run = this.scenarios.runningFor(req.headers);
     if ('error' in run) return this.internalError(req, startedAt, { reason: run.error, counts: false });
-    // 2. What the checks will learn, at the time of the clock its API user follows (a worker's own, else the
-    // simulator's; named by the header, as its binding is) under that scenario. A picked scenario's drift window is
-    // checked together with the one it is picked under.
+    // 2. What the checks will learn, at the time of the clock its API user follows, under that scenario. A picked
+    // scenario's drift window is checked together with the one it is picked under.
     const named = req.headers[this.scenarios.active.names.apiUser];
     const clock = typeof named === 'string' ? this.world.clockOf(named) : this.world.clock;
     const ctx = new RequestContext(
@@ -118,8 +108,7 @@ export class RequestPath {
 
   /** Steps 4 to 9: faults that never reach the service, the decision, the commit, the envelope, the event, the wire. */
   private answer(ctx: RequestContext, startedAt: number): ApiResult {
-    // 4. A fault that keeps the request from the service (a reset, a hang, a proxy's page): nothing is checked,
-    // created or remembered.
+    // 4. A fault that keeps the request from the service: nothing is checked, created or remembered.
     const fault = ctx.rule?.fault;
     if (fault !== undefined && !ANSWERING_FAULTS.has(fault)) {
       this.report(ctx, this.seq + 1, undefined, undefined, startedAt);
@@ -134,8 +123,7 @@ export class RequestPath {
     const decision = this.decided(ctx);
     // 6. What it leaves behind, committed in one step, in the same turn as the checks that read it.
     if (decision.commits) commit(ctx, decision.answer);
-    // 7. The envelope: a refusal says what the doctor found (unless the scenario wants the document's bare meanings);
-    // the caller's id is echoed (its secrets redacted), else the journal's sequence number.
+    // 7. The envelope: a refusal says what the doctor found; the caller's id is echoed, else `sim-<seq>`.
     const result = this.redacted(this.hinted(ctx, decision.answer));
     const id = ctx.callerId === undefined ? `sim-${seq}` : this.redact(ctx.callerId);
     const base = this.links.base(ctx.req.headers.host);
@@ -149,11 +137,7 @@ export class RequestPath {
     return { status, body, contentType: JSON_TYPE, fault, close: result.code === -413 };
   }
 
-  /**
-   * decide(), where an exception is a bug of the simulator's: answered -5000, shown in the journal and the log (never
-   * as a stack trace). The request was authenticated as far as it got, so its nonce and time are still remembered;
-   * the operation did not finish, so no step of a challenge is taken.
-   */
+  /** decide(), where an exception is a bug of the simulator's: answered -5000, shown in the journal and the log. */
   private decided(ctx: RequestContext): Decision {
     try {
       return decide(ctx);
@@ -164,10 +148,7 @@ export class RequestPath {
     }
   }
 
-  /**
-   * A refusal's message as the scenario wants it: with the doctor's hint after it (`hints`, the default), or the
-   * code's bare meaning as the interface document words it. A message a rule forces is the test author's, kept.
-   */
+  /** A refusal's message with the doctor's hint (`hints`), or the code's bare meaning; a forced message is kept. */
   private hinted(ctx: RequestContext, result: Answer): Answer {
     if (result.code >= 0 || (ctx.forced?.message !== undefined && ctx.forced.code === result.code)) return result;
     if (!ctx.sc.hints) return { code: result.code, message: mustCode(result.code).title };
@@ -186,11 +167,7 @@ export class RequestPath {
     return this.internalError(req, performance.now(), { failure: err, counts: true });
   }
 
-  /**
-   * A -5000 answered outside the checks (a request whose x-sim-scenario names no scenario: a mistake of the test
-   * set-up, not counted as coverage; or a bug), in an envelope built so that it cannot fail in turn, and written to the
-   * journal when that still works.
-   */
+  /** A -5000 answered outside the checks (an unknown x-sim-scenario, or a bug), in an envelope that cannot fail. */
   private internalError(
     req: ApiRequest,
     startedAt: number,
@@ -225,10 +202,7 @@ export class RequestPath {
     return { status: 500, body, contentType: JSON_TYPE };
   }
 
-  /**
-   * A request another answered (proxy mode: the upstream, src/proxy/): numbered among the path's own and told to
-   * every observer of "answered", as the path tells its own. Returns its number.
-   */
+  /** A request the upstream answered (proxy mode): numbered among the path's own and told to every observer. */
   answeredElsewhere(record: (seq: number) => AnsweredRequest, caller: (r: AnsweredRequest) => Caller): number {
     const seq = ++this.seq;
     this.answered.emit(seq, () => {
@@ -267,11 +241,7 @@ export class RequestPath {
   }
 }
 
-/**
- * The one step that changes the world for a request, once its answer is decided: its nonce and time remembered, with
- * its answer (for the story of a replay), and the step it took in a challenge's life. In the same synchronous turn as
- * the checks that read the world, so of many identical requests exactly one is first.
- */
+/** The one step that changes the world for a request, once its answer is decided: replay memory, the challenge. */
 function commit(ctx: RequestContext, answered: Answer): void {
   const { replay, challenge } = ctx.staged;
   if (replay) {
@@ -284,8 +254,8 @@ function commit(ctx: RequestContext, answered: Answer): void {
       ctx.replayNow,
     );
   }
-  const challenges = ctx.world.challenges;
   if (!challenge) return;
+  const challenges = ctx.world.challenges;
   if ('made' in challenge) {
     challenges.add(challenge.made);
     // Its person's scripted presses fall due on time, with no request to look at it.

@@ -1,47 +1,40 @@
-import { isGlob } from './glob.js';
-
-/**
- * Account states (docs/behaviour.md#accounts-and-api-users): which -2xxx code each user e-mail of a scenario gets, by
- * exact e-mail or glob.
- */
-
-export { isGlob };
-
-/** An account as a scenario lists it: a glob comes with its matcher (compiled where the scenario is checked). */
-export interface AccountEntry {
+/** Something each user e-mail gets: by exact e-mail (case-insensitive), then by glob in the order written. */
+export interface EmailEntry<T> {
   key: string;
-  code: number;
+  value: T;
+  /** A glob's matcher (compiled where the scenario is checked). */
   matches?: (email: string) => boolean;
 }
 
-/**
- * The account states of a scenario: exact e-mails (case-insensitive), then globs in the order written, then the
- * default. A state resolves to its -2xxx code, or 0 for an active account.
- */
-export class AccountBook {
-  private readonly exact = new Map<string, number>();
-  private readonly globs: { matches: (email: string) => boolean; code: number }[] = [];
+/** Values by user e-mail: exact e-mails first (of two alike in lower case the first wins), then globs in order. */
+export class EmailBook<T> {
+  private readonly exact = new Map<string, T>();
+  private readonly globs: { matches: (email: string) => boolean; value: T }[] = [];
 
+  constructor(entries: Iterable<EmailEntry<T>>) {
+    for (const { key, value, matches } of entries) {
+      if (matches) this.globs.push({ matches, value });
+      else if (!this.exact.has(key.toLowerCase())) this.exact.set(key.toLowerCase(), value);
+    }
+  }
+
+  /** The value for this e-mail, or undefined when nothing matches. */
+  find(email: string): T | undefined {
+    return this.exact.get(email.toLowerCase()) ?? this.globs.find((g) => g.matches(email))?.value;
+  }
+}
+
+/** Account states (docs/behaviour.md#accounts-and-api-users): the -2xxx code of each user e-mail, 0 when active. */
+export class AccountBook extends EmailBook<number> {
   constructor(
-    entries: Iterable<AccountEntry>,
+    entries: Iterable<EmailEntry<number>>,
     private readonly fallback: number,
   ) {
-    for (const { key, code, matches } of entries) {
-      if (matches) {
-        this.globs.push({ matches, code });
-        continue;
-      }
-      // The first of two keys written differently but alike in lower case wins, as the first matching glob does.
-      const lower = key.toLowerCase();
-      if (!this.exact.has(lower)) this.exact.set(lower, code);
-    }
+    super(entries);
   }
 
   /** The -2xxx code for this e-mail's account, or 0 when it is active. */
   codeFor(email: string): number {
-    const exact = this.exact.get(email.toLowerCase());
-    if (exact !== undefined) return exact;
-    for (const g of this.globs) if (g.matches(email)) return g.code;
-    return this.fallback;
+    return this.find(email) ?? this.fallback;
   }
 }

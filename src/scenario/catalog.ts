@@ -3,8 +3,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InternalError } from '../contract/errors.js';
 
-/** The shipped scenarios (their folder, names and files), and what a string given as a scenario is. */
-
 /** What a scenario name may look like when it names a file (`<name>.yaml`): no path, no dot first. */
 export const SCENARIO_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/i;
 

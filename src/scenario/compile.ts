@@ -4,7 +4,8 @@ import { ACCOUNT_STATES, codeInfo } from '../contract/codes.js';
 import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { isEmail } from '../contract/envelope.js';
 import type { ScenarioIssue } from '../contract/errors.js';
-import { AccountBook, isGlob } from './accounts.js';
+import { AccountBook } from './accounts.js';
+import { isGlob } from './glob.js';
 import { IpRules, parseRange } from './ip.js';
 import { INSTANT_WORDS, isInstantInRange } from '../contract/response.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
@@ -15,8 +16,6 @@ import { compileRule, matcherOf, shadowedRules, type CompiledRule, type Fail } f
 import { PERMISSIONS, type AuthMode, type Permission, type ScenarioInput } from './schema.js';
 import { checkShape, MAX_ISSUES } from './validate.js';
 
-/** A scenario checked (shape, then meaning) and compiled into what the simulator runs (docs/behaviour.md). */
-
 /** An API user as the simulator uses it. */
 export interface ApiUser {
   id: string;
@@ -26,7 +25,7 @@ export interface ApiUser {
   ipRules?: IpRules;
 }
 
-/** A scenario with defaults applied and every value parsed: what the simulator runs. */
+/** A scenario checked (shape, then meaning), defaults applied: what the simulator runs (docs/behaviour.md). */
 export interface CompiledScenario {
   name: string;
   description?: string;
@@ -137,13 +136,13 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
     const matches = isGlob(email) ? matcherOf(email, ['accounts', email], fail) : undefined;
     // An exact e-mail the service would refuse (-5079) is an account no request can reach: said now, not never.
     if (!isGlob(email) && !isEmail(email)) fail(['accounts', email], NOT_AN_EMAIL);
-    return { key: email, code: stateCode(ref, ['accounts', email]), matches };
+    return { key: email, value: stateCode(ref, ['accounts', email]), matches };
   });
   const people = Object.entries(input.people ?? {}).map(([email, person]) => {
     const path: (string | number)[] = ['people', email];
     const matches = isGlob(email) ? matcherOf(email, path, fail) : undefined;
     if (!isGlob(email) && !isEmail(email)) fail(path, NOT_AN_EMAIL);
-    if (typeof person === 'string') return { key: email, script: wordScript(person), matches };
+    if (typeof person === 'string') return { key: email, value: wordScript(person), matches };
     const presses = person.map((press, i): ScriptedPress => {
       const action = 'approve' in press ? 'approve' : 'deny';
       const afterMs = duration(
@@ -155,8 +154,8 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
       return { action, afterMs };
     });
     // In time order whatever order they are written in: they are pressed in time order.
-    const script: PersonScript = presses.sort((a, b) => a.afterMs - b.afterMs);
-    return { key: email, script, matches };
+    const value: PersonScript = presses.sort((a, b) => a.afterMs - b.afterMs);
+    return { key: email, value, matches };
   });
   const fallback = stateCode(input.defaultAccountState ?? 'active', ['defaultAccountState']);
   const autoVerifyDelay = duration(input.autoVerify?.delay, 2_000, ['autoVerify', 'delay'], LIMITS.autoVerifyDelay);

@@ -6,7 +6,6 @@ import { FileRefused, readFileWithin, readFileWithinAsync } from '../files/read-
 import { findShippedScenario, SCENARIO_NAME } from './catalog.js';
 import type { ScenarioSource } from './registry.js';
 
-/** Scenario files, read through the one reader (read-file.ts), and the directories the control API may read. */
 /** Scenario files larger than this are refused. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
 const NO_DIRECTORIES =
@@ -43,10 +42,7 @@ function refusal(file: string, e: unknown): ScenarioError {
   return new ScenarioError(file, [{ path: [], message }]);
 }
 
-/**
- * The directories the control API may read scenario files from (`--scenario-dir`), once every link is followed; any
- * other path gets the same refusal whether it exists or not, so the control API tells nothing about the machine.
- */
+/** The directories the control API may read scenario files from; any other path gets the same refusal. */
 export class ScenarioDirectories {
   readonly dirs: readonly string[];
 

@@ -1,16 +1,12 @@
 /**
- * Globs for scenario values (account e-mails, `when.svcUser`, `when.headers`): `*` any run of characters, `?` one
- * character (one code point), `\x` the character x itself (so a recorded e-mail holding `*` stays exact), everything
- * else itself; case-insensitive (both sides lower-cased), the whole value must match. Rules are matched before a
- * request is authenticated, so a match never backtracks: the pattern is cut at its stars and each piece is found
- * leftmost in turn, at most (value length) × (pattern length) comparisons whatever the two hold (`*a*a*a*a*b` against
- * a megabyte of `a` included).
+ * Globs for scenario values: `*` any run, `?` one code point, `\x` x itself; case-insensitive, the whole value. Matched
+ * before authentication, so never backtracking: each piece between stars is found leftmost in turn (linear time).
  */
 
 /** A glob (or an exact value) is at most this many characters. */
 export const MAX_GLOB_LENGTH = 256;
 
-/** Counts a match's character comparisons, for the tests that show its cost is linear in the value (not seconds). */
+/** Counts a match's character comparisons, for the tests that show its cost is linear. */
 export interface StepCounter {
   steps: number;
 }
@@ -56,10 +52,7 @@ export function valueMatcher(pattern: string): (value: string, counter?: StepCou
   };
 }
 
-/**
- * Whether `piece` stands in `value` (code points) at `at`, compared from its last character: a value whose literal end
- * differs is ruled out by its first comparison.
- */
+/** Whether `piece` stands in `value` (code points) at `at`, compared from its last character. */
 function pieceAt(value: string[], at: number, piece: Piece, counter: StepCounter): boolean {
   for (let i = piece.length - 1; i >= 0; i--) {
     counter.steps++;

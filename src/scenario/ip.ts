@@ -1,14 +1,9 @@
 import { BlockList, isIPv4 } from 'node:net';
 
-/**
- * An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users): addresses and CIDR blocks to block or allow,
- * matched by Node's own `net.BlockList`.
- */
-
 /** An IPv4 address or CIDR block, parsed; undefined when it is neither. */
 export type Range = { address: string; prefix: number };
 
-/** Parses an IPv4 address (dotted quad) or CIDR block (`a.b.c.d/n`, n from 0 to 32); undefined when it is neither. */
+/** Parses an IPv4 address or CIDR block (`a.b.c.d/n`); undefined when it is neither. */
 export function parseRange(text: string): Range | undefined {
   const [address, bits, ...more] = text.split('/');
   if (more.length > 0 || !isIPv4(address)) return undefined;
@@ -17,10 +12,7 @@ export function parseRange(text: string): Range | undefined {
   return { address, prefix: Number(bits) };
 }
 
-/**
- * An address is blocked when it is in a block range and in no allow range, or when an allow list is given and it is in
- * none of it.
- */
+/** An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users): blocked unless allowed. */
 export class IpRules {
   private readonly block = new BlockList();
   private readonly allow = new BlockList();

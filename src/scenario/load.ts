@@ -9,7 +9,6 @@ import { MAX_SCENARIO_BYTES, readScenarioFileSync } from './files.js';
 import type { ScenarioSource } from './registry.js';
 import type { ScenarioInput } from './schema.js';
 
-/** A scenario from any way it is given (name, file, text, object); YAML parsed within limits, each problem's line. */
 const yaml = lazy<typeof YAML>('yaml');
 
 /** YAML aliases beyond this count are refused (an alias bomb expands exponentially). */
@@ -21,10 +20,7 @@ type Line = (node: unknown) => number | undefined;
 const NOT_A_SCENARIO = 'is neither a scenario file nor the name of a shipped scenario';
 const NOT_A_SOURCE = 'must be a shipped scenario name, a file, a scenario object, YAML text or { text }';
 
-/**
- * Parses scenario text (YAML, of which JSON is a part) and compiles it. Anything wrong throws a ScenarioError whose
- * message names `source`, the line and the key. Nothing in the text is ever executed.
- */
+/** Parses scenario text (YAML, of which JSON is a part) and compiles it. */
 export function loadScenarioText(text: string, source: string): CompiledScenario {
   const refuse = (message: string, line?: number) => new ScenarioError(source, [{ path: [], line, message }]);
   if (Buffer.byteLength(text) > MAX_SCENARIO_BYTES)

@@ -12,10 +12,7 @@ const ROUNDS = 6;
 /** Mending changes containers this deep at most (apiUsers[0].ipRules.block): a bound, as a value may hold a cycle. */
 const COPIED_LEVELS = 5;
 
-/**
- * Every problem of a misshapen scenario: of shape (`first`), then of meaning once mended (a misspelled key read as the
- * key it is near, any other refused value set aside), but none that a value set aside in the same part could cause.
- */
+/** Every problem of a misshapen scenario: of shape (`first`), then of meaning once mended (misspelled keys renamed). */
 export function mend(value: unknown, first: ShapeProblem[], meaning: Meaning): ScenarioIssue[] {
   if (!isRecord(value)) return first.map(({ path, message }) => ({ path, message }));
   const root = copy(value, COPIED_LEVELS) as Container;

@@ -1,11 +1,7 @@
+import { EmailBook, type EmailEntry } from './accounts.js';
+
 /** What a person does on the phone page: approve or deny. */
 export type PressAction = 'approve' | 'deny';
-
-/**
- * What the person a challenge is made for does with it, as a scenario scripts it (`people:`) or a magic address says
- * (`approve@`, `deny-after-5s@`, `ignore@`): the presses they make on the phone, each some time after the challenge is
- * made. No press at all: they never answer, and the challenge expires.
- */
 
 /** One press a person makes, this long (ms) after the challenge is made. */
 export interface ScriptedPress {
@@ -40,36 +36,17 @@ function magicScript(user: string): PersonScript | undefined {
   return wordScript(m[1].toLowerCase() as PressAction | 'ignore', seconds === undefined ? undefined : seconds * 1000);
 }
 
-/** A person as a scenario lists them: a glob comes with its matcher (compiled where the scenario is checked). */
-export interface PersonEntry {
-  key: string;
-  script: PersonScript;
-  matches?: (email: string) => boolean;
-}
-
-/**
- * The people a scenario scripts: exact e-mails (case-insensitive), then globs in the order written, as accounts are
- * matched (accounts.ts); then, unless the scenario turns them off, the magic addresses.
- */
-export class PersonBook {
-  private readonly exact = new Map<string, PersonScript>();
-  private readonly globs: { matches: (email: string) => boolean; script: PersonScript }[] = [];
-
+/** The people a scenario scripts (`people:`), matched as accounts are; then, unless turned off, the magic addresses. */
+export class PersonBook extends EmailBook<PersonScript> {
   constructor(
-    entries: Iterable<PersonEntry>,
+    entries: Iterable<EmailEntry<PersonScript>>,
     private readonly magic: boolean,
   ) {
-    for (const { key, script, matches } of entries) {
-      if (matches) this.globs.push({ matches, script });
-      else if (!this.exact.has(key.toLowerCase())) this.exact.set(key.toLowerCase(), script);
-    }
+    super(entries);
   }
 
   /** What the person with this e-mail does, or undefined: no one answers for them but a real person (or a test). */
   scriptFor(email: string): PersonScript | undefined {
-    const exact = this.exact.get(email.toLowerCase());
-    if (exact) return exact;
-    for (const g of this.globs) if (g.matches(email)) return g.script;
-    return this.magic ? magicScript(email) : undefined;
+    return this.find(email) ?? (this.magic ? magicScript(email) : undefined);
   }
 }

@@ -6,11 +6,7 @@ import { compileOrThrow, loadScenarioFile, resolveScenario } from './load.js';
 import { running, type Running } from './rules.js';
 import type { ScenarioInput } from './schema.js';
 
-/**
- * A scenario as the in-process methods take it: what the control API takes. A string is scenario text (YAML or JSON)
- * when it holds a line break, starts with `{`, or holds a `key: value` pair; any other string is a shipped scenario's
- * name or a file. Or an object with the scenario's keys, or `{ text, source? }` with text named `source`.
- */
+/** A scenario as the in-process methods take it: what the control API takes. */
 export type ScenarioSource = string | Partial<ScenarioInput> | { text: string; source?: string };
 
 /** The header that picks a scenario for one request. */
@@ -56,7 +52,6 @@ export class ScenarioRegistry {
     return this.activeRun.sc;
   }
 
-  /** The identifier token in force. */
   get token(): string {
     return this.activeRun.sc.token;
   }
@@ -147,7 +142,6 @@ export class ScenarioRegistry {
     return [...kept].flatMap((sc) => [...(sc.apiUsers?.values() ?? [])].map((u) => u.secret));
   }
 
-  /** For tests of bounds. */
   sizes(): { givenScenarios: number; bindings: number; picks: number } {
     return { givenScenarios: this.given.size, bindings: this.bindings.size, picks: this.picks.size };
   }
@@ -194,10 +188,7 @@ export class ScenarioRegistry {
     };
   }
 
-  /**
-   * A scenario to run beside the active one: same token, and the simulator's clock unless `ownClock` (a claimed API
-   * user's, whose `clock.frozenAt` stops that API user's own clock).
-   */
+  /** A scenario to run beside the active one: same token, and the simulator's clock unless `ownClock`. */
   private overlay(sc: CompiledScenario, ownClock = false): CompiledScenario {
     const refuse = (path: string[], message: string) => new ScenarioError(sc.name, [{ path, message }]);
     if (sc.input.token !== undefined && sc.token !== this.token)

@@ -4,8 +4,6 @@ import { closest } from '../output/closest.js';
 import type { ScenarioIssue } from '../contract/errors.js';
 import { ScenarioSchema } from './schema.js';
 
-/** Checking a value against a TypeBox schema (the scenario's, the run options'), with a plain message per key. */
-
 /** At most this many problems of a scenario are reported at once. */
 export const MAX_ISSUES = 20;
 

@@ -3,12 +3,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { quoted } from '../contract/response.js';
 
 /**
- * DNS rebinding protection for the control plane. A web page can point a name it owns at 127.0.0.1 and then talk to
- * the simulator as a same-origin page; what it cannot change is the `Host` header, which carries its own name. So
- * `/__sim/` answers only requests addressed to this machine: `localhost` and `*.localhost`, any IP address (a page
- * cannot own one), the address the simulator listens on, and names the operator allowed (`--allowed-hosts`; a leading
- * dot allows a domain and its subdomains), as Vite's and webpack-dev-server's `allowedHosts` do. The simulated API
- * answers under any name.
+ * DNS rebinding protection for the control plane: a page can point its name at 127.0.0.1, not change the Host header,
+ * so `/__sim/` answers only localhost, IP addresses, the address listened on and `--allowed-hosts` names.
  */
 export class AllowedHosts {
   private readonly names = new Set<string>();

@@ -20,9 +20,8 @@ interface ScopedParts {
 }
 
 /**
- * One API user's own scenario beside the active one: a binding, or an API user claimed for one parallel test worker.
- * Loading one starts that API user's share of the scenario scope afresh (its challenges, replay memory, first uses
- * and journal), and leaves every other API user's alone (docs/coverage-and-ci.md#parallel-workers-on-one-simulator).
+ * One API user's own scenario beside the active one: a binding, or an API user claimed for one parallel test worker
+ * (docs/coverage-and-ci.md#parallel-workers-on-one-simulator).
  */
 export class ApiUserScopes {
   constructor(
@@ -46,13 +45,10 @@ export class ApiUserScopes {
     return removed;
   }
 
-  /**
-   * A new API user, running `scenario` (default: the active one as it is now) with a scope of its own; `url`, where to
-   * send its requests.
-   */
+  /** A new API user, running `scenario` (default: the active one) with a scope of its own; `url`: where to send. */
   claim(scenario: ScenarioSource | undefined): { apiUser: string; secret: string; scenario: string; url: string } {
     const { world, secrets } = this.sim;
-    const registry = this.registry;
+    const { registry } = this;
     registry.checkRoom();
     const user = world.claim(registry.active);
     try {
@@ -94,20 +90,14 @@ export class ApiUserScopes {
     return this.sim.world.unfreeze(this.ownClock(apiUser));
   }
 
-  /**
-   * How to reach a claimed API user's own clock: made where the simulator's stands, under its scenario's offset,
-   * when first asked for (not for a move that is refused); 404 at once for an API user not claimed.
-   */
+  /** A claimed API user's own clock, made when first asked for (not for a move refused); 404 at once if unclaimed. */
   private ownClock(apiUser: unknown): () => VirtualClock {
     const id = argumentOnce(apiUser, 'apiUser') as string;
     this.sim.world.mustBeClaimed(id);
     return () => this.sim.world.ownClock(id, this.scenarioOf(id).offset);
   }
 
-  /**
-   * Where a claimed API user's clock stands, as its requests read it (under its scenario's offset), and whether it is
-   * stopped; 404 for one not claimed.
-   */
+  /** Where a claimed API user's clock stands, as its requests read it, and whether it is stopped; 404 if unclaimed. */
   clock(apiUser: string): { now: number; frozen: boolean; offset: number } {
     const { world } = this.sim;
     apiUser = argumentOnce(apiUser, 'apiUser');

@@ -1,6 +1,5 @@
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { DEFAULT_REPLAY_CAP } from '../auth/replay.js';
-import { Type } from '@sinclair/typebox';
 import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import type { ScenarioInput } from '../scenario/schema.js';
 import { OptionsError, type ScenarioIssue } from '../contract/errors.js';
@@ -10,10 +9,7 @@ import { DEFAULT_MAX_CHALLENGES } from '../world/challenges.js';
 import { DEFAULT_API_USER } from '../world/world.js';
 import { MAX_HOST_NAME } from './allowed-hosts.js';
 
-/**
- * One name `/__sim/` may be addressed by (allowed-hosts.ts): a host name or IP address, a leading dot for a domain and
- * its subdomains. A URL, a port or a wildcard (`*.example.com`) would be kept and never met: refused where given.
- */
+/** One name `/__sim/` may be addressed by (a leading dot: a domain); a URL, port or wildcard would never match. */
 const ALLOWED_HOST = '^\\s*(\\.?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?|\\[?[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\\]?)\\s*$';
 
 /** The address a simulator listens on unless told another. */
@@ -27,11 +23,9 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const UPSTREAM_TIMEOUT_MS = 10_000;
 
 /**
- * How a simulator runs, beside the scenario keys it also takes: the in-process options and, through them, the
- * command line's flags and environment variables (command-line.ts), the help, and the tables of
- * docs/in-process-api.md and docs/command-line.md. One schema bounds them all where they enter, so a flag such as
- * `--seed` or an option such as `requestTimeout: 1e300` gets a clear message naming it, never a RangeError from
- * deep inside Node or an array a billion entries long.
+ * How a simulator runs, beside the scenario keys it also takes: the in-process options and, through them, the command
+ * line's flags and environment variables (command-line.ts), the help, and the tables of docs/in-process-api.md and
+ * docs/command-line.md.
  */
 const SimulatorRunSchema = Type.Object({
   scenario: Type.Optional(
@@ -196,9 +190,7 @@ export const RunOptionsSchema = Type.Object(
   { description: 'how a simulator runs' },
 );
 
-/**
- * Options of a simulator: any scenario key (they override the scenario's own), plus how it runs (`RunOptionsSchema`).
- */
+/** Options of a simulator: any scenario key (they override the scenario's own), plus how it runs. */
 export type SimulatorOptions = Partial<ScenarioInput> & Static<typeof SimulatorRunSchema>;
 
 /** Options of `startSimulator`: a simulator's, plus where and how it listens, and proxy mode's. */
@@ -209,21 +201,15 @@ export const RUN_KEYS: readonly string[] = Object.keys(RunOptionsSchema.properti
 
 let check: ((value: unknown) => ScenarioIssue[]) | undefined;
 
-/**
- * The options of a simulator, given as an object or as a scenario's name or file, with their run options checked
- * (scenario keys are checked by the scenario's compilation); anything wrong throws an OptionsError naming it.
- */
+/** The options of a simulator (an object, or a scenario's name or file), run options checked; else an OptionsError. */
 export function runOptions(options: SimulatorOptions | string): SimulatorOptions {
   const opts = typeof options === 'string' ? { scenario: options } : options;
   if (typeof opts !== 'object' || opts === null)
     throw new OptionsError([{ path: [], message: 'must be an object of options, or a scenario name or file' }]);
-  checkRunOptions(opts);
-  return opts;
-}
-
-function checkRunOptions(options: Record<string, unknown>): void {
-  const run: Record<string, unknown> = {};
-  for (const k of RUN_KEYS) if (Object.hasOwn(options, k) && options[k] !== undefined) run[k] = options[k];
+  const all = opts as Record<string, unknown>;
+  const run = Object.fromEntries(
+    RUN_KEYS.filter((k) => Object.hasOwn(all, k) && all[k] !== undefined).map((k) => [k, all[k]]),
+  );
   check ??= shapeChecker(RunOptionsSchema);
   const issues = check(run);
   if (issues.length) throw new OptionsError(issues);
@@ -231,4 +217,5 @@ function checkRunOptions(options: Record<string, unknown>): void {
   const stray =
     run.upstream === undefined ? (['upstreamCa', 'record'] as const).find((k) => run[k] !== undefined) : undefined;
   if (stray) throw new OptionsError([{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
+  return opts;
 }

@@ -24,11 +24,7 @@ import { World } from '../world/world.js';
 export type { SimulatorOptions } from './options.js';
 export type { ScenarioSource } from '../scenario/registry.js';
 
-/**
- * One simulated service: the facade that wires its parts (world/, scenario/registry.ts, request/path.ts, observers/)
- * and offers the in-process methods, one per route of the control API and named as it is. Everything lives on the
- * instance, so many simulators run side by side in one process.
- */
+/** One simulated service: wires its parts and offers the in-process methods, one per route of the control API. */
 export class Simulator {
   readonly world: World;
   /** The virtual clock: nothing else reads the time (world/clock.ts). */
@@ -75,7 +71,7 @@ export class Simulator {
     this.secrets.controlToken = opts.controlToken;
     const answered = new AnsweredEvents(failures);
     this.run = new RunRecord(this, failures);
-    // A client's distance to a clock (the simulator's, a worker's own) is measured again from the clock's new place.
+    // A client's distance to a clock is measured again from the clock's new place.
     this.world.onClockMove(() => this.run.clockMoved());
     this.run.observe(answered);
     this.requestJournal.observe(answered);
@@ -146,11 +142,11 @@ export class Simulator {
   findChallenge = (id: string) => this.world.challenges.get(id);
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
   approve = (id: string, authCode?: string) =>
-    this.world.approve(argumentOnce(id, 'id'), argumentOnce(authCode, 'authCode'));
+    this.world.challenges.approve(argumentOnce(id, 'id'), undefined, argumentOnce(authCode, 'authCode'));
   /** The user denies a waiting challenge. */
-  deny = (id: string) => this.world.deny(id);
+  deny = (id: string) => this.world.challenges.deny(id);
   /** A waiting challenge expires now, as if its challengeExpiry had passed. */
-  expire = (id: string) => this.world.expire(id);
+  expire = (id: string) => this.world.challenges.expire(id);
 
   /** Moves the clock by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never outside 1970 to 9999. */
   advance = (by: number | string): number => this.world.advance(argumentOnce(by, 'by'));

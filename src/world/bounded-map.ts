@@ -1,7 +1,6 @@
 /**
  * A Map that keeps the `max` keys set most recently: setting a key makes it the newest, and past `max` the oldest is
- * forgotten. Every memory a client's requests add to (the doctor's, the explorer's) is one of these, so it stays
- * bounded however long a run lasts.
+ * forgotten.
  */
 export class BoundedMap<K, V> extends Map<K, V> {
   constructor(readonly max: number) {

@@ -7,17 +7,10 @@ import { Watchers } from './watchers.js';
 import type { PersonScript } from '../scenario/person-scripts.js';
 import type { Actor, ChallengeState, PressAction, Step } from './steps.js';
 
-/**
- * The challenges a simulator has issued and their whole life: made by a new-challenge request; then approved or
- * denied by the user (the phone page, the dashboard, the control API, the person a scenario scripts), verified or
- * cancelled by the client, expired or auto-verified by the clock. A maintainer who changes how a challenge ends
- * changes this file.
- */
-
 /** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */
 export type EndedBy = 'user' | 'client' | 'clock' | 'auto-verify';
 
-// Written as a record so that the compiler holds the list to the type: a value missing or extra does not build.
+// A record, so that a value missing or extra does not build.
 const ENDINGS: Record<EndedBy, true> = { user: true, client: true, clock: true, 'auto-verify': true };
 /** Every way a challenge can end (for the control API's document). */
 export const ENDED_BY = Object.keys(ENDINGS) as EndedBy[];
@@ -40,7 +33,6 @@ export interface Challenge {
   /** The code the user was shown when approving; verify must send it (unless auto-verify). */
   authCode?: string;
   endedAt?: number;
-  /** How it ended. */
   endedBy?: EndedBy;
   /** Its life step by step, from its creation: who made it, who answered it, who verified or cancelled it. */
   trail: Step[];
@@ -57,10 +49,7 @@ interface Due {
   press?: { action: PressAction; at: number };
 }
 
-/**
- * A challenge keeps this many characters of the profile its request named (shown nowhere; kept small, as a challenge
- * is kept long).
- */
+/** A challenge keeps this many characters of the profile its request named (shown nowhere). */
 const PROFILE_KEPT = 256;
 
 /** Default number of challenges kept; past it the oldest are forgotten. */
@@ -70,19 +59,10 @@ const json = (o: unknown) => JSON.stringify(o);
 
 /**
  * The challenges, in the order they were made, bounded: past `max`, the oldest one is forgotten (it then answers as
- * unknown). Expiry, auto-verify and scripted presses follow the clock of the challenge's API user (`nowOf`): they
- * are applied when a challenge is looked at, and all at once in time order when a clock moves or a scripted press
- * falls due (`settleAll`, which the world calls).
+ * unknown).
  */
 export class Challenges {
   private readonly map = new Map<string, Challenge>();
-  /**
-   * The ids in the order they were added, a ring once full: `head` is the oldest. (Deleting a Map's first key
-   * and then asking the Map for its new first key makes V8 step over every entry deleted since the table was
-   * last compacted: about 10 microseconds per new challenge once the store is full.)
-   */
-  private order: string[] = [];
-  private head = 0;
   private readonly watchers = new Watchers<Challenge>();
   /** The challenges with scripted presses still to make: the only ones a timer waits for. */
   private readonly scripted = new Set<Challenge>();
@@ -96,13 +76,9 @@ export class Challenges {
     private readonly nowOf: (apiUser: string) => number = () => Date.now(),
   ) {}
 
-  // ---- What the client's requests do (the operations of the service). The request path decides with these
-  // readings and commits the step it decided on (request/commit.ts) once the request is answered.
+  // ---- What the client's requests do; the request path commits the step it decided on (request/commit.ts).
 
-  /**
-   * A new challenge (2025) for `apiUser`, waiting for the user, not kept yet (`add` keeps it); with auto-verify it
-   * completes by itself after `autoVerifyDelay`.
-   */
+  /** A new challenge (2025) for `apiUser`, waiting for the user, not kept yet (`add` keeps it). */
   make(
     apiUser: string,
     body: ChallengeBody,
@@ -135,7 +111,7 @@ export class Challenges {
   add(c: Challenge): void {
     this.store(c);
     if (c.presses) this.scripted.add(c);
-    this.changed(c);
+    this.watchers.tell(c);
   }
 
   /** The earliest scripted press still to make on each API user's challenges (for the timer that makes them). */
@@ -148,10 +124,7 @@ export class Challenges {
     return next;
   }
 
-  /**
-   * Takes every step that has fallen due on every challenge by its clock's now (auto-verify, expiry, scripted
-   * presses), in time order across challenges, each told to the watchers as it is taken.
-   */
+  /** Takes every step that has fallen due on every challenge by its clock's now, in time order across challenges. */
   settleAll(): void {
     const due: Due[] = [];
     const nows = new Map<string, number>();
@@ -182,9 +155,7 @@ export class Challenges {
     this.step(c, 'verified', now, by);
   }
 
-  // ---- What the user (or a test standing in for the user) does, and the clock.
-
-  // `now` left out: now on the clock of the challenge's API user.
+  // ---- What the user (or a test standing in for the user) does; `now` left out: the API user's clock's now.
 
   /** The user approves a waiting challenge, having been shown `authCode` (default: six random digits). */
   approve(id: string, now?: number, authCode?: string, by: Actor = 'control'): Challenge {
@@ -244,28 +215,20 @@ export class Challenges {
   clear(): void {
     this.map.clear();
     this.scripted.clear();
-    this.order = [];
-    this.head = 0;
   }
 
   /** Forgets one API user's challenges (its own scenario was loaded); the others keep theirs, in their order. */
   forgetApiUser(apiUser: string): void {
-    let removed = false;
     for (const [id, c] of this.map)
-      if (c.apiUser === apiUser && this.map.delete(id)) {
+      if (c.apiUser === apiUser) {
+        this.map.delete(id);
         this.scripted.delete(c);
-        removed = true;
       }
-    if (!removed) return;
-    // Oldest first again, so that the next one past the bound forgets the oldest that is left.
-    this.order = [...this.map.keys()];
-    this.head = 0;
   }
 
-  /** A challenge ends (approved, denied, expired or cancelled), and who did it. */
   private end(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy, by: Actor): Challenge {
     endAt(c, state, at, endedBy, by);
-    this.changed(c);
+    this.watchers.tell(c);
     return c;
   }
 
@@ -273,14 +236,11 @@ export class Challenges {
   private step(c: Challenge, state: ChallengeState, at: number, by: Actor): void {
     c.state = state;
     c.trail.push({ state, at, by });
-    this.changed(c);
+    this.watchers.tell(c);
   }
 
-  /** What fell due on one challenge by `now` (auto-verify, expiry, presses), taken when it is looked at. */
   private settle(c: Challenge, now: number): void {
-    const due: Due[] = [];
-    dueOf(c, now, due);
-    this.take(due);
+    this.take(dueOf(c, now, []));
   }
 
   /** Takes the steps that fell due, in time order (a stable sort: at one instant, in the order found). */
@@ -300,12 +260,8 @@ export class Challenges {
       } else if (c.state !== 'waiting') continue;
       else if (rank === 0) endAt(c, 'approved', at, 'auto-verify', 'auto-verify');
       else endAt(c, 'expired', at, 'clock', 'clock');
-      this.changed(c);
+      this.watchers.tell(c);
     }
-  }
-
-  private changed(c: Challenge): void {
-    this.watchers.tell(c);
   }
 
   private waiting(id: string, now: number | undefined): Challenge {
@@ -321,26 +277,19 @@ export class Challenges {
     return c;
   }
 
+  /** Past `max`, forgets the oldest (a Map keeps insertion order). */
   private store(c: Challenge): void {
     if (this.max < 1) return;
-    const before = this.map.size;
     this.map.set(c.id, c);
-    // Set again, a known id keeps its place, as in a Map (told by the size: one lookup where has() and set() are two).
-    if (this.map.size === before) return;
-    if (this.order.length < this.max) {
-      this.order.push(c.id);
-      return;
-    }
-    const oldest = this.map.get(this.order[this.head]);
-    if (oldest) this.scripted.delete(oldest);
-    this.map.delete(this.order[this.head]);
-    this.order[this.head] = c.id;
-    this.head = (this.head + 1) % this.max;
+    if (this.map.size <= this.max) return;
+    const oldest = this.map.values().next().value!;
+    this.map.delete(oldest.id);
+    this.scripted.delete(oldest);
   }
 }
 
 /** What has fallen due on a challenge by `now`: auto-verify (before it expires), expiry, its scripted presses. */
-function dueOf(c: Challenge, now: number, due: Due[]): void {
+function dueOf(c: Challenge, now: number, due: Due[]): Due[] {
   if (c.state === 'waiting') {
     if (c.autoVerifyAt !== undefined && c.autoVerifyAt <= now && c.autoVerifyAt < c.expiresAt)
       due.push({ c, at: c.autoVerifyAt, rank: 0 });
@@ -350,6 +299,7 @@ function dueOf(c: Challenge, now: number, due: Due[]): void {
     if (press.at > now) break;
     due.push({ c, at: press.at, rank: 2, press });
   }
+  return due;
 }
 
 function endAt(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy, by: Actor): void {
@@ -359,20 +309,13 @@ function endAt(c: Challenge, state: ChallengeState, at: number, endedBy: EndedBy
   c.trail.push({ state, at, by });
 }
 
-/**
- * What cancelling a challenge answers: 2028 when it was waiting (then it is cancelled), else -2035 (unknown, someone
- * else's, or already ended).
- */
+/** What cancelling a challenge answers: 2028 when it was waiting, else -2035. */
 export function cancelOutcome(c: Challenge | undefined): Answer {
   if (c?.state === 'waiting') return { code: 2028, message: json({ status: 'CANCELLED' }) };
   return c ? answer(-2035, `the challenge is already ${c.state}`) : answer(-2035, 'no such challenge for this user');
 }
 
-/**
- * What asking where a challenge stands (status, 171) or verifying the code the user was shown (verify, 170) answers:
- * 3080 once approved (verify: with the right code, then it is verified), -3091 while waiting, -3092 when it ended
- * otherwise, -3087 for an unknown one or a wrong code.
- */
+/** What status (171) or verify (170) answers: 3080 once approved, -3091 waiting, -3092 ended, -3087 unknown. */
 export function lookUpOutcome(op: 'status' | 'verify', c: Challenge | undefined, authCode: string | undefined): Answer {
   if (!c) return answer(-3087, 'no such challenge for this user');
   switch (c.state) {
@@ -391,9 +334,8 @@ export function lookUpOutcome(op: 'status' | 'verify', c: Challenge | undefined,
           code: 3080,
           message: json({ challengeId: c.id, status: c.state === 'verified' ? 'VERIFIED' : 'APPROVED' }),
         };
-      if (c.autoVerifyAt === undefined && c.authCode !== undefined && authCode !== c.authCode) {
+      if (c.autoVerifyAt === undefined && c.authCode !== undefined && authCode !== c.authCode)
         return answer(-3087, 'the auth code does not match the one the user was shown');
-      }
       return { code: 3080, message: json({ challengeId: c.id, status: 'VERIFIED' }) };
   }
 }

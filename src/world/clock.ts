@@ -3,22 +3,12 @@ import { clampInstant, INSTANT_WORDS, isInstantInRange } from '../contract/respo
 import { LIMITS } from '../contract/time-limits.js';
 import { Watchers } from './watchers.js';
 
-/**
- * The virtual clock: the only reader of the machine's time, within the range time-limits.ts sets.
- */
-
-/**
- * The simulator's virtual clock: the only place that reads the machine's time. Simulator time is a base (real
- * time plus manual moves, or a frozen instant) plus the active scenario's offset, which plays a server whose
- * clock is off. Tests freeze and advance it; drift, expiry, replay windows and `utctime` all follow it. It never
- * shows an instant outside 1970 to 9999 (time-limits.ts): a move that would take it there is refused.
- */
+/** The simulator's virtual clock: the only reader of the machine's time, within the range time-limits.ts sets. */
 export class VirtualClock {
   private frozenBase: number | undefined;
   private shift = 0;
   /** The active scenario's offset (ms), which simulator time adds to the base. */
   private offsetMs = 0;
-  /** Told after every move (freeze, unfreeze, advance, reset): a client's distance to this clock starts again. */
   private readonly moved = new Watchers<void>();
 
   constructor(private readonly realNow: () => number = Date.now) {}
@@ -56,7 +46,7 @@ export class VirtualClock {
     if (at !== undefined && !isInstantInRange(at))
       throw new ControlError(400, `the clock cannot stop at ${at}: it must stay ${INSTANT_WORDS}`);
     this.frozenBase = at === undefined ? this.now() - this.offsetMs : at - this.offsetMs;
-    this.tell();
+    this.moved.tell();
   }
 
   /** Lets the clock run again from where it stands. */
@@ -64,7 +54,7 @@ export class VirtualClock {
     if (this.frozenBase === undefined) return;
     this.shift = this.frozenBase - this.realNow();
     this.frozenBase = undefined;
-    this.tell();
+    this.moved.tell();
   }
 
   /** Moves the clock by `ms` (negative moves it back), frozen or not. */
@@ -76,30 +66,20 @@ export class VirtualClock {
       throw new ControlError(400, `the clock would leave its range: it must stay ${INSTANT_WORDS}`);
     if (this.frozenBase !== undefined) this.frozenBase += ms;
     else this.shift += ms;
-    this.tell();
+    this.moved.tell();
   }
 
-  /**
-   * Shows the same base time as another clock, running or stopped, each under its own scenario's offset (proxy mode's
-   * shadow follows its simulator's).
-   */
+  /** Shows the same base time as another clock, running or stopped, each under its own offset. */
   follow(other: VirtualClock): void {
     this.frozenBase = other.frozenBase;
     this.shift = other.shift;
   }
 
-  /**
-   * Back to real time, running, under a scenario's offset; or stopped with its base at `frozenAt` (a scenario's
-   * `clock.frozenAt`, to which its offset is still added). The scenario's compilation checked both are in range.
-   */
+  /** Back to real time, running, under a scenario's offset; or stopped with its base at `frozenAt`. */
   reset(offset: number, frozenAt?: number): void {
     this.offsetMs = offset;
     this.shift = 0;
     this.frozenBase = frozenAt;
-    this.tell();
-  }
-
-  private tell(): void {
     this.moved.tell();
   }
 }

@@ -1,18 +1,10 @@
 import type { Faker } from '@faker-js/faker';
 import { lazy } from '../files/lazy.js';
 
-/**
- * Sample people (faker) for the pages a person looks at: e-mails and display names, seeded per simulator.
- */
-
-// Only the English locale: the package's main entry loads every locale (several times slower to load).
+// Only the English locale: the package's main entry loads every locale.
 const fakerEn = lazy<{ faker: Faker }>('@faker-js/faker/locale/en');
 
-/**
- * Realistic sample values for the pages a person looks at (the dashboard's explorer, the phone page): user
- * e-mails and display names. One per simulator, with its own Faker instance, created on first use (never at
- * start-up) and seeded from the simulator's seed when it has one, so that the same run shows the same people.
- */
+/** Sample user e-mails and display names (faker) for the pages a person looks at, seeded per simulator. */
 export class People {
   private instance?: Faker;
   private readonly names = new Map<string, string>();

@@ -2,35 +2,18 @@ import type * as zlibModule from 'node:zlib';
 import type * as QRCode from 'qrcode';
 import { lazy } from '../files/lazy.js';
 
-// Loaded with the first QR image: a run that asks for none never loads zlib.
 const zlib = lazy<typeof zlibModule>('node:zlib');
-
-/**
- * The QR code image of a challenge URL, as a PNG and as a data URL.
- */
-
-// Only the QR matrix (the package's own `create`): its main entry also loads renderers (PNG, SVG, terminal) this never
-// uses.
+// Only the QR matrix: the package's main entry also loads renderers this never uses.
 const qrcode = lazy<typeof QRCode>('qrcode/lib/core/qrcode');
 
 /** Pixels per QR module, and the quiet zone in modules (the standard asks for 4). */
 const SCALE = 4;
 const MARGIN = 4;
 
-/**
- * The QR matrix is built with one byte-mode segment and a fixed mask pattern. Left to itself, `qrcode` searches
- * for the shortest mix of segment modes and tries all 8 masks, keeping the one with the lowest penalty score;
- * both searches together cost about 8 times the matrix itself, on every new challenge. Every mask pattern is a
- * valid QR code (the penalty only prefers patterns that are easier for poor scanners); byte mode can make the
- * symbol one version larger. The tests decode the image with an independent decoder.
- */
+/** One byte-mode segment and a fixed mask pattern: every mask is a valid QR code (tests decode the image). */
 const MASK_PATTERN = 0;
 
-/**
- * A PNG image of the QR code for `text`. The QR matrix comes from the `qrcode` package; the PNG is written
- * here as a 1-bit grayscale image (one deflate call over a few kilobytes), because the package's own PNG
- * path costs several times more than the matrix itself and this is paid on every new challenge.
- */
+/** A PNG image (1-bit grayscale) of the QR code for `text`. */
 export function qrPng(text: string): Buffer {
   const { modules } = qrcode().create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], {
     errorCorrectionLevel: 'M',

@@ -1,10 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 
-/**
- * Where a simulator's random values come from: the machine's crypto source by default, or a seeded generator
- * (sfc32) so that the simulated world (challenge ids, response ids, auth codes, names) is the same from run to run
- * (`--seed`). What must not be guessed never comes from here (see `unguessable`).
- */
+/** A simulator's random values: the crypto source, or seeded (sfc32) so the world repeats from run to run. */
 export class RandomSource {
   private readonly next: (() => number) | undefined;
 
@@ -29,9 +25,7 @@ export class RandomSource {
 
   /** `length` characters of base64url, for the simulated world (garbled bytes on the wire); never a secret. */
   chars(length: number): string {
-    return this.bytes(Math.ceil((length * 3) / 4))
-      .toString('base64url')
-      .slice(0, length);
+    return this.next ? base64url(this.bytes(Math.ceil((length * 3) / 4)), length) : unguessable(length);
   }
 
   /** `n` decimal digits, the first not zero. */
@@ -72,13 +66,9 @@ function sfc32(seed: number): () => number {
   return step;
 }
 
-/**
- * `length` characters of base64url from the machine's crypto source, whatever the seed: what must not be guessed
- * (the control token, a default API user's secret). A seed is 32 bits and often written in a CI file: a secret drawn
- * from it would be the same in every run with that seed, and one run's token would open another's control API.
- */
+/** `length` characters of base64url from the crypto source, whatever the seed: what must not be guessed. */
 export function unguessable(length: number): string {
-  return randomBytes(Math.ceil((length * 3) / 4))
-    .toString('base64url')
-    .slice(0, length);
+  return base64url(randomBytes(Math.ceil((length * 3) / 4)), length);
 }
+
+const base64url = (b: Buffer, length: number) => b.toString('base64url').slice(0, length);

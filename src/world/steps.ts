@@ -1,29 +1,17 @@
 import type { PressAction } from '../scenario/person-scripts.js';
-/**
- * The steps of a challenge's life: the states it goes through, who takes each step, and how a person reads one. Kept
- * apart from the challenges themselves so that the dashboard's browser script words a step as the page does.
- */
 
-/**
- * Where a challenge stands (docs/behaviour.md#challenges). `approved`: the user said yes; `verified`: the client then
- * verified it.
- */
+/** Where a challenge stands (docs/behaviour.md#challenges). */
 export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
 
 /**
- * Who took a step in a challenge's life: a client's request, the dashboard's explorer (a request the simulator sent
- * itself), the user on the phone page, a control call (the control API, the dashboard's buttons, the in-process API),
- * the clock, auto-verify, or the scenario (the person it scripts: `people:`, or a magic address).
+ * Who took a step in a challenge's life (`scenario`: the person it scripts, `people:` or a magic address; `service`:
+ * the user on the real service's phone, in proxy mode).
  */
 export type Actor = 'client' | 'explorer' | 'phone' | 'control' | 'clock' | 'auto-verify' | 'scenario' | 'service';
 
 export type { PressAction };
 
-/**
- * One step of a challenge's life: the state it reached, when (simulator time) and by whom. `pressed`: a scripted press
- * on a challenge that had already ended; it changed nothing (the state is where the challenge stands), as the phone
- * page says "Nothing changed" to a person who presses too late.
- */
+/** One step of a challenge's life; `pressed`: a scripted press too late, which changed nothing. */
 export interface Step {
   state: ChallengeState;
   at: number;

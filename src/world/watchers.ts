@@ -1,7 +1,4 @@
-/**
- * Those who follow something as it changes (the dashboard's event stream, the client doctor): each is told in turn,
- * and one that throws fails neither the change it is told of nor the watchers after it.
- */
+/** Those who follow something as it changes; one that throws fails neither the change nor the watchers after it. */
 export class Watchers<T> {
   private readonly watchers = new Set<(value: T) => void>();
 
@@ -16,7 +13,7 @@ export class Watchers<T> {
       try {
         watcher(value);
       } catch {
-        // A watcher's failure is its own: the clock still moved, the challenge still took its step.
+        // A watcher's failure is its own.
       }
     }
   }

@@ -1,17 +1,13 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
-import { Challenges, DEFAULT_MAX_CHALLENGES, type Challenge } from './challenges.js';
+import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
 import { ControlError } from '../contract/errors.js';
 import { VirtualClock } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import { People } from './people.js';
 import { RandomSource, unguessable } from './random.js';
 import { Watchers } from './watchers.js';
-
-/**
- * The world: the simulated service's state that requests and the control API change (see World).
- */
 
 /** The default API user's id when none is given. */
 export const DEFAULT_API_USER = '123456789';
@@ -28,12 +24,7 @@ export interface WorldOptions {
 /** A timer waits at most this long (setTimeout's own limit is about 24.8 days); then it looks again. */
 const LONGEST_WAIT_MS = 2 ** 31 - 1;
 
-/**
- * The simulated service's state, which requests and the control API change: who may call (the default API user,
- * and those a scenario lists), the challenges and their life, what each API user has sent (replay memory), and
- * the clocks: the simulator's, and a claimed API user's own once it moves it. Every bound of what grows lives here
- * or in the objects it owns.
- */
+/** The simulated service's state, which requests and the control API change: API users, challenges, replay, clocks. */
 export class World {
   /** The simulator's clock: every API user's, but a claimed one's that has a clock of its own. */
   readonly clock = new VirtualClock();
@@ -41,10 +32,7 @@ export class World {
   /** Realistic sample people for the dashboard and the phone page (faker, loaded on first use). */
   readonly people: People;
   readonly challenges: Challenges;
-  /**
-   * The API user to sign with when a scenario lists none, and whether its id or secret was given (a given secret is
-   * never printed).
-   */
+  /** The API user to sign with when a scenario lists none, and whether its id or secret was given. */
   readonly defaultApiUser: ApiUser;
   readonly defaultGiven: boolean;
   readonly secretGiven: boolean;
@@ -52,16 +40,11 @@ export class World {
   private readonly replayCap: number;
   /** API users handed out at run time, one per parallel test worker (claim), until released. */
   private readonly claimed = new Map<string, ApiUser>();
-  /**
-   * The clocks of claimed API users that have one of their own: made when the worker first moves its clock (or its
-   * scenario stops it at `clock.frozenAt`); until then it follows the simulator's.
-   */
+  /** Claimed API users' own clocks, made on the worker's first move; until then it follows the simulator's. */
   private readonly ownClocks = new Map<string, VirtualClock>();
-  /** Told after every move of any clock: the simulator's, a worker's own. */
   private readonly clockMoves = new Watchers<void>();
-  /** The one timer that waits for the earliest scripted press on a running clock; undefined when none waits. */
+  /** The one timer that waits for the earliest scripted press on a running clock. */
   private pressTimer?: ReturnType<typeof setTimeout>;
-  /** The simulator stopped (its server closed): no timer is set again. */
   private stopped = false;
 
   /** `hide`: hides secrets in a refusal that quotes what the caller sent (a challenge id, a duration). */
@@ -70,8 +53,7 @@ export class World {
     private readonly hide: (text: string) => string = (text) => text,
   ) {
     this.random = new RandomSource(opts.seed);
-    // Seeded: the same people from run to run. Unseeded, drawn from the crypto source (the seeded sequence is
-    // untouched).
+    // Unseeded, drawn from the crypto source (the seeded sequence is untouched).
     this.people = new People(this.random.seed ?? this.random.uint32());
     this.challenges = new Challenges(this.random, opts.maxChallenges ?? DEFAULT_MAX_CHALLENGES, hide, (apiUser) =>
       this.clockOf(apiUser).now(),
@@ -83,11 +65,7 @@ export class World {
     this.defaultApiUser = makeApiUser(opts.apiUser ?? DEFAULT_API_USER, opts.secret ?? unguessable(32));
   }
 
-  /**
-   * Who API user `id` is for a request running under `sc` while `active` is the active scenario: one `sc` lists,
-   * else one the active scenario lists, else the default API user (unless the active scenario lists its own and
-   * the default was not given by the operator).
-   */
+  /** Who API user `id` is under `sc` while `active` is active: listed by `sc`, by `active`, else the default. */
   apiUser(sc: CompiledScenario, active: CompiledScenario, id: string): ApiUser | undefined {
     const own = sc.apiUsers?.get(id) ?? this.claimed.get(id);
     if (own) return own;
@@ -107,10 +85,7 @@ export class World {
   /** What an API user has sent inside the drift window; made on its first authenticated request. */
   replayFor(apiUser: string): ReplayMemory {
     let m = this.replay.get(apiUser);
-    if (!m) {
-      m = new ReplayMemory(this.replayCap);
-      this.replay.set(apiUser, m);
-    }
+    if (!m) this.replay.set(apiUser, (m = new ReplayMemory(this.replayCap)));
     return m;
   }
 
@@ -124,23 +99,7 @@ export class World {
     return out;
   }
 
-  /** The user approves a waiting challenge (a control call), having been shown `authCode` (default: six digits). */
-  approve(id: string, authCode?: string): Challenge {
-    return this.challenges.approve(id, undefined, authCode);
-  }
-
-  /** The user denies a waiting challenge (a control call). */
-  deny(id: string): Challenge {
-    return this.challenges.deny(id);
-  }
-
-  /** A waiting challenge expires now, as if its challengeExpiry had passed. */
-  expire(id: string): Challenge {
-    return this.challenges.expire(id);
-  }
-
-  // ---- The clocks. Each move settles what fell due within it (every expiry, scripted press and auto-verify, in time
-  // order) before it returns, and sets the timer of the next scripted press again.
+  // ---- The clocks. Each move settles what fell due within it, in time order, and sets the press timer again.
 
   /** The clock an API user's requests and challenges follow: its own once it has one, else the simulator's. */
   clockOf(apiUser: string): VirtualClock {
@@ -152,10 +111,7 @@ export class World {
     return this.clockMoves.add(fn);
   }
 
-  /**
-   * A claimed API user's own clock, made on first use where the simulator's stands, under `offset` (its scenario's
-   * `clock.offset`); 404 for an API user not claimed.
-   */
+  /** A claimed API user's own clock, made on first use where the simulator's stands, under `offset`; 404 unclaimed. */
   ownClock(apiUser: string, offset: number): VirtualClock {
     this.mustBeClaimed(apiUser);
     let clock = this.ownClocks.get(apiUser);
@@ -169,10 +125,7 @@ export class World {
     return clock;
   }
 
-  /**
-   * A claimed API user's scenario was loaded: its clock starts afresh, stopped at the scenario's `clock.frozenAt`
-   * (a clock of its own), else following the simulator's again.
-   */
+  /** A claimed API user's scenario was loaded: its clock starts afresh, at `frozenAt` or following the simulator's. */
   startClock(apiUser: string, offset: number, frozenAt: number | undefined): void {
     this.ownClocks.delete(apiUser);
     if (frozenAt !== undefined) this.ownClock(apiUser, offset).reset(offset, frozenAt);
@@ -185,13 +138,9 @@ export class World {
       throw new ControlError(404, `no claimed API user ${this.hide(String(apiUser).slice(0, 64))}`);
   }
 
-  // `clockOf`: the clock to move (default: the simulator's), asked for once the value is read (a worker's own clock
-  // is not made for a move that is refused).
+  // `clockOf` is asked for once the value is read: a worker's own clock is not made for a move that is refused.
 
-  /**
-   * Moves a clock (default: the simulator's) by a duration (ms, or 90s, 10m, -1h), at most 50 years at once and never
-   * outside 1970 to 9999; returns the time.
-   */
+  /** Moves a clock (default: the simulator's) by a duration (ms, or 90s, 10m, -1h); returns the time. */
   advance(by: unknown, clockOf = () => this.clock): number {
     const read = boundedDuration(by, LIMITS.advance);
     if ('problem' in read) throw new ControlError(400, `by: ${this.hide(read.problem)}`);
@@ -201,10 +150,7 @@ export class World {
     return clock.now();
   }
 
-  /**
-   * Stops a clock (default: the simulator's), at an instant (ISO 8601 or epoch ms, simulator time, 1970 to 9999) or
-   * where it stands; returns the time.
-   */
+  /** Stops a clock (default: the simulator's), at an instant or where it stands; returns the time. */
   freeze(at?: unknown, clockOf = () => this.clock): number {
     const read = at === undefined ? undefined : boundedInstant(at);
     if (read && 'problem' in read) throw new ControlError(400, `at: ${this.hide(read.problem)}`);
@@ -222,10 +168,7 @@ export class World {
     return clock.now();
   }
 
-  /**
-   * Takes every step that fell due (in time order), then sets the one timer for the earliest scripted press on a
-   * running clock. Called after every move of a clock, and by the timer itself.
-   */
+  /** Takes every step that fell due, then sets the timer for the next scripted press; after every move of a clock. */
   settled(): void {
     this.challenges.settleAll();
     this.schedulePresses();
@@ -233,7 +176,7 @@ export class World {
 
   /** Sets the one timer again, for the earliest scripted press on a running clock (none when none waits). */
   schedulePresses(): void {
-    if (this.pressTimer) clearTimeout(this.pressTimer);
+    clearTimeout(this.pressTimer);
     this.pressTimer = undefined;
     if (this.stopped) return;
     let wait = Infinity;
@@ -249,14 +192,10 @@ export class World {
   /** The simulator stopped: no timer waits for a scripted press any more. */
   stop(): void {
     this.stopped = true;
-    if (this.pressTimer) clearTimeout(this.pressTimer);
-    this.pressTimer = undefined;
+    clearTimeout(this.pressTimer);
   }
 
-  /**
-   * Forgets challenges and replay memory, and the workers' own clocks (the simulator's is set by whoever resets, to
-   * its scenario's start).
-   */
+  /** Forgets challenges, replay memory and the workers' own clocks (whoever resets sets the simulator's). */
   forget(): void {
     this.challenges.clear();
     this.replay.clear();
@@ -270,11 +209,7 @@ export class World {
     this.replay.delete(apiUser);
   }
 
-  /**
-   * A new API user for one test worker: an id no one else has (not the default, not listed by `active`, not claimed)
-   * and a secret, both from the system's random source, never the seeded one (`--seed` repeats the world, not its
-   * keys).
-   */
+  /** A new API user for one test worker, unique, from the system's random source (`--seed` repeats not keys). */
   claim(active: CompiledScenario): ApiUser {
     let id: string;
     do id = String(randomInt(100_000_000, 1_000_000_000));
