@@ -1,14 +1,11 @@
+import type { Hint } from './hint.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { signatureShape } from './shapes.js';
 import { signatureHint, signatureMistake, type SignedRequest } from './signature.js';
 import type { FirstUse } from '../auth/replay.js';
 
-/** What the client doctor says about one refused request: a stable id (reports and tests name it) and the fix. */
-export interface Hint {
-  id: string;
-  text: string;
-}
+export type { Hint };
 
 /** What joins an answer's message and the hint after it. */
 export const HINT_JOIN = '. Hint: ';

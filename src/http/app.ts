@@ -42,7 +42,7 @@ export function listenerOf(sim: Simulator, api?: ApiHandler): (req: IncomingMess
 }
 
 /** The app of a simulator whose API `api` serves (startSimulator's, in proxy mode too). */
-export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
+function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
   const app = expressLib()();
   Object.assign(app, { simulator: sim });
   app.disable('x-powered-by');
@@ -78,7 +78,7 @@ export function appOf(sim: Simulator, api: ApiHandler): SimulatorApp {
 }
 
 /** serveApi, with anything it throws answered -5000 as an envelope. */
-export function serveApiSafely(sim: Simulator, req: IncomingMessage, res: ServerResponse): void {
+function serveApiSafely(sim: Simulator, req: IncomingMessage, res: ServerResponse): void {
   try {
     serveApi(sim, req, res);
   } catch (e) {

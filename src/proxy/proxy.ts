@@ -9,7 +9,7 @@ import type { ApiRequest } from '../request/context.js';
 import { bodyAsKept, requestAsKept } from '../request/context.js';
 import type { StartOptions } from '../simulator/options.js';
 import type { Simulator } from '../simulator/simulator.js';
-import type { PressAction } from '../scenario/person-scripts.js';
+import type { PressAction } from '../scenario/accounts.js';
 import { monotonicMs } from '../world/monotonic.js';
 import { answerText, compareAnswers, isIsoUtc, judgeAnswer, seenAnswer } from './judge.js';
 import { Recorder, type RecordedExchange } from './recorder.js';

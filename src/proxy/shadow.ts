@@ -6,7 +6,7 @@ import type { ApiResult } from '../request/path.js';
 import type { StartOptions } from '../simulator/options.js';
 import type { CompiledScenario } from '../scenario/compile.js';
 import { Simulator } from '../simulator/simulator.js';
-import type { PressAction } from '../scenario/person-scripts.js';
+import type { PressAction } from '../scenario/accounts.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import { envelopeOf } from './judge.js';
 

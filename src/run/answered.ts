@@ -1,4 +1,4 @@
-import type { Hint } from '../doctor/doctor.js';
+import type { Hint } from '../doctor/hint.js';
 
 /** One request as the simulator saw and answered it. */
 export interface AnsweredRequest {

@@ -10,7 +10,7 @@ import { IpRules, parseRange } from './ip.js';
 import { INSTANT_WORDS, isInstantInRange } from '../contract/response.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import type { DurationLimit } from '../contract/time-limits.js';
-import { PersonBook, wordScript, type PersonScript, type ScriptedPress } from './person-scripts.js';
+import { PersonBook, wordScript, type PersonScript, type ScriptedPress } from './accounts.js';
 import { mend } from './mend.js';
 import { compileRule, matcherOf, shadowedRules, type CompiledRule, type Fail } from './rules.js';
 import { PERMISSIONS, type AuthMode, type Permission, type ScenarioInput } from './schema.js';

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { RAW_CONTROLS } from '../output/terminal.js';
 import { Type } from '@sinclair/typebox';
-import { MAX_PRESSES } from './person-scripts.js';
+import { MAX_PRESSES } from './accounts.js';
 
 /** The one schema of a scenario: files, control API bodies and options are checked by it; editors get its JSON. */
 

@@ -18,7 +18,7 @@ import { defaultScenarioDirs, ScenarioDirectories } from '../scenario/files.js';
 import { ScenarioRegistry, type ScenarioSource } from '../scenario/registry.js';
 import { pinnedKeys, scenarioFromOptions } from '../scenario/load.js';
 import type { VirtualClock } from '../world/clock.js';
-import { Watchers } from '../world/watchers.js';
+import { Watchers } from '../world/clock.js';
 import { World } from '../world/world.js';
 
 export type { SimulatorOptions } from './options.js';

@@ -3,8 +3,8 @@ import type { ChallengeBody } from '../contract/bodies.js';
 import { ControlError } from '../contract/errors.js';
 import { clampInstant } from '../contract/response.js';
 import type { RandomSource } from './random.js';
-import { Watchers } from './watchers.js';
-import type { PersonScript } from '../scenario/person-scripts.js';
+import { Watchers } from './clock.js';
+import type { PersonScript } from '../scenario/accounts.js';
 import type { Actor, ChallengeState, PressAction, Step } from './steps.js';
 
 /** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */

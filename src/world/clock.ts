@@ -1,7 +1,6 @@
 import { ControlError } from '../contract/errors.js';
 import { clampInstant, INSTANT_WORDS, isInstantInRange } from '../contract/response.js';
 import { LIMITS } from '../contract/time-limits.js';
-import { Watchers } from './watchers.js';
 
 /** The simulator's virtual clock: the only reader of the machine's time, within the range time-limits.ts sets. */
 export class VirtualClock {
@@ -81,5 +80,26 @@ export class VirtualClock {
     this.shift = 0;
     this.frozenBase = frozenAt;
     this.moved.tell();
+  }
+}
+
+/** Those who follow something as it changes; one that throws fails neither the change nor the watchers after it. */
+export class Watchers<T> {
+  private readonly watchers = new Set<(value: T) => void>();
+
+  /** Calls `watcher` with every change from now on; returns how to stop. */
+  add(watcher: (value: T) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  tell(value: T): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(value);
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { PressAction } from '../scenario/person-scripts.js';
+import type { PressAction } from '../scenario/accounts.js';
 
 /** Where a challenge stands (docs/behaviour.md#challenges). */
 export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';

@@ -7,7 +7,7 @@ import { VirtualClock } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import { People } from './people.js';
 import { RandomSource, unguessable } from './random.js';
-import { Watchers } from './watchers.js';
+import { Watchers } from './clock.js';
 
 /** The default API user's id when none is given. */
 export const DEFAULT_API_USER = '123456789';
