@@ -14,7 +14,11 @@ if (!executable) {
   process.exit(1);
 }
 
-const sim = await startSimulator({ seed: 7, secret: 'screenshot-secret', port: 0 });
+// Two scripted people, and a worker whose clock runs an hour ahead, for the Scenario card and the challenges card.
+const people = { 'bob@example.com': [{ approve: '5s' }], '*@slow.example.com': [{ deny: '2m' }] };
+const sim = await startSimulator({ seed: 7, secret: 'screenshot-secret', port: 0, people });
+const worker = sim.simulator.claimApiUser();
+sim.simulator.apiUserClocks.advance(worker.apiUser, '1h');
 const browser = await launchChromium(executable);
 try {
   mkdirSync(out, { recursive: true });
@@ -42,7 +46,12 @@ try {
   await click('challenge');
   await page.click('button[data-kind="drift"]');
   await page.locator('#result .answer .pill', { hasText: '-4036' }).waitFor();
-  await page.locator('#log li').nth(7).waitFor();
+  // Any code of the table, forced: a locked account's -2006 on a new challenge.
+  await page.selectOption('#force-code', '-2006');
+  await page.click('button[data-kind="force"]');
+  await page.locator('#result .answer .pill', { hasText: '-2006' }).waitFor();
+  await page.locator('#log li').nth(8).waitFor();
+  await page.locator('#workers').waitFor();
   await page.locator('#challenges tbody', { hasText: 'verified' }).waitFor();
   await page
     .locator('#log details[data-code="-4037"]')

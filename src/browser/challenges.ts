@@ -26,7 +26,9 @@ export function refreshChallenges(): Promise<void> {
     const r = await fetch('/__sim/ui/challenges');
     if (r.ok) {
       const box = $('#challenges');
+      // The simulator's own fragment, every text in it escaped there (dashboard.ts).
       box.innerHTML = await r.text();
+      tableAt = performance.now();
       // The time left counts from the simulator's clock as the table was made.
       const clock = box.querySelector<HTMLElement>('[data-now]')!.dataset;
       showClock({ now: Number(clock.now), frozen: clock.frozen === 'true' }, askedAt);
@@ -40,13 +42,28 @@ export function refreshChallenges(): Promise<void> {
   return fetching;
 }
 
-/** The time left of each waiting challenge on the simulator's clock; one that runs out is fetched as it now stands. */
+/** When the table on the page was fetched (the page's monotonic ms; the first came with the page). */
+let tableAt = 0;
+/** How far a worker's clock read in the table has run since (nothing when it is frozen). */
+const sinceTable = (cell: HTMLElement) => (cell.dataset.frozen === 'true' ? 0 : performance.now() - tableAt);
+
+/**
+ * The time left of each waiting challenge, on its API user's clock (the simulator's, or a worker's own), and each
+ * worker's time; a challenge that runs out is fetched as it now stands.
+ */
 export function countDown(): void {
   let ranOut = false;
-  for (const cell of document.querySelectorAll<HTMLElement>('#challenges td[data-expires]')) {
-    const left = Number(cell.dataset.expires) - simulatorNow();
+  for (const cell of document.querySelectorAll<HTMLElement>(
+    '#challenges td[data-expires], #challenges td[data-left]',
+  )) {
+    const { expires, left: leftThen } = cell.dataset;
+    const left = expires ? Number(expires) - simulatorNow() : Number(leftThen) - sinceTable(cell);
     cell.textContent = duration(left);
     ranOut ||= left <= 0;
+  }
+  for (const cell of document.querySelectorAll<HTMLElement>('#workers td[data-time]')) {
+    const at = Number(cell.dataset.time) + sinceTable(cell);
+    cell.textContent = new Date(at).toISOString().replace('T', ' ').slice(0, 19);
   }
   if (ranOut) void refreshChallenges();
 }

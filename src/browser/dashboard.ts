@@ -55,7 +55,10 @@ document.addEventListener('click', (ev) => {
   if (b) onClick(b).catch((err: Error) => flash(err.message, true));
 });
 void refreshFindings();
+let ticks = 0;
 setInterval(() => {
   showClock();
   countDown();
+  // A worker claimed, or its clock moved, sends no event: the table (with the workers' clocks) is read every 5 s.
+  if (++ticks % 5 === 0) void refreshChallenges();
 }, 1000);

@@ -48,6 +48,10 @@ function asked(kind: string, label: string, v: (name: string) => string): string
       return `${label}: ${challenge} of ${user}, code ${v('authCode') || '(none)'}`;
     case 'blocked':
       return `${label}: ${user} at ${v('ipAddress') || '198.51.100.7'}`;
+    case 'force': {
+      const code = $<HTMLSelectElement>('#force-code');
+      return `Force ${code.selectedOptions[0]?.textContent ?? code.value}`;
+    }
     default:
       return label;
   }
@@ -62,6 +66,7 @@ export async function explore(kind: string): Promise<void> {
     enableQRcode: explorerField('enableQRcode').checked,
     enableAutoVerify: explorerField('enableAutoVerify').checked,
     clock: v('clock'),
+    ...(kind === 'force' ? { code: Number(v('code')) } : {}),
   };
   result.replaceChildren(el('p', { class: 'muted', text: 'Sending…' }));
   let r: Explored;
@@ -108,7 +113,9 @@ export async function explore(kind: string): Promise<void> {
         class: `pill ${codeClass(code)}`,
         text: code == null ? `HTTP ${x.response.status}` : String(code),
       });
-      box.append(el('p', {}, pill, ` ${said}`));
+      // The HTTP status too: a forced code is met with the status the code table gives it.
+      const http = kind === 'force' ? ` HTTP ${x.response.status}:` : '';
+      box.append(el('p', {}, pill, `${http} ${said}`));
     }
     const headers = Object.entries(x.request.headers).map(([k, val]) => `${k}: ${val}`);
     const sent = `${x.request.method} ${x.request.url}\n${headers.join('\n')}${x.request.body ? `\n\n${prettyJson(x.request.body)}` : ''}`;

@@ -10,12 +10,23 @@ export interface ScenarioCard {
   description?: string;
   apiUsers: string[];
   accounts: string[];
+  /** What each person it scripts does, a line each (`people:`). */
+  people: string[];
+  magicAddresses: boolean;
 }
 
 /** Shows the scenario now in force; a load resets the world, so the challenges and findings are read again. */
 export function showScenario(s: ScenarioCard): void {
   $('#active-scenario').textContent = s.name;
   $('#scenario-description').textContent = s.description ?? 'no description';
+  // Its people and the magic addresses: text, whatever a scenario wrote.
+  $('#people').replaceChildren(...s.people.map((line) => el('li', { text: line })));
+  const magic = $('#magic-addresses');
+  magic.textContent = s.magicAddresses ? 'on' : 'off';
+  magic.className = `pill ${s.magicAddresses ? 'ok' : 'warn'}`;
+  $('#magic-words').textContent = s.magicAddresses
+    ? 'approve@, deny@, ignore@, approve-after-5s@ (any domain) answer by themselves'
+    : 'off in this scenario';
   // The picker shows it: a shipped one selected, any other as the first entry, "(loaded)".
   const pick = $<HTMLSelectElement>('#scenario-pick');
   for (const o of [...pick.options]) if (o.disabled) o.remove();

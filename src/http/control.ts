@@ -71,7 +71,26 @@ export function scenarioCardView(sim: Simulator, sc: CompiledScenario) {
     description: sc.description,
     apiUsers: sim.world.apiUsersOf(sc).map((u) => u.id),
     accounts: Object.keys(sc.input.accounts ?? {}).filter((k) => !isGlob(k)),
+    people: peopleLines(sc),
+    magicAddresses: sc.input.magicAddresses ?? true,
   };
+}
+
+/** The dashboard lists at most this many scripted people (a scenario may list many). */
+const SHOWN_PEOPLE = 30;
+
+/** What each person a scenario scripts does (`people:`), a line each: `bob@example.com: approve after 5s`. */
+function peopleLines(sc: CompiledScenario): string[] {
+  const entries = Object.entries(sc.input.people ?? {});
+  const press = (p: Record<string, unknown>) =>
+    Object.entries(p)
+      .map(([action, after]) => `${action} after ${String(after)}`)
+      .join('');
+  const lines = entries
+    .slice(0, SHOWN_PEOPLE)
+    .map(([who, script]) => `${who}: ${typeof script === 'string' ? script : script.map(press).join(', then ')}`);
+  const more = entries.length - SHOWN_PEOPLE;
+  return more > 0 ? [...lines, `… and ${more} more`] : lines;
 }
 
 /** A view with no secret in any string, for what is not sent through the app's JSON (the event stream). */

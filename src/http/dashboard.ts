@@ -23,18 +23,23 @@ export function challengesFragment(sim: Simulator): string {
   const list = sim.challenges().slice(0, 50);
   // The simulator's clock as it stood: the page counts the time left from it (a test may have moved or frozen it).
   const clock = `data-now="${now}" data-frozen="${sim.clock.frozen}"`;
+  const workers = workersFragment(sim);
   if (list.length === 0)
-    return `<p class="muted" id="no-challenges" ${clock}>No challenges yet. Send a <b>New challenge</b> from the explorer.</p>`;
+    return `${workers}<p class="muted" id="no-challenges" ${clock}>No challenges yet. Send a <b>New challenge</b> from the explorer.</p>`;
   const rows = list
     .map((c) => {
       const waiting = c.state === 'waiting';
       const id = htmlText(c.id);
       // The user e-mail is what the client sent: its secrets redacted, as everything a caller sent.
       const user = htmlText(sim.redact(c.user));
-      // Counted down by the page's script on the simulator's clock.
-      const left = waiting
-        ? `<td class="left" data-expires="${c.expiresAt}">${duration(c.expiresAt - now)}</td>`
-        : '<td class="left"></td>';
+      // Counted down by the page's script on the clock of the challenge's API user: a worker's own, or the simulator's.
+      const clock = sim.world.clockOf(c.apiUser);
+      const own = `data-left="${c.expiresAt - clock.now()}" data-frozen="${clock.frozen}"`;
+      const left = !waiting
+        ? '<td class="left"></td>'
+        : clock === sim.clock
+          ? `<td class="left" data-expires="${c.expiresAt}">${duration(c.expiresAt - now)}</td>`
+          : `<td class="left" ${own}>${duration(c.expiresAt - clock.now())}</td>`;
       const by = `<div class="muted small trail">${c.trail.map((step) => htmlText(stepWords(step))).join(' · ')}</div>`;
       const buttons = waiting
         ? `<button type="button" class="approve" data-act="approve" data-id="${id}">Approve</button> <button type="button" data-act="deny" data-id="${id}">Deny</button> <button type="button" data-act="expire" data-id="${id}">Expire</button>`
@@ -45,11 +50,49 @@ export function challengesFragment(sim: Simulator): string {
       return `<tbody data-challenge="${id}">${facts}${actions}</tbody>`;
     })
     .join('');
-  return `<table ${clock}><thead><tr><th>State, and who did what</th><th>User and challenge</th><th>Time left</th><th>Code</th></tr></thead>${rows}</table>`;
+  return `${workers}<table ${clock}><thead><tr><th>State, and who did what</th><th>User and challenge</th><th>Time left</th><th>Code</th></tr></thead>${rows}</table>`;
 }
+
+/** The people the scenario scripts, and whether the magic addresses answer (src/browser/scenario.ts shows a load). */
+function peopleBlock(sc: { people: string[]; magicAddresses: boolean }): string {
+  const magic = sc.magicAddresses
+    ? 'approve@, deny@, ignore@, approve-after-5s@ (any domain) answer by themselves'
+    : 'off in this scenario';
+  const people = sc.people.map((line) => `<li>${htmlText(line)}</li>`).join('');
+  return `<p class="small"><b>People scripted</b> <span class="muted">(what the person on the phone does)</span></p><ul class="people small" id="people">${people}</ul>
+<p class="small">Magic addresses <span class="pill ${sc.magicAddresses ? 'ok' : 'warn'}" id="magic-addresses">${sc.magicAddresses ? 'on' : 'off'}</span> <span class="muted" id="magic-words">${magic}</span></p>`;
+}
+
+/** The claimed API users (parallel workers) and their clocks: their own once they moved it, else the simulator's. */
+function workersFragment(sim: Simulator): string {
+  const claimed = Object.keys(sim.scenarios().bindings).filter((id) => sim.world.isClaimed(id));
+  if (claimed.length === 0) return '';
+  const rows = claimed
+    .map((id) => {
+      const own = sim.world.clockOf(id) !== sim.clock;
+      const { now, frozen } = sim.apiUserClocks.clock(id);
+      const state = own
+        ? `<span class="pill ${frozen ? 'warn' : 'ok'}">${frozen ? 'frozen' : 'running'}</span>`
+        : `<span class="muted">follows the simulator's</span>`;
+      const time = `<td class="worker-time" data-time="${now}" data-frozen="${frozen}">${htmlText(isoClock(now))}</td>`;
+      return `<tr data-worker="${htmlText(id)}"><td><code>${htmlText(id)}</code></td>${time}<td>${state}</td></tr>`;
+    })
+    .join('');
+  return `<table id="workers"><caption class="small">Workers' clocks (claimed API users)</caption><thead><tr><th>API user</th><th>Its time (UTC)</th><th>Clock</th></tr></thead>${rows}</table>`;
+}
+
+const isoClock = (t: number) => new Date(t).toISOString().replace('T', ' ').slice(0, 19);
 
 function options(values: readonly string[], selected?: string): string {
   return values.map((v) => `<option${v === selected ? ' selected' : ''}>${htmlText(v)}</option>`).join('');
+}
+
+/** Every code of the table, with its title and the operation the dashboard sends it on (explore.ts). */
+function codeOptions(): string {
+  return CODES.map((c) => {
+    const on = c.scope?.[0] ?? 'time';
+    return `<option value="${c.code}">${c.code} ${htmlText(c.title)} (${on})</option>`;
+  }).join('');
 }
 
 function kindButtons(kinds: ExploreKind[], cls = ''): string {
@@ -72,9 +115,10 @@ export function dashboardPage(sim: Simulator, host?: string): string {
 <div class="top">
 <section class="card" aria-labelledby="h-scenario"><h2 id="h-scenario">Scenario</h2>
 <p><b id="active-scenario">${htmlText(sc.name)}</b>: <span class="muted" id="scenario-description">${htmlText(sc.description ?? 'no description')}</span></p>
+${peopleBlock(sc)}
 <p><label for="scenario-pick">Switch to</label> <select id="scenario-pick">${scenarioOptions}</select> <button type="button" id="switch">Switch</button> <span class="muted small">(resets challenges and the log)</span></p></section>
 <section class="card" aria-labelledby="h-clock"><h2 id="h-clock">Simulator clock</h2>
-<p><b id="clock" data-now="${sim.now()}" data-frozen="${clock}">${new Date(sim.now()).toISOString().replace('T', ' ').slice(0, 19)}</b> UTC <span class="pill ${clock ? 'warn' : 'ok'}" id="clock-state">${clock ? 'frozen' : 'running'}</span></p>
+<p><b id="clock" data-now="${sim.now()}" data-frozen="${clock}">${isoClock(sim.now())}</b> UTC <span class="pill ${clock ? 'warn' : 'ok'}" id="clock-state">${clock ? 'frozen' : 'running'}</span></p>
 <p><button type="button" data-clock="freeze">Freeze</button> <button type="button" data-clock="unfreeze">Unfreeze</button> <button type="button" data-clock="advance" data-by="1m">+1 min</button> <button type="button" data-clock="advance" data-by="5m">+5 min</button> <button type="button" data-clock="advance" data-by="15m">+15 min</button> <button type="button" id="reset" class="danger">Reset world</button></p></section>
 </div>
 <p id="flash" class="pill info" role="status" hidden></p>
@@ -100,6 +144,7 @@ export function dashboardPage(sim: Simulator, host?: string): string {
 </div></details>
 <p class="kinds"><span class="muted small">Requests that work</span>${kindButtons(WORKING)}</p>
 <p class="kinds"><span class="muted small">Broken on purpose</span>${kindButtons(BROKEN, 'broken')}</p>
+<p class="kinds force"><span class="muted small">Any code of the table, forced: the request it belongs to, signed, with <code>x-sim-scenario: catalog</code> and <code>x-sim-code</code> (<a href="/status" target="_blank" rel="noopener">what each means</a>)</span><select name="code" id="force-code" aria-label="Code to force">${codeOptions()}</select><button type="button" class="kind" data-kind="force" id="force">Send it <span class="expect">the code chosen</span></button></p>
 </form>
 <div id="result" aria-live="polite"></div>
 </section>
@@ -141,7 +186,7 @@ input,select{border:1px solid #98a2b3;border-radius:6px;padding:5px 8px;backgrou
 .more summary{cursor:pointer;color:var(--info);font-size:14px}
 .kinds{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0}.kinds>span{width:100%}
 button.kind{display:inline-flex;gap:8px;align-items:center}button.kind .expect{font:12px ui-monospace,Menlo,Consolas,monospace;color:var(--ok);background:var(--okbg);border-radius:4px;padding:0 5px}
-button.kind.broken .expect{color:var(--err);background:var(--errbg)}
+button.kind.broken .expect{color:var(--err);background:var(--errbg)}.kinds.force select{max-width:100%;flex:1 1 18em}ul.people{margin:2px 0 6px;padding-left:20px;max-height:8em;overflow:auto;overflow-wrap:anywhere}ul.people:empty::before{content:"none: no one answers but a person, a test or a magic address";color:var(--muted);margin-left:-20px}#workers{margin-bottom:10px}#workers caption{text-align:left;font-weight:600;padding-bottom:4px}
 button.approve{background:#17804a;border-color:#17804a;color:#fff}button:focus-visible,a:focus-visible,summary:focus-visible{outline:3px solid #1f5fbf;outline-offset:2px}
 #result:empty{display:none}#result{border-top:1px solid var(--line);margin-top:10px;padding-top:8px}#result h3{font-size:15px;margin:4px 0}
 .answer{margin:6px 0}.answer .pill{font-size:14px}.answer pre{margin:4px 0;max-height:260px}

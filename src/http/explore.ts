@@ -3,9 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { Request, Response } from 'express';
 import { authorizationValue, headerNames, sign, userKeyOf } from '../auth/signature.js';
+import { codeInfo, type Operation } from '../contract/codes.js';
 import { clipText, own } from '../contract/response.js';
 import { ControlError } from '../contract/errors.js';
 import { envelopeOf, typeName } from '../proxy/judge.js';
+import { SCENARIO_HEADER } from '../scenario/registry.js';
 import type { Simulator } from '../simulator/simulator.js';
 import { Type } from '@sinclair/typebox';
 import { BoundedMap } from '../world/bounded-map.js';
@@ -21,6 +23,8 @@ export const EXPLORE_KINDS = {
   'bad-signature': { label: 'Bad signature', expect: '-4037', path: 'time', type: 990 },
   replay: { label: 'Replayed nonce', expect: '15000 then -4034', path: 'time', type: 990 },
   drift: { label: 'Clock drift', expect: '-4036', path: 'time', type: 990 },
+  // Any code of the table, on the first operation it belongs to (docs/dashboard.md#force-any-code).
+  force: { label: 'Force code', expect: 'the code chosen', path: 'time', type: 990 },
 } as const;
 export type ExploreKind = keyof typeof EXPLORE_KINDS;
 const KINDS = Object.keys(EXPLORE_KINDS) as ExploreKind[];
@@ -45,6 +49,8 @@ export const ExploreBody = Type.Object(
     challengeExpiry: optionalText('challengeExpiry'),
     enableQRcode: optionalFlag('enableQRcode'),
     enableAutoVerify: optionalFlag('enableAutoVerify'),
+    // `force`: the code of the code table to meet (src/contract/codes.ts).
+    code: Type.Optional(Type.Integer({ errorMessage: 'code must be a whole number: a code of the code table' })),
     // The simulator's clock (default: always inside the drift window), or this machine's, as a real client.
     clock: Type.Optional(
       Type.Union([Type.Literal('simulator'), Type.Literal('machine')], {
@@ -115,22 +121,53 @@ export function exploreHandler(sim: Simulator) {
     }
     const { token } = sim;
     const names = headerNames(token);
-    const time = unusedTime(input.clock === 'machine' ? Date.now() : sim.now());
-    const get = kind.path === 'time';
-    const body = get ? undefined : envelope(input, who.id, time, `explore-${++seq}`, userKeyOf(token));
-    const exchange = async (utctime: number, nonce: string, secret: string): Promise<Exchange> => {
+    const clockTime = () => unusedTime(input.clock === 'machine' ? Date.now() : sim.now());
+    const time = clockTime();
+    /** A request of one operation (`as`: its kind, by default the one asked), signed with `secret`. */
+    const exchange = async (
+      utctime: number,
+      nonce: string,
+      secret: string,
+      as: { kind: ExploreKind; input: ExploreInput; headers?: Record<string, string> } = { kind: input.kind, input },
+    ): Promise<Exchange> => {
       sim.doctor.sendsItself(nonce);
+      const path = EXPLORE_KINDS[as.kind].path;
+      const get = path === 'time';
+      const body = get ? undefined : envelope(as.input, as.kind, who.id, utctime, `explore-${++seq}`, userKeyOf(token));
       const headers = {
         authorization: authorizationValue(who.id, sign(secret, String(utctime), nonce, token), token),
         [names.apiUser]: who.id,
         [names.utctime]: String(utctime),
         [names.nonce]: nonce,
+        ...as.headers,
       };
-      const request = { method: get ? 'GET' : 'POST', url: `/v1/svc/${kind.path}`, headers, body };
+      const request = { method: get ? 'GET' : 'POST', url: `/v1/svc/${path}`, headers, body };
       const response = await send(req, request);
       return { request, response, challenge: newChallengeIn(response.body) };
     };
     const exchanges: Exchange[] = [];
+    if (input.kind === 'force') {
+      const { code, operation } = forcedCode(sim, input.code);
+      // The catalog scenario, picked for this request alone, answers the code asked (docs/scenarios.md).
+      const forcing = (c: number) => ({ [SCENARIO_HEADER]: 'catalog', 'x-sim-code': String(c) });
+      // A verify needs some auth code; the forced code answers whichever.
+      let forced: ExploreInput = { ...input, authCode: input.authCode || '0' };
+      if (needsChallenge(operation) && !input.challengeId) {
+        // A challenge to name first: made with a forced 2025, which creates it whatever the world says.
+        const made = await exchange(time, randomUUID(), who.secret, {
+          kind: 'challenge',
+          input,
+          headers: forcing(2025),
+        });
+        exchanges.push(made);
+        forced = { ...forced, challengeId: made.challenge?.challengeId ?? '' };
+      }
+      const at = exchanges.length === 0 ? time : clockTime();
+      const as = { kind: operation, input: forced, headers: forcing(code) };
+      exchanges.push(await exchange(at, randomUUID(), who.secret, as));
+      const answer = { kind: input.kind, label: `Force ${code}`, expect: String(code), exchanges };
+      return void res.json(JSON.parse(sim.redact(JSON.stringify(answer))));
+    }
     if (input.kind === 'bad-signature') {
       // Signed with a secret that is not the API user's: the simulator's journal shows the string it expected.
       exchanges.push(await exchange(time, randomUUID(), `not-the-secret-${randomUUID()}`));
@@ -147,9 +184,27 @@ export function exploreHandler(sim: Simulator) {
   };
 }
 
-/** The request's envelope for the kind, with its operation's body, as the interface document shows them. */
-function envelope(input: ExploreInput, apiUser: string, time: number, id: string, userKey: string): string {
-  const kind = EXPLORE_KINDS[input.kind];
+/** The operations whose request names a challenge. */
+const needsChallenge = (op: Operation) => op === 'cancel' || op === 'status' || op === 'verify';
+
+/** The code asked to force, if the code table has it, with the operation to send it on (the first it belongs to). */
+function forcedCode(sim: Simulator, code: number | undefined): { code: number; operation: Operation } {
+  if (code === undefined) throw new ControlError(400, 'force needs a code: { "kind": "force", "code": -4036 }');
+  const info = codeInfo(code);
+  if (!info) throw new ControlError(400, `${sim.echo(String(code), 20)} is not a code of the code table (see /status)`);
+  return { code, operation: info.scope?.[0] ?? 'time' };
+}
+
+/** The request's envelope for an operation (`kind`), with its body, as the interface document shows them. */
+function envelope(
+  input: ExploreInput,
+  kindName: ExploreKind,
+  apiUser: string,
+  time: number,
+  id: string,
+  userKey: string,
+): string {
+  const kind = EXPLORE_KINDS[kindName];
   const user = input.user || 'user@example.com';
   const challengeId = input.challengeId ?? '';
   const bodies: Partial<Record<ExploreKind, Record<string, unknown>>> = {
@@ -167,7 +222,7 @@ function envelope(input: ExploreInput, apiUser: string, time: number, id: string
     verify: { challengeId, [userKey]: user, authCode: input.authCode ?? '', verifyType: 'Manual' },
     blocked: { [userKey]: user, ipAddress: input.ipAddress || '198.51.100.7' },
   };
-  return JSON.stringify({ id, utctime: String(time), apiUser, type: kind.type, body: bodies[input.kind] ?? {} });
+  return JSON.stringify({ id, utctime: String(time), apiUser, type: kind.type, body: bodies[kindName] ?? {} });
 }
 
 /** How long the explorer waits for an answer (a scenario rule may hold the connection on purpose). */

@@ -368,6 +368,76 @@ describe.runIf(executable)('the dashboard in headless Chromium', { timeout: 45_0
     sim.loadScenario('default');
   });
 
+  it('forces any code of the table, under whatever scenario is active: signed, answered, in the journal', async () => {
+    sim.loadScenario('locked-account');
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    const force = async (code: string) => {
+      await page.selectOption('#force-code', code);
+      return send(page, 'force');
+    };
+    try {
+      // A time code, a header code, and a status code that needs a challenge first (made with a forced 2025).
+      expect(await force('-4036')).toBe('-4036');
+      expect(await page.textContent('#result h3')).toBe('Force -4036 utctime clock drift error (time)');
+      expect(await page.textContent('#result .answer p')).toContain('HTTP 400:');
+      expect(await page.textContent('#result .usual')).toBe('The usual answer for this button: -4036.');
+      expect(await force('-3091')).toBe('-3091');
+      const pills = await page.locator('#result .answer > p > .pill').allTextContents();
+      expect(pills).toEqual(['2025', '-3091']);
+      expect(await force('-5000')).toBe('-5000');
+      // Every one is in the journal like any request, answered by the catalog's rule.
+      const forced = sim.journal({ limit: 4 });
+      expect(forced.map((e) => e.code)).toEqual([-5000, -3091, 2025, -4036]);
+      for (const e of forced) expect(e.scenario).toBe('catalog');
+      await expect.poll(() => logCodes(page)).toEqual(expect.arrayContaining(['-5000', '-3091', '-4036']));
+    } finally {
+      await page.close();
+      sim.loadScenario('default');
+    }
+  });
+
+  it("shows each person's script, the magic addresses, and each worker's clock with its challenges' time left", async () => {
+    sim.loadScenario({
+      name: 'scripted',
+      people: { 'bob@example.com': [{ approve: '5s' }, { deny: '6s' }], 'eve*@example.com': 'ignore' },
+      magicAddresses: false,
+    });
+    const page = await open('/__sim/ui');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    const worker = sim.simulator.claimApiUser();
+    try {
+      expect(await page.locator('#people li').allTextContents()).toEqual([
+        'bob@example.com: approve after 5s, then deny after 6s',
+        'eve*@example.com: ignore',
+      ]);
+      expect(await page.textContent('#magic-addresses')).toBe('off');
+      // A worker that froze its clock an hour ahead: its time and its challenge's time left follow its clock.
+      sim.simulator.apiUserClocks.freeze(worker.apiUser, sim.simulator.now() + 3_600_000);
+      const workerNow = sim.simulator.apiUserClocks.clock(worker.apiUser).now;
+      const frozenAt = new Date(workerNow).toISOString();
+      const as = { apiUser: worker.apiUser, secret: worker.secret };
+      const body = challengeEnvelope(worker.apiUser, { challengeExpiry: 'ThreeMins' });
+      const r = await sendApi(sim, '/v1/svc/challenge', { as, body, time: workerNow });
+      expect(r.status, r.text).toBe(202);
+      sim.simulator.clock.advance(10 * 60_000);
+      const row = page.locator(`#workers tr[data-worker="${worker.apiUser}"]`);
+      await row.waitFor({ timeout: 7000 });
+      expect(await row.textContent()).toContain(frozenAt.replace('T', ' ').slice(0, 19));
+      expect(await row.textContent()).toContain('frozen');
+      // Ten minutes on the simulator's clock: the worker's frozen challenge still has its three minutes.
+      await expect.poll(() => page.textContent('#challenges tbody td.left')).toBe('3 min 0 s');
+      // A scenario loaded by a test: its people and magic addresses, without a reload.
+      sim.loadScenario('default');
+      await page.locator('#magic-addresses', { hasText: 'on' }).waitFor();
+      expect(await page.locator('#people li').count()).toBe(0);
+    } finally {
+      sim.simulator.releaseApiUser(worker.apiUser);
+      sim.loadScenario('default');
+      await page.close();
+    }
+  });
+
   it('nothing is cut off and no card is left with a large empty area, from 760 to 1920 px wide', async () => {
     const page = await open('/__sim/ui');
     await page.locator('#live', { hasText: 'live' }).waitFor();

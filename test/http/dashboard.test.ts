@@ -116,6 +116,41 @@ describe('the explorer (POST /__sim/explore): one click, one correctly signed re
     expect(await notJson.json()).toMatchObject({ error: expect.stringContaining('not JSON') });
   });
 
+  it('forces any code of the table on the operation it belongs to, and refuses a code not in the table', async () => {
+    // A cancel needs a waiting challenge: the explorer makes one (a forced 2025), then cancels it (a forced 2028).
+    const r = await ok({ kind: 'force', code: 2028, user: 'frank@example.com' });
+    expect(r).toMatchObject({ kind: 'force', label: 'Force 2028', expect: '2028' });
+    const [made, cancel] = r.exchanges;
+    expect(r.exchanges).toHaveLength(2);
+    expect(made.request.headers).toMatchObject({ 'x-sim-scenario': 'catalog', 'x-sim-code': '2025' });
+    expect(cancel.request.headers).toMatchObject({ 'x-sim-scenario': 'catalog', 'x-sim-code': '2028' });
+    expect(JSON.parse(cancel.request.body!)).toMatchObject({
+      type: 151,
+      body: { challengeId: made.challenge!.challengeId, status: 'CANCEL' },
+    });
+    expect(cancel.response.status).toBe(202);
+    expect(JSON.parse(cancel.response.body)).toMatchObject({ code: 2028 });
+    expect(sim.challenges().find((c) => c.id === made.challenge!.challengeId)?.state).toBe('cancelled');
+    // A code without an operation of its own goes on the time endpoint.
+    const header = await ok({ kind: 'force', code: -4031 });
+    expect(header.exchanges.map((x) => x.request.url)).toEqual(['/v1/svc/time']);
+    expect(header.exchanges[0].response.status).toBe(400);
+    expect(sim.journal({ limit: 1 })[0]).toMatchObject({ code: -4031, scenario: 'catalog', by: 'explorer' });
+    const unknown = await explore({ kind: 'force', code: 4242 });
+    expect(unknown).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('4242 is not a code of the code table'),
+    });
+    expect(await explore({ kind: 'force', code: '<b>-4036</b>' })).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('code must be a whole number'),
+    });
+    expect(await explore({ kind: 'force' })).toMatchObject({
+      status: 400,
+      text: expect.stringContaining('needs a code'),
+    });
+  });
+
   it('the dashboard page and its parts never carry a secret', async () => {
     const pageText = await (await fetch(`${sim.url}/__sim/ui`)).text();
     expect(pageText).toContain('Send a request');
