@@ -23,7 +23,7 @@ export const EXPLORE_KINDS = {
   'bad-signature': { label: 'Bad signature', expect: '-4037', path: 'time', type: 990 },
   replay: { label: 'Replayed nonce', expect: '15000 then -4034', path: 'time', type: 990 },
   drift: { label: 'Clock drift', expect: '-4036', path: 'time', type: 990 },
-  // Any code of the table, on the first operation it belongs to (docs/dashboard.md#force-any-code).
+  // Any code of the table, on the first operation it belongs to (docs/dashboard.md, "Any code of the table, forced").
   force: { label: 'Force code', expect: 'the code chosen', path: 'time', type: 990 },
 } as const;
 export type ExploreKind = keyof typeof EXPLORE_KINDS;

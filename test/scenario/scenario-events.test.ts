@@ -51,6 +51,9 @@ describe('the scenario on the event stream', async () => {
         apiUsers: [sim.apiUser.id, '111111111', '222222222'],
         // A glob names no one account: only accounts listed by name are suggested.
         accounts: ['locked@example.com'],
+        // No one scripted; the magic addresses answer (the default).
+        people: [],
+        magicAddresses: true,
       });
     } finally {
       stream.stop();
