@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** Suites that load the machine (soaks, fuzzers, a stalled reader, memory bounds): run one at a time, at the end. */
+/** Suites that load the machine (soaks, fuzzers, a stalled reader, memory bounds): two at a time, after the rest. */
 const HEAVY = [
   'test/robustness/{upstream-values,upstream-soak,memory,fuzz,fuzz-edges,report-size}.test.ts',
   'test/cli/stalled-output.test.ts',
@@ -19,7 +19,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'heavy', include: HEAVY, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'heavy', include: HEAVY, maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
     ],
   },
