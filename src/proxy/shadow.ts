@@ -66,7 +66,12 @@ export class Shadow {
 
   /** The state of the shadow's copy of a challenge the upstream created (the client doctor asks if it still waits). */
   stateOf(theirs: string): string | undefined {
-    return this.sim.findChallenge(this.challengeIds.get(theirs) ?? theirs)?.state;
+    return this.sim.findChallenge(this.mine(theirs))?.state;
+  }
+
+  /** The shadow's id for an upstream's challenge id: the one learned, or the same id when none was. */
+  private mine(theirs: string): string {
+    return this.challengeIds.get(theirs) ?? theirs;
   }
 
   /**
@@ -75,9 +80,8 @@ export class Shadow {
    */
   answeredAtService(requestBody: string, action: PressAction): boolean {
     const theirs = challengeIdIn(requestBody);
-    const mine = theirs === undefined ? undefined : (this.challengeIds.get(theirs) ?? theirs);
-    if (mine === undefined || this.sim.findChallenge(mine)?.state !== 'waiting') return false;
-    this.sim.world.challenges.answeredAtService(mine, action);
+    if (theirs === undefined || this.stateOf(theirs) !== 'waiting') return false;
+    this.sim.world.challenges.answeredAtService(this.mine(theirs), action);
     return true;
   }
 
