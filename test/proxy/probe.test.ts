@@ -68,7 +68,12 @@ describe('mfa-sim probe', () => {
     const r = await probe(upstream.url);
     expect(r.status).toBe(1);
     expect(r.out).toContain('\nThe service answers in the sdk response style (give --response-style sdk).\n');
-    const again = await probe(upstream.url, '--response-style', 'sdk');
+    // A second service of the same style: the first remembers the times the first probe signed with.
+    const again = await probe(
+      (await simulator({ secret: SECRET, responseStyle: 'sdk' })).url,
+      '--response-style',
+      'sdk',
+    );
     expect(again.out).toMatch(/\nThe service answers in the sdk response style\.\n\n9 of 9 steps agree\.\n$/);
     expect(again.status).toBe(0);
   });
