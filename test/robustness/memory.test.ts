@@ -152,8 +152,7 @@ describe('memory a request can grow is bounded in bytes', () => {
   it('a challenge keeps 256 characters of its profile: 2,000 challenges with 60 KB profiles hold under 2 KiB each, every memory of the request together', async () => {
     const sim = await simulator({ journalSize: 16 });
     await expectStillServes(sim);
-    const before = held();
-    const codes = await flood(sim, 2000, (i): Request => [
+    const challenge = (i: number): Request => [
       'POST',
       '/v1/svc/challenge',
       [
@@ -178,7 +177,13 @@ describe('memory a request can grow is bounded in bytes', () => {
           profile: filler(i, 60_000),
         },
       }),
-    ]);
+    ];
+    // The first challenges compile the code they run; that is the process's, not the challenges'.
+    await flood(sim, 200, challenge);
+    sim.reset();
+    sim.newRun();
+    const before = held();
+    const codes = await flood(sim, 2000, challenge);
     expect(Object.fromEntries(codes)).toEqual({ 2025: 2000 });
     expect(sim.challenges()).toHaveLength(2000);
     expect((held() - before) / MiB, 'MiB held for 2,000 challenges').toBeLessThan(4);
