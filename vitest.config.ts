@@ -11,6 +11,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    globalSetup: ['test/temp-folder.ts'],
     projects: [
       {
         extends: true,

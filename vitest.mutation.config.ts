@@ -16,6 +16,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    globalSetup: ['test/temp-folder.ts'],
     // Modules are loaded once per worker, not once per test file: Stryker switches mutants at run time (a mutant is
     // a branch in the instrumented code, chosen by a global), so nothing needs loading afresh, and a mutant's run
     // reads its covering files in a third of the time. Every suite listed passes this way.
