@@ -136,4 +136,44 @@ describe('replay memory is bounded by the drift window', () => {
       await sim.close();
     }
   });
+
+  it('remembers a nonce until its time leaves the window, that instant included', async () => {
+    const sim = await startSimulator({ clock: { frozenAt: '2026-05-01T12:00:00Z', maxDrift: '1m' } });
+    try {
+      const who = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
+      const now = sim.simulator.now();
+      const nonce = randomUUID();
+      // Signed at the edge of the window: remembered until exactly now.
+      expectEnvelope(
+        await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: now - 60_000, nonce }),
+        200,
+        15000,
+      );
+      expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: now, nonce }), 400, -4034);
+      sim.simulator.clock.advance(1);
+      expectEnvelope(await send(sim, '/v1/svc/time', { method: 'GET', as: who, time: now + 1, nonce }), 200, 15000);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('keeps replayCap entries, and past it forgets the oldest first', async () => {
+    // Each accepted request is two entries: its nonce and its time.
+    const sim = await startSimulator({ replayCap: 4, clock: { frozenAt: '2026-05-01T12:00:00Z' } });
+    try {
+      const who = { apiUser: sim.apiUser.id, secret: sim.apiUser.secret };
+      const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+      let at = sim.simulator.now();
+      const time = (nonce: string) => send(sim, '/v1/svc/time', { method: 'GET', as: who, time: at++, nonce });
+      expectEnvelope(await time(a), 200, 15000);
+      expectEnvelope(await time(b), 200, 15000);
+      expectEnvelope(await time(a), 400, -4034);
+      expectEnvelope(await time(c), 200, 15000);
+      expect(sim.simulator.world.replayStats()[who.apiUser].entries).toBe(4);
+      expectEnvelope(await time(b), 400, -4034);
+      expectEnvelope(await time(a), 200, 15000);
+    } finally {
+      await sim.close();
+    }
+  });
 });
