@@ -13,7 +13,7 @@ const REQUEST_PATH_SUITES = [
   'test/world/*.test.ts',
   'test/simulator/{claims,in-process,lifecycle,worker-clocks}.test.ts',
   'test/scenario/{forced-codes,forced-success,rules,rule-composition}.test.ts',
-  'test/http/http.test.ts',
+  'test/http/{http,links}.test.ts',
   'test/proxy/proxy.test.ts',
   'test/robustness/{authorization,picks,own-properties,concurrency,bounds,secrets,edges,shutdown,abuse}.test.ts',
 ];
