@@ -1,5 +1,5 @@
 import { version } from '../../package.json';
-import { CODES, type CodeInfo, type Operation } from './codes.js';
+import { codeApplies, CODES, isTransportCode, type CodeInfo, type Operation } from './codes.js';
 import { authorizationValue, headerNames, stringToSign } from '../auth/signature.js';
 import { API_USER_ID } from './api-user.js';
 import {
@@ -12,7 +12,7 @@ import {
 } from './envelope.js';
 import { bodySchemas, requestEnvelopeSchema, responseEnvelopeSchema } from './schemas.js';
 
-export interface OpenApiOptions {
+interface OpenApiOptions {
   /** The identifier token: header names, the user field. */
   token: string;
   responseStyle: 'document' | 'sdk';
@@ -55,12 +55,7 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
     for (const method of endpointMethods(endpoint)) {
       const withBody = endpoint !== 'time';
       const transport = CODES.filter((c) => c.check === 'transport' && (withBody || c.code !== -413));
-      const codes = [
-        ...CODES.filter(
-          (c) => c.check !== 'transport' && c.check !== 'route' && ops.some((op) => !c.scope || c.scope.includes(op)),
-        ),
-        ...transport,
-      ];
+      const codes = [...CODES.filter((c) => !isTransportCode(c) && ops.some((op) => codeApplies(c, op))), ...transport];
       const operation: Record<string, unknown> = {
         operationId: `${endpoint}${method === 'GET' ? 'Get' : ''}`,
         summary: ops.map((op) => `${op} (${op === 'time' ? 'no envelope' : `type ${OPERATION_TYPE[op]}`})`).join(', '),
