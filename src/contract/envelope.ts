@@ -12,8 +12,11 @@ export type ParsedJson = { kind: 'empty' } | { kind: 'invalid' } | { kind: 'valu
 /** Parses request text as JSON; when lenient, text that is not JSON is read as JSON5 (a published client sends it). */
 export function parseJson(text: string, lenient: boolean): ParsedJson {
   if (text.trim() === '') return { kind: 'empty' };
-  const strict = strictJson(text);
-  if (strict !== INVALID || !lenient) return strict;
+  try {
+    return { kind: 'value', value: JSON.parse(text) };
+  } catch {
+    if (!lenient) return INVALID;
+  }
   try {
     return { kind: 'value', value: withoutConsoleWarnings(() => json5().parse(text)) };
   } catch {
@@ -33,14 +36,6 @@ function withoutConsoleWarnings<T>(parse: () => T): T {
 }
 
 const INVALID: ParsedJson = Object.freeze({ kind: 'invalid' });
-
-function strictJson(text: string): ParsedJson {
-  try {
-    return { kind: 'value', value: JSON.parse(text) };
-  } catch {
-    return INVALID;
-  }
-}
 
 /** The fields a rule or the permission check may look at before the envelope is judged. */
 export interface Peek {

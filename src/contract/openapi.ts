@@ -23,29 +23,18 @@ interface OpenApiOptions {
 export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
   const h = headerNames(o.token);
   const bodies = bodySchemas(o.token);
+  const header = (name: string, description: string, pattern: string) => {
+    return { name, in: 'header', required: true, description, schema: { type: 'string', pattern } };
+  };
   // The Authorization header is the security scheme below: OpenAPI ignores a header parameter of that name.
   const headerParams = [
-    {
-      name: h.utctime,
-      in: 'header',
-      required: true,
-      description: 'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock',
-      schema: { type: 'string', pattern: '^\\d{1,16}$' },
-    },
-    {
-      name: h.nonce,
-      in: 'header',
-      required: true,
-      description: 'fresh for every request, retries included (a UUID)',
-      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,128}$' },
-    },
-    {
-      name: h.apiUser,
-      in: 'header',
-      required: true,
-      description: 'the API user id',
-      schema: { type: 'string', pattern: API_USER_ID.source },
-    },
+    header(
+      h.utctime,
+      'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock',
+      '^\\d{1,16}$',
+    ),
+    header(h.nonce, 'fresh for every request, retries included (a UUID)', '^[A-Za-z0-9_-]{8,128}$'),
+    header(h.apiUser, 'the API user id', API_USER_ID.source),
   ];
 
   const paths: Record<string, unknown> = {};
