@@ -8,7 +8,8 @@ import type { ScenarioIssue } from '../contract/errors.js';
 import { isGlob } from './glob.js';
 import { INSTANT_WORDS, isInstantInRange } from '../contract/response.js';
 import { boundedDuration, boundedInstant, LIMITS, type DurationLimit } from '../contract/time-limits.js';
-import { AccountBook, PersonBook, wordScript, type PersonScript, type ScriptedPress } from './accounts.js';
+import { accountBook, personBook, wordScript, type AccountBook, type PersonBook } from './accounts.js';
+import type { PersonScript, ScriptedPress } from './accounts.js';
 import { mend } from './mend.js';
 import { compileRule, matcherOf, shadowedRules, type CompiledRule, type Fail } from './rules.js';
 import { PERMISSIONS, type AuthMode, type Permission, type ScenarioInput } from './schema.js';
@@ -208,8 +209,8 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
     replayNonces: input.replay?.nonces ?? true,
     replayTimestamps: input.replay?.timestamps ?? true,
     apiUsers,
-    accounts: new AccountBook(accountEntries, fallback),
-    people: new PersonBook(people, input.magicAddresses ?? true),
+    accounts: accountBook(accountEntries, fallback),
+    people: personBook(people, input.magicAddresses ?? true),
     autoVerifyDelay,
     rules,
   };
