@@ -122,14 +122,8 @@ export class InternalError extends MfaSimError {
 }
 
 /** The class of each code, for `isMfaSimError`'s narrowing. */
-interface ErrorOfCode {
-  MFA_SIM_SCENARIO: ScenarioError;
-  MFA_SIM_OPTIONS: OptionsError;
-  MFA_SIM_CONTROL: ControlError;
-  MFA_SIM_FLAG: FlagError;
-  MFA_SIM_CLIENT: ClientError;
-  MFA_SIM_INTERNAL: InternalError;
-}
+type AnyMfaSimError = ScenarioError | OptionsError | ControlError | FlagError | ClientError | InternalError;
+type ErrorOfCode = { [E in AnyMfaSimError as E['code']]: E };
 
 /** Whether a value is an error thrown by any copy of mfa-sim, of the kind `code` names when given. */
 export function isMfaSimError<C extends MfaSimErrorCode = MfaSimErrorCode>(
