@@ -1,8 +1,9 @@
 /** The one table of status codes: responses, /status pages, README, OpenAPI and coverage are generated from it. */
 import { InternalError } from './errors.js';
 
-/** Every operation of the service (what a request asks for, chosen by endpoint and envelope `type`), README order. */
+/** Every operation, in the order the README lists them. */
 export const OPERATIONS = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'] as const;
+/** An operation of the service: what a request asks for, chosen by endpoint and envelope `type`. */
 export type Operation = (typeof OPERATIONS)[number];
 
 /** The named checks of the request path, in the order they run (docs/behaviour.md#order-of-checks). */

@@ -1,7 +1,8 @@
 import type { PressAction } from '../scenario/accounts.js';
 
-/** Every state a challenge can be in (docs/behaviour.md#challenges). */
+/** Every state a challenge can be in (for the control API's document). */
 export const CHALLENGE_STATES = ['waiting', 'approved', 'verified', 'denied', 'expired', 'cancelled'] as const;
+/** Where a challenge stands (docs/behaviour.md#challenges). */
 export type ChallengeState = (typeof CHALLENGE_STATES)[number];
 
 /**
