@@ -31,39 +31,31 @@ function plain(value: unknown): unknown {
         throw e instanceof Unreadable ? e : new Unreadable(at, `reading it threw: ${errorText(e)}`);
       }
     };
+    const counted = (n: number, what: string) => {
+      if (!Number.isSafeInteger(n) || n > MAX_ITEMS)
+        throw new Unreadable(path, `has ${n} ${what}; at most ${MAX_ITEMS}`);
+      values += n;
+      if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);
+    };
+    const item = (key: string | number) => {
+      const at = [...path, key];
+      return copy(
+        read(() => (v as Record<string | number, unknown>)[key], at),
+        at,
+      );
+    };
     if (read(() => Array.isArray(v))) {
       const length = read(() => (v as unknown[]).length);
-      if (!Number.isSafeInteger(length) || length > MAX_ITEMS)
-        throw new Unreadable(path, `has ${length} items; at most ${MAX_ITEMS}`);
-      values += length;
-      if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);
-      const out: unknown[] = [];
-      for (let i = 0; i < length; i++)
-        out.push(
-          copy(
-            read(() => (v as unknown[])[i], [...path, i]),
-            [...path, i],
-          ),
-        );
-      return out;
+      counted(length, 'items');
+      return Array.from({ length }, (_, i) => item(i));
     }
     const proto = read((): unknown => Object.getPrototypeOf(v));
     // A Date, a Buffer, a class's instance: not data a caller writes as a literal; the checks after this refuse it.
     if (proto !== Object.prototype && proto !== null) return v;
     const keys = read(() => Object.keys(v));
-    if (keys.length > MAX_ITEMS) throw new Unreadable(path, `has ${keys.length} keys; at most ${MAX_ITEMS}`);
-    values += keys.length;
-    if (values > MAX_VALUES) throw new Unreadable(path, `holds more than ${MAX_VALUES} values in all`);
+    counted(keys.length, 'keys');
     // Entries made as data properties: a key named `__proto__` stays an own key, for the checks after this to refuse.
-    return Object.fromEntries(
-      keys.map((key) => [
-        key,
-        copy(
-          read(() => (v as Record<string, unknown>)[key], [...path, key]),
-          [...path, key],
-        ),
-      ]),
-    );
+    return Object.fromEntries(keys.map((key) => [key, item(key)]));
   };
   return copy(value, []);
 }

@@ -1,15 +1,8 @@
 import type { TokenNames } from '../auth/signature.js';
 import type { Operation } from './codes.js';
 import { answer, isObject, own, type Answer } from './response.js';
-import { decodeUser, lenientInteger, parseJson } from './envelope.js';
-import {
-  CHALLENGE_TYPES,
-  EXPIRY_MS,
-  LENIENT_EXPIRY_MS,
-  TYPE_OPERATION,
-  endpointTypes,
-  type Endpoint,
-} from './envelope.js';
+import { CHALLENGE_TYPES, decodeUser, EXPIRY_MS, LENIENT_EXPIRY_MS, lenientInteger, parseJson } from './envelope.js';
+import { TYPE_OPERATION, endpointTypes, type Endpoint } from './envelope.js';
 
 // The envelope and body checks of step 7 of docs/behaviour.md#order-of-checks.
 
@@ -45,6 +38,8 @@ export function judgeEnvelope(
   mode: ReadMode,
 ): Answer | JudgedEnvelope {
   const lenient = !mode.strict;
+  // A string, or (lenient) a number written as one.
+  const textOf = (v: unknown) => (typeof v === 'string' ? v : lenient && typeof v === 'number' ? String(v) : undefined);
   const parsed = parseJson(text, lenient);
   if (parsed.kind === 'empty') return answer(-5070, 'the request has no JSON envelope');
   if (parsed.kind === 'invalid') return answer(-5071, 'the request is not JSON');
@@ -63,13 +58,7 @@ export function judgeEnvelope(
   }
   if (!isObject(body)) return answer(-5071, '`body` is not a JSON object');
 
-  const givenApiUser = own(env, 'apiUser') ?? own(env, 'apiuser');
-  const apiUserText =
-    typeof givenApiUser === 'string'
-      ? givenApiUser
-      : lenient && typeof givenApiUser === 'number'
-        ? String(givenApiUser)
-        : undefined;
+  const apiUserText = textOf(own(env, 'apiUser') ?? own(env, 'apiuser'));
   if (apiUserText === undefined) return answer(-1003, 'the envelope has no `apiUser`');
   if (apiUserText !== apiUser) return answer(-1003, "the envelope's `apiUser` is not the authenticated API user");
 
@@ -79,8 +68,8 @@ export function judgeEnvelope(
     : typeof rawType === 'number' && Number.isInteger(rawType)
       ? rawType
       : undefined;
-  if (type === undefined || !endpointTypes(endpoint, mode.strict).includes(type)) {
-    const types = endpointTypes(endpoint, mode.strict);
+  const types = endpointTypes(endpoint, mode.strict);
+  if (type === undefined || !types.includes(type)) {
     return answer(
       -5072,
       `type ${shown(rawType)} is not an operation of /v1/svc/${endpoint}, which takes ${types.length > 1 ? `${types.slice(0, -1).join(', ')} or ${types[types.length - 1]}` : types[0]}`,
@@ -90,9 +79,8 @@ export function judgeEnvelope(
   const rawId = own(env, 'id');
   let id: string | undefined;
   if (rawId !== undefined && rawId !== null) {
-    if (typeof rawId === 'string') id = rawId;
-    else if (lenient && typeof rawId === 'number') id = String(rawId);
-    else return answer(-5075, '`id` is not a string');
+    id = textOf(rawId);
+    if (id === undefined) return answer(-5075, '`id` is not a string');
     if (id.length > 25) return answer(-5075, '`id` is longer than 25 characters');
   } else if (rawId === null && !lenient) {
     return answer(-5075, '`id` is null');

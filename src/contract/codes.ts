@@ -1,11 +1,10 @@
 /** The one table of status codes: responses, /status pages, README, OpenAPI and coverage are generated from it. */
 import { InternalError } from './errors.js';
 
-/** An operation of the service: what a request asks for, chosen by endpoint and envelope `type`. */
-export type Operation = 'challenge' | 'cancel' | 'time' | 'status' | 'verify' | 'blocked';
-
 /** Every operation, in the order the README lists them. */
-export const OPERATIONS: readonly Operation[] = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'];
+export const OPERATIONS = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked'] as const;
+/** An operation of the service: what a request asks for, chosen by endpoint and envelope `type`. */
+export type Operation = (typeof OPERATIONS)[number];
 
 /** The named checks of the request path, in the order they run (docs/behaviour.md#order-of-checks). */
 export const CHECKS = [
@@ -55,8 +54,8 @@ export interface CodeInfo {
   accountState?: string;
 }
 
-const USER_OPS: readonly Operation[] = ['challenge', 'cancel', 'status', 'verify', 'blocked'];
-const BODY_OPS: readonly Operation[] = ['challenge', 'cancel', 'status', 'verify', 'blocked'];
+/** The operations whose request carries an envelope, a body and a user: every one but time. */
+const BODY_OPS: readonly Operation[] = OPERATIONS.filter((op) => op !== 'time');
 
 const account = (code: number, state: string, title: string, explain: string): CodeInfo => ({
   code,
@@ -64,7 +63,7 @@ const account = (code: number, state: string, title: string, explain: string): C
   title,
   explain: `${explain} The simulator answers it when the user's account is in the state \`${state}\` (scenario key \`accounts\` or \`defaultAccountState\`).`,
   check: 'account',
-  scope: USER_OPS,
+  scope: BODY_OPS,
   source: 'contract',
   accountState: state,
 });

@@ -12,8 +12,11 @@ export type ParsedJson = { kind: 'empty' } | { kind: 'invalid' } | { kind: 'valu
 /** Parses request text as JSON; when lenient, text that is not JSON is read as JSON5 (a published client sends it). */
 export function parseJson(text: string, lenient: boolean): ParsedJson {
   if (text.trim() === '') return { kind: 'empty' };
-  const strict = strictJson(text);
-  if (strict !== INVALID || !lenient) return strict;
+  try {
+    return { kind: 'value', value: JSON.parse(text) };
+  } catch {
+    if (!lenient) return INVALID;
+  }
   try {
     return { kind: 'value', value: withoutConsoleWarnings(() => json5().parse(text)) };
   } catch {
@@ -33,14 +36,6 @@ function withoutConsoleWarnings<T>(parse: () => T): T {
 }
 
 const INVALID: ParsedJson = Object.freeze({ kind: 'invalid' });
-
-function strictJson(text: string): ParsedJson {
-  try {
-    return { kind: 'value', value: JSON.parse(text) };
-  } catch {
-    return INVALID;
-  }
-}
 
 /** The fields a rule or the permission check may look at before the envelope is judged. */
 export interface Peek {
@@ -119,19 +114,10 @@ export function decodeUser(value: string, lenient: boolean): string | undefined 
 // The service's endpoints, envelope types and challenge values: which operation each endpoint and `type` name.
 
 /** The endpoints under `/v1/svc/`. */
-export type Endpoint = 'challenge' | 'time' | 'status' | 'verify' | 'blocked';
-export const ENDPOINTS: readonly Endpoint[] = ['challenge', 'time', 'status', 'verify', 'blocked'];
+export const ENDPOINTS = ['challenge', 'time', 'status', 'verify', 'blocked'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
 
-/** Envelope `type` values and the operation each selects (docs/behaviour.md#leniency-and-body-checks). */
-export const TYPE_OPERATION: ReadonlyMap<number, Operation> = new Map([
-  [150, 'challenge'],
-  [151, 'cancel'],
-  [990, 'time'],
-  [171, 'status'],
-  [170, 'verify'],
-  [950, 'blocked'],
-]);
-
+/** Envelope `type` values: the one each operation is selected by (docs/behaviour.md#leniency-and-body-checks). */
 export const OPERATION_TYPE: Readonly<Record<Operation, number>> = {
   challenge: 150,
   cancel: 151,
@@ -140,21 +126,21 @@ export const OPERATION_TYPE: Readonly<Record<Operation, number>> = {
   verify: 170,
   blocked: 950,
 };
+export const TYPE_OPERATION: ReadonlyMap<number, Operation> = new Map(
+  Object.entries(OPERATION_TYPE).map(([op, type]) => [type, op as Operation]),
+);
 
-/** The `type` values each endpoint serves (docs/behaviour.md#leniency-and-body-checks). */
+const ENDPOINT_TYPES: Readonly<Record<Endpoint, readonly number[]>> = {
+  challenge: [150, 151],
+  time: [990],
+  status: [171],
+  verify: [170],
+  blocked: [950],
+};
+
+/** The `type` values each endpoint serves; when lenient, the challenge endpoint takes the blocked check (950) too. */
 export function endpointTypes(endpoint: Endpoint, strict: boolean): readonly number[] {
-  switch (endpoint) {
-    case 'challenge':
-      return strict ? [150, 151] : [150, 151, 950];
-    case 'time':
-      return [990];
-    case 'status':
-      return [171];
-    case 'verify':
-      return [170];
-    case 'blocked':
-      return [950];
-  }
+  return endpoint === 'challenge' && !strict ? [150, 151, 950] : ENDPOINT_TYPES[endpoint];
 }
 
 /** Methods each endpoint answers: POST everywhere, and GET on time, which the published clients send. */

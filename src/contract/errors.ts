@@ -53,6 +53,7 @@ function issueLines(source: string, issues: readonly ScenarioIssue[]): string {
 export class ScenarioError extends MfaSimError {
   static override readonly code = 'MFA_SIM_SCENARIO';
   readonly code = ScenarioError.code;
+  override readonly name = 'ScenarioError';
 
   constructor(
     /** The file, scenario name or body the scenario came from. */
@@ -60,7 +61,6 @@ export class ScenarioError extends MfaSimError {
     readonly issues: ScenarioIssue[],
   ) {
     super(issueLines(source, issues));
-    this.name = 'ScenarioError';
   }
 }
 
@@ -68,10 +68,10 @@ export class ScenarioError extends MfaSimError {
 export class OptionsError extends MfaSimError {
   static override readonly code = 'MFA_SIM_OPTIONS';
   readonly code = OptionsError.code;
+  override readonly name = 'OptionsError';
 
   constructor(readonly issues: ScenarioIssue[]) {
     super(issueLines('options', issues));
-    this.name = 'OptionsError';
   }
 }
 
@@ -79,6 +79,7 @@ export class OptionsError extends MfaSimError {
 export class ControlError extends MfaSimError {
   static override readonly code = 'MFA_SIM_CONTROL';
   readonly code = ControlError.code;
+  override readonly name = 'ControlError';
 
   constructor(
     /** 400 a bad value, 404 nothing of that name, 409 the state does not allow it. */
@@ -88,7 +89,6 @@ export class ControlError extends MfaSimError {
     readonly issues: ScenarioIssue[] = [],
   ) {
     super(message);
-    this.name = 'ControlError';
   }
 }
 
@@ -96,17 +96,14 @@ export class ControlError extends MfaSimError {
 export class FlagError extends MfaSimError {
   static override readonly code = 'MFA_SIM_FLAG';
   readonly code = FlagError.code;
-
-  constructor(message: string) {
-    super(message);
-    this.name = 'FlagError';
-  }
+  override readonly name = 'FlagError';
 }
 
 /** `MFA_SIM_CLIENT`: an answer `mfa-sim/client` cannot read as an envelope. */
 export class ClientError extends MfaSimError {
   static override readonly code = 'MFA_SIM_CLIENT';
   readonly code = ClientError.code;
+  override readonly name = 'ClientError';
 
   constructor(
     message: string,
@@ -114,7 +111,6 @@ export class ClientError extends MfaSimError {
     readonly body: string,
   ) {
     super(message);
-    this.name = 'ClientError';
   }
 }
 
@@ -122,22 +118,12 @@ export class ClientError extends MfaSimError {
 export class InternalError extends MfaSimError {
   static override readonly code = 'MFA_SIM_INTERNAL';
   readonly code = InternalError.code;
-
-  constructor(message: string) {
-    super(message);
-    this.name = 'InternalError';
-  }
+  override readonly name = 'InternalError';
 }
 
 /** The class of each code, for `isMfaSimError`'s narrowing. */
-interface ErrorOfCode {
-  MFA_SIM_SCENARIO: ScenarioError;
-  MFA_SIM_OPTIONS: OptionsError;
-  MFA_SIM_CONTROL: ControlError;
-  MFA_SIM_FLAG: FlagError;
-  MFA_SIM_CLIENT: ClientError;
-  MFA_SIM_INTERNAL: InternalError;
-}
+type AnyMfaSimError = ScenarioError | OptionsError | ControlError | FlagError | ClientError | InternalError;
+type ErrorOfCode = { [E in AnyMfaSimError as E['code']]: E };
 
 /** Whether a value is an error thrown by any copy of mfa-sim, of the kind `code` names when given. */
 export function isMfaSimError<C extends MfaSimErrorCode = MfaSimErrorCode>(

@@ -1,5 +1,5 @@
 import { version } from '../../package.json';
-import { CODES, type CodeInfo, type Operation } from './codes.js';
+import { codeApplies, CODES, isTransportCode, type CodeInfo, type Operation } from './codes.js';
 import { authorizationValue, headerNames, stringToSign } from '../auth/signature.js';
 import { API_USER_ID } from './api-user.js';
 import {
@@ -12,7 +12,7 @@ import {
 } from './envelope.js';
 import { bodySchemas, requestEnvelopeSchema, responseEnvelopeSchema } from './schemas.js';
 
-export interface OpenApiOptions {
+interface OpenApiOptions {
   /** The identifier token: header names, the user field. */
   token: string;
   responseStyle: 'document' | 'sdk';
@@ -23,29 +23,18 @@ export interface OpenApiOptions {
 export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
   const h = headerNames(o.token);
   const bodies = bodySchemas(o.token);
+  const header = (name: string, description: string, pattern: string) => {
+    return { name, in: 'header', required: true, description, schema: { type: 'string', pattern } };
+  };
   // The Authorization header is the security scheme below: OpenAPI ignores a header parameter of that name.
   const headerParams = [
-    {
-      name: h.utctime,
-      in: 'header',
-      required: true,
-      description: 'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock',
-      schema: { type: 'string', pattern: '^\\d{1,16}$' },
-    },
-    {
-      name: h.nonce,
-      in: 'header',
-      required: true,
-      description: 'fresh for every request, retries included (a UUID)',
-      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,128}$' },
-    },
-    {
-      name: h.apiUser,
-      in: 'header',
-      required: true,
-      description: 'the API user id',
-      schema: { type: 'string', pattern: API_USER_ID.source },
-    },
+    header(
+      h.utctime,
+      'milliseconds since the epoch; at most the drift (default ±5 minutes) from the server clock',
+      '^\\d{1,16}$',
+    ),
+    header(h.nonce, 'fresh for every request, retries included (a UUID)', '^[A-Za-z0-9_-]{8,128}$'),
+    header(h.apiUser, 'the API user id', API_USER_ID.source),
   ];
 
   const paths: Record<string, unknown> = {};
@@ -55,12 +44,7 @@ export function openApiDocument(o: OpenApiOptions): Record<string, unknown> {
     for (const method of endpointMethods(endpoint)) {
       const withBody = endpoint !== 'time';
       const transport = CODES.filter((c) => c.check === 'transport' && (withBody || c.code !== -413));
-      const codes = [
-        ...CODES.filter(
-          (c) => c.check !== 'transport' && c.check !== 'route' && ops.some((op) => !c.scope || c.scope.includes(op)),
-        ),
-        ...transport,
-      ];
+      const codes = [...CODES.filter((c) => !isTransportCode(c) && ops.some((op) => codeApplies(c, op))), ...transport];
       const operation: Record<string, unknown> = {
         operationId: `${endpoint}${method === 'GET' ? 'Get' : ''}`,
         summary: ops.map((op) => `${op} (${op === 'time' ? 'no envelope' : `type ${OPERATION_TYPE[op]}`})`).join(', '),

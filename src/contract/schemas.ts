@@ -13,6 +13,12 @@ const CHALLENGE_ID = Type.String({ minLength: 1, description: 'the id a 2025 ans
 /** The body of each operation; the user field is `<token>User`. Time has no envelope. */
 export function bodySchemas(token: string): Record<Exclude<Operation, 'time'>, TSchema> {
   const user = { [userKeyOf(token)]: Type.String({ ...EMAIL_FORMAT, description: "the user's e-mail address" }) };
+  // Status and verify take these too, unread.
+  const lookUp = {
+    verifyType: Type.Optional(Type.String()),
+    expiry: Type.Optional(Type.String()),
+    status: Type.Optional(Type.String()),
+  };
   return {
     challenge: Type.Object(
       {
@@ -41,13 +47,7 @@ export function bodySchemas(token: string): Record<Exclude<Operation, 'time'>, T
       { additionalProperties: false, description: 'cancel a waiting challenge (type 151)' },
     ),
     status: Type.Object(
-      {
-        ...user,
-        challengeId: CHALLENGE_ID,
-        verifyType: Type.Optional(Type.String()),
-        expiry: Type.Optional(Type.String()),
-        status: Type.Optional(Type.String()),
-      },
+      { ...user, challengeId: CHALLENGE_ID, ...lookUp },
       { additionalProperties: false, description: 'the state of a challenge (type 171)' },
     ),
     verify: Type.Object(
@@ -55,9 +55,7 @@ export function bodySchemas(token: string): Record<Exclude<Operation, 'time'>, T
         ...user,
         challengeId: CHALLENGE_ID,
         authCode: Type.String({ maxLength: 64, description: 'the code the user was shown' }),
-        verifyType: Type.Optional(Type.String()),
-        expiry: Type.Optional(Type.String()),
-        status: Type.Optional(Type.String()),
+        ...lookUp,
       },
       { additionalProperties: false, description: 'verify the auth code of an approved challenge (type 170)' },
     ),

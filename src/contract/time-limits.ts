@@ -1,39 +1,35 @@
 import ms from 'ms';
 import { INSTANT_WORDS, isInstantInRange } from './response.js';
 
-/**
- * Every instant and duration a user can give (scenario keys, control API bodies, flags) is bounded here, where it
- * enters: the simulator's clock then never leaves the years a `Date` can print and a client can sign, and no delay
- * holds a connection or a timer for longer than a test run.
- */
+// Every instant and duration a user gives is bounded where it enters: the clock never leaves the years a `Date` can
+// print and a client can sign, and no delay holds a connection or a timer longer than a test run.
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const YEAR = 365 * DAY;
 
-/** A bounded duration: its smallest and largest value in milliseconds, and how the bound is said. */
+/** A bounded duration: its smallest and largest value in milliseconds, and the range in words for messages. */
 export interface DurationLimit {
   min: number;
   max: number;
-  /** The allowed range in words, for messages: "from -50 years to 50 years". */
   words: string;
 }
 
 const limit = (min: number, max: number, words: string): DurationLimit => ({ min, max, words });
+const FIFTY_YEARS = limit(-50 * YEAR, 50 * YEAR, 'from -50 years to 50 years (-18250d to 18250d)');
 
 /** The limits of every duration a scenario or the control API may give. */
 export const LIMITS = {
   /** `clock.offset`: a server clock off by up to half a century either way. */
-  offset: limit(-50 * YEAR, 50 * YEAR, 'from -50 years to 50 years (-18250d to 18250d)'),
+  offset: FIFTY_YEARS,
   /** `clock.maxDrift`: the replay memory keeps one drift window, so it is bounded too. */
   maxDrift: limit(0, 7 * DAY, 'from 0 to 7 days (7d)'),
   /** One move of the clock (`advance`). */
-  advance: limit(-50 * YEAR, 50 * YEAR, 'from -50 years to 50 years (-18250d to 18250d)'),
+  advance: FIFTY_YEARS,
   /** A rule's `delay` and `hangFor`: a connection is never held longer. */
   delay: limit(0, 10 * MINUTE, 'from 0 to 10 minutes (10m)'),
   /** A scripted press (`people:`), after the challenge is made. */
   press: limit(0, DAY, 'from 0 to 1 day (24h)'),
-  /** `autoVerify.delay`. */
   autoVerifyDelay: limit(0, DAY, 'from 0 to 1 day (24h)'),
 } as const;
 
@@ -60,9 +56,7 @@ export function boundedDuration(v: unknown, bound: DurationLimit): { ms: number 
   return { ms: n };
 }
 
-/**
- * An instant from epoch ms or an ISO 8601 text, checked against the clock's range: the ms, or why it cannot be used.
- */
+/** An instant from epoch ms or ISO 8601, checked against the clock's range: the ms, or why it cannot be used. */
 export function boundedInstant(v: unknown): { ms: number } | { problem: string } {
   const t = typeof v === 'number' ? v : typeof v === 'string' && isCalendarDate(v.trim()) ? Date.parse(v.trim()) : NaN;
   if (Number.isNaN(t) && !(typeof v === 'number'))
@@ -75,10 +69,7 @@ export function boundedInstant(v: unknown): { ms: number } | { problem: string }
 
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-/**
- * ISO 8601 whose date exists: the engine's parser rolls a day past the month's end over into the next month
- * (2030-02-30 is read as 2030-03-02), where a test author meant a date that is not in the calendar.
- */
+/** ISO 8601 whose date exists: `Date.parse` reads 2030-02-30 as 2030-03-02, a date the author did not mean. */
 function isCalendarDate(text: string): boolean {
   const m = ISO_INSTANT.exec(text);
   if (!m) return false;
@@ -87,10 +78,7 @@ function isCalendarDate(text: string): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/**
- * A value a caller sent, as a message quotes it: whole when short (never cut: a secret would show in part), else by its
- * length or kind.
- */
+/** A caller's value as a message quotes it: whole when short (cut, a secret would show in part), else by kind. */
 function shownValue(v: unknown): string {
   if (typeof v === 'number') return `\`${v}\``;
   if (typeof v === 'string') return v.length <= 40 ? `\`${v}\`` : `a text of ${v.length} characters`;

@@ -10,7 +10,6 @@ import { bodyAsKept, requestAsKept } from '../request/context.js';
 import type { StartOptions } from '../simulator/options.js';
 import type { Simulator } from '../simulator/simulator.js';
 import type { PressAction } from '../scenario/accounts.js';
-import { monotonicMs } from '../world/monotonic.js';
 import { answerText, compareAnswers, isIsoUtc, judgeAnswer, seenAnswer } from './judge.js';
 import { Recorder, type RecordedExchange } from './recorder.js';
 import { challengeIdOf, Shadow, type Decision } from './shadow.js';
@@ -60,7 +59,7 @@ export class ProxyMode {
 
   /** Serves one request to `/v1/`: a path of no endpoint, and a body over the limit, never reach the upstream. */
   serve(req: IncomingMessage, res: ServerResponse): void {
-    const startedAt = monotonicMs();
+    const startedAt = performance.now();
     if (endpointOf(req.url ?? '', this.sim.token) === undefined) return this.http.serveApi(this.sim, req, res);
     const exchange = readBody(req, this.sim.bodyLimit)
       .then((body) => {
@@ -202,7 +201,7 @@ export class ProxyMode {
           : code !== undefined && code >= 0
             ? bodyAsKept(message, sim.redact)
             : clipText(sim.redact(message), MAX_MESSAGE_CHARS),
-      latencyMs: Math.round((monotonicMs() - startedAt) * 100) / 100,
+      latencyMs: Math.round((performance.now() - startedAt) * 100) / 100,
       scenario: sim.scenario.name,
       // No answer from the upstream is, to the client, a failure on the way (as a rule's fault is).
       fault: forwarding.failure === undefined ? undefined : 'upstream',

@@ -6,7 +6,6 @@ import type { Answered } from './answered-events.js';
 import type { AnsweredRequest, Caller } from './answered.js';
 import { JOURNAL_BODY_CHARS } from './journal.js';
 import { BoundedMap } from '../world/bounded-map.js';
-import { monotonicMs } from '../world/monotonic.js';
 import type { Hint } from '../doctor/doctor.js';
 import { FINDING_KINDS, SEVERITIES, type Finding, type HintSeen, type Scope } from './finding-types.js';
 import { failedInTransit } from '../doctor/doctor.js';
@@ -237,7 +236,7 @@ export class ClientFindings {
   }
 
   private watchPolling(challengeId: string, apiUser: string, seq: number): void {
-    const now = monotonicMs();
+    const now = performance.now();
     const p = this.polls.get(challengeId);
     if (!p) return void this.polls.set(challengeId, { last: now, fast: 0 });
     p.fast = now - p.last < FAST_POLL_MS ? p.fast + 1 : 0;

@@ -6,37 +6,25 @@ export interface EmailEntry<T> {
   matches?: (email: string) => boolean;
 }
 
-/** Values by user e-mail: exact e-mails first (of two alike in lower case the first wins), then globs in order. */
-class EmailBook<T> {
-  private readonly exact = new Map<string, T>();
-  private readonly globs: { matches: (email: string) => boolean; value: T }[] = [];
-
-  constructor(entries: Iterable<EmailEntry<T>>) {
-    for (const { key, value, matches } of entries) {
-      if (matches) this.globs.push({ matches, value });
-      else if (!this.exact.has(key.toLowerCase())) this.exact.set(key.toLowerCase(), value);
-    }
+/** Finds values by user e-mail: exact e-mails (of two alike in lower case the first wins), then globs in order. */
+function emailBook<T>(entries: Iterable<EmailEntry<T>>): (email: string) => T | undefined {
+  const exact = new Map<string, T>();
+  const globs: { matches: (email: string) => boolean; value: T }[] = [];
+  for (const { key, value, matches } of entries) {
+    if (matches) globs.push({ matches, value });
+    else if (!exact.has(key.toLowerCase())) exact.set(key.toLowerCase(), value);
   }
-
-  /** The value for this e-mail, or undefined when nothing matches. */
-  find(email: string): T | undefined {
-    return this.exact.get(email.toLowerCase()) ?? this.globs.find((g) => g.matches(email))?.value;
-  }
+  return (email) => exact.get(email.toLowerCase()) ?? globs.find((g) => g.matches(email))?.value;
 }
 
 /** Account states (docs/behaviour.md#accounts-and-api-users): the -2xxx code of each user e-mail, 0 when active. */
-export class AccountBook extends EmailBook<number> {
-  constructor(
-    entries: Iterable<EmailEntry<number>>,
-    private readonly fallback: number,
-  ) {
-    super(entries);
-  }
+export interface AccountBook {
+  codeFor(email: string): number;
+}
 
-  /** The -2xxx code for this e-mail's account, or 0 when it is active. */
-  codeFor(email: string): number {
-    return this.find(email) ?? this.fallback;
-  }
+export function accountBook(entries: Iterable<EmailEntry<number>>, fallback: number): AccountBook {
+  const find = emailBook(entries);
+  return { codeFor: (email) => find(email) ?? fallback };
 }
 
 /** What a person does on the phone page: approve or deny. */
@@ -75,17 +63,13 @@ function magicScript(user: string): PersonScript | undefined {
   return wordScript(m[1].toLowerCase() as PressAction | 'ignore', seconds === undefined ? undefined : seconds * 1000);
 }
 
-/** The people a scenario scripts (`people:`), matched as accounts are; then, unless turned off, the magic addresses. */
-export class PersonBook extends EmailBook<PersonScript> {
-  constructor(
-    entries: Iterable<EmailEntry<PersonScript>>,
-    private readonly magic: boolean,
-  ) {
-    super(entries);
-  }
+/** The people a scenario scripts (`people:`): what each does, or undefined when no one answers but a real person. */
+export interface PersonBook {
+  scriptFor(email: string): PersonScript | undefined;
+}
 
-  /** What the person with this e-mail does, or undefined: no one answers for them but a real person (or a test). */
-  scriptFor(email: string): PersonScript | undefined {
-    return this.find(email) ?? (this.magic ? magicScript(email) : undefined);
-  }
+/** People matched as accounts are; then, unless `magic` is off, the magic addresses. */
+export function personBook(entries: Iterable<EmailEntry<PersonScript>>, magic: boolean): PersonBook {
+  const find = emailBook(entries);
+  return { scriptFor: (email) => find(email) ?? (magic ? magicScript(email) : undefined) };
 }

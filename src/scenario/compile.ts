@@ -1,16 +1,15 @@
+import { BlockList, isIPv4 } from 'node:net';
 import { tokenNames, type TokenNames } from '../auth/signature.js';
 import { closest } from '../output/closest.js';
 import { ACCOUNT_STATES, codeInfo } from '../contract/codes.js';
 import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { isEmail } from '../contract/envelope.js';
 import type { ScenarioIssue } from '../contract/errors.js';
-import { AccountBook } from './accounts.js';
 import { isGlob } from './glob.js';
-import { IpRules, parseRange } from './ip.js';
 import { INSTANT_WORDS, isInstantInRange } from '../contract/response.js';
-import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
-import type { DurationLimit } from '../contract/time-limits.js';
-import { PersonBook, wordScript, type PersonScript, type ScriptedPress } from './accounts.js';
+import { boundedDuration, boundedInstant, LIMITS, type DurationLimit } from '../contract/time-limits.js';
+import { accountBook, personBook, wordScript, type AccountBook, type PersonBook } from './accounts.js';
+import type { PersonScript, ScriptedPress } from './accounts.js';
 import { mend } from './mend.js';
 import { compileRule, matcherOf, shadowedRules, type CompiledRule, type Fail } from './rules.js';
 import { PERMISSIONS, type AuthMode, type Permission, type ScenarioInput } from './schema.js';
@@ -51,6 +50,35 @@ export interface CompiledScenario {
   people: PersonBook;
   autoVerifyDelay: number;
   rules: CompiledRule[];
+}
+
+type Range = { address: string; prefix: number };
+
+/** Parses an IPv4 address or CIDR block (`a.b.c.d/n`); undefined when it is neither. */
+function parseRange(text: string): Range | undefined {
+  const [address, bits, ...more] = text.split('/');
+  if (more.length > 0 || !isIPv4(address)) return undefined;
+  if (bits === undefined) return { address, prefix: 32 };
+  if (!/^\d{1,2}$/.test(bits) || Number(bits) > 32) return undefined;
+  return { address, prefix: Number(bits) };
+}
+
+/** An API user's IPv4 rules (docs/behaviour.md#accounts-and-api-users): blocked unless allowed. */
+export class IpRules {
+  private readonly block = new BlockList();
+  private readonly allow = new BlockList();
+  private readonly allowList: boolean;
+
+  constructor(block: Range[], allow: Range[]) {
+    for (const r of block) this.block.addSubnet(r.address, r.prefix, 'ipv4');
+    for (const r of allow) this.allow.addSubnet(r.address, r.prefix, 'ipv4');
+    this.allowList = allow.length > 0;
+  }
+
+  blocks(address: string): boolean {
+    if (this.allow.check(address, 'ipv4')) return false;
+    return this.allowList || this.block.check(address, 'ipv4');
+  }
 }
 
 type Compiled = { scenario?: CompiledScenario; issues: ScenarioIssue[] };
@@ -181,8 +209,8 @@ function compileChecked(input: ScenarioInput, rulesWhole = true): Compiled {
     replayNonces: input.replay?.nonces ?? true,
     replayTimestamps: input.replay?.timestamps ?? true,
     apiUsers,
-    accounts: new AccountBook(accountEntries, fallback),
-    people: new PersonBook(people, input.magicAddresses ?? true),
+    accounts: accountBook(accountEntries, fallback),
+    people: personBook(people, input.magicAddresses ?? true),
     autoVerifyDelay,
     rules,
   };

@@ -1,5 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { ScenarioIssue } from '../contract/errors.js';
+import { isObject } from '../contract/response.js';
 import type { ScenarioInput } from './schema.js';
 import { checkShape, isPrefix, type ShapeProblem } from './validate.js';
 
@@ -14,7 +15,7 @@ const COPIED_LEVELS = 5;
 
 /** Every problem of a misshapen scenario: of shape (`first`), then of meaning once mended (misspelled keys renamed). */
 export function mend(value: unknown, first: ShapeProblem[], meaning: Meaning): ScenarioIssue[] {
-  if (!isRecord(value)) return first.map(({ path, message }) => ({ path, message }));
+  if (!isObject(value)) return first.map(({ path, message }) => ({ path, message }));
   const root = copy(value, COPIED_LEVELS) as Container;
   const issues: ScenarioIssue[] = [];
   const renames: { from: Path; to: Path }[] = [];
@@ -51,13 +52,11 @@ export function mend(value: unknown, first: ShapeProblem[], meaning: Meaning): S
   return [...issues, ...kept.map((i) => ({ ...i, path: written(i.path) }))];
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** A copy of the containers `levels` deep; keys are defined, never assigned, so `__proto__` stays a key. */
 function copy(v: unknown, levels: number): unknown {
   if (levels === 0) return v;
   if (Array.isArray(v)) return v.map((x) => copy(x, levels - 1));
-  return isRecord(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, copy(x, levels - 1)])) : v;
+  return isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, copy(x, levels - 1)])) : v;
 }
 
 function parentOf(root: Container, path: Path): [Container, string | number] {

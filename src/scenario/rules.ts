@@ -1,4 +1,4 @@
-import { codeInfo, type Operation } from '../contract/codes.js';
+import { codeInfo, OPERATIONS, type Operation } from '../contract/codes.js';
 import { API_USER_ID, API_USER_ID_RULE } from '../contract/api-user.js';
 import { peekedUser, type Peek } from '../contract/envelope.js';
 import { CHALLENGE_TYPES, TYPE_OPERATION, endpointTypes, type Endpoint } from '../contract/envelope.js';
@@ -54,11 +54,11 @@ export function compileRule(r: RuleInput, index: number, fail: Fail, apiUsers?: 
   const label = r.name ?? `rule ${index + 1}`;
   const rule: CompiledRule = { index, label, when: { ...w }, after, times, every, fault, hangMs: 60_000, decides };
   // The operations a matching request can be, narrowed by each condition.
-  let ops = new Set<Operation>(['challenge', 'cancel', 'time', 'status', 'verify', 'blocked']);
+  let ops = new Set<Operation>(OPERATIONS);
   if (w.endpoint) ops = new Set(endpointTypes(w.endpoint, false).map((t) => TYPE_OPERATION.get(t)!));
   if (w.type !== undefined) {
     const op = TYPE_OPERATION.get(w.type);
-    if (!op) bad(`${w.type} is not an operation type (150, 151, 990, 171, 170, 950)`, 'when', 'type');
+    if (!op) bad(`${w.type} is not an operation type (${[...TYPE_OPERATION.keys()].join(', ')})`, 'when', 'type');
     else if (!ops.has(op)) bad(`impossible: type ${w.type} is never sent to /v1/svc/${w.endpoint}`, 'when', 'type');
     else ops = new Set([op]);
   }

@@ -1,11 +1,13 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { RAW_CONTROLS } from '../output/terminal.js';
 import { Type } from '@sinclair/typebox';
+import { OPERATIONS } from '../contract/codes.js';
+import { ENDPOINTS, OPERATION_TYPE } from '../contract/envelope.js';
 import { MAX_PRESSES } from './accounts.js';
 
 /** The one schema of a scenario: files, control API bodies and options are checked by it; editors get its JSON. */
 
-export const PERMISSIONS = ['challenge', 'cancel', 'time', 'status', 'verify', 'blocked', 'autoVerify'] as const;
+export const PERMISSIONS = [...OPERATIONS, 'autoVerify'] as const;
 export const FAULTS = ['reset', 'hang', 'truncate', 'garbage', 'proxy-502', 'proxy-503', 'proxy-504'] as const;
 /** The faults that break an answer the service gave; the others keep the request from the service. */
 export const ANSWERING_FAULTS: ReadonlySet<Fault> = new Set(['truncate', 'garbage']);
@@ -79,8 +81,10 @@ const RuleSchema = strictObject(
     when: Type.Optional(
       strictObject(
         {
-          endpoint: choice(['challenge', 'time', 'status', 'verify', 'blocked'] as const),
-          type: Type.Optional(Type.Integer({ description: 'envelope type: 150, 151, 990, 171, 170, 950' })),
+          endpoint: choice(ENDPOINTS),
+          type: Type.Optional(
+            Type.Integer({ description: `envelope type: ${Object.values(OPERATION_TYPE).join(', ')}` }),
+          ),
           apiUser: text('the 9-digit API user of the request'),
           svcUser: text("the body's user e-mail, exact or glob (*@example.com)"),
           challengeType: text(),

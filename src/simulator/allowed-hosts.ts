@@ -11,13 +11,11 @@ export class AllowedHosts {
   private readonly domains: string[] = [];
 
   /** The names an operator allowed, and the host of the public URL answers link to (when there is one). */
-  static of(names: readonly string[] = [], publicUrl?: string): AllowedHosts {
-    const hosts = new AllowedHosts();
-    for (const name of names) hosts.add(name);
+  constructor(names: readonly string[] = [], publicUrl?: string) {
+    for (const name of names) this.add(name);
     // A public URL that does not parse names no host.
     if (publicUrl !== undefined && URL.canParse(publicUrl))
-      hosts.add(new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''));
-    return hosts;
+      this.add(new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''));
   }
 
   /** Allows one more name (`.example.com`: the domain and its subdomains). */

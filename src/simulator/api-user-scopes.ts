@@ -1,23 +1,11 @@
 import { argumentOnce, scenarioOnce } from '../contract/arguments.js';
 import type { CompiledScenario } from '../scenario/compile.js';
 import type { ScenarioRegistry, ScenarioSource } from '../scenario/registry.js';
-import type { Doctor } from '../doctor/doctor.js';
-import type { Journal } from '../run/journal.js';
-import type { Secrets } from '../run/secrets.js';
-import type { Links } from '../request/context.js';
-import type { RequestPath } from '../request/path.js';
-import type { World } from '../world/world.js';
 import type { VirtualClock } from '../world/clock.js';
+import type { Simulator } from './simulator.js';
 
 /** The parts of the simulator an API user's own scenario starts afresh in, or tells of a new secret. */
-interface ScopedParts {
-  readonly world: World;
-  readonly doctor: Doctor;
-  readonly requestJournal: Journal;
-  readonly secrets: Secrets;
-  readonly path: RequestPath;
-  readonly links: Links;
-}
+type ScopedParts = Pick<Simulator, 'world' | 'requestJournal' | 'secrets' | 'path' | 'links'>;
 
 /**
  * One API user's own scenario beside the active one: a binding, or an API user claimed for one parallel test worker

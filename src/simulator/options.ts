@@ -22,15 +22,19 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** Proxy mode: how long the upstream has to answer a forwarded request whole, connecting included. */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
 
+/** A file, folder, token or secret: a text of at most 4,096 characters. */
+const text = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description }));
+/** A whole number within bounds, with its default when it has one. */
+const whole = (minimum: number, maximum: number, description: string, fallback?: number) =>
+  Type.Optional(Type.Integer({ minimum, maximum, default: fallback, description }));
+
 /**
  * How a simulator runs, beside the scenario keys it also takes: the in-process options and, through them, the command
  * line's flags and environment variables (command-line.ts), the help, and the tables of docs/in-process-api.md and
  * docs/command-line.md.
  */
 const SimulatorRunSchema = Type.Object({
-  scenario: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 4096, description: 'a shipped scenario by name, or a scenario file' }),
-  ),
+  scenario: text('a shipped scenario by name, or a scenario file'),
   apiUser: Type.Optional(
     Type.String({
       pattern: API_USER_ID.source,
@@ -38,20 +42,8 @@ const SimulatorRunSchema = Type.Object({
       description: `the default API user's id, 9 digits (default ${DEFAULT_API_USER})`,
     }),
   ),
-  secret: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      description: "the default API user's secret (default: a random one, printed at start)",
-    }),
-  ),
-  seed: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 4_294_967_295,
-      description: 'makes the simulated world the same from run to run (never a secret or token)',
-    }),
-  ),
+  secret: text("the default API user's secret (default: a random one, printed at start)"),
+  seed: whole(0, 4_294_967_295, 'makes the simulated world the same from run to run (never a secret or token)'),
   publicUrl: Type.Optional(
     Type.String({
       pattern: '^https?://[^\\s/?#]+(/[^\\s]*)?$',
@@ -59,45 +51,16 @@ const SimulatorRunSchema = Type.Object({
       description: 'the base URL of `moreInfo` and `challengeQRcodeUrl` (default: the URL listened on)',
     }),
   ),
-  bodyLimit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 16 * 1024 * 1024,
-      default: DEFAULT_BODY_LIMIT,
-      description: 'request bodies larger than this many bytes get -413',
-    }),
+  bodyLimit: whole(1, 16 * 1024 * 1024, 'request bodies larger than this many bytes get -413', DEFAULT_BODY_LIMIT),
+  journalSize: whole(1, 100_000, 'entries the request journal keeps', DEFAULT_JOURNAL_SIZE),
+  maxChallenges: whole(0, 1_000_000, 'challenges kept before the oldest is forgotten', DEFAULT_MAX_CHALLENGES),
+  replayCap: whole(
+    1,
+    100_000_000,
+    'replay entries kept per API user before the oldest are forgotten early',
+    DEFAULT_REPLAY_CAP,
   ),
-  journalSize: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 100_000,
-      default: DEFAULT_JOURNAL_SIZE,
-      description: 'entries the request journal keeps',
-    }),
-  ),
-  maxChallenges: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 1_000_000,
-      default: DEFAULT_MAX_CHALLENGES,
-      description: 'challenges kept before the oldest is forgotten',
-    }),
-  ),
-  replayCap: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 100_000_000,
-      default: DEFAULT_REPLAY_CAP,
-      description: 'replay entries kept per API user before the oldest are forgotten early',
-    }),
-  ),
-  controlToken: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      description: 'token the control API requires (default: none on loopback, a random one elsewhere)',
-    }),
-  ),
+  controlToken: text('token the control API requires (default: none on loopback, a random one elsewhere)'),
   scenarioDirs: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
       maxItems: 100,
@@ -123,28 +86,17 @@ const SimulatorRunSchema = Type.Object({
 
 /** Where and how a simulator started with `startSimulator` listens. */
 const ListenSchema = Type.Object({
-  port: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 65_535, default: 0, description: 'port to listen on; 0 picks a free one' }),
-  ),
+  port: whole(0, 65_535, 'port to listen on; 0 picks a free one', 0),
   host: Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, default: DEFAULT_HOST, description: 'address to listen on' }),
   ),
-  headersTimeout: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 3_600_000,
-      default: HEADERS_TIMEOUT_MS,
-      description: 'ms for the header block to arrive, else -408 and the connection is closed',
-    }),
+  headersTimeout: whole(
+    1,
+    3_600_000,
+    'ms for the header block to arrive, else -408 and the connection is closed',
+    HEADERS_TIMEOUT_MS,
   ),
-  requestTimeout: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 3_600_000,
-      default: REQUEST_TIMEOUT_MS,
-      description: 'ms for the whole request to arrive, else -408',
-    }),
-  ),
+  requestTimeout: whole(1, 3_600_000, 'ms for the whole request to arrive, else -408', REQUEST_TIMEOUT_MS),
 });
 
 /** Proxy mode (docs/proxy.md, src/proxy/): the operator's upstream, how it is reached, the recording of its answers. */
@@ -158,29 +110,17 @@ const ProxySchema = Type.Object({
         'proxy mode: forward API requests to this base URL unchanged, judge its answers against the contract and, with the secret, against mfa-sim',
     }),
   ),
-  upstreamCa: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      description:
-        "proxy mode: trust this private CA (a PEM file) for the upstream's TLS certificate, besides the system's",
-    }),
+  upstreamCa: text(
+    "proxy mode: trust this private CA (a PEM file) for the upstream's TLS certificate, besides the system's",
   ),
   // No default in the schema: the command line would hand it to every simulator, proxy or not.
-  upstreamTimeout: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 600_000,
-      description: `proxy mode: ms the upstream has to answer a request whole, else the client gets -5000 (default ${UPSTREAM_TIMEOUT_MS})`,
-    }),
+  upstreamTimeout: whole(
+    1,
+    600_000,
+    `proxy mode: ms the upstream has to answer a request whole, else the client gets -5000 (default ${UPSTREAM_TIMEOUT_MS})`,
   ),
-  record: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      description:
-        "proxy mode: write the upstream's answers to this folder as a replayable scenario and the raw exchanges, secrets removed",
-    }),
+  record: text(
+    "proxy mode: write the upstream's answers to this folder as a replayable scenario and the raw exchanges, secrets removed",
   ),
 });
 

@@ -17,8 +17,7 @@ import type { ApiUser, CompiledScenario } from '../scenario/compile.js';
 import { defaultScenarioDirs, ScenarioDirectories } from '../scenario/files.js';
 import { ScenarioRegistry, type ScenarioSource } from '../scenario/registry.js';
 import { pinnedKeys, scenarioFromOptions } from '../scenario/load.js';
-import type { VirtualClock } from '../world/clock.js';
-import { Watchers } from '../world/clock.js';
+import { Watchers, type VirtualClock } from '../world/clock.js';
 import { World } from '../world/world.js';
 
 export type { SimulatorOptions } from './options.js';
@@ -61,7 +60,7 @@ export class Simulator {
     this.clock = this.world.clock;
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.scenarioDirectories = new ScenarioDirectories(opts.scenarioDirs ?? defaultScenarioDirs(opts.scenario));
-    this.allowedHosts = AllowedHosts.of(opts.allowedHosts, opts.publicUrl);
+    this.allowedHosts = new AllowedHosts(opts.allowedHosts, opts.publicUrl);
     this.registry = new ScenarioRegistry(scenarioFromOptions(opts, RUN_KEYS), pinnedKeys(opts));
     const failures = new ObserverFailures();
     this.requestJournal = new Journal(opts.journalSize, (e) => hideSecrets(this.secrets.redactor, e), failures);

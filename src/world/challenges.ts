@@ -1,19 +1,14 @@
-import { answer, clipText, type Answer } from '../contract/response.js';
+import { answer, clampInstant, clipText, type Answer } from '../contract/response.js';
 import type { ChallengeBody } from '../contract/bodies.js';
 import { ControlError } from '../contract/errors.js';
-import { clampInstant } from '../contract/response.js';
 import type { RandomSource } from './random.js';
 import { Watchers } from './clock.js';
 import type { PersonScript } from '../scenario/accounts.js';
 import type { Actor, ChallengeState, PressAction, Step } from './steps.js';
 
-/** How a challenge ended: by the user, by the client, by the clock, by auto-verify. */
-export type EndedBy = 'user' | 'client' | 'clock' | 'auto-verify';
-
-// A record, so that a value missing or extra does not build.
-const ENDINGS: Record<EndedBy, true> = { user: true, client: true, clock: true, 'auto-verify': true };
-/** Every way a challenge can end (for the control API's document). */
-export const ENDED_BY = Object.keys(ENDINGS) as EndedBy[];
+/** Every way a challenge can end: by the user, by the client, by the clock, by auto-verify. */
+export const ENDED_BY = ['user', 'client', 'clock', 'auto-verify'] as const;
+type EndedBy = (typeof ENDED_BY)[number];
 
 /** A challenge as the simulator keeps it (the control API's `GET /__sim/challenges` shows it with ISO times). */
 export interface Challenge {
@@ -57,10 +52,7 @@ export const DEFAULT_MAX_CHALLENGES = 10_000;
 
 const json = (o: unknown) => JSON.stringify(o);
 
-/**
- * The challenges, in the order they were made, bounded: past `max`, the oldest one is forgotten (it then answers as
- * unknown).
- */
+/** The challenges, in the order they were made; past `max`, the oldest is forgotten (and then answers as unknown). */
 export class Challenges {
   private readonly map = new Map<string, Challenge>();
   private readonly watchers = new Watchers<Challenge>();
@@ -76,7 +68,7 @@ export class Challenges {
     private readonly nowOf: (apiUser: string) => number = () => Date.now(),
   ) {}
 
-  // ---- What the client's requests do; the request path commits the step it decided on (request/commit.ts).
+  // ---- What the client's requests do; the request path commits the step it decided on.
 
   /** A new challenge (2025) for `apiUser`, waiting for the user, not kept yet (`add` keeps it). */
   make(
@@ -107,10 +99,17 @@ export class Challenges {
     };
   }
 
-  /** Keeps a challenge made by `make`. */
+  /** Keeps a challenge made by `make`; past `max`, forgets the oldest (a Map keeps insertion order). */
   add(c: Challenge): void {
-    this.store(c);
-    if (c.presses) this.scripted.add(c);
+    if (this.max >= 1) {
+      this.map.set(c.id, c);
+      if (c.presses) this.scripted.add(c);
+    }
+    if (this.map.size > this.max) {
+      const oldest = this.map.values().next().value!;
+      this.map.delete(oldest.id);
+      this.scripted.delete(oldest);
+    }
     this.watchers.tell(c);
   }
 
@@ -152,7 +151,9 @@ export class Challenges {
     if (c.state === 'verified') return;
     c.endedAt ??= now;
     c.endedBy ??= 'client';
-    this.step(c, 'verified', now, by);
+    c.state = 'verified';
+    c.trail.push({ state: 'verified', at: now, by });
+    this.watchers.tell(c);
   }
 
   // ---- What the user (or a test standing in for the user) does; `now` left out: the API user's clock's now.
@@ -166,10 +167,7 @@ export class Challenges {
     return this.end(c, 'approved', now ?? this.nowOf(c.apiUser), 'user', by);
   }
 
-  /**
-   * Proxy mode: the real service says its user answered; the waiting copy takes the same answer, with no auth code of
-   * its own (verify takes the code the user was shown on the real phone).
-   */
+  /** Proxy mode: the real service's user answered; the waiting copy takes the answer, with no auth code of its own. */
   answeredAtService(id: string, action: PressAction): Challenge {
     const c = this.waiting(id, undefined);
     return this.end(c, action === 'approve' ? 'approved' : 'denied', this.nowOf(c.apiUser), 'user', 'service');
@@ -198,7 +196,7 @@ export class Challenges {
   /** The challenge with its state brought up to `now` (default: its clock's), or undefined. */
   get(id: string, now?: number): Challenge | undefined {
     const c = this.map.get(id);
-    if (c) this.settle(c, now ?? this.nowOf(c.apiUser));
+    if (c) this.take(dueOf(c, now ?? this.nowOf(c.apiUser), []));
     return c;
   }
 
@@ -230,17 +228,6 @@ export class Challenges {
     endAt(c, state, at, endedBy, by);
     this.watchers.tell(c);
     return c;
-  }
-
-  /** A step that is not an end: an approved challenge verified. */
-  private step(c: Challenge, state: ChallengeState, at: number, by: Actor): void {
-    c.state = state;
-    c.trail.push({ state, at, by });
-    this.watchers.tell(c);
-  }
-
-  private settle(c: Challenge, now: number): void {
-    this.take(dueOf(c, now, []));
   }
 
   /** Takes the steps that fell due, in time order (a stable sort: at one instant, in the order found). */
@@ -275,16 +262,6 @@ export class Challenges {
       );
     if (c.state !== 'waiting') throw new ControlError(409, `the challenge is already ${c.state}`);
     return c;
-  }
-
-  /** Past `max`, forgets the oldest (a Map keeps insertion order). */
-  private store(c: Challenge): void {
-    if (this.max < 1) return;
-    this.map.set(c.id, c);
-    if (this.map.size <= this.max) return;
-    const oldest = this.map.values().next().value!;
-    this.map.delete(oldest.id);
-    this.scripted.delete(oldest);
   }
 }
 

@@ -36,10 +36,6 @@ export class VirtualClock {
     return this.frozenBase !== undefined;
   }
 
-  get offset(): number {
-    return this.offsetMs;
-  }
-
   /** Stops the clock at simulator time `at` when given, else where it stands. */
   freeze(at?: number): void {
     if (at !== undefined && !isInstantInRange(at))

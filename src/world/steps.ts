@@ -1,7 +1,9 @@
 import type { PressAction } from '../scenario/accounts.js';
 
+/** Every state a challenge can be in (for the control API's document). */
+export const CHALLENGE_STATES = ['waiting', 'approved', 'verified', 'denied', 'expired', 'cancelled'] as const;
 /** Where a challenge stands (docs/behaviour.md#challenges). */
-export type ChallengeState = 'waiting' | 'approved' | 'verified' | 'denied' | 'expired' | 'cancelled';
+export type ChallengeState = (typeof CHALLENGE_STATES)[number];
 
 /**
  * Who took a step in a challenge's life (`scenario`: the person it scripts, `people:` or a magic address; `service`:
@@ -19,14 +21,8 @@ export interface Step {
   pressed?: PressAction;
 }
 
-const DONE: Record<ChallengeState, string> = {
-  waiting: 'sent',
-  approved: 'approved',
-  verified: 'verified',
-  denied: 'denied',
-  expired: 'expired',
-  cancelled: 'cancelled',
-};
+/** A state as a step's words say it: the waiting challenge was sent. */
+const done = (state: ChallengeState) => (state === 'waiting' ? 'sent' : state);
 const BY: Record<Actor, string> = {
   client: 'by the client',
   explorer: 'by the explorer',
@@ -38,13 +34,11 @@ const BY: Record<Actor, string> = {
   service: "by the user on the real service's phone (proxy mode)",
 };
 
-/** Every state a challenge can be in (for the control API's document). */
-export const CHALLENGE_STATES = Object.keys(DONE) as ChallengeState[];
 /** Everyone who can take a step in a challenge's life (for the control API's document). */
 export const ACTOR_NAMES = Object.keys(BY) as Actor[];
 
 /** A step as a person reads it: "approved by the user on the phone page". */
 export function stepWords(step: { state: ChallengeState; by: Actor; pressed?: PressAction }): string {
-  if (step.pressed) return `${step.pressed} pressed ${BY[step.by]}: nothing changed, already ${DONE[step.state]}`;
-  return `${DONE[step.state]} ${BY[step.by]}`;
+  if (step.pressed) return `${step.pressed} pressed ${BY[step.by]}: nothing changed, already ${done(step.state)}`;
+  return `${done(step.state)} ${BY[step.by]}`;
 }

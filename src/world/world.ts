@@ -3,11 +3,10 @@ import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
 import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
 import { ControlError } from '../contract/errors.js';
-import { VirtualClock } from './clock.js';
+import { VirtualClock, Watchers } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import { People } from './people.js';
 import { RandomSource, unguessable } from './random.js';
-import { Watchers } from './clock.js';
 
 /** The default API user's id when none is given. */
 export const DEFAULT_API_USER = '123456789';

@@ -1,7 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { DIAGNOSES_PER_SECOND, Doctor } from '../../src/doctor/doctor.js';
-import { monotonicMs } from '../../src/world/monotonic.js';
 import { stringToSign } from '../../src/index.js';
 import { clientTime, send, simulator } from '../helpers.js';
 
@@ -182,7 +181,7 @@ describe('the diagnoses budget is by the second', () => {
       };
       const mistaken = hmac('sha512', MAIN.secret, `${stringToSign(r.utctime, r.nonce)}\n`);
       // At the start of a second, so that the steps below stay inside it.
-      vi.advanceTimersByTime(1000 - (Math.floor(monotonicMs()) % 1000));
+      vi.advanceTimersByTime(1000 - (Math.floor(performance.now()) % 1000));
       for (let i = 0; i < DIAGNOSES_PER_SECOND; i++)
         expect(doctor.refusedSignature(r, mistaken).id).toBe('trailing-newline');
       for (const step of [1, 500, 498]) {
