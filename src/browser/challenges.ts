@@ -1,17 +1,10 @@
 import { duration } from '../http/html.js';
-import { stepWords, type Actor, type ChallengeState, type PressAction } from '../world/steps.js';
+import type { ChallengeView } from '../http/control.js';
+import { stepWords } from '../world/steps.js';
 import { showClock, simulatorNow } from './clock.js';
 import { $, flash } from './page.js';
 
 /** The dashboard's challenges: the table the simulator renders, fetched again at each step of a challenge. */
-
-/** A challenge as the event stream's `challenge` event carries it (the control API's view). */
-export interface ChallengeView {
-  id: string;
-  user: string;
-  state: ChallengeState;
-  trail: { state: ChallengeState; at: string; by: Actor; pressed?: PressAction }[];
-}
 
 let fetching: Promise<void> | undefined;
 let again = false;
