@@ -1,4 +1,4 @@
-import { duration } from '../http/html.js';
+import { duration, isoClock } from '../http/html.js';
 import type { ChallengeView } from '../http/control.js';
 import { stepWords } from '../world/steps.js';
 import { showClock, simulatorNow } from './clock.js';
@@ -56,7 +56,7 @@ export function countDown(): void {
   }
   for (const cell of document.querySelectorAll<HTMLElement>('#workers td[data-time]')) {
     const at = Number(cell.dataset.time) + sinceTable(cell);
-    cell.textContent = new Date(at).toISOString().replace('T', ' ').slice(0, 19);
+    cell.textContent = isoClock(at);
   }
   if (ranOut) void refreshChallenges();
 }

@@ -1,4 +1,5 @@
 import type { ClockView } from '../http/control.js';
+import { isoClock } from '../http/html.js';
 import { $ } from './page.js';
 
 /** The simulator's clock, as the dashboard follows it between the times it reads it. */
@@ -20,5 +21,5 @@ export function showClock(c?: Pick<ClockView, 'now' | 'frozen'>, askedAt = perfo
     s.textContent = frozen ? 'frozen' : 'running';
     s.className = `pill ${frozen ? 'warn' : 'ok'}`;
   }
-  clockEl.textContent = new Date(simulatorNow()).toISOString().replace('T', ' ').slice(0, 19);
+  clockEl.textContent = isoClock(simulatorNow());
 }

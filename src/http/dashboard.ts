@@ -6,7 +6,7 @@ import { stepWords } from '../world/steps.js';
 import { htmlText } from '../output/html.js';
 import { scenarioCardView } from './control.js';
 import { EXPLORE_KINDS, type ExploreKind } from './explore.js';
-import { codeClass, duration, magicWords, page, stateClass } from './html.js';
+import { codeClass, duration, isoClock, magicWords, page, stateClass } from './html.js';
 import { browserScript } from './pages.js';
 
 // The dashboard at `/__sim/ui`, for a person exploring how a client meets each answer.
@@ -77,8 +77,6 @@ function workersFragment(sim: Simulator): string {
     .join('');
   return `<table id="workers"><caption class="small">Workers' clocks (claimed API users)</caption><thead><tr><th>API user</th><th>Its time (UTC)</th><th>Clock</th></tr></thead>${rows}</table>`;
 }
-
-const isoClock = (t: number) => new Date(t).toISOString().replace('T', ' ').slice(0, 19);
 
 function options(values: readonly string[], selected?: string): string {
   return values.map((v) => `<option${v === selected ? ' selected' : ''}>${htmlText(v)}</option>`).join('');

@@ -287,11 +287,7 @@ function newChallengeIn(body: string): Exchange['challenge'] {
 
 /** An http: or https: URL as a link (written as the URL parser reads it), or undefined for anything else. */
 function webUrl(value: unknown): { link: string } | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? { link: url.href } : undefined;
-  } catch {
-    return undefined;
-  }
+  if (typeof value !== 'string' || !URL.canParse(value)) return undefined;
+  const url = new URL(value);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? { link: url.href } : undefined;
 }
