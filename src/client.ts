@@ -149,6 +149,8 @@ const asText = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
 
 const DRIFT = -4036;
+/** The time key of an answer, by the server's response style (either, when the style is not given). */
+const TIME_KEYS = { document: 'utctime', sdk: 'utcTime' } as const;
 
 /** A client of the simulated service (or of the real one: it sends what the interface document shows). */
 export function createClient(options: ClientOptions): MfaClient {
@@ -236,12 +238,7 @@ export function createClient(options: ClientOptions): MfaClient {
     }
     if (env === null || typeof env !== 'object')
       throw new ClientError(`HTTP ${httpStatus}: the answer is not an envelope`, httpStatus, text);
-    const timeKey =
-      options.responseStyle === 'sdk'
-        ? ['utcTime']
-        : options.responseStyle === 'document'
-          ? ['utctime']
-          : ['utctime', 'utcTime'];
+    const timeKey = options.responseStyle ? [TIME_KEYS[options.responseStyle]] : Object.values(TIME_KEYS);
     const utctime = timeKey.map((k) => env[k]).find((v) => typeof v === 'string');
     const { id, status, code, message, moreInfo } = env;
     if (

@@ -53,8 +53,20 @@ export interface Gates {
   failOn?: Severity;
 }
 
+/** A clock: the simulator's, or a claimed API user's own (the simulator's, which it follows, until it moves it). */
+export interface ClockControl {
+  /** The clock as it stands. */
+  clock(): Promise<ClockView>;
+  /** Moves the clock by a duration (ms, or 90s, 10m, -1h); answers once what fell due is done. */
+  advance(by: number | string): Promise<ClockView>;
+  /** Stops the clock, at an instant (ISO 8601 or epoch ms) or where it stands. */
+  freeze(at?: number | string): Promise<ClockView>;
+  /** Lets the clock run again. */
+  unfreeze(): Promise<ClockView>;
+}
+
 /** An API user of one test worker's own (`claimApiUser`): sign with `apiUser` and `secret`, send to `url`. */
-export interface ClaimedApiUser {
+export interface ClaimedApiUser extends ClockControl {
   apiUser: string;
   secret: string;
   /** The base URL of the simulated API. */
@@ -69,20 +81,12 @@ export interface ClaimedApiUser {
   journal(query?: JournalQuery): Promise<JournalEntry[]>;
   /** This API user's challenges, newest first. */
   challenges(): Promise<ChallengeView[]>;
-  /** This API user's clock: its own once it moved it, else the simulator's, which it follows. */
-  clock(): Promise<ClockView>;
-  /** Moves this API user's clock by a duration (ms, or 90s, 10m, -1h); answers once what fell due is done. */
-  advance(by: number | string): Promise<ClockView>;
-  /** Stops this API user's clock, at an instant (ISO 8601 or epoch ms) or where it stands. */
-  freeze(at?: number | string): Promise<ClockView>;
-  /** Lets this API user's clock run again. */
-  unfreeze(): Promise<ClockView>;
   /** Gives the API user back: it is no longer known, and its challenges and replay memory are forgotten. */
   release(): Promise<boolean>;
 }
 
-/** The control API of one running simulator. */
-export interface Control {
+/** The control API of one running simulator; its clock methods move the simulator's clock. */
+export interface Control extends ClockControl {
   /** The simulator's base URL. */
   readonly url: string;
   /** An API user of this worker's own, running `scenario` (default: the active one as it is now). */
@@ -105,14 +109,6 @@ export interface Control {
   deny(challengeId: string): Promise<ChallengeView>;
   /** A waiting challenge expires now. */
   expire(challengeId: string): Promise<ChallengeView>;
-  /** The simulator's clock. */
-  clock(): Promise<ClockView>;
-  /** Moves the clock by a duration (ms, or 90s, 10m, -1h); answers once what fell due is done. */
-  advance(by: number | string): Promise<ClockView>;
-  /** Stops the clock, at an instant (ISO 8601 or epoch ms) or where it stands. */
-  freeze(at?: number | string): Promise<ClockView>;
-  /** Lets the clock run again. */
-  unfreeze(): Promise<ClockView>;
   /** Journal entries of the current scenario, newest first. */
   journal(query?: JournalQuery & { apiUser?: string }): Promise<JournalEntry[]>;
   /** Status coverage of the whole run (default) or the current scenario. */
@@ -175,6 +171,13 @@ export function connect(url: string, options: ControlOptions = {}): Control {
   const journal = (q: JournalQuery & { apiUser?: string } = {}) =>
     call<JournalEntry[]>('GET', `journal${query({ code: codes(q.code), apiUser: q.apiUser, limit: q.limit })}`);
   const challenges = () => call<ChallengeView[]>('GET', 'challenges');
+  /** The clock at `path`: the simulator's (`clock`), or a claimed API user's own. */
+  const clockAt = (path: string): ClockControl => ({
+    clock: () => call('GET', path),
+    advance: (by) => call('POST', `${path}/advance`, { json: { by } }),
+    freeze: (at) => call('POST', `${path}/freeze`, { json: at === undefined ? {} : { at } }),
+    unfreeze: () => call('POST', `${path}/unfreeze`),
+  });
   const bind = async (apiUser: string, scenario: ControlScenario) => ({
     scenario: (
       await call<{ scenario: string }>('PUT', `bindings/${encodeURIComponent(apiUser)}`, scenarioBody(scenario))
@@ -190,16 +193,12 @@ export function connect(url: string, options: ControlOptions = {}): Control {
         scenario === undefined ? undefined : scenarioBody(scenario),
       );
       const { apiUser } = claimed;
-      const own = `api-users/${encodeURIComponent(apiUser)}`;
       return {
         ...claimed,
         loadScenario: (s) => bind(apiUser, s),
         journal: (q = {}) => journal({ ...q, apiUser }),
         challenges: async () => (await challenges()).filter((c) => c.apiUser === apiUser),
-        clock: () => call('GET', `${own}/clock`),
-        advance: (by) => call('POST', `${own}/clock/advance`, { json: { by } }),
-        freeze: (at) => call('POST', `${own}/clock/freeze`, { json: at === undefined ? {} : { at } }),
-        unfreeze: () => call('POST', `${own}/clock/unfreeze`),
+        ...clockAt(`api-users/${encodeURIComponent(apiUser)}/clock`),
         release: async () => (await call<{ released: boolean }>('DELETE', `api-users/${apiUser}`)).released,
       };
     },
@@ -218,10 +217,7 @@ export function connect(url: string, options: ControlOptions = {}): Control {
       }),
     deny: (id) => call('POST', `challenges/${encodeURIComponent(id)}/deny`),
     expire: (id) => call('POST', `challenges/${encodeURIComponent(id)}/expire`),
-    clock: () => call('GET', 'clock'),
-    advance: (by) => call('POST', 'clock/advance', { json: { by } }),
-    freeze: (at) => call('POST', 'clock/freeze', { json: at === undefined ? {} : { at } }),
-    unfreeze: () => call('POST', 'clock/unfreeze'),
+    ...clockAt('clock'),
     journal,
     coverage: ({ scope } = {}) => call('GET', `coverage${query({ scope })}`),
     findings: ({ scope } = {}) => call('GET', `findings${query({ scope })}`),

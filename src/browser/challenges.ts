@@ -1,17 +1,10 @@
-import { duration } from '../http/html.js';
-import { stepWords, type Actor, type ChallengeState, type PressAction } from '../world/steps.js';
+import { duration, isoClock } from '../http/html.js';
+import type { ChallengeView } from '../http/control.js';
+import { stepWords } from '../world/steps.js';
 import { showClock, simulatorNow } from './clock.js';
 import { $, flash } from './page.js';
 
 /** The dashboard's challenges: the table the simulator renders, fetched again at each step of a challenge. */
-
-/** A challenge as the event stream's `challenge` event carries it (the control API's view). */
-export interface ChallengeView {
-  id: string;
-  user: string;
-  state: ChallengeState;
-  trail: { state: ChallengeState; at: string; by: Actor; pressed?: PressAction }[];
-}
 
 let fetching: Promise<void> | undefined;
 let again = false;
@@ -63,7 +56,7 @@ export function countDown(): void {
   }
   for (const cell of document.querySelectorAll<HTMLElement>('#workers td[data-time]')) {
     const at = Number(cell.dataset.time) + sinceTable(cell);
-    cell.textContent = new Date(at).toISOString().replace('T', ' ').slice(0, 19);
+    cell.textContent = isoClock(at);
   }
   if (ranOut) void refreshChallenges();
 }

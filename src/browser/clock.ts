@@ -1,12 +1,8 @@
+import type { ClockView } from '../http/control.js';
+import { isoClock } from '../http/html.js';
 import { $ } from './page.js';
 
 /** The simulator's clock, as the dashboard follows it between the times it reads it. */
-
-/** A reading of the clock, as the control API answers it. */
-export interface ClockReading {
-  now: number;
-  frozen: boolean;
-}
 
 const clockEl = $('#clock');
 let clockNow = Number(clockEl.dataset.now);
@@ -18,12 +14,12 @@ export const simulatorNow = () => (frozen ? clockNow : clockNow + Date.now() - c
 let readingAskedAt = 0;
 
 /** Shows the clock; a new reading is followed from now on, unless it was asked for before the one on the page. */
-export function showClock(c?: ClockReading, askedAt = performance.now()): void {
+export function showClock(c?: Pick<ClockView, 'now' | 'frozen'>, askedAt = performance.now()): void {
   if (c && askedAt >= readingAskedAt) {
     [readingAskedAt, clockNow, clockAt, frozen] = [askedAt, c.now, Date.now(), c.frozen];
     const s = $('#clock-state');
     s.textContent = frozen ? 'frozen' : 'running';
     s.className = `pill ${frozen ? 'warn' : 'ok'}`;
   }
-  clockEl.textContent = new Date(simulatorNow()).toISOString().replace('T', ' ').slice(0, 19);
+  clockEl.textContent = isoClock(simulatorNow());
 }

@@ -1,5 +1,6 @@
 import { countDown, refreshChallenges } from './challenges.js';
-import { showClock, type ClockReading } from './clock.js';
+import type { ClockView } from '../http/control.js';
+import { showClock } from './clock.js';
 import { explore, explorerField, setExplorerField, showPhoneLink } from './explorer.js';
 import { refreshFindings, refreshFindingsOnScopeChange } from './findings.js';
 import { followEvents } from './live-events.js';
@@ -29,7 +30,7 @@ async function onClick(b: HTMLButtonElement): Promise<void> {
   }
   if (data.clock) {
     const by = data.by ? { by: data.by } : undefined;
-    showClock(await callControlApi<ClockReading>('POST', `/__sim/clock/${data.clock}`, by));
+    showClock(await callControlApi<ClockView>('POST', `/__sim/clock/${data.clock}`, by));
     return refreshChallenges();
   }
   if (b.id === 'switch') {

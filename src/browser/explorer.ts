@@ -1,22 +1,7 @@
+import type { ExploreResult } from '../http/explore.js';
 import { $, callControlApi, codeClass, el, prettyJson } from './page.js';
 
 /** The dashboard's explorer: a form whose buttons send a client's requests and show what the simulator answered. */
-
-/** What the explorer answers (`POST /__sim/explore`). */
-interface Explored {
-  label: string;
-  expect: string;
-  exchanges: {
-    request: { method: string; url: string; headers: Record<string, string>; body?: string };
-    response: { status: number; body: string };
-    /** A new challenge, as the server checked it: only a `link` is a link, only an `image` an image (explore.ts). */
-    challenge?: {
-      challengeId: string;
-      phonePage?: { link: string } | { text: string };
-      qrCode?: { image: string } | { text: string };
-    };
-  }[];
-}
 
 const form = $<HTMLFormElement>('#explorer');
 const result = $('#result');
@@ -69,9 +54,9 @@ export async function explore(kind: string): Promise<void> {
     ...(kind === 'force' ? { code: Number(v('code')) } : {}),
   };
   result.replaceChildren(el('p', { class: 'muted', text: 'Sending…' }));
-  let r: Explored;
+  let r: ExploreResult;
   try {
-    r = await callControlApi<Explored>('POST', '/__sim/explore', body);
+    r = await callControlApi<ExploreResult>('POST', '/__sim/explore', body);
   } catch (err) {
     return void result.replaceChildren(el('p', { class: 'pill err', text: (err as Error).message }));
   }

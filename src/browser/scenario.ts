@@ -1,22 +1,13 @@
+import type { scenarioCardView } from '../http/control.js';
+import { magicWords } from '../http/html.js';
 import { refreshChallenges } from './challenges.js';
 import { refreshFindingsSoon } from './findings.js';
 import { $, el } from './page.js';
 
 /** The Scenario card and the explorer's API users and e-mails, following the scenario a test (or --watch) loads. */
 
-/** A scenario made active, as the event stream sends it (`event: scenario`). */
-export interface ScenarioCard {
-  name: string;
-  description?: string;
-  apiUsers: string[];
-  accounts: string[];
-  /** What each person it scripts does, a line each (`people:`). */
-  people: string[];
-  magicAddresses: boolean;
-}
-
 /** Shows the scenario now in force; a load resets the world, so the challenges and findings are read again. */
-export function showScenario(s: ScenarioCard): void {
+export function showScenario(s: ReturnType<typeof scenarioCardView>): void {
   $('#active-scenario').textContent = s.name;
   $('#scenario-description').textContent = s.description ?? 'no description';
   // Its people and the magic addresses: text, whatever a scenario wrote.
@@ -24,9 +15,7 @@ export function showScenario(s: ScenarioCard): void {
   const magic = $('#magic-addresses');
   magic.textContent = s.magicAddresses ? 'on' : 'off';
   magic.className = `pill ${s.magicAddresses ? 'ok' : 'warn'}`;
-  $('#magic-words').textContent = s.magicAddresses
-    ? 'approve@, deny@, ignore@, approve-after-5s@ (any domain) answer by themselves'
-    : 'off in this scenario';
+  $('#magic-words').textContent = magicWords(s.magicAddresses);
   // The picker shows it: a shipped one selected, any other as the first entry, "(loaded)".
   const pick = $<HTMLSelectElement>('#scenario-pick');
   for (const o of [...pick.options]) if (o.disabled) o.remove();

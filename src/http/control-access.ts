@@ -28,19 +28,17 @@ function cookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** What a guarded route is called in its refusals, and why it needs the token when it does. */
-export interface Guarded {
-  what: string;
-  why: string;
-}
-
-const CONTROL_API: Guarded = {
-  what: 'the control API',
-  why: 'a token was given (--control-token), or this simulator listens beyond loopback',
-};
-
-/** Requires the control token when one is set. */
-export function requireControl(token: () => string | undefined, guarded: Guarded = CONTROL_API) {
+/**
+ * Requires the control token when one is set; `guarded`: what the route is called in its refusals, and why it needs
+ * the token when it does.
+ */
+export function requireControl(
+  token: () => string | undefined,
+  guarded = {
+    what: 'the control API',
+    why: 'a token was given (--control-token), or this simulator listens beyond loopback',
+  },
+) {
   return (req: Request, res: Response, next: NextFunction) => {
     // Without a token (loopback) any web page the developer visits could post to the control API.
     if (req.method !== 'GET' && req.method !== 'HEAD' && crossSite(req))

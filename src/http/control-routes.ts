@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { isObject } from '../contract/response.js';
 import { renderReport } from '../run/report.js';
 import { ControlError } from '../contract/errors.js';
@@ -6,7 +6,7 @@ import { eventStream } from './event-stream.js';
 import { jsonText } from '../output/json.js';
 import { controlSource } from '../scenario/files.js';
 import type { Simulator } from '../simulator/simulator.js';
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import type { Method } from './routes.js';
 import * as S from './control-schemas.js';
 import {
@@ -38,17 +38,54 @@ const scenarioOf = (sim: Simulator, req: Request) =>
 /** None, `{}` or empty text: no scenario sent. */
 const sent = (body: unknown) =>
   body !== undefined && body !== '' && !(isObject(body) && Object.keys(body).length === 0);
-const answerClock = (sim: Simulator, res: Response) => void res.json(clockView(sim));
-/** The API user a route's path names. */
-const apiUserOf = (req: Request) => String(req.params.apiUser);
-const answerApiUserClock = (sim: Simulator, req: Request, res: Response) =>
-  void res.json(apiUserClockView(sim, apiUserOf(req)));
-const ApiUserClock = (summary: string) => ({ summary, parameters: [S.apiUser], errors: [404] });
+
 const Clocked = (what: 'reset' | 'newRun') =>
   Type.Object({ [what]: Type.Literal(true), scenario: Type.String(), clock: S.Clock });
 
+type Row = Omit<S.ControlRoute, 'method' | 'path'>;
+type ClockAction = 'get' | 'freeze' | 'unfreeze' | 'advance';
+
+/** A clock's routes: the simulator's, or (`own`) a claimed API user's own, which no one else's moves. */
+function clockRows(own: boolean, summaries: Record<ClockAction, string>): Record<`${Method} /__sim/${string}`, Row> {
+  const path = own ? '/__sim/api-users/:apiUser/clock' : '/__sim/clock';
+  /** The row of `action`: moves the clock by the body (`move`), then answers the clock as it now stands. */
+  const row = (
+    action: ClockAction,
+    move: (sim: Simulator, body: { at?: number | string; by?: number | string }, apiUser: string) => unknown,
+    body?: TObject,
+  ): Row => ({
+    operationId: `${action}${own ? 'ApiUserClock' : 'Clock'}`,
+    summary: summaries[action],
+    ...(body && { body }),
+    ...(own && { parameters: [S.apiUser] }),
+    answers: { 200: json(S.Clock, 'the clock') },
+    errors: [...(body ? [400] : []), ...(own ? [404] : [])],
+    handler: (sim) => (req, res) => {
+      const apiUser = String(req.params.apiUser);
+      move(sim, req.body as object, apiUser);
+      res.json(own ? apiUserClockView(sim, apiUser) : clockView(sim));
+    },
+  });
+  return {
+    [`GET ${path}`]: row('get', () => undefined),
+    [`POST ${path}/freeze`]: row(
+      'freeze',
+      (sim, { at }, apiUser) => (own ? sim.apiUserClocks.freeze(apiUser, at) : sim.freeze(at)),
+      S.FreezeBody,
+    ),
+    [`POST ${path}/unfreeze`]: row('unfreeze', (sim, _body, apiUser) =>
+      own ? sim.apiUserClocks.unfreeze(apiUser) : sim.unfreeze(),
+    ),
+    [`POST ${path}/advance`]: row(
+      'advance',
+      (sim, { by }, apiUser) => (own ? sim.apiUserClocks.advance(apiUser, by) : sim.advance(by!)),
+      S.AdvanceBody,
+    ),
+  };
+}
+
 /** The rows keyed by their method and path (`'GET /__sim/clock'`), as routes. */
-function table(rows: Record<`${Method} /__sim/${string}`, Omit<S.ControlRoute, 'method' | 'path'>>): S.ControlRoute[] {
+function table(rows: Record<`${Method} /__sim/${string}`, Row>): S.ControlRoute[] {
   return Object.entries(rows).map(([key, row]) => {
     const [method, path] = key.split(' ') as [Method, string];
     return { method, path, ...row };
@@ -156,47 +193,13 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     handler: (sim) => (req, res) =>
       void res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) }),
   },
-  'GET /__sim/api-users/:apiUser/clock': {
-    operationId: 'getApiUserClock',
-    ...ApiUserClock(
-      "A claimed API user's clock: its own once it moved it (or its scenario stops it), else the simulator's, which it follows",
-    ),
-    answers: { 200: json(S.Clock, 'the clock') },
-    handler: (sim) => (req, res) => answerApiUserClock(sim, req, res),
-  },
-  'POST /__sim/api-users/:apiUser/clock/freeze': {
-    operationId: 'freezeApiUserClock',
-    ...ApiUserClock("Stop this API user's own clock, at an instant or where it stands (no one else's moves)"),
-    body: S.FreezeBody,
-    answers: { 200: json(S.Clock, 'the clock') },
-    errors: [400, 404],
-    handler: (sim) => (req, res) => {
-      sim.apiUserClocks.freeze(apiUserOf(req), (req.body as { at?: number | string }).at);
-      answerApiUserClock(sim, req, res);
-    },
-  },
-  'POST /__sim/api-users/:apiUser/clock/unfreeze': {
-    operationId: 'unfreezeApiUserClock',
-    ...ApiUserClock("Let this API user's own clock run again"),
-    answers: { 200: json(S.Clock, 'the clock') },
-    handler: (sim) => (req, res) => {
-      sim.apiUserClocks.unfreeze(apiUserOf(req));
-      answerApiUserClock(sim, req, res);
-    },
-  },
-  'POST /__sim/api-users/:apiUser/clock/advance': {
-    operationId: 'advanceApiUserClock',
-    ...ApiUserClock(
+  ...clockRows(true, {
+    get: "A claimed API user's clock: its own once it moved it (or its scenario stops it), else the simulator's, which it follows",
+    freeze: "Stop this API user's own clock, at an instant or where it stands (no one else's moves)",
+    unfreeze: "Let this API user's own clock run again",
+    advance:
       "Move this API user's own clock; answers once every expiry, scripted press and auto-verify that fell due is done",
-    ),
-    body: S.AdvanceBody,
-    answers: { 200: json(S.Clock, 'the clock') },
-    errors: [400, 404],
-    handler: (sim) => (req, res) => {
-      sim.apiUserClocks.advance(apiUserOf(req), (req.body as { by: number | string }).by);
-      answerApiUserClock(sim, req, res);
-    },
-  },
+  }),
   'GET /__sim/challenges': {
     operationId: 'listChallenges',
     summary: 'The challenges, newest first',
@@ -229,43 +232,12 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     errors: [404, 409],
     handler: (sim) => (req, res) => void res.json(challengeView(sim.expire(String(req.params.id)))),
   },
-  'GET /__sim/clock': {
-    operationId: 'getClock',
-    summary: "The simulator's clock",
-    answers: { 200: json(S.Clock, 'the clock') },
-    handler: (sim) => (_req, res) => answerClock(sim, res),
-  },
-  'POST /__sim/clock/freeze': {
-    operationId: 'freezeClock',
-    summary: 'Stop the clock, at an instant or where it stands',
-    body: S.FreezeBody,
-    answers: { 200: json(S.Clock, 'the clock') },
-    errors: [400],
-    handler: (sim) => (req, res) => {
-      sim.freeze((req.body as { at?: number | string }).at);
-      answerClock(sim, res);
-    },
-  },
-  'POST /__sim/clock/unfreeze': {
-    operationId: 'unfreezeClock',
-    summary: 'Let the clock run again',
-    answers: { 200: json(S.Clock, 'the clock') },
-    handler: (sim) => (_req, res) => {
-      sim.unfreeze();
-      answerClock(sim, res);
-    },
-  },
-  'POST /__sim/clock/advance': {
-    operationId: 'advanceClock',
-    summary: 'Move the clock; answers once every expiry, scripted press and auto-verify that fell due is done',
-    body: S.AdvanceBody,
-    answers: { 200: json(S.Clock, 'the clock') },
-    errors: [400],
-    handler: (sim) => (req, res) => {
-      sim.advance((req.body as { by: number | string }).by);
-      answerClock(sim, res);
-    },
-  },
+  ...clockRows(false, {
+    get: "The simulator's clock",
+    freeze: 'Stop the clock, at an instant or where it stands',
+    unfreeze: 'Let the clock run again',
+    advance: 'Move the clock; answers once every expiry, scripted press and auto-verify that fell due is done',
+  }),
   'GET /__sim/journal': {
     operationId: 'getJournal',
     summary: 'Journal entries, newest first',

@@ -24,7 +24,6 @@ import { ErrorAnswer, json, scenarioBody, type ControlRoute } from './control-sc
 
 /** A challenge as the control API shows it (`GET /__sim/challenges`). */
 export type ChallengeView = ReturnType<typeof challengeView>;
-/** A challenge as the control API shows it. */
 export function challengeView(c: Challenge) {
   const iso = (t: number | undefined) => (t === undefined ? undefined : isoTime(t));
   return {
@@ -52,7 +51,6 @@ export function challengeView(c: Challenge) {
 
 /** The simulator's clock as the control API shows it (`GET /__sim/clock`). */
 export type ClockView = ReturnType<typeof clockView>;
-/** The simulator's clock as the control API shows it. */
 export function clockView(sim: Simulator) {
   const now = sim.now();
   return { now, iso: isoTime(now), frozen: sim.clock.frozen, offsetMs: sim.scenario.offset };

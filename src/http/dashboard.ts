@@ -6,7 +6,7 @@ import { stepWords } from '../world/steps.js';
 import { htmlText } from '../output/html.js';
 import { scenarioCardView } from './control.js';
 import { EXPLORE_KINDS, type ExploreKind } from './explore.js';
-import { codeClass, duration, page, stateClass } from './html.js';
+import { codeClass, duration, isoClock, magicWords, page, stateClass } from './html.js';
 import { browserScript } from './pages.js';
 
 // The dashboard at `/__sim/ui`, for a person exploring how a client meets each answer.
@@ -55,12 +55,9 @@ export function challengesFragment(sim: Simulator): string {
 
 /** The people the scenario scripts, and whether the magic addresses answer (src/browser/scenario.ts shows a load). */
 function peopleBlock(sc: { people: string[]; magicAddresses: boolean }): string {
-  const magic = sc.magicAddresses
-    ? 'approve@, deny@, ignore@, approve-after-5s@ (any domain) answer by themselves'
-    : 'off in this scenario';
   const people = sc.people.map((line) => `<li>${htmlText(line)}</li>`).join('');
   return `<p class="small"><b>People scripted</b> <span class="muted">(what the person on the phone does)</span></p><ul class="people small" id="people">${people}</ul>
-<p class="small">Magic addresses <span class="pill ${sc.magicAddresses ? 'ok' : 'warn'}" id="magic-addresses">${sc.magicAddresses ? 'on' : 'off'}</span> <span class="muted" id="magic-words">${magic}</span></p>`;
+<p class="small">Magic addresses <span class="pill ${sc.magicAddresses ? 'ok' : 'warn'}" id="magic-addresses">${sc.magicAddresses ? 'on' : 'off'}</span> <span class="muted" id="magic-words">${magicWords(sc.magicAddresses)}</span></p>`;
 }
 
 /** The claimed API users (parallel workers) and their clocks: their own once they moved it, else the simulator's. */
@@ -80,8 +77,6 @@ function workersFragment(sim: Simulator): string {
     .join('');
   return `<table id="workers"><caption class="small">Workers' clocks (claimed API users)</caption><thead><tr><th>API user</th><th>Its time (UTC)</th><th>Clock</th></tr></thead>${rows}</table>`;
 }
-
-const isoClock = (t: number) => new Date(t).toISOString().replace('T', ' ').slice(0, 19);
 
 function options(values: readonly string[], selected?: string): string {
   return values.map((v) => `<option${v === selected ? ' selected' : ''}>${htmlText(v)}</option>`).join('');

@@ -25,9 +25,7 @@ export function eventStream(feeds: readonly EventFeed[]) {
   };
   const subscribe = () => {
     const stops = feeds.map((feed) => feed.watch((data) => write(`event: ${feed.event}\ndata: ${jsonText(data)}\n\n`)));
-    return () => {
-      for (const stopFeed of stops) stopFeed();
-    };
+    return () => stops.forEach((stopFeed) => stopFeed());
   };
   return (_req: Request, res: Response) => {
     if (open.size >= MAX_EVENT_STREAMS) {

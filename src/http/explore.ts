@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { Request, Response } from 'express';
-import { authorizationValue, headerNames, sign, userKeyOf } from '../auth/signature.js';
+import { signedHeaders, userKeyOf } from '../auth/signature.js';
 import { codeInfo, type Operation } from '../contract/codes.js';
 import { clipText, own } from '../contract/response.js';
 import { ControlError } from '../contract/errors.js';
@@ -120,7 +120,6 @@ export function exploreHandler(sim: Simulator) {
       throw new ControlError(400, error);
     }
     const { token } = sim;
-    const names = headerNames(token);
     const clockTime = () => unusedTime(input.clock === 'machine' ? Date.now() : sim.now());
     const time = clockTime();
     /** A request of one operation (`as`: its kind, by default the one asked), signed with `secret`. */
@@ -134,13 +133,14 @@ export function exploreHandler(sim: Simulator) {
       const path = EXPLORE_KINDS[as.kind].path;
       const get = path === 'time';
       const body = get ? undefined : envelope(as.input, as.kind, who.id, utctime, `explore-${++seq}`, userKeyOf(token));
-      const headers = {
-        authorization: authorizationValue(who.id, sign(secret, String(utctime), nonce, token), token),
-        [names.apiUser]: who.id,
-        [names.utctime]: String(utctime),
-        [names.nonce]: nonce,
-        ...as.headers,
-      };
+      const { Authorization: authorization, ...signed } = signedHeaders({
+        apiUser: who.id,
+        secret,
+        token,
+        time: utctime,
+        nonce,
+      });
+      const headers = { authorization, ...signed, ...as.headers };
       const request = { method: get ? 'GET' : 'POST', url: `/v1/svc/${path}`, headers, body };
       const response = await send(req, request);
       return { request, response, challenge: newChallengeIn(response.body) };
@@ -287,11 +287,7 @@ function newChallengeIn(body: string): Exchange['challenge'] {
 
 /** An http: or https: URL as a link (written as the URL parser reads it), or undefined for anything else. */
 function webUrl(value: unknown): { link: string } | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? { link: url.href } : undefined;
-  } catch {
-    return undefined;
-  }
+  if (typeof value !== 'string' || !URL.canParse(value)) return undefined;
+  const url = new URL(value);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? { link: url.href } : undefined;
 }

@@ -45,6 +45,13 @@ export function duration(ms: number): string {
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
+/** What the dashboard says of the magic addresses, on or off in its scenario. */
+export const magicWords = (on: boolean) =>
+  on ? 'approve@, deny@, ignore@, approve-after-5s@ (any domain) answer by themselves' : 'off in this scenario';
+
+/** A time as the dashboard shows it, in UTC: `2026-01-01 12:00:00`. */
+export const isoClock = (t: number) => new Date(t).toISOString().replace('T', ' ').slice(0, 19);
+
 /** The colour class of a challenge's state. */
 export function stateClass(state: string): string {
   if (state === 'waiting') return 'info';
