@@ -1,4 +1,5 @@
 import type { Hint } from '../doctor/hint.js';
+import type { FindingKind } from './finding-types.js';
 
 /** One request as the simulator saw and answered it. */
 export interface AnsweredRequest {
@@ -49,24 +50,9 @@ export type JournalEntry = AnsweredRequest;
 /** How far a request showed who sent it. */
 export type Caller = 'unknown' | 'known' | 'signed';
 
-/** Proxy mode: an answer of the service that breaks the contract (src/proxy/judge.ts). */
-export type ContractKind =
-  | 'service-not-json'
-  | 'service-envelope-keys'
-  | 'service-envelope-types'
-  | 'service-utctime-format'
-  | 'service-code-unknown'
-  | 'service-status-mismatch'
-  | 'service-code-scope'
-  | 'service-more-info'
-  | 'service-no-answer';
-
-/** Proxy mode: an answer of the service other than mfa-sim's (the shadow comparison and the probe). */
-export type DifferenceKind = 'service-differs-status' | 'service-differs-envelope' | 'service-differs-message';
-
 /** One thing found in one answer of the service: its kind (a finding kind of its own), and what, with both answers. */
 export interface Deviation {
-  kind: ContractKind | DifferenceKind;
+  kind: Extract<FindingKind, `service-${string}`>;
   detail: string;
 }
 

@@ -8,8 +8,16 @@ import { JOURNAL_BODY_CHARS } from './journal.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import { monotonicMs } from '../world/monotonic.js';
 import type { Hint } from '../doctor/doctor.js';
-import { FINDING_KINDS, SEVERITIES, type Finding, type HintSeen, type Scope } from './finding-types.js';
+import {
+  FINDING_KINDS,
+  SEVERITIES,
+  type Finding,
+  type FindingKind,
+  type HintSeen,
+  type Scope,
+} from './finding-types.js';
 import { failedInTransit } from '../doctor/doctor.js';
+import { count } from './failures.js';
 
 // Client findings: what the real service accepts leniently or would punish, and the doctor's hints. Bounded: only
 // known API users are watched, client-chosen values are kept as hashes, unknown API users fold into one row.
@@ -39,15 +47,6 @@ type Made = { apiUser: string; seq: number; followed: boolean };
 
 /** A value an API user chose, as the doctor keeps it: a hash of it, so a long value costs no more than a short one. */
 const keyOf = (apiUser: string, value: string) => hash('sha256', `${apiUser} ${value}`, 'base64');
-
-/** One more request that showed a row (a finding, a hint) under `key`; a new row from `make`. */
-function count<T extends Finding | HintSeen>(rows: Map<string, T>, key: string, seq: number, make: () => T): T {
-  const row = rows.get(key);
-  if (!row) return rows.set(key, make()).get(key)!;
-  row.count++;
-  row.lastSeq = seq;
-  return row;
-}
 
 /** The signing headers of a request, whatever the token. */
 function signingHeaders(headers: AnsweredRequest['request']['headers']): { time?: number; nonce?: string } {
@@ -261,13 +260,13 @@ export class ClientFindings {
     return this.clients.get(apiUser);
   }
 
-  private make(id: string, apiUser: string, seq: number): Finding {
+  private make(id: FindingKind, apiUser: string, seq: number): Finding {
     const { severity, explanation } = FINDING_KINDS[id];
     return { id, severity, apiUser, explanation, firstSeq: seq, lastSeq: seq, count: 1 };
   }
 
   /** One more request that showed a finding; one no signed request showed is `unsigned`, and fails no run. */
-  private note(id: string, apiUser: string, seq: number, detail?: string, caller: Caller = 'signed'): void {
+  private note(id: FindingKind, apiUser: string, seq: number, detail?: string, caller: Caller = 'signed'): void {
     for (const found of [this.found, this.foundHere]) {
       const f = count(found, `${id}\0${apiUser}`, seq, () => this.make(id, apiUser, seq));
       if (detail !== undefined) f.detail = detail;
