@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/response.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
-import type { Answered } from './answered-events.js';
+import type { AnsweredEvents } from './answered-events.js';
 import type { AnsweredRequest, Caller } from './answered.js';
 import { JOURNAL_BODY_CHARS } from './journal.js';
 import { BoundedMap } from '../world/bounded-map.js';
@@ -76,9 +76,9 @@ export class ClientFindings {
   private readonly polls = new BoundedMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
 
   /** `redact`: redacts secrets in a hint's text before it is cut to be kept (a cut secret is no longer recognised). */
-  constructor(private readonly redact: (text: string) => string = (text) => text) {}
+  constructor(private readonly redact: (text: string) => string) {}
 
-  observe(events: { subscribe(name: string, fn: (e: Answered) => void): () => void }): () => void {
+  observe(events: AnsweredEvents): () => void {
     return events.subscribe('findings', ({ record, counts, caller }) => {
       // What a service answered in proxy mode is found whoever sent the request.
       if (record.upstream?.deviations.length) this.seeService(record);
@@ -105,15 +105,8 @@ export class ClientFindings {
     this.scenarioFrom = seq;
   }
 
-  /**
-   * The findings, worst first. `final`: the run is over (at exit), so a challenge still waiting was left open and
-   * a -4036 with nothing accepted after it was never corrected; `state` tells whether a challenge is still waiting.
-   */
-  findings(
-    final = false,
-    state: (id: string) => string | undefined = () => undefined,
-    scope: Scope = 'run',
-  ): Finding[] {
+  /** The findings, worst first; `final`: the run is over (a waiting challenge was left open, a -4036 not corrected). */
+  findings(final: boolean, state: (id: string) => string | undefined, scope: Scope): Finding[] {
     const from = scope === 'run' ? 0 : this.scenarioFrom;
     const found = scope === 'run' ? this.found : this.foundHere;
     const abandoned = new Map<string, Finding>();
@@ -134,7 +127,7 @@ export class ClientFindings {
   }
 
   /** The doctor's hints given, most frequent first. */
-  hintsSeen(scope: Scope = 'run'): HintSeen[] {
+  hintsSeen(scope: Scope): HintSeen[] {
     return [...(scope === 'run' ? this.hints : this.hintsHere).values()]
       .map((h) => ({ ...h }))
       .sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
