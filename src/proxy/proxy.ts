@@ -21,12 +21,9 @@ export interface HttpAnswers {
   answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, e: unknown): void;
 }
 
-/** What a forwarded request came to, for the journal and the recorder. */
-interface Outcome {
-  answer: RecordedExchange['answer'];
-  /** Its envelope and integer code, when it answered one. */
+/** What a forwarded request came to, for the journal and the recorder (`code`: its envelope's integer code). */
+interface Outcome extends Pick<RecordedExchange, 'answer' | 'code'> {
   envelope?: Record<string, unknown>;
-  code?: number;
   /** The challenge the service's answer names (a new one's, a status's). */
   challengeId?: string;
   forwarding: Forwarding;
