@@ -3,10 +3,7 @@ import type { FindingKind } from './finding-types.js';
 
 /** One request as the simulator saw and answered it. */
 export interface AnsweredRequest {
-  /**
-   * 1, 2, 3, ... through the whole run (scenario loads do not start it again); also the `id` of answers to callers that
-   * sent none (`sim-<seq>`).
-   */
+  /** Numbers the whole run (scenario loads do not restart it); answers a caller without an id as `sim-<seq>`. */
   seq: number;
   /** Simulator (virtual) time of the request, ISO 8601. */
   at: string;

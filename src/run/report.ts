@@ -75,10 +75,7 @@ function fitting(rows: readonly string[], budget: number, around = 1): { shown: 
   return { shown, left: rows.length - shown.length };
 }
 
-/**
- * The Markdown report. The code table's titles and the findings' explanations are the simulator's own Markdown;
- * everything a client or a test set-up could have chosen (a scenario name, figures, a hint, an API user) is escaped.
- */
+/** The Markdown report: the simulator's own text is Markdown; all a client or set-up could choose is escaped. */
 export function markdownReport(s: RunSummary): string {
   const { coverage } = s;
   const required = new Set(s.required ?? []);
