@@ -11,13 +11,10 @@ export interface ObserverFailure {
   lastSeq: number;
 }
 
+type Counted = { count: number; lastSeq: number };
+
 /** One more request that showed a row (a failure, a finding, a hint) under `key`; a new row from `make`. */
-export function count<T extends { count: number; lastSeq: number }>(
-  rows: Map<string, T>,
-  key: string,
-  seq: number,
-  make: () => T,
-): T {
+export function count<T extends Counted>(rows: Map<string, T>, key: string, seq: number, make: () => T): T {
   const row = rows.get(key);
   if (!row) return rows.set(key, make()).get(key)!;
   row.count++;
