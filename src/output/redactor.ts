@@ -70,6 +70,7 @@ function replaceSpans(text: string, spans: Span[]): string {
 export type Span = [start: number, end: number];
 
 const HEX = /^[0-9a-fA-F]+$/;
+const ESCAPE_START = /[\\%]/g;
 
 /** The text with its escapes undone, and for each code unit of the result the span of the text it came from. */
 export function unescapeWithOrigins(text: string): { text: string; from: number[]; to: number[] } {
@@ -78,12 +79,25 @@ export function unescapeWithOrigins(text: string): { text: string; from: number[
   const to: number[] = [];
   let out = '';
   for (let i = 0; i < n;) {
+    const c = text[i];
+    if (c !== '\\' && c !== '%') {
+      // A run of ordinary characters, copied whole: each comes from itself.
+      ESCAPE_START.lastIndex = i;
+      const stop = ESCAPE_START.exec(text)?.index ?? n;
+      for (let k = i; k < stop; k++) {
+        from.push(k);
+        to.push(k + 1);
+      }
+      out += text.slice(i, stop);
+      i = stop;
+      continue;
+    }
     // A run of backslashes escapes what follows it (a JSON string inside a JSON string doubles them).
     let j = i;
-    if (text[i] === '\\') while (j < n && text[j] === '\\') j++;
-    const read = text[i] === '\\' ? readEscape(text, j) : text[i] === '%' ? readPercent(text, i) : undefined;
+    if (c === '\\') while (j < n && text[j] === '\\') j++;
+    const read = c === '\\' ? readEscape(text, j) : readPercent(text, i);
     const end = read?.end ?? Math.max(j, i + 1);
-    const chars = read?.chars ?? text[i];
+    const chars = read?.chars ?? c;
     for (let k = 0; k < chars.length; k++) {
       from.push(i);
       to.push(end);
@@ -115,14 +129,14 @@ function readEscape(text: string, j: number): { chars: string; end: number } | u
 
 /** One character written as `%XX` UTF-8 bytes at `i`, or undefined when the bytes there are not one. */
 function readPercent(text: string, i: number): { chars: string; end: number } | undefined {
-  // A character is one to four bytes: the shortest run that decodes as UTF-8 (never an overlong or a surrogate).
-  for (let end = i + 3; end <= i + 12 && /^%[0-9a-fA-F]{2}$/.test(text.slice(end - 3, end)); end += 3) {
-    try {
-      const chars = decodeURIComponent(text.slice(i, end));
-      return chars.includes('\ufffd') ? undefined : { chars, end };
-    } catch {
-      // Not a whole character yet, or never one.
-    }
+  // The lead byte says how many bytes follow; decodeURIComponent refuses any that are not one character's UTF-8.
+  const lead = parseInt(text.slice(i + 1, i + 3), 16);
+  const end = i + 3 * (lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4);
+  if (end > text.length || !/^(?:%[0-9a-fA-F]{2})+$/.test(text.slice(i, end))) return undefined;
+  try {
+    const chars = decodeURIComponent(text.slice(i, end));
+    return chars.includes('\ufffd') ? undefined : { chars, end };
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
