@@ -16,23 +16,21 @@ function quote(value: string): string {
 export function signatureShape(value: string): Hint | undefined {
   const v = value.trim();
   const pythonObject = /^<([\w.]{1,64}) object at 0x[0-9a-f]+>$/i.exec(v);
-  if (pythonObject) {
+  if (pythonObject)
     return {
       id: 'object-text',
       text: `the signature is the text of a Python object (<${pythonObject[1]} object at 0x…>), not its digest: send hmac.new(secret, message, hashlib.sha512).hexdigest()`,
     };
-  }
   if (/^\[B@[0-9a-f]+$/i.test(v))
     return {
       id: 'object-text',
       text: 'the signature is the text of a Java byte array ([B@…), not its digest: write the bytes as hexadecimal (HexFormat.of().formatHex(bytes))',
     };
-  if (/^(\[object \w+\]|System\.Byte\[\]|Array|Object|Resource id #\d+|[\w.$]+@[0-9a-f]{4,})$/.test(v)) {
+  if (/^(\[object \w+\]|System\.Byte\[\]|Array|Object|Resource id #\d+|[\w.$]+@[0-9a-f]{4,})$/.test(v))
     return {
       id: 'object-text',
       text: `the signature is the text of an object (${quote(v)}), not its digest: write the HMAC-SHA512's bytes as 128 hexadecimal characters`,
     };
-  }
   if (/^["'].*["']$/.test(v) && v.length > 2)
     return { id: 'quoted', text: 'the signature is in quotes: send the hexadecimal characters bare' };
   if (/^0x[0-9a-f]+$/i.test(v))
@@ -50,12 +48,11 @@ export function signatureShape(value: string): Hint | undefined {
     const at = v.search(/[^0-9a-f]/i);
     return { id: 'not-hex', text: `128 characters, but ${quote(v[at])} at position ${at + 1} is not hexadecimal` };
   }
-  if (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && v.length % 4 === 0) {
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && v.length % 4 === 0)
     return {
       id: 'base64',
       text: `Base64 of ${Buffer.from(v, 'base64').length} bytes: write the HMAC-SHA512's 64 bytes as 128 hexadecimal characters`,
     };
-  }
   return undefined;
 }
 

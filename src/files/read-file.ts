@@ -16,18 +16,13 @@ export class FileRefused extends Error {
 
 export interface ReadLimits {
   limit: number;
-  /** Refuses a symbolic link as the last part of the path (a cache file someone else could point elsewhere). */
-  noFollow?: boolean;
-  /** A further check of the opened file (its owner, its links): false refuses it as not regular. */
-  accept?: (stats: Stats) => boolean;
 }
 
 /** Reads at least this much at once, for a file that says its size is 0 (/proc) or grows while read. */
 const FIRST_READ = 64 * 1024;
 
-function flags(limits: ReadLimits): number {
-  return constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (limits.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
-}
+/** Opening never waits (a FIFO opens at once, and is then refused as not a regular file). */
+const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 function refusal(e: unknown): FileRefused {
   if (e instanceof FileRefused) return e;
@@ -37,8 +32,7 @@ function refusal(e: unknown): FileRefused {
 }
 
 function checked(stats: Stats, limits: ReadLimits): Stats {
-  if (!stats.isFile() || (limits.accept && !limits.accept(stats)))
-    throw new FileRefused('not regular', 'is not a regular file');
+  if (!stats.isFile()) throw new FileRefused('not regular', 'is not a regular file');
   // A regular file that says it is larger is not read at all.
   if (stats.size > limits.limit) throw tooLarge(limits.limit);
   return stats;
@@ -90,7 +84,7 @@ function sizeText(bytes: number): string {
 export function readFileWithin(file: string, limits: ReadLimits): Buffer {
   let fd: number | undefined;
   try {
-    fd = openSync(file, flags(limits));
+    fd = openSync(file, FLAGS);
     const read = new BoundedRead(checked(fstatSync(fd), limits), limits.limit);
     while (!read.took(readSync(fd, ...read.next(), null)));
     return read.bytes;
@@ -107,7 +101,7 @@ export async function readFileWithinAsync(file: string, limits: ReadLimits): Pro
   try {
     // Loaded here: only the control API reads files this way, and most runs never do.
     const { open } = await import('node:fs/promises');
-    handle = await open(file, flags(limits));
+    handle = await open(file, FLAGS);
     const read = new BoundedRead(checked(await handle.stat(), limits), limits.limit);
     while (!read.took((await handle.read(...read.next(), null)).bytesRead));
     return read.bytes;

@@ -59,32 +59,20 @@ export function writeProblem(e: unknown): string {
   return (e as Error).message;
 }
 
-const ASIDE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
-
-/** A new name beside `file`, for the file that will replace it. */
-function asideOf(file: string): string {
-  return `${file}.${randomUUID()}.tmp`;
-}
-
-/** Renames the file written aside over `file`, which must hold nothing or a regular file of this user's. */
-function putInPlace(aside: string, file: string): void {
-  const there = lstatSync(file, { throwIfNoEntry: false });
-  if (there && !isOwnFile(there))
-    throw new WriteRefused(`it is ${kindOf(there)} (mfa-sim replaces only a file of its own, never through a link)`);
-  renameSync(aside, file);
-}
-
-/** Writes `data` as the whole of `file`. */
+/** Writes `data` as the whole of `file`: aside first, then renamed over nothing or over a file of this user's. */
 export function writeWhole(file: string, data: string | Buffer): void {
-  const aside = asideOf(file);
+  const aside = `${file}.${randomUUID()}.tmp`;
   try {
-    const fd = openSync(aside, ASIDE_FLAGS, 0o644);
+    const fd = openSync(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
     try {
       writeFileSync(fd, data);
     } finally {
       closeSync(fd);
     }
-    putInPlace(aside, file);
+    const there = lstatSync(file, { throwIfNoEntry: false });
+    if (there && !isOwnFile(there))
+      throw new WriteRefused(`it is ${kindOf(there)} (mfa-sim replaces only a file of its own, never through a link)`);
+    renameSync(aside, file);
   } catch (e) {
     rmSync(aside, { force: true });
     throw e;

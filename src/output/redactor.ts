@@ -70,6 +70,7 @@ function replaceSpans(text: string, spans: Span[]): string {
 export type Span = [start: number, end: number];
 
 const HEX = /^[0-9a-fA-F]+$/;
+const ESCAPE_START = /[\\%]/g;
 
 /** The text with its escapes undone, and for each code unit of the result the span of the text it came from. */
 export function unescapeWithOrigins(text: string): { text: string; from: number[]; to: number[] } {
@@ -77,50 +78,32 @@ export function unescapeWithOrigins(text: string): { text: string; from: number[
   const from: number[] = [];
   const to: number[] = [];
   let out = '';
-  let length = 0;
-  const emit = (chars: string, start: number, end: number) => {
+  for (let i = 0; i < n;) {
+    const c = text[i];
+    if (c !== '\\' && c !== '%') {
+      // A run of ordinary characters, copied whole: each comes from itself.
+      ESCAPE_START.lastIndex = i;
+      const stop = ESCAPE_START.exec(text)?.index ?? n;
+      for (let k = i; k < stop; k++) {
+        from.push(k);
+        to.push(k + 1);
+      }
+      out += text.slice(i, stop);
+      i = stop;
+      continue;
+    }
+    // A run of backslashes escapes what follows it (a JSON string inside a JSON string doubles them).
+    let j = i;
+    if (c === '\\') while (j < n && text[j] === '\\') j++;
+    const read = c === '\\' ? readEscape(text, j) : readPercent(text, i);
+    const end = read?.end ?? Math.max(j, i + 1);
+    const chars = read?.chars ?? c;
     for (let k = 0; k < chars.length; k++) {
-      from[length + k] = start;
-      to[length + k] = end;
+      from.push(i);
+      to.push(end);
     }
     out += chars;
-    length += chars.length;
-  };
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x5c && c !== 0x25) {
-      // A run of ordinary characters, copied whole: each comes from itself.
-      let j = i + 1;
-      while (j < n && text.charCodeAt(j) !== 0x5c && text.charCodeAt(j) !== 0x25) j++;
-      for (let k = i; k < j; k++) {
-        from[length + k - i] = k;
-        to[length + k - i] = k + 1;
-      }
-      out += text.slice(i, j);
-      length += j - i;
-      i = j;
-    } else if (c === 0x5c /* \ */) {
-      let j = i;
-      while (j < n && text.charCodeAt(j) === 0x5c) j++;
-      const escape = readEscape(text, j);
-      if (escape) {
-        emit(escape.chars, i, escape.end);
-        i = escape.end;
-      } else {
-        emit('\\', i, j);
-        i = j;
-      }
-    } else {
-      const decoded = readPercent(text, i);
-      if (decoded) {
-        emit(decoded.chars, i, decoded.end);
-        i = decoded.end;
-      } else {
-        emit('%', i, i + 1);
-        i++;
-      }
-    }
+    i = end;
   }
   return { text: out, from, to };
 }
@@ -146,29 +129,14 @@ function readEscape(text: string, j: number): { chars: string; end: number } | u
 
 /** One character written as `%XX` UTF-8 bytes at `i`, or undefined when the bytes there are not one. */
 function readPercent(text: string, i: number): { chars: string; end: number } | undefined {
-  const byte = (at: number) =>
-    text[at] === '%' && HEX.test(text.slice(at + 1, at + 3)) && at + 3 <= text.length
-      ? parseInt(text.slice(at + 1, at + 3), 16)
-      : -1;
-  const lead = byte(i);
-  if (lead < 0) return undefined;
-  const length =
-    lead < 0x80
-      ? 1
-      : lead >= 0xc2 && lead < 0xe0
-        ? 2
-        : lead >= 0xe0 && lead < 0xf0
-          ? 3
-          : lead >= 0xf0 && lead < 0xf5
-            ? 4
-            : 0;
-  if (length === 0) return undefined;
-  const bytes = [lead];
-  for (let k = 1; k < length; k++) {
-    const b = byte(i + 3 * k);
-    if (b < 0x80 || b > 0xbf) return undefined;
-    bytes.push(b);
+  // The lead byte says how many bytes follow; decodeURIComponent refuses any that are not one character's UTF-8.
+  const lead = parseInt(text.slice(i + 1, i + 3), 16);
+  const end = i + 3 * (lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4);
+  if (end > text.length || !/^(?:%[0-9a-fA-F]{2})+$/.test(text.slice(i, end))) return undefined;
+  try {
+    const chars = decodeURIComponent(text.slice(i, end));
+    return chars.includes('\ufffd') ? undefined : { chars, end };
+  } catch {
+    return undefined;
   }
-  const chars = Buffer.from(bytes).toString('utf8');
-  return chars.includes('\ufffd') ? undefined : { chars, end: i + 3 * length };
 }

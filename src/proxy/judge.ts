@@ -1,7 +1,8 @@
 import { codeApplies, codeInfo, type Operation } from '../contract/codes.js';
+import { parseJson } from '../contract/envelope.js';
 import { isObject, own } from '../contract/response.js';
 import type { ResponseStyle } from '../contract/response.js';
-import type { ContractKind, DifferenceKind } from '../run/answered.js';
+import type { Deviation } from '../run/answered.js';
 
 /** An answer as judged: its status, Content-Type and body, and the body read as a JSON object. */
 export interface SeenAnswer {
@@ -12,7 +13,7 @@ export interface SeenAnswer {
 }
 
 /** One thing found in an answer: its kind, and what exactly. */
-export type Found = { kind: ContractKind | DifferenceKind; what: string };
+export type Found = { kind: Deviation['kind']; what: string };
 
 /** What the judge read in an answer (its envelope, its integer code), and what it found wrong. */
 export type Judged = { envelope?: Record<string, unknown>; code?: number; problems: Found[] };
@@ -24,12 +25,8 @@ export function seenAnswer(status: number, contentType: string | undefined, body
 
 /** The body as a JSON object, or undefined when it is not one. */
 export function envelopeOf(body: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(body);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  const json = parseJson(body, false);
+  return json.kind === 'value' && isObject(json.value) ? json.value : undefined;
 }
 
 /** Whether a `utctime` is ISO 8601 in UTC with fractional seconds and `Z`, as the interface document describes it. */
@@ -42,7 +39,7 @@ export function judgeAnswer(a: SeenAnswer, style: ResponseStyle, operation?: Ope
   const envelope = a.envelope;
   if (!envelope) return { problems: [{ kind: 'service-not-json', what: 'the body is not a JSON object' }] };
   const problems: Found[] = [];
-  const add = (kind: ContractKind, what: string) => problems.push({ kind, what });
+  const add = (kind: Found['kind'], what: string) => problems.push({ kind, what });
   if (!/^application\/json\b/i.test(a.contentType ?? ''))
     add('service-not-json', `the body is JSON but its Content-Type is ${JSON.stringify(a.contentType ?? '(none)')}`);
   const keys = ['id', style === 'sdk' ? 'utcTime' : 'utctime', 'status', 'code', 'message', 'moreInfo'];

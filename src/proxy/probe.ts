@@ -134,19 +134,6 @@ export type ProbeSettings = Pick<
   secret: string;
 };
 
-/** Runs the steps against the upstream and an in-process mfa-sim; resolves to the exit status. */
-export async function probeService(o: ProbeSettings, io: ProbeOutput): Promise<number> {
-  const { token, strict, responseStyle, apiUser, secret } = o;
-  const given = { token, strict, responseStyle, apiUser, secret };
-  const sim = new Simulator(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)));
-  const upstream = new Upstream({ upstream: o.upstream, upstreamCa: o.upstreamCa, upstreamTimeout: o.upstreamTimeout });
-  try {
-    return await probe(upstream, sim, { token: sim.token, apiUser, secret }, io);
-  } finally {
-    upstream.close();
-  }
-}
-
 /** One step's outcome: both answers, and how they compare. */
 interface Outcome {
   step: ProbeStep;
@@ -157,18 +144,28 @@ interface Outcome {
   verdict: 'agrees' | 'message differs' | 'differs';
 }
 
-async function probe(upstream: Upstream, sim: Simulator, who: Omit<Signing, 'time'>, io: ProbeOutput): Promise<number> {
+/** Runs the steps against the upstream and an in-process mfa-sim; resolves to the exit status. */
+export async function probeService(o: ProbeSettings, io: ProbeOutput): Promise<number> {
+  const { token, strict, responseStyle, apiUser, secret } = o;
+  const given = { token, strict, responseStyle, apiUser, secret };
+  const sim = new Simulator(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)));
+  const upstream = new Upstream({ upstream: o.upstream, upstreamCa: o.upstreamCa, upstreamTimeout: o.upstreamTimeout });
   let last = 0;
-  const signing: Signing = { ...who, time: () => (last = Math.max(Date.now(), last + 1)) };
+  const signing: Signing = { token: sim.token, apiUser, secret, time: () => (last = Math.max(Date.now(), last + 1)) };
   const print = (text: string) => io.out(terminalText(text));
-  const { apiUser, token } = who;
-  print(`mfa-sim probe of ${upstream.url}: API user ${apiUser}, token ${token}; mfa-sim ${version} in process\n\n`);
   const outcomes: Outcome[] = [];
-  for (const step of STEPS) {
-    const outcome = await run(step, step.request(signing), upstream, sim);
-    outcomes.push(outcome);
-    // The service cannot be reached: every other step would wait as long for nothing.
-    if (outcome.failure) break;
+  try {
+    print(
+      `mfa-sim probe of ${upstream.url}: API user ${apiUser}, token ${sim.token}; mfa-sim ${version} in process\n\n`,
+    );
+    for (const step of STEPS) {
+      const outcome = await run(step, step.request(signing), upstream, sim);
+      outcomes.push(outcome);
+      // The service cannot be reached: every other step would wait as long for nothing.
+      if (outcome.failure) break;
+    }
+  } finally {
+    upstream.close();
   }
   const cell = (a?: SeenAnswer) =>
     !a ? 'no answer' : `${a.status} ${typeof a.envelope?.code === 'number' ? a.envelope.code : '(no envelope)'}`;

@@ -1,19 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHECKS, codeInfo, type Operation } from '../contract/codes.js';
-import { clipText, MAX_MESSAGE_CHARS, own } from '../contract/response.js';
-import { peek } from '../contract/envelope.js';
-import { endpointOf, endpointTypes, TYPE_OPERATION } from '../contract/envelope.js';
-import { envelopeJson, isoTime } from '../contract/response.js';
+import { clipText, envelopeJson, isoTime, MAX_MESSAGE_CHARS, own } from '../contract/response.js';
+import { endpointOf, endpointTypes, peek, TYPE_OPERATION } from '../contract/envelope.js';
 import type { AnsweredRequest, Caller, Deviation, Forwarding, JournalEntry } from '../run/answered.js';
-import type { ApiRequest } from '../request/context.js';
-import { bodyAsKept, requestAsKept } from '../request/context.js';
+import { bodyAsKept, requestAsKept, type ApiRequest } from '../request/context.js';
 import type { StartOptions } from '../simulator/options.js';
 import type { Simulator } from '../simulator/simulator.js';
 import type { PressAction } from '../scenario/accounts.js';
 import { answerText, compareAnswers, isIsoUtc, judgeAnswer, seenAnswer } from './judge.js';
 import { Recorder, type RecordedExchange } from './recorder.js';
 import { challengeIdOf, Shadow, type Decision } from './shadow.js';
-import { rawHeader, towardsClient, towardsUpstream, Upstream, type UpstreamAnswer } from './upstream.js';
+import { rawHeader, readWithin, towardsClient, towardsUpstream, Upstream, type UpstreamAnswer } from './upstream.js';
 
 /** What proxy mode needs of the HTTP layer that makes it (src/http/server.ts): the simulator's own answers. */
 export interface HttpAnswers {
@@ -23,12 +20,9 @@ export interface HttpAnswers {
   answerInternalError(sim: Simulator, req: IncomingMessage, res: ServerResponse, e: unknown): void;
 }
 
-/** What a forwarded request came to, for the journal and the recorder. */
-interface Outcome {
-  answer: RecordedExchange['answer'];
-  /** Its envelope and integer code, when it answered one. */
+/** What a forwarded request came to, for the journal and the recorder (`code`: its envelope's integer code). */
+interface Outcome extends Pick<RecordedExchange, 'answer' | 'code'> {
   envelope?: Record<string, unknown>;
-  code?: number;
   /** The challenge the service's answer names (a new one's, a status's). */
   challengeId?: string;
   forwarding: Forwarding;
@@ -61,7 +55,7 @@ export class ProxyMode {
   serve(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = performance.now();
     if (endpointOf(req.url ?? '', this.sim.token) === undefined) return this.http.serveApi(this.sim, req, res);
-    const exchange = readBody(req, this.sim.bodyLimit)
+    const exchange = readWithin(req, this.sim.bodyLimit)
       .then((body) => {
         if (body === 'too-large') return this.http.serveApi(this.sim, req, res, true);
         if (body !== 'gone') return this.exchange(req, res, body, startedAt);
@@ -222,25 +216,6 @@ function operationOf(endpoint: ReturnType<typeof endpointOf>, type: number | und
   const types = endpointTypes(endpoint, strict);
   if (types.length === 1) return TYPE_OPERATION.get(types[0]);
   return type !== undefined && types.includes(type) ? TYPE_OPERATION.get(type) : undefined;
-}
-
-/** A request's body read whole, within the limit; 'too-large' past it, 'gone' when the client went away. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'gone'> {
-  return new Promise((resolve) => {
-    if (Number(req.headers['content-length']) > limit) return resolve('too-large');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.removeAllListeners('data');
-      resolve('too-large');
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', () => resolve('gone'));
-    // Closed before its end came (the client went, or a stop cut it): nothing to forward.
-    req.on('close', () => resolve('gone'));
-  });
 }
 
 /** Who sent a forwarded request, as the service's answer shows it. */

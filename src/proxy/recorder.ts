@@ -4,14 +4,14 @@ import type * as YAML from 'yaml';
 import { parseAuthorization } from '../auth/signature.js';
 import { codeInfo } from '../contract/codes.js';
 import { API_USER_ID } from '../contract/api-user.js';
-import { peek, peekedUser } from '../contract/envelope.js';
-import { CHALLENGE_TYPES, endpointOf, endpointTypes } from '../contract/envelope.js';
+import { CHALLENGE_TYPES, endpointOf, endpointTypes, peek, peekedUser } from '../contract/envelope.js';
 import { OptionsError } from '../contract/errors.js';
 import { makeFolders } from '../files/folders.js';
 import { compileScenario, type CompiledScenario } from '../scenario/compile.js';
 import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
 import type { RuleInput, ScenarioInput } from '../scenario/schema.js';
 import { lazy } from '../files/lazy.js';
+import { clip } from '../run/journal.js';
 import type { Simulator } from '../simulator/simulator.js';
 import { addTo, openToAdd, writeProblem, writeWhole } from '../files/write-file.js';
 import { answerText, type SeenAnswer } from './judge.js';
@@ -205,10 +205,7 @@ function ruleText(when: When, outcome: Outcome, label: string, times?: number): 
 
 /** The exchange as the raw file keeps it: scrubbed (header names too: a client chooses them), bodies cut. */
 function rawExchange(x: RecordedExchange, scrub: (text: string) => string, token: string): Record<string, unknown> {
-  const cut = (text: string) => {
-    const out = scrub(text);
-    return out.length <= BODY_CHARS ? out : `${out.slice(0, BODY_CHARS)}… (${out.length - BODY_CHARS} more characters)`;
-  };
+  const cut = (text: string) => clip(scrub(text), BODY_CHARS);
   const headers = (raw: readonly string[]) => {
     const out: [string, string][] = [];
     for (let i = 0; i + 1 < raw.length; i += 2)

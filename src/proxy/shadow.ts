@@ -74,10 +74,7 @@ export class Shadow {
     return this.challengeIds.get(theirs) ?? theirs;
   }
 
-  /**
-   * The service says a person answered the challenge a request names (on the service's own phone app) while the
-   * shadow's copy still waits: the copy takes the same answer, so that this and later answers agree. Whether it did.
-   */
+  /** Whether the shadow's waiting copy took the answer a person gave on the service's phone (so later ones agree). */
   answeredAtService(requestBody: string, action: PressAction): boolean {
     const theirs = challengeIdIn(requestBody);
     if (theirs === undefined || this.stateOf(theirs) !== 'waiting') return false;

@@ -86,7 +86,11 @@ export class Upstream {
         // Node's parser takes any three digits; HTTP's final answers are 200 to 599 (a 1xx is never final).
         if (status < 200 || status > 599)
           return fail(`the upstream's answer is not valid HTTP (status ${String(status).padStart(3, '0')})`);
-        readWhole(res, (body) => end({ kind: 'answer', status, headers: res.rawHeaders, body }), fail);
+        void readWithin(res, UPSTREAM_ANSWER_LIMIT).then((body) => {
+          if (body === 'too-large') fail(`the upstream's answer is larger than ${UPSTREAM_ANSWER_LIMIT} bytes`);
+          else if (body === 'gone') fail('the upstream closed the connection before its answer was whole');
+          else end({ kind: 'answer', status, headers: res.rawHeaders, body });
+        });
       });
       req.on('error', (e) => fail(failureReason(e)));
       req.end(f.body);
@@ -101,20 +105,23 @@ export class Upstream {
   }
 }
 
-/** Reads an answer's body whole, or fails as soon as it is larger than the limit (declared or as it arrives). */
-function readWhole(res: IncomingMessage, done: (body: Buffer) => void, fail: (reason: string) => void): void {
-  const tooLarge = `the upstream's answer is larger than ${UPSTREAM_ANSWER_LIMIT} bytes`;
-  if (Number(res.headers['content-length']) > UPSTREAM_ANSWER_LIMIT) return fail(tooLarge);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  res.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > UPSTREAM_ANSWER_LIMIT) return fail(tooLarge);
-    chunks.push(chunk);
+/** A message's body read whole within `limit` (declared or as it arrives): 'too-large' past it, 'gone' when cut off. */
+export function readWithin(msg: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'gone'> {
+  return new Promise((resolve) => {
+    if (Number(msg.headers['content-length']) > limit) return resolve('too-large');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    msg.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      msg.removeAllListeners('data');
+      resolve('too-large');
+    });
+    msg.on('end', () => resolve(Buffer.concat(chunks)));
+    // Cut short (the peer went, a stop cut it, fewer bytes than its Content-Length, a chunked one never ended).
+    msg.on('error', () => resolve('gone'));
+    msg.on('close', () => resolve('gone'));
   });
-  res.on('end', () => done(Buffer.concat(chunks)));
-  // An answer cut short (fewer bytes than its Content-Length, a chunked one never ended) is an error of the response.
-  res.on('error', () => fail('the upstream closed the connection before its answer was whole'));
 }
 
 /** TLS errors that mean "this certificate is not one the system (or the CA given) vouches for". */

@@ -1,11 +1,9 @@
 import type { Hint } from '../doctor/hint.js';
+import type { FindingKind } from './finding-types.js';
 
 /** One request as the simulator saw and answered it. */
 export interface AnsweredRequest {
-  /**
-   * 1, 2, 3, ... through the whole run (scenario loads do not start it again); also the `id` of answers to callers that
-   * sent none (`sim-<seq>`).
-   */
+  /** Numbers the whole run (scenario loads do not restart it); answers a caller without an id as `sim-<seq>`. */
   seq: number;
   /** Simulator (virtual) time of the request, ISO 8601. */
   at: string;
@@ -49,24 +47,9 @@ export type JournalEntry = AnsweredRequest;
 /** How far a request showed who sent it. */
 export type Caller = 'unknown' | 'known' | 'signed';
 
-/** Proxy mode: an answer of the service that breaks the contract (src/proxy/judge.ts). */
-export type ContractKind =
-  | 'service-not-json'
-  | 'service-envelope-keys'
-  | 'service-envelope-types'
-  | 'service-utctime-format'
-  | 'service-code-unknown'
-  | 'service-status-mismatch'
-  | 'service-code-scope'
-  | 'service-more-info'
-  | 'service-no-answer';
-
-/** Proxy mode: an answer of the service other than mfa-sim's (the shadow comparison and the probe). */
-export type DifferenceKind = 'service-differs-status' | 'service-differs-envelope' | 'service-differs-message';
-
 /** One thing found in one answer of the service: its kind (a finding kind of its own), and what, with both answers. */
 export interface Deviation {
-  kind: ContractKind | DifferenceKind;
+  kind: Extract<FindingKind, `service-${string}`>;
   detail: string;
 }
 

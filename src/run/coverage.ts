@@ -38,10 +38,8 @@ export class Coverage {
 
   /** How often each code was answered, and which codes of the service were met and never met. */
   report(): CoverageReport {
-    const counts: Record<string, number> = {};
-    for (const [code, n] of this.counts) counts[code] = n;
     return {
-      counts,
+      counts: Object.fromEntries(this.counts),
       met: SERVICE_CODES.filter((c) => this.counts.has(c)),
       missing: SERVICE_CODES.filter((c) => !this.counts.has(c)),
     };

@@ -11,6 +11,17 @@ export interface ObserverFailure {
   lastSeq: number;
 }
 
+type Counted = { count: number; lastSeq: number };
+
+/** One more request that showed a row (a failure, a finding, a hint) under `key`; a new row from `make`. */
+export function count<T extends Counted>(rows: Map<string, T>, key: string, seq: number, make: () => T): T {
+  const row = rows.get(key);
+  if (!row) return rows.set(key, make()).get(key)!;
+  row.count++;
+  row.lastSeq = seq;
+  return row;
+}
+
 export class ObserverFailures {
   private readonly byObserver = new Map<string, ObserverFailure>();
   private readonly listeners = new Set<(f: ObserverFailure) => void>();
@@ -18,15 +29,9 @@ export class ObserverFailures {
   /** An observer threw while told of request `seq`. Never throws itself. */
   record(observer: string, error: unknown, seq: number): void {
     const message = errorText(error);
-    let f = this.byObserver.get(observer);
-    if (f) {
-      f.count++;
-      f.message = message;
-      f.lastSeq = seq;
-    } else {
-      f = { observer, count: 1, message, firstSeq: seq, lastSeq: seq };
-      this.byObserver.set(observer, f);
-    }
+    const first = { observer, count: 1, message, firstSeq: seq, lastSeq: seq };
+    const f = count(this.byObserver, observer, seq, () => first);
+    f.message = message;
     for (const listener of this.listeners) {
       try {
         listener({ ...f });
@@ -44,12 +49,6 @@ export class ObserverFailures {
 
   list(): ObserverFailure[] {
     return [...this.byObserver.values()].map((f) => ({ ...f }));
-  }
-
-  get count(): number {
-    let n = 0;
-    for (const f of this.byObserver.values()) n += f.count;
-    return n;
   }
 
   clear(): void {

@@ -39,7 +39,7 @@ const warning = (explanation: string) => ({ severity: 'warning' as Severity, exp
 const info = (explanation: string) => ({ severity: 'info' as Severity, explanation });
 
 /** Every finding the doctor knows: its severity and explanation. */
-export const FINDING_KINDS: Record<string, { severity: Severity; explanation: string }> = {
+export const FINDING_KINDS = {
   'retry-not-resigned': error(
     'A request was retried with the nonce of an attempt that failed on the network or with a 5xx. The first attempt may have reached the service, which then refuses the retry as a replay (-4034). Sign every retry again, with a new nonce and time.',
   ),
@@ -119,4 +119,6 @@ export const FINDING_KINDS: Record<string, { severity: Severity; explanation: st
   'service-differs-message': warning(
     "The service answered the same code as mfa-sim, with another message: JSON text with other keys, or an error's sentence that does not begin with the code's meaning as the interface document words it. Both answers are in the detail and in the journal entry.",
   ),
-};
+} satisfies Record<string, { severity: Severity; explanation: string }>;
+
+export type FindingKind = keyof typeof FINDING_KINDS;

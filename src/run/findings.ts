@@ -2,13 +2,21 @@ import { hash } from 'node:crypto';
 import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/response.js';
 import { API_USER_ID } from '../contract/api-user.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
-import type { Answered } from './answered-events.js';
+import type { AnsweredEvents } from './answered-events.js';
 import type { AnsweredRequest, Caller } from './answered.js';
 import { JOURNAL_BODY_CHARS } from './journal.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import type { Hint } from '../doctor/doctor.js';
-import { FINDING_KINDS, SEVERITIES, type Finding, type HintSeen, type Scope } from './finding-types.js';
+import {
+  FINDING_KINDS,
+  SEVERITIES,
+  type Finding,
+  type FindingKind,
+  type HintSeen,
+  type Scope,
+} from './finding-types.js';
 import { failedInTransit } from '../doctor/doctor.js';
+import { count } from './failures.js';
 
 // Client findings: what the real service accepts leniently or would punish, and the doctor's hints. Bounded: only
 // known API users are watched, client-chosen values are kept as hashes, unknown API users fold into one row.
@@ -39,15 +47,6 @@ type Made = { apiUser: string; seq: number; followed: boolean };
 /** A value an API user chose, as the doctor keeps it: a hash of it, so a long value costs no more than a short one. */
 const keyOf = (apiUser: string, value: string) => hash('sha256', `${apiUser} ${value}`, 'base64');
 
-/** One more request that showed a row (a finding, a hint) under `key`; a new row from `make`. */
-function count<T extends Finding | HintSeen>(rows: Map<string, T>, key: string, seq: number, make: () => T): T {
-  const row = rows.get(key);
-  if (!row) return rows.set(key, make()).get(key)!;
-  row.count++;
-  row.lastSeq = seq;
-  return row;
-}
-
 /** The signing headers of a request, whatever the token. */
 function signingHeaders(headers: AnsweredRequest['request']['headers']): { time?: number; nonce?: string } {
   const out: { time?: number; nonce?: string } = {};
@@ -76,9 +75,9 @@ export class ClientFindings {
   private readonly polls = new BoundedMap<string, { last: number; fast: number }>(CHALLENGES_FOLLOWED);
 
   /** `redact`: redacts secrets in a hint's text before it is cut to be kept (a cut secret is no longer recognised). */
-  constructor(private readonly redact: (text: string) => string = (text) => text) {}
+  constructor(private readonly redact: (text: string) => string) {}
 
-  observe(events: { subscribe(name: string, fn: (e: Answered) => void): () => void }): () => void {
+  observe(events: AnsweredEvents): () => void {
     return events.subscribe('findings', ({ record, counts, caller }) => {
       // What a service answered in proxy mode is found whoever sent the request.
       if (record.upstream?.deviations.length) this.seeService(record);
@@ -105,15 +104,8 @@ export class ClientFindings {
     this.scenarioFrom = seq;
   }
 
-  /**
-   * The findings, worst first. `final`: the run is over (at exit), so a challenge still waiting was left open and
-   * a -4036 with nothing accepted after it was never corrected; `state` tells whether a challenge is still waiting.
-   */
-  findings(
-    final = false,
-    state: (id: string) => string | undefined = () => undefined,
-    scope: Scope = 'run',
-  ): Finding[] {
+  /** The findings, worst first; `final`: the run is over (a waiting challenge was left open, a -4036 not corrected). */
+  findings(final: boolean, state: (id: string) => string | undefined, scope: Scope): Finding[] {
     const from = scope === 'run' ? 0 : this.scenarioFrom;
     const found = scope === 'run' ? this.found : this.foundHere;
     const abandoned = new Map<string, Finding>();
@@ -134,7 +126,7 @@ export class ClientFindings {
   }
 
   /** The doctor's hints given, most frequent first. */
-  hintsSeen(scope: Scope = 'run'): HintSeen[] {
+  hintsSeen(scope: Scope): HintSeen[] {
     return [...(scope === 'run' ? this.hints : this.hintsHere).values()]
       .map((h) => ({ ...h }))
       .sort((a, b) => b.count - a.count || a.firstSeq - b.firstSeq);
@@ -260,13 +252,13 @@ export class ClientFindings {
     return this.clients.get(apiUser);
   }
 
-  private make(id: string, apiUser: string, seq: number): Finding {
+  private make(id: FindingKind, apiUser: string, seq: number): Finding {
     const { severity, explanation } = FINDING_KINDS[id];
     return { id, severity, apiUser, explanation, firstSeq: seq, lastSeq: seq, count: 1 };
   }
 
   /** One more request that showed a finding; one no signed request showed is `unsigned`, and fails no run. */
-  private note(id: string, apiUser: string, seq: number, detail?: string, caller: Caller = 'signed'): void {
+  private note(id: FindingKind, apiUser: string, seq: number, detail?: string, caller: Caller = 'signed'): void {
     for (const found of [this.found, this.foundHere]) {
       const f = count(found, `${id}\0${apiUser}`, seq, () => this.make(id, apiUser, seq));
       if (detail !== undefined) f.detail = detail;

@@ -1,10 +1,10 @@
 import type { Redactor } from '../output/redactor.js';
 import { detached } from '../contract/response.js';
 import { ControlError } from '../contract/errors.js';
-import type { AnsweredEvents } from './answered-events.js';
+import { Subscribers, type AnsweredEvents } from './answered-events.js';
 import type { AnsweredRequest, JournalEntry } from './answered.js';
+import type { Hint } from '../doctor/hint.js';
 import type { ObserverFailures } from './failures.js';
-import { Subscribers } from './answered-events.js';
 
 export type { JournalEntry } from './answered.js';
 
@@ -94,11 +94,11 @@ export class Journal {
 
   /** Calls `fn` with every new entry until the returned function is called; `name` names it when it fails. */
   subscribe(fn: (e: JournalEntry) => void, { name = 'journal feed' }: { name?: string } = {}): () => void {
-    return this.listeners.add({ fn, name });
+    return this.listeners.subscribe(name, fn);
   }
 
   get listenerCount(): number {
-    return this.listeners.all.length;
+    return this.listeners.size;
   }
 }
 
@@ -112,49 +112,30 @@ export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): st
 /** Hides every secret in a record, in place, before the journal keeps it: its summary, headers and bodies. */
 export function hideSecrets(redactor: Redactor, e: AnsweredRequest): void {
   const hide = (text: string) => redactor.hide(text);
-  {
-    e.path = hide(e.path);
-    if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
-    if (typeof e.user === 'string') e.user = hide(e.user);
-    if (e.message !== undefined) e.message = hide(e.message);
-    if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
-    if (e.hint) e.hint = { id: e.hint.id, text: hide(e.hint.text) };
-    if (e.wouldFail)
-      e.wouldFail = e.wouldFail.map((w) =>
-        w.hint
-          ? { ...w, reason: hide(w.reason), hint: { id: w.hint.id, text: hide(w.hint.text) } }
-          : { ...w, reason: hide(w.reason) },
-      );
-    if (e.internalError !== undefined) e.internalError = hide(e.internalError);
-  }
-  {
-    // A new object (the request's own headers are never changed), with how many headers were left out kept.
-    e.request = { ...e.request, headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
-    if (e.response) e.response = { body: hide(e.response.body) };
-  }
+  const hideHint = (h: Hint) => ({ id: h.id, text: hide(h.text) });
+  e.path = hide(e.path);
+  if (e.apiUser !== undefined) e.apiUser = hide(e.apiUser);
+  if (typeof e.user === 'string') e.user = hide(e.user);
+  if (e.message !== undefined) e.message = hide(e.message);
+  if (e.expectedStringToSign !== undefined) e.expectedStringToSign = hide(e.expectedStringToSign);
+  if (e.hint) e.hint = hideHint(e.hint);
+  e.wouldFail &&= e.wouldFail.map((w) => ({ ...w, reason: hide(w.reason), ...(w.hint && { hint: hideHint(w.hint) }) }));
+  if (e.internalError !== undefined) e.internalError = hide(e.internalError);
+  // A new object (the request's own headers are never changed), with how many headers were left out kept.
+  e.request = { ...e.request, headers: hideInHeaders(e.request.headers, hide), body: hide(e.request.body) };
+  if (e.response) e.response = { body: hide(e.response.body) };
 }
 
 type Headers = AnsweredRequest['request']['headers'];
 
-/** Headers with every secret hidden, in their names as in their values. */
+/** Headers with every secret hidden, in their names as in their values (two names hidden alike become one). */
 function hideInHeaders(headers: Headers, hide: (text: string) => string): Headers {
-  let changed = false;
-  const shown = Object.entries(headers).map(([name, value]): [string, string | string[] | undefined] => {
-    const hiddenName = hide(name);
-    const hidden = value === undefined ? value : Array.isArray(value) ? value.map(hide) : hide(value);
-    if (
-      hiddenName !== name ||
-      (Array.isArray(value) ? (hidden as string[]).some((h, i) => h !== value[i]) : hidden !== value)
-    )
-      changed = true;
-    return [hiddenName, hidden];
-  });
-  if (!changed) return headers;
   const out = Object.create(null) as Headers;
-  for (const [name, value] of shown) {
+  for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    const before = out[name];
-    out[name] = before === undefined ? value : [before, value].flat();
+    const hidden = Array.isArray(value) ? value.map(hide) : hide(value);
+    const key = hide(name);
+    out[key] = out[key] === undefined ? hidden : [out[key], hidden].flat();
   }
   return out;
 }

@@ -43,11 +43,12 @@ function failingFindings(findings: readonly Finding[], failOn: Severity | undefi
   return findings.filter((f) => !f.unsigned && SEVERITIES.indexOf(f.severity) >= at);
 }
 
-/** A finding's explanation as the reports give it: saying so when no signed request showed it. */
-function explained(f: Finding): string {
-  return f.unsigned
+/** A finding's explanation and detail as the reports give them, saying so when no signed request showed it. */
+function explained(f: Finding, text = (t: string) => t): string {
+  const said = f.unsigned
     ? `${f.explanation} None of the requests that showed it was signed: anyone could have sent them, so it fails no run.`
     : f.explanation;
+  return f.detail ? `${said} (${text(f.detail)})` : said;
 }
 
 const title = (code: number) => codeInfo(code)?.title ?? '';
@@ -74,10 +75,7 @@ function fitting(rows: readonly string[], budget: number, around = 1): { shown: 
   return { shown, left: rows.length - shown.length };
 }
 
-/**
- * The Markdown report. The code table's titles and the findings' explanations are the simulator's own Markdown;
- * everything a client or a test set-up could have chosen (a scenario name, figures, a hint, an API user) is escaped.
- */
+/** The Markdown report: the simulator's own text is Markdown; all a client or set-up could choose is escaped. */
 export function markdownReport(s: RunSummary): string {
   const { coverage } = s;
   const required = new Set(s.required ?? []);
@@ -138,10 +136,9 @@ export function markdownReport(s: RunSummary): string {
     'None: nothing the client did would be refused or merely tolerated by the service.',
     '| Severity | Finding | API user | Requests | Count | What it means and the fix |',
     '|---|---|---|---|---:|---|',
-    s.findings.map((f) => {
-      const said = explained(f) + (f.detail ? ` (${markdownText(f.detail)})` : '');
-      return row(f.severity, markdownCode(f.id), markdownText(f.apiUser), requests(f), f.count, said);
-    }),
+    s.findings.map((f) =>
+      row(f.severity, markdownCode(f.id), markdownText(f.apiUser), requests(f), f.count, explained(f, markdownText)),
+    ),
     'findings',
   );
   section(
@@ -187,7 +184,7 @@ export function junitReport(s: RunSummary, timestamp: string): string {
   const failing = new Set(failingFindings(s.findings, s.failOn));
   const findingCases = s.findings.map((f) => {
     const name = `${f.id} (API user ${f.apiUser})`;
-    const body = `${explained(f)}${f.detail ? ` (${f.detail})` : ''}\nRequests ${requests(f)}, ${plural(f.count, 'time')}.`;
+    const body = `${explained(f)}\nRequests ${requests(f)}, ${plural(f.count, 'time')}.`;
     if (failing.has(f)) return failed('findings', name, f.severity, `${f.severity}: ${f.id}`, body);
     return skipped('findings', name, `${f.severity}: ${body}`);
   });

@@ -28,8 +28,6 @@ interface RunSubject {
 
 /** What a run is judged on (docs/coverage-and-ci.md#the-run-and-the-scenario), recorded from the "answered" event. */
 export class RunRecord {
-  /** Failures of the observers of traffic: they make the run's verdict untrustworthy (exit 5). */
-  readonly failures: ObserverFailures;
   private readonly findings: ClientFindings;
   private readonly coverage = new Coverage();
   private readonly scenarioCoverage = new Coverage();
@@ -37,18 +35,14 @@ export class RunRecord {
   private scenarioFrom = 1;
   /** Scenario loads and resets in this run (the first start of a run is not one). */
   private scenarioStarts = -1;
+  /** Secrets hidden in what is shown (details, hint texts, failure messages). */
+  private readonly hide = (text: string) => this.sim.redact(text);
 
-  private readonly hide: (text: string) => string;
-  /**
-   * `sim`: what a summary names (the active scenario, the requests answered, whether a challenge still waits) and how
-   * secrets are hidden in what is shown (details, hint texts, failure messages).
-   */
+  /** `failures`: of the observers of traffic, which make the run's verdict untrustworthy (exit 5). */
   constructor(
     private readonly sim: RunSubject,
-    failures: ObserverFailures,
+    readonly failures: ObserverFailures,
   ) {
-    this.hide = (text) => sim.redact(text);
-    this.failures = failures;
     this.findings = new ClientFindings(this.hide);
   }
 
