@@ -138,7 +138,10 @@ const ENDPOINT_TYPES: Readonly<Record<Endpoint, readonly number[]>> = {
   blocked: [950],
 };
 
-/** The `type` values each endpoint serves; when lenient, the challenge endpoint takes the blocked check (950) too. */
+/**
+ * The `type` values each endpoint serves; when lenient, the challenge endpoint takes the blocked check (950) too
+ * (docs/behaviour.md#leniency-and-body-checks).
+ */
 export function endpointTypes(endpoint: Endpoint, strict: boolean): readonly number[] {
   return endpoint === 'challenge' && !strict ? [150, 151, 950] : ENDPOINT_TYPES[endpoint];
 }
