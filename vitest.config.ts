@@ -15,8 +15,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Most suites wait on sockets and timers more than they compute: three files at a time on two cores.
-        test: { name: 'suites', include: ['test/**/*.test.ts'], exclude: HEAVY, maxWorkers: 3 },
+        // Most suites wait on sockets and timers more than they compute: three files at a time on two cores. A worker
+        // loads the modules once for all its files (no suite relies on a fresh copy): 269 s where it was 320 to 367 s.
+        test: { name: 'suites', include: ['test/**/*.test.ts'], exclude: HEAVY, maxWorkers: 3, isolate: false },
       },
       {
         extends: true,
