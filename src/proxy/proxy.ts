@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHECKS, codeInfo, type Operation } from '../contract/codes.js';
 import { clipText, envelopeJson, isoTime, MAX_MESSAGE_CHARS, own } from '../contract/response.js';
 import { endpointOf, endpointTypes, peek, TYPE_OPERATION } from '../contract/envelope.js';
-import type { AnsweredRequest, Caller, Deviation, Forwarding, JournalEntry } from '../run/answered.js';
+import type { Caller, Deviation, Forwarding, JournalEntry } from '../run/answered.js';
 import { bodyAsKept, requestAsKept, type ApiRequest } from '../request/context.js';
 import type { StartOptions } from '../simulator/options.js';
 import type { Simulator } from '../simulator/simulator.js';
@@ -168,7 +168,7 @@ export class ProxyMode {
     reply: { status: number; body: Buffer },
     outcome: Outcome,
     shadow: JournalEntry | undefined,
-  ): AnsweredRequest {
+  ): JournalEntry {
     const { sim } = this;
     const { envelope, code, forwarding } = outcome;
     const message = envelope && own(envelope, 'message');
@@ -219,7 +219,7 @@ function operationOf(endpoint: ReturnType<typeof endpointOf>, type: number | und
 }
 
 /** Who sent a forwarded request, as the service's answer shows it. */
-function callerOf(r: AnsweredRequest): Caller {
+function callerOf(r: JournalEntry): Caller {
   const c = r.code;
   if (c === undefined) return 'known';
   if (c === -1001) return 'unknown';

@@ -10,7 +10,7 @@ import type { Doctor, Hint } from '../doctor/doctor.js';
 import { signingLines, type AuthorizationParts } from '../auth/signature.js';
 import { mustCode } from '../contract/codes.js';
 import { clipText, isoTime, type Answer } from '../contract/response.js';
-import type { AnsweredRequest, Caller } from '../run/answered.js';
+import type { JournalEntry, Caller } from '../run/answered.js';
 import { clip, JOURNAL_BODY_CHARS } from '../run/journal.js';
 
 /** A request as the HTTP layer hands it over. */
@@ -187,7 +187,7 @@ export function recordOf(
   sent: string | undefined,
   latencyMs: number,
   hide: (text: string) => string,
-): AnsweredRequest {
+): JournalEntry {
   return {
     seq,
     at: isoTime(ctx.now),
@@ -229,11 +229,11 @@ function stringToSignOf(ctx: RequestContext): string | undefined {
 const MAX_HEADERS_KEPT = 100;
 
 /** The request as the journal keeps it: its first MAX_HEADERS_KEPT headers, and its body cut to size. */
-export function requestAsKept(req: RequestContext['req'], hide: (text: string) => string): AnsweredRequest['request'] {
+export function requestAsKept(req: RequestContext['req'], hide: (text: string) => string): JournalEntry['request'] {
   const body = bodyAsKept(req.body, hide);
   const names = Object.keys(req.headers);
   if (names.length <= MAX_HEADERS_KEPT) return { headers: req.headers, body };
-  const headers = Object.create(null) as AnsweredRequest['request']['headers'];
+  const headers = Object.create(null) as JournalEntry['request']['headers'];
   for (const name of names.slice(0, MAX_HEADERS_KEPT)) headers[name] = req.headers[name];
   return { headers, body, headersLeftOut: names.length - MAX_HEADERS_KEPT };
 }

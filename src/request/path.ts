@@ -4,7 +4,7 @@ import type { Answer } from '../contract/response.js';
 import { withHint, type Doctor } from '../doctor/doctor.js';
 import { errorText } from '../output/error-text.js';
 import type { AnsweredEvents } from '../run/answered-events.js';
-import type { AnsweredRequest, Caller } from '../run/answered.js';
+import type { JournalEntry, Caller } from '../run/answered.js';
 import type { Redactor } from '../output/redactor.js';
 import type { ScenarioRegistry } from '../scenario/registry.js';
 import { pickRule } from '../scenario/rules.js';
@@ -203,7 +203,7 @@ export class RequestPath {
   }
 
   /** A request the upstream answered (proxy mode): numbered among the path's own and told to every observer. */
-  answeredElsewhere(record: (seq: number) => AnsweredRequest, caller: (r: AnsweredRequest) => Caller): number {
+  answeredElsewhere(record: (seq: number) => JournalEntry, caller: (r: JournalEntry) => Caller): number {
     const seq = ++this.seq;
     this.answered.emit(seq, () => {
       const r = record(seq);

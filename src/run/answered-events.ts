@@ -1,8 +1,8 @@
-import type { AnsweredRequest, Caller } from './answered.js';
+import type { JournalEntry, Caller } from './answered.js';
 import type { ObserverFailures } from './failures.js';
 
 export interface Answered {
-  record: AnsweredRequest;
+  record: JournalEntry;
   /** Whether the answer counts as one the service gave. */
   counts: boolean;
   caller: Caller;

@@ -1,8 +1,8 @@
 import type { Hint } from '../doctor/hint.js';
 import type { FindingKind } from './finding-types.js';
 
-/** One request as the simulator saw and answered it. */
-export interface AnsweredRequest {
+/** One request as the simulator saw and answered it: the answered event's record and the journal's entry. */
+export interface JournalEntry {
   /** Numbers the whole run (scenario loads do not restart it); answers a caller without an id as `sim-<seq>`. */
   seq: number;
   /** Simulator (virtual) time of the request, ISO 8601. */
@@ -40,9 +40,6 @@ export interface AnsweredRequest {
   /** Proxy mode (src/proxy/): the request was forwarded; `http`, `code` and `response` are the upstream's answer. */
   upstream?: Forwarding;
 }
-
-/** The journal's name for the same record. */
-export type JournalEntry = AnsweredRequest;
 
 /** How far a request showed who sent it. */
 export type Caller = 'unknown' | 'known' | 'signed';

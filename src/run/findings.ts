@@ -3,7 +3,7 @@ import { clipText, isObject, MAX_MESSAGE_CHARS, own } from '../contract/response
 import { API_USER_ID } from '../contract/api-user.js';
 import { decodeUser, lenientInteger, parseJson } from '../contract/envelope.js';
 import type { AnsweredEvents } from './answered-events.js';
-import type { AnsweredRequest, Caller } from './answered.js';
+import type { JournalEntry, Caller } from './answered.js';
 import { JOURNAL_BODY_CHARS } from './journal.js';
 import { BoundedMap } from '../world/bounded-map.js';
 import type { Hint } from '../doctor/doctor.js';
@@ -48,7 +48,7 @@ type Made = { apiUser: string; seq: number; followed: boolean };
 const keyOf = (apiUser: string, value: string) => hash('sha256', `${apiUser} ${value}`, 'base64');
 
 /** The signing headers of a request, whatever the token. */
-function signingHeaders(headers: AnsweredRequest['request']['headers']): { time?: number; nonce?: string } {
+function signingHeaders(headers: JournalEntry['request']['headers']): { time?: number; nonce?: string } {
   const out: { time?: number; nonce?: string } = {};
   for (const [name, v] of Object.entries(headers)) {
     if (!name.startsWith('x-') || typeof v !== 'string') continue;
@@ -133,12 +133,12 @@ export class ClientFindings {
   }
 
   /** Proxy mode: each deviation of the service's answer, under the request's API user when the doctor watches it. */
-  private seeService(r: AnsweredRequest): void {
+  private seeService(r: JournalEntry): void {
     const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) && this.client(r.apiUser) ? r.apiUser : '-';
     for (const d of r.upstream!.deviations) this.note(d.kind, apiUser, r.seq, d.detail);
   }
 
-  private see(r: AnsweredRequest, caller: Caller): void {
+  private see(r: JournalEntry, caller: Caller): void {
     const apiUser = r.apiUser !== undefined && API_USER_ID.test(r.apiUser) ? r.apiUser : undefined;
     // Hints of requests that named no API user the simulator knows are counted together, without one.
     const hintedUser = caller === 'unknown' ? undefined : apiUser;
@@ -182,7 +182,7 @@ export class ClientFindings {
   }
 
   /** What the envelope and body show: staleness, a reused id, the lenient readings, following a challenge. */
-  private readEnvelope(apiUser: string, r: AnsweredRequest, time?: number): void {
+  private readEnvelope(apiUser: string, r: JournalEntry, time?: number): void {
     const text = r.request.body;
     // Longer than the journal keeps whole, it is cut (and no longer JSON): nothing to read.
     if (text === '' || text.length > JOURNAL_BODY_CHARS) return;

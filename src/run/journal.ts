@@ -2,7 +2,7 @@ import type { Redactor } from '../output/redactor.js';
 import { detached } from '../contract/response.js';
 import { ControlError } from '../contract/errors.js';
 import { Subscribers, type AnsweredEvents } from './answered-events.js';
-import type { AnsweredRequest, JournalEntry } from './answered.js';
+import type { JournalEntry } from './answered.js';
 import type { Hint } from '../doctor/hint.js';
 import type { ObserverFailures } from './failures.js';
 
@@ -110,7 +110,7 @@ export function clip(s: string, max = JOURNAL_BODY_CHARS, length = s.length): st
 }
 
 /** Hides every secret in a record, in place, before the journal keeps it: its summary, headers and bodies. */
-export function hideSecrets(redactor: Redactor, e: AnsweredRequest): void {
+export function hideSecrets(redactor: Redactor, e: JournalEntry): void {
   const hide = (text: string) => redactor.hide(text);
   const hideHint = (h: Hint) => ({ id: h.id, text: hide(h.text) });
   e.path = hide(e.path);
@@ -126,7 +126,7 @@ export function hideSecrets(redactor: Redactor, e: AnsweredRequest): void {
   if (e.response) e.response = { body: hide(e.response.body) };
 }
 
-type Headers = AnsweredRequest['request']['headers'];
+type Headers = JournalEntry['request']['headers'];
 
 /** Headers with every secret hidden, in their names as in their values (two names hidden alike become one). */
 function hideInHeaders(headers: Headers, hide: (text: string) => string): Headers {
