@@ -26,7 +26,7 @@ export interface JournalEntry {
   challengeId?: string;
   /** For -4037: the exact string the simulator expected to be signed (it is not secret). */
   expectedStringToSign?: string;
-  /** The client doctor's diagnosis of the refusal: the likely mistake and its fix (src/doctor/). */
+  /** The client doctor's diagnosis of the refusal: the likely mistake and its fix. */
   hint?: Hint;
   /** auth: log: every authentication check that would have failed, with the doctor's hint when it has one. */
   wouldFail?: { code: number; reason: string; hint?: Hint }[];
@@ -37,7 +37,7 @@ export interface JournalEntry {
   /** The headers as sent, at most MAX_HEADERS_KEPT of them. */
   request: { headers: Record<string, string | string[] | undefined>; body: string; headersLeftOut?: number };
   response?: { body: string };
-  /** Proxy mode (src/proxy/): the request was forwarded; `http`, `code` and `response` are the upstream's answer. */
+  /** Proxy mode: the request was forwarded; `http`, `code` and `response` are the upstream's answer. */
   upstream?: Forwarding;
 }
 
