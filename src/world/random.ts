@@ -25,7 +25,7 @@ export class RandomSource {
 
   /** `length` characters of base64url, for the simulated world (garbled bytes on the wire); never a secret. */
   chars(length: number): string {
-    return this.next ? base64url(this.bytes(Math.ceil((length * 3) / 4)), length) : unguessable(length);
+    return base64url(this.bytes(Math.ceil((length * 3) / 4)), length);
   }
 
   /** `n` decimal digits, the first not zero. */
