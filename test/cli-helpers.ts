@@ -22,7 +22,11 @@ export function start(args: string[], env: Record<string, string> = {}): Promise
   let err = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line; stdout: ${out} stderr: ${err}`)), 10_000);
+    const timer = setTimeout(() => {
+      // Not left running: the caller never gets the child to end it.
+      child.kill('SIGKILL');
+      reject(new Error(`no ready line; stdout: ${out} stderr: ${err}`));
+    }, 10_000);
     child.stderr.on('data', (d) => (err += d));
     child.stdout.on('data', (d) => {
       out += d;
