@@ -1,5 +1,6 @@
 import type { Hint } from './hint.js';
 import { BoundedMap } from '../world/bounded-map.js';
+import { machine } from '../world/machine.js';
 import { signatureShape } from './shapes.js';
 import { signatureHint, signatureMistake, type SignedRequest } from './signature.js';
 import type { FirstUse } from '../auth/replay.js';
@@ -55,7 +56,7 @@ export class Doctor {
 
   /** Whether a full diagnosis fits in this second's budget: a flood of forgeries costs a few HMACs a second. */
   private afford(): boolean {
-    const second = Math.floor(performance.now() / 1000);
+    const second = Math.floor(machine.mono() / 1000);
     if (second !== this.second) {
       this.second = second;
       this.spent = 0;

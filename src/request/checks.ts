@@ -19,6 +19,7 @@ import type { SignedRequest } from '../doctor/signature.js';
 import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';
 import { qrDataUrl } from '../world/qr.js';
 import type { RequestContext } from './context.js';
+import { machine } from '../world/machine.js';
 
 /**
  * The checks of a request in the order of docs/behaviour.md#order-of-checks, each a small function from what is known
@@ -204,7 +205,7 @@ const CHECKS: Record<Exclude<CheckName, 'operation'>, Check> = {
     const memory = ctx.world.replayFor(ctx.apiUser!.id);
     const time = Number(ctx.utctime);
     const first = ctx.sc.replayTimestamps ? memory.time(time, ctx.replayNow) : undefined;
-    const fail = first && authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(first, performance.now()));
+    const fail = first && authFail(ctx, -4035, 'this utctime was used before', timeReuseHint(first, machine.mono()));
     if (fail) return fail;
     // Committed in the same synchronous turn as these look-ups (docs/behaviour.md#time-drift-and-replay): of many
     // identical requests arriving together, exactly one is first.
@@ -213,7 +214,7 @@ const CHECKS: Record<Exclude<CheckName, 'operation'>, Check> = {
       nonce: ctx.sc.replayNonces ? ctx.nonce : undefined,
       time: ctx.sc.replayTimestamps ? time : undefined,
       until: time + ctx.replayWindow,
-      arrived: performance.now(),
+      arrived: machine.mono(),
     };
     ctx.verified = true;
     return undefined;

@@ -6,6 +6,7 @@ import type { AnsweredEvents } from './answered-events.js';
 import type { JournalEntry, Caller } from './answered.js';
 import { JOURNAL_BODY_CHARS } from './journal.js';
 import { BoundedMap } from '../world/bounded-map.js';
+import { machine } from '../world/machine.js';
 import type { Hint } from '../doctor/doctor.js';
 import {
   FINDING_KINDS,
@@ -228,7 +229,7 @@ export class ClientFindings {
   }
 
   private watchPolling(challengeId: string, apiUser: string, seq: number): void {
-    const now = performance.now();
+    const now = machine.mono();
     const p = this.polls.get(challengeId);
     if (!p) return void this.polls.set(challengeId, { last: now, fast: 0 });
     p.fast = now - p.last < FAST_POLL_MS ? p.fast + 1 : 0;

@@ -1,6 +1,7 @@
 import { ControlError } from '../contract/errors.js';
 import { clampInstant, INSTANT_WORDS, isInstantInRange } from '../contract/response.js';
 import { LIMITS } from '../contract/time-limits.js';
+import { machine } from './machine.js';
 
 /** The simulator's virtual clock: the only reader of the machine's time, within the range time-limits.ts sets. */
 export class VirtualClock {
@@ -10,7 +11,7 @@ export class VirtualClock {
   private offsetMs = 0;
   private readonly moved = new Watchers<void>();
 
-  constructor(private readonly realNow: () => number = Date.now) {}
+  constructor(private readonly realNow: () => number = machine.time) {}
 
   /** Calls `fn` after every move of the clock, until the function it returns is called. */
   onMove(fn: () => void): () => void {

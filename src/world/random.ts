@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { machine } from './machine.js';
 
 /** A simulator's random values: the crypto source, or seeded (sfc32) so the world repeats from run to run. */
 export class RandomSource {
@@ -10,12 +10,11 @@ export class RandomSource {
 
   /** A 32-bit unsigned integer. */
   uint32(): number {
-    return this.next ? this.next() : randomInt(2 ** 32 - 1);
+    return this.next ? this.next() : machine.bytes(4).readUInt32LE(0);
   }
 
   /** A UUID v4 (every new challenge's id). */
   uuid(): string {
-    if (!this.next) return randomUUID();
     const b = this.bytes(16);
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
@@ -36,7 +35,7 @@ export class RandomSource {
   }
 
   private bytes(n: number): Buffer {
-    if (!this.next) return randomBytes(n);
+    if (!this.next) return machine.bytes(n);
     const b = Buffer.alloc(Math.ceil(n / 4) * 4);
     for (let i = 0; i < b.length; i += 4) b.writeUInt32LE(this.next(), i);
     return b.subarray(0, n);
@@ -68,7 +67,7 @@ function sfc32(seed: number): () => number {
 
 /** `length` characters of base64url from the crypto source, whatever the seed: what must not be guessed. */
 export function unguessable(length: number): string {
-  return base64url(randomBytes(Math.ceil((length * 3) / 4)), length);
+  return base64url(machine.bytes(Math.ceil((length * 3) / 4)), length);
 }
 
 const base64url = (b: Buffer, length: number) => b.toString('base64url').slice(0, length);

@@ -1,4 +1,3 @@
-import { randomBytes, randomInt } from 'node:crypto';
 import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
 import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
@@ -6,6 +5,7 @@ import { ControlError } from '../contract/errors.js';
 import { VirtualClock, Watchers } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import { People } from './people.js';
+import { machine } from './machine.js';
 import { RandomSource, unguessable } from './random.js';
 
 /** The default API user's id when none is given. */
@@ -211,9 +211,9 @@ export class World {
   /** A new API user for one test worker, unique, from the system's random source (`--seed` repeats not keys). */
   claim(active: CompiledScenario): ApiUser {
     let id: string;
-    do id = String(randomInt(100_000_000, 1_000_000_000));
+    do id = String(100_000_000 + (machine.bytes(4).readUInt32LE(0) % 900_000_000));
     while (id === this.defaultApiUser.id || active.apiUsers?.has(id) || this.claimed.has(id));
-    const user = makeApiUser(id, randomBytes(24).toString('base64url'));
+    const user = makeApiUser(id, machine.bytes(24).toString('base64url'));
     this.claimed.set(id, user);
     return user;
   }
