@@ -22,6 +22,8 @@ export interface ApiResult {
   close?: boolean;
   fault?: Fault;
   hangMs?: number;
+  /** The ms a rule delays the answer by (answerAtOnce's, when asked): the caller waits them. */
+  delayMs?: number;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -51,11 +53,8 @@ export class RequestPath {
   handle(req: ApiRequest, startedAt = performance.now()): ApiResult | Promise<ApiResult> {
     const ctx = this.context(req, startedAt);
     if (!(ctx instanceof RequestContext)) return ctx;
-    const delay = ctx.rule?.delay;
-    if (!delay) return this.answer(ctx, startedAt);
-    // A fixed delay draws nothing from the random source: a seeded world stays the same after it.
-    const ms =
-      delay.max > delay.min ? delay.min + (this.world.random.uint32() / 2 ** 32) * (delay.max - delay.min) : delay.min;
+    const ms = this.delayOf(ctx);
+    if (!ms) return this.answer(ctx, startedAt);
     return new Promise((done) => {
       const timer = setTimeout(() => {
         this.delayed.delete(timer);
@@ -65,11 +64,31 @@ export class RequestPath {
     });
   }
 
-  /** Answers one request at once, a rule's delay left out: what mfa-sim answers, not when (docs/proxy.md). */
-  answerAtOnce(req: ApiRequest): ApiResult {
+  /**
+   * Answers one request at once, a rule's delay left out: what mfa-sim answers, not when (docs/proxy.md); or, with
+   * `delayed`, the delay in `delayMs` for the caller to wait (a replica applying a change, simulator/replicas.ts).
+   */
+  answerAtOnce(req: ApiRequest, delayed = false): ApiResult {
     const startedAt = performance.now();
     const ctx = this.context(req, startedAt);
-    return ctx instanceof RequestContext ? this.answer(ctx, startedAt) : ctx;
+    if (!(ctx instanceof RequestContext)) return ctx;
+    const delayMs = delayed ? this.delayOf(ctx) : 0;
+    const result = this.answer(ctx, startedAt);
+    return delayMs ? { ...result, delayMs } : result;
+  }
+
+  /** How long a rule delays the request (ms); a fixed delay draws nothing, so a seeded world stays the same after it. */
+  private delayOf(ctx: RequestContext): number {
+    const delay = ctx.rule?.delay;
+    if (!delay) return 0;
+    return delay.max > delay.min
+      ? delay.min + (this.world.random.uint32() / 2 ** 32) * (delay.max - delay.min)
+      : delay.min;
+  }
+
+  /** A -5000 for a request the service never took (its store could not be reached): nothing of it is recorded. */
+  notTaken(req: ApiRequest, reason: string): ApiResult {
+    return this.internalError(req, performance.now(), { reason, counts: false, recorded: false });
   }
 
   /** The simulator closed and its connections are gone: the requests still delayed have no one to answer. */
@@ -171,7 +190,7 @@ export class RequestPath {
   private internalError(
     req: ApiRequest,
     startedAt: number,
-    why: { reason?: string; failure?: unknown; counts: boolean },
+    why: { reason?: string; failure?: unknown; counts: boolean; recorded?: boolean },
   ): ApiResult {
     const active = this.scenarios.active;
     const seq = this.seq + 1;
@@ -179,7 +198,7 @@ export class RequestPath {
     const result = this.redacted(answer(-5000, why.reason));
     let base = '';
     let ctx: RequestContext | undefined;
-    let id = `sim-${seq}`;
+    let id = why.recorded === false ? 'sim-unrecorded' : `sim-${seq}`;
     try {
       base = this.links.base(req.headers.host);
     } catch {
@@ -195,7 +214,7 @@ export class RequestPath {
     const body = internalErrorJson(active.responseStyle, id, now, base, result.message);
     try {
       if (why.failure !== undefined) ctx!.internalError = errorText(why.failure);
-      this.report(ctx!, seq, result, body, startedAt, why.counts);
+      if (why.recorded !== false) this.report(ctx!, seq, result, body, startedAt, why.counts);
     } catch {
       // The answer matters more than its journal entry.
     }
