@@ -57,6 +57,7 @@ const SimulatorFlags = Type.Object({
   upstreamCa: spelled(run.upstreamCa, { value: '<file.pem>' }),
   upstreamTimeout: spelled(run.upstreamTimeout, { value: '<ms>' }),
   record: spelled(run.record, { value: '<dir>' }),
+  store: spelled(run.store, { value: '<redis-url>' }),
 });
 
 /** Everything the command line takes, in the order the help lists it. */

@@ -1,5 +1,5 @@
 import { version } from '../../package.json';
-import { existsSync, watchFile } from 'node:fs';
+import { existsSync, readFileSync, watchFile } from 'node:fs';
 import module from 'node:module';
 import { format } from 'node:util';
 import { CODES } from '../contract/codes.js';
@@ -184,10 +184,11 @@ function watchScenario(sim: Simulator, scenario: string | undefined): void {
   const file = scenario === undefined ? undefined : existsSync(scenario) ? scenario : findShippedScenario(scenario);
   if (!file) usage('--watch needs --scenario with a scenario file (or a shipped scenario name).');
   stdout.write(`  watching ${file} for changes\n`);
-  watchFile(file, { interval: 300 }, (now, before) => {
+  watchFile(file, { interval: 300 }, async (now, before) => {
     if (now.mtimeMs === before.mtimeMs && now.size === before.size) return;
     try {
-      const sc = sim.loadScenario(file);
+      // Its text, read here: replicas sharing a store load what this one read.
+      const sc = await sim.change('loadScenario', { text: readFileSync(file, 'utf8'), source: file });
       stdout.writeLog(`mfa-sim: reloaded scenario ${sc.name} from ${file} (the world was reset)\n`);
     } catch (e) {
       const why = (e as Error).message;

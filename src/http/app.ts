@@ -95,7 +95,7 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
     const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
     let result: ApiResult | Promise<ApiResult>;
     try {
-      result = sim.path.handle({ ...request, tooLarge: over ? limit : undefined }, startedAt);
+      result = sim.handle({ ...request, tooLarge: over ? limit : undefined }, startedAt);
     } catch (e) {
       result = internalErrorOf(sim, req, e);
     }

@@ -51,7 +51,7 @@ function clockRows(own: boolean, summaries: Record<ClockAction, string>): Record
   /** The row of `action`: moves the clock by the body (`move`), then answers the clock as it now stands. */
   const row = (
     action: ClockAction,
-    move: (sim: Simulator, body: { at?: number | string; by?: number | string }, apiUser: string) => unknown,
+    move: (sim: Simulator, body: { at?: number | string; by?: number | string }, apiUser: string) => Promise<unknown>,
     body?: TObject,
   ): Row => ({
     operationId: `${action}${own ? 'ApiUserClock' : 'Clock'}`,
@@ -60,25 +60,25 @@ function clockRows(own: boolean, summaries: Record<ClockAction, string>): Record
     ...(own && { parameters: [S.apiUser] }),
     answers: { 200: json(S.Clock, 'the clock') },
     errors: [...(body ? [400] : []), ...(own ? [404] : [])],
-    handler: (sim) => (req, res) => {
+    handler: (sim) => async (req, res) => {
       const apiUser = String(req.params.apiUser);
-      move(sim, req.body as object, apiUser);
+      await move(sim, req.body as object, apiUser);
       res.json(own ? apiUserClockView(sim, apiUser) : clockView(sim));
     },
   });
   return {
-    [`GET ${path}`]: row('get', () => undefined),
+    [`GET ${path}`]: row('get', async () => undefined),
     [`POST ${path}/freeze`]: row(
       'freeze',
-      (sim, { at }, apiUser) => (own ? sim.apiUserClocks.freeze(apiUser, at) : sim.freeze(at)),
+      (sim, { at }, apiUser) => (own ? sim.change('freezeApiUserClock', apiUser, at) : sim.change('freeze', at)),
       S.FreezeBody,
     ),
     [`POST ${path}/unfreeze`]: row('unfreeze', (sim, _body, apiUser) =>
-      own ? sim.apiUserClocks.unfreeze(apiUser) : sim.unfreeze(),
+      own ? sim.change('unfreezeApiUserClock', apiUser) : sim.change('unfreeze'),
     ),
     [`POST ${path}/advance`]: row(
       'advance',
-      (sim, { by }, apiUser) => (own ? sim.apiUserClocks.advance(apiUser, by) : sim.advance(by!)),
+      (sim, { by }, apiUser) => (own ? sim.change('advanceApiUserClock', apiUser, by) : sim.change('advance', by!)),
       S.AdvanceBody,
     ),
   };
@@ -126,7 +126,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     answers: { 200: json(Type.Object({ active: Type.String(), description: Type.Optional(Type.String()) }), 'loaded') },
     errors: [400, 413],
     handler: (sim) => async (req, res) => {
-      const sc = sim.loadScenario(await scenarioOf(sim, req));
+      const sc = await sim.change('loadScenario', await scenarioOf(sim, req));
       res.json({ active: sc.name, description: sc.description });
     },
   },
@@ -138,7 +138,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     answers: { 200: json(Type.Object({ apiUser: Type.String(), scenario: Type.String() }), 'bound') },
     errors: [400, 413],
     handler: (sim) => async (req, res) => {
-      const sc = sim.bindScenario(String(req.params.apiUser), await scenarioOf(sim, req));
+      const sc = await sim.change('bindScenario', String(req.params.apiUser), await scenarioOf(sim, req));
       res.json({ apiUser: req.params.apiUser, scenario: sc.name });
     },
   },
@@ -147,16 +147,19 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     summary: 'End a binding',
     parameters: [S.apiUser],
     answers: { 200: json(Type.Object({ apiUser: Type.String(), removed: Type.Boolean() }), 'whether there was one') },
-    handler: (sim) => (req, res) =>
-      void res.json({ apiUser: req.params.apiUser, removed: sim.unbindScenario(String(req.params.apiUser)) }),
+    handler: (sim) => async (req, res) =>
+      void res.json({
+        apiUser: req.params.apiUser,
+        removed: await sim.change('unbindScenario', String(req.params.apiUser)),
+      }),
   },
   'POST /__sim/reset': {
     operationId: 'reset',
     summary:
       "Start the scenario's scope afresh: challenges, replay memory, journal, rule counts, clock (the run goes on)",
     answers: { 200: json(Clocked('reset'), 'reset') },
-    handler: (sim) => (_req, res) => {
-      sim.reset();
+    handler: (sim) => async (_req, res) => {
+      await sim.change('reset');
       res.json({ reset: true, scenario: sim.scenario.name, clock: clockView(sim) });
     },
   },
@@ -164,8 +167,8 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     operationId: 'newRun',
     summary: "Start a new run: the run's coverage, findings, request count and observer failures too",
     answers: { 200: json(Clocked('newRun'), 'a new run') },
-    handler: (sim) => (_req, res) => {
-      sim.newRun();
+    handler: (sim) => async (_req, res) => {
+      await sim.change('newRun');
       res.json({ newRun: true, scenario: sim.scenario.name, clock: clockView(sim) });
     },
   },
@@ -177,7 +180,8 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     answers: { 201: json(S.Claimed, 'claimed') },
     errors: [400, 413],
     handler: (sim) => async (req, res) => {
-      const { apiUser, secret, scenario } = sim.claimApiUser(sent(req.body) ? await scenarioOf(sim, req) : undefined);
+      const source = sent(req.body) ? await scenarioOf(sim, req) : undefined;
+      const { apiUser, secret, scenario } = await sim.change('claimApiUser', source);
       // The one answer that shows a secret, on purpose: the caller asked for it, as the banner shows a generated one.
       // The app's JSON would redact it, so the rest is redacted here.
       const url = sim.links.base(req.headers.host);
@@ -190,8 +194,11 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     summary: 'Release a claimed API user',
     parameters: [S.apiUser],
     answers: { 200: json(Type.Object({ apiUser: Type.String(), released: Type.Boolean() }), 'whether it was claimed') },
-    handler: (sim) => (req, res) =>
-      void res.json({ apiUser: req.params.apiUser, released: sim.releaseApiUser(String(req.params.apiUser)) }),
+    handler: (sim) => async (req, res) =>
+      void res.json({
+        apiUser: req.params.apiUser,
+        released: await sim.change('releaseApiUser', String(req.params.apiUser)),
+      }),
   },
   ...clockRows(true, {
     get: "A claimed API user's clock: its own once it moved it (or its scenario stops it), else the simulator's, which it follows",
@@ -213,8 +220,10 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     parameters: [S.id],
     answers: { 200: json(S.Challenge, 'approved') },
     errors: [400, 404, 409],
-    handler: (sim) => (req, res) =>
-      void res.json(challengeView(sim.approve(String(req.params.id), (req.body as { authCode?: string }).authCode))),
+    handler: (sim) => async (req, res) => {
+      const authCode = (req.body as { authCode?: string }).authCode;
+      res.json(challengeView(await sim.change('approve', String(req.params.id), authCode)));
+    },
   },
   'POST /__sim/challenges/:id/deny': {
     operationId: 'denyChallenge',
@@ -222,7 +231,8 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     parameters: [S.id],
     answers: { 200: json(S.Challenge, 'denied') },
     errors: [404, 409],
-    handler: (sim) => (req, res) => void res.json(challengeView(sim.deny(String(req.params.id)))),
+    handler: (sim) => async (req, res) =>
+      void res.json(challengeView(await sim.change('deny', String(req.params.id)))),
   },
   'POST /__sim/challenges/:id/expire': {
     operationId: 'expireChallenge',
@@ -230,7 +240,8 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     parameters: [S.id],
     answers: { 200: json(S.Challenge, 'expired') },
     errors: [404, 409],
-    handler: (sim) => (req, res) => void res.json(challengeView(sim.expire(String(req.params.id)))),
+    handler: (sim) => async (req, res) =>
+      void res.json(challengeView(await sim.change('expire', String(req.params.id)))),
   },
   ...clockRows(false, {
     get: "The simulator's clock",
@@ -263,8 +274,8 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     operationId: 'clearJournal',
     summary: 'Forget the journal',
     answers: { 200: json(Type.Object({ cleared: Type.Literal(true) }), 'cleared') },
-    handler: (sim) => (_req, res) => {
-      sim.clearJournal();
+    handler: (sim) => async (_req, res) => {
+      await sim.change('clearJournal');
       res.json({ cleared: true });
     },
   },

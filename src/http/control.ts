@@ -150,12 +150,20 @@ export function controlRouter(sim: Simulator, routes: readonly ControlRoute[]): 
             ...(scenario ? [express.text({ type: SCENARIO_TEXT, limit })] : []),
             checkBody(scenario ? undefined : body),
           ];
-      return { method, path, handlers: [...(open ? [] : [guard]), ...read, handler(sim)] };
+      return { method, path, handlers: [...(open ? [] : [guard, caughtUp(sim)]), ...read, handler(sim)] };
     }),
     'this control route',
   );
   router.use('/__sim', controlErrors);
   return router;
+}
+
+/** Sharing a store, a control call reads and changes the state every replica has applied so far (replicas.ts). */
+function caughtUp(sim: Simulator) {
+  return async (_req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    await sim.replicas?.caughtUp();
+    next();
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { CHECKS, CODES, codeInfo, isTransportCode, type CodeInfo } from '../contract/codes.js';
 import { openApiDocument } from '../contract/openapi.js';
 import { ControlError } from '../contract/errors.js';
@@ -141,12 +141,10 @@ function phoneRoutes(sim: Simulator): Route[] {
       .type('html')
       .send(phonePage(sim, c, undefined, token));
   };
-  const answer = (action: 'approve' | 'deny') => (req: Request, res: Response) => {
+  const answer = (action: 'approve' | 'deny') => async (req: Request, res: Response) => {
     const id = String(req.params.id);
     try {
-      // The user's own answer, on the phone page (a control call answers through the simulator's methods).
-      if (action === 'approve') sim.world.challenges.approve(id, undefined, undefined, 'phone');
-      else sim.world.challenges.deny(id, undefined, 'phone');
+      await sim.change('answerOnPhone', id, action);
     } catch (e) {
       if (!(e instanceof ControlError)) throw e;
       const c = sim.findChallenge(id);
@@ -165,11 +163,16 @@ function phoneRoutes(sim: Simulator): Route[] {
     if (!c) return void res.status(404).json({ error: `no challenge ${sim.echo(String(req.params.id), 64)}` });
     res.type('image/png').send(qrPng(sim.links.challenge(c.id, req.headers.host)));
   };
+  // Sharing a store, a challenge made on another replica a moment ago is here too.
+  const caughtUp = async (_req: Request, _res: Response, next: NextFunction) => {
+    await sim.replicas?.caughtUp();
+    next();
+  };
   return [
-    { method: 'GET', path: '/phone/:id', handlers: [allowedHost, show] },
-    { method: 'POST', path: '/phone/:id/approve', handlers: [allowedHost, guard, answer('approve')] },
-    { method: 'POST', path: '/phone/:id/deny', handlers: [allowedHost, guard, answer('deny')] },
-    { method: 'GET', path: '/phone/:id/qr.png', handlers: [allowedHost, qr] },
+    { method: 'GET', path: '/phone/:id', handlers: [allowedHost, caughtUp, show] },
+    { method: 'POST', path: '/phone/:id/approve', handlers: [allowedHost, guard, caughtUp, answer('approve')] },
+    { method: 'POST', path: '/phone/:id/deny', handlers: [allowedHost, guard, caughtUp, answer('deny')] },
+    { method: 'GET', path: '/phone/:id/qr.png', handlers: [allowedHost, caughtUp, qr] },
   ];
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
@@ -7,6 +8,8 @@ import { envelopeJson } from '../contract/response.js';
 import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions } from '../simulator/options.js';
 import { scenarioOnce } from '../contract/arguments.js';
 import { Simulator } from '../simulator/simulator.js';
+import { Replicas } from '../simulator/replicas.js';
+import { ControlError, OptionsError } from '../contract/errors.js';
 import { ProxyMode } from '../proxy/proxy.js';
 import { answerInternalError, listenerOf, serveApi } from './app.js';
 
@@ -53,6 +56,14 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
   // An IPv6 address as URLs write it (`[::1]`, as the ready line prints it) is the same address.
   const host = (opts.host ?? DEFAULT_HOST).replace(/^\[([0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)\]$/, '$1');
   if (!isLoopback(host)) sim.secrets.needControlToken();
+  if (opts.store !== undefined) {
+    // A token each replica made up would let a control call through on one replica in three.
+    if (!isLoopback(host) && opts.controlToken === undefined)
+      throw new OptionsError([
+        { path: ['controlToken'], message: 'is needed with store beyond loopback: give every replica the same one' },
+      ]);
+    sim.replicas = await Replicas.join(sim, opts.store, replicaOptions(opts), (line) => process.stderr.write(`${line}\n`));
+  }
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
   server.listen(opts.port ?? 0, host);
@@ -80,13 +91,30 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
           clearTimeout(timer);
           sim.path.dropDelayed();
           sim.world.stop();
-          void Promise.resolve(proxied).then(() => resolve(), reject);
+          void Promise.all([proxied, sim.replicas?.close()]).then(() => resolve(), reject);
         });
         server.closeIdleConnections();
       });
       return closing;
     },
   };
+}
+
+/**
+ * What replicas sharing a store must agree on, as the store keeps it for the next one to compare: every option that
+ * changes what the simulated service answers (secrets as a hash only).
+ */
+function replicaOptions(opts: StartOptions): string {
+  const own = new Set(['port', 'host', 'headersTimeout', 'requestTimeout', 'publicUrl', 'allowedHosts', 'scenarioDirs', 'store']);
+  const kept = Object.entries(opts)
+    .filter(([key, value]) => value !== undefined && !own.has(key))
+    .map(([key, value]): [string, unknown] =>
+      key === 'secret' || key === 'controlToken'
+        ? [key, `sha256:${createHash('sha256').update(String(value)).digest('hex').slice(0, 16)}`]
+        : [key, value],
+    )
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify(Object.fromEntries(kept));
 }
 
 /** Whether an address is this machine only. */
@@ -124,9 +152,22 @@ const CONTROL_METHODS = [
 /** The control operations of a simulator, as methods of the running one: the same as the `/__sim/` control API. */
 export type SimulatorControl = Pick<Simulator, (typeof CONTROL_METHODS)[number]>;
 
-/** The simulator's own methods, bound to it (some are on its prototype). */
+/**
+ * The simulator's own methods, bound to it (some are on its prototype). Sharing a store, one that changes the service
+ * would change this replica alone: it says what to call instead.
+ */
 function controlMethods(sim: Simulator): SimulatorControl {
-  const bound = CONTROL_METHODS.map((name) => [name, (sim[name] as (...args: unknown[]) => unknown).bind(sim)]);
+  const bound = CONTROL_METHODS.map((name) => {
+    const method = (sim[name] as (...args: unknown[]) => unknown).bind(sim);
+    if (!sim.replicas || !Object.hasOwn(sim.changes, name)) return [name, method];
+    const refuse = () => {
+      throw new ControlError(
+        409,
+        `with a store, ${name} changes every replica through the store: await running.simulator.change('${name}', ...) or call the control API`,
+      );
+    };
+    return [name, refuse];
+  });
   return Object.fromEntries(bound) as SimulatorControl;
 }
 

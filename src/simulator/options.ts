@@ -97,6 +97,15 @@ const ListenSchema = Type.Object({
     HEADERS_TIMEOUT_MS,
   ),
   requestTimeout: whole(1, 3_600_000, 'ms for the whole request to arrive, else -408', REQUEST_TIMEOUT_MS),
+  store: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      pattern: '^rediss?://[^\\s]+$',
+      errorMessage: 'must be a redis:// (or rediss://) URL, e.g. redis://localhost:6379/0',
+      description:
+        'share the simulated service with other replicas on this Redis (redis://host:port/db): every replica answers as one',
+    }),
+  ),
 });
 
 /** Proxy mode (docs/proxy.md, src/proxy/): the operator's upstream, how it is reached, the recording of its answers. */
@@ -157,5 +166,17 @@ export function runOptions(options: SimulatorOptions | string): SimulatorOptions
   const stray =
     run.upstream === undefined ? (['upstreamCa', 'record'] as const).find((k) => run[k] !== undefined) : undefined;
   if (stray) throw new OptionsError([{ path: [stray], message: 'is an option of proxy mode: give upstream too' }]);
+  if (run.store !== undefined) {
+    // Every replica must make the same world: the same secret, and ids that no seed makes guessable.
+    const clash =
+      run.upstream !== undefined
+        ? 'cannot be given with upstream: proxy mode keeps its state in one process'
+        : run.seed !== undefined
+          ? 'cannot be given with seed: replicas draw their random values from the store\'s changes'
+          : run.secret === undefined
+            ? "needs secret: every replica must sign with the same default API user's secret"
+            : undefined;
+    if (clash) throw new OptionsError([{ path: ['store'], message: clash }]);
+  }
   return opts;
 }
