@@ -18,6 +18,13 @@ export interface FirstUse {
 /** A first use, and the instant (simulator time) after which it is forgotten. */
 export type Remembered = FirstUse & { until: number };
 
+/** One API user's replay memory as plain data: nonces and times in the order remembered, and when it sweeps next. */
+export interface ReplayState {
+  nonces: [string, Remembered][];
+  times: [number, Remembered][];
+  sweepAt: number;
+}
+
 /**
  * One API user's nonces and times inside the drift window; past the cap, the oldest are forgotten first
  * (docs/behaviour.md#time-drift-and-replay).
@@ -54,6 +61,18 @@ export class ReplayMemory {
   /** Entries remembered (nonces plus times), the expired ones not yet swept included. */
   get size(): number {
     return this.nonces.size + this.times.size;
+  }
+
+  state(): ReplayState {
+    return { nonces: [...this.nonces], times: [...this.times], sweepAt: this.sweepAt };
+  }
+
+  restore(state: ReplayState): void {
+    this.nonces.clear();
+    this.times.clear();
+    for (const [nonce, entry] of state.nonces) this.nonces.set(nonce, entry);
+    for (const [time, entry] of state.times) this.times.set(time, entry);
+    this.sweepAt = state.sweepAt;
   }
 
   sweep(now: number): void {

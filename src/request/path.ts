@@ -254,6 +254,15 @@ export class RequestPath {
     return this.seq;
   }
 
+  /** Where the numbering stands, for a snapshot (`restore` takes it). */
+  state(): { seq: number } {
+    return { seq: this.seq };
+  }
+
+  restore(state: { seq: number }): void {
+    this.seq = state.seq;
+  }
+
   /** Numbering starts again (a new run). */
   restart(): void {
     this.seq = 0;

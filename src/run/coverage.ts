@@ -13,6 +13,12 @@ export interface CoverageReport {
   missing: number[];
 }
 
+/** Coverage as plain data: each code's count, in the order first answered, and how many outside the table. */
+export interface CoverageState {
+  counts: [number, number][];
+  others: number;
+}
+
 /** Status coverage, an observer of "answered". */
 export class Coverage {
   private readonly counts = new Map<number, number>();
@@ -48,6 +54,16 @@ export class Coverage {
   clear(): void {
     this.counts.clear();
     this.others = 0;
+  }
+
+  state(): CoverageState {
+    return { counts: [...this.counts], others: this.others };
+  }
+
+  restore(state: CoverageState): void {
+    this.clear();
+    for (const [code, n] of state.counts) this.counts.set(code, n);
+    this.others = state.others;
   }
 }
 

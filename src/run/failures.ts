@@ -54,4 +54,14 @@ export class ObserverFailures {
   clear(): void {
     this.byObserver.clear();
   }
+
+  /** The failures as plain data, in the order first seen. */
+  state(): ObserverFailure[] {
+    return this.list();
+  }
+
+  restore(failures: ObserverFailure[]): void {
+    this.clear();
+    for (const f of failures) this.byObserver.set(f.observer, { ...f });
+  }
 }

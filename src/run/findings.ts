@@ -59,6 +59,21 @@ function signingHeaders(headers: JournalEntry['request']['headers']): { time?: n
   return out;
 }
 
+/** Client findings as plain data: every memory's entries in their order (the oldest are forgotten first). */
+export interface FindingsState {
+  clients: [string, Client][];
+  found: [string, Finding][];
+  foundHere: [string, Finding][];
+  hints: [string, HintSeen][];
+  hintsHere: [string, HintSeen][];
+  scenarioFrom: number;
+  ids: [string, number][];
+  failedNonces: [string, number][];
+  created: [string, Made][];
+  /** `last`: this machine's monotonic time (performance.now()) of the last poll. */
+  polls: [string, { last: number; fast: number }][];
+}
+
 export class ClientFindings {
   private readonly clients = new Map<string, Client>();
   // Each view twice: over the run, and since the current scenario started (from `scenarioFrom`).
@@ -96,6 +111,39 @@ export class ClientFindings {
     for (const memory of [this.clients, this.found, this.hints, this.ids, this.failedNonces, this.created, this.polls])
       memory.clear();
     this.startScenario(0);
+  }
+
+  /** The findings as plain data, for a snapshot (`restore` takes it); the caller copies them. */
+  state(): FindingsState {
+    return {
+      clients: [...this.clients],
+      found: [...this.found],
+      foundHere: [...this.foundHere],
+      hints: [...this.hints],
+      hintsHere: [...this.hintsHere],
+      scenarioFrom: this.scenarioFrom,
+      ids: [...this.ids],
+      failedNonces: [...this.failedNonces],
+      created: [...this.created],
+      polls: [...this.polls],
+    };
+  }
+
+  restore(state: FindingsState): void {
+    this.clear();
+    const refill = <K, V>(memory: Map<K, V>, entries: [K, V][]) => {
+      for (const [k, v] of entries) memory.set(k, v);
+    };
+    refill(this.clients, state.clients);
+    refill(this.found, state.found);
+    refill(this.foundHere, state.foundHere);
+    refill(this.hints, state.hints);
+    refill(this.hintsHere, state.hintsHere);
+    this.scenarioFrom = state.scenarioFrom;
+    refill(this.ids, state.ids);
+    refill(this.failedNonces, state.failedNonces);
+    refill(this.created, state.created);
+    refill(this.polls, state.polls);
   }
 
   /** A scenario starts at request `seq`: its view starts afresh; the run's goes on. */

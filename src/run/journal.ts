@@ -15,6 +15,12 @@ export interface JournalFilter {
   limit?: number;
 }
 
+/** The journal as plain data: its entries, oldest first, and where API users' own journals start. */
+export interface JournalState {
+  entries: JournalEntry[];
+  fromSeq: [string, number][];
+}
+
 /** Bodies are kept in the journal up to this many characters. */
 export const JOURNAL_BODY_CHARS = 8192;
 export const DEFAULT_JOURNAL_SIZE = 1000;
@@ -76,6 +82,22 @@ export class Journal {
   clear(): void {
     this.list = [];
     this.fromSeq.clear();
+  }
+
+  /** The journal as plain data, for a snapshot (`restore` takes it); the caller copies it. */
+  state(): JournalState {
+    return { entries: [...this.list], fromSeq: [...this.fromSeq] };
+  }
+
+  /** Holds these entries (already hidden; the listeners are not told: they were when the requests came). */
+  restore(state: JournalState): void {
+    // Headers are kept without a prototype (hideInHeaders): a header named like one of Object's members is a header.
+    this.list = state.entries.map((e) => ({
+      ...e,
+      request: { ...e.request, headers: Object.assign(Object.create(null) as Headers, e.request.headers) },
+    }));
+    this.fromSeq.clear();
+    for (const [apiUser, seq] of state.fromSeq) this.fromSeq.set(apiUser, seq);
   }
 
   /** One API user's journal starts afresh at request `seq` (its own scenario was loaded). */

@@ -1,5 +1,5 @@
 import type { Finding, HintSeen, Scope } from './finding-types.js';
-import { ClientFindings } from './findings.js';
+import { ClientFindings, type FindingsState } from './findings.js';
 import { version } from '../../package.json';
 import { argumentOnce } from '../contract/arguments.js';
 import {
@@ -15,8 +15,18 @@ import {
 } from './report.js';
 import { ControlError } from '../contract/errors.js';
 import type { AnsweredEvents } from './answered-events.js';
-import { Coverage, type CoverageReport } from './coverage.js';
+import { Coverage, type CoverageReport, type CoverageState } from './coverage.js';
 import { ObserverFailures, type ObserverFailure } from './failures.js';
+
+/** The run's record as plain data (`RunRecord.state`). */
+export interface RunState {
+  coverage: CoverageState;
+  scenarioCoverage: CoverageState;
+  scenarioFrom: number;
+  scenarioStarts: number;
+  findings: FindingsState;
+  observerFailures: ObserverFailure[];
+}
 
 /** What a run's summary names of the simulator, and how it hides secrets in what is shown. */
 interface RunSubject {
@@ -71,6 +81,27 @@ export class RunRecord {
   /** The simulator's clock was frozen, moved or let run: a client's distance to it is measured again from there. */
   clockMoved(): void {
     this.findings.clockMoved();
+  }
+
+  /** The record as plain data, for a snapshot (`restore` takes it); the caller copies it. */
+  state(): RunState {
+    return {
+      coverage: this.coverage.state(),
+      scenarioCoverage: this.scenarioCoverage.state(),
+      scenarioFrom: this.scenarioFrom,
+      scenarioStarts: this.scenarioStarts,
+      findings: this.findings.state(),
+      observerFailures: this.failures.state(),
+    };
+  }
+
+  restore(state: RunState): void {
+    this.coverage.restore(state.coverage);
+    this.scenarioCoverage.restore(state.scenarioCoverage);
+    this.scenarioFrom = state.scenarioFrom;
+    this.scenarioStarts = state.scenarioStarts;
+    this.findings.restore(state.findings);
+    this.failures.restore(state.observerFailures);
   }
 
   coverageReport(scope: Scope): CoverageReport {

@@ -23,6 +23,26 @@ const MAX_PICKED_RULES = 65_536;
 const AUTH_STRICTNESS = { off: 0, log: 1, verify: 2 } as const;
 const TOO_MUCH_TEXT = `the active and bound scenarios would hold more than ${MAX_KEPT_SCENARIO_CHARS / 1024 / 1024} MiB of scenario text: end a binding first (DELETE /__sim/bindings/<apiUser>), or bind a smaller scenario`;
 const TOO_MANY_BINDINGS = `at most ${MAX_BINDINGS} scenarios can be bound at once: end one first (DELETE /__sim/bindings/<apiUser>; a claimed API user holds one until DELETE /__sim/api-users/<apiUser>)`;
+/** A scenario run with its rule counts, as plain data: the scenario by its index in `RegistryState.scenarios`. */
+interface RunningState {
+  scenario: number;
+  counts: number[];
+}
+
+/**
+ * The registry as plain data (`ScenarioRegistry.state`). Each distinct scenario is kept once, as given (`input`), and
+ * named by its index, so that one scenario in several places (bound to several API users, given and active) is one
+ * again once restored. A pick's scenario is the one it was picked as; `stale`: made under a run since replaced.
+ */
+export interface RegistryState {
+  scenarios: ScenarioInput[];
+  active: RunningState;
+  bindings: [string, RunningState][];
+  given: [string, number][];
+  owners: string[];
+  picks: [string, RunningState & { stale: boolean }][];
+}
+
 /** How much scenario text a scenario stands for (each counted once). */
 const weight = (sc: CompiledScenario) => JSON.stringify(sc.input).length;
 const weightOfAll = (scenarios: Set<CompiledScenario>) => [...scenarios].reduce((n, sc) => n + weight(sc), 0);
@@ -144,6 +164,56 @@ export class ScenarioRegistry {
 
   sizes(): { givenScenarios: number; bindings: number; picks: number } {
     return { givenScenarios: this.given.size, bindings: this.bindings.size, picks: this.picks.size };
+  }
+
+  /** The registry as plain data, for a snapshot (`restore` takes it); the caller copies it. The shipped scenarios
+   * compiled for picks are left out: a cache of files, compiled again when next picked. */
+  state(): RegistryState {
+    const scenarios: ScenarioInput[] = [];
+    const kept = new Map<CompiledScenario, number>();
+    const texts = new Map<ScenarioInput, number>();
+    const add = (input: ScenarioInput) => {
+      const i = scenarios.push(input) - 1;
+      if (!texts.has(input)) texts.set(input, i);
+      return i;
+    };
+    // A kept scenario by itself; a pick's by its text (a pick's scenario is a copy made for the pick).
+    const of = (sc: CompiledScenario) => kept.get(sc) ?? kept.set(sc, add(sc.input)).get(sc)!;
+    const runOf = (r: Running) => ({ scenario: of(r.sc), counts: [...r.counts] });
+    const active = runOf(this.activeRun);
+    const bindings = [...this.bindings].map(([k, r]): [string, RunningState] => [k, runOf(r)]);
+    const given = [...this.given].map(([k, sc]): [string, number] => [k, of(sc)]);
+    const picks = [...this.picks].map(([key, { base, run }]): RegistryState['picks'][number] => {
+      const scenario = texts.get(run.sc.input) ?? add(run.sc.input);
+      return [key, { scenario, counts: [...run.counts], stale: base !== this.baseOf(key) }];
+    });
+    return { scenarios, active, bindings, given, owners: [...this.owners], picks };
+  }
+
+  /** Stands where a registry made with the same options stood when it gave `state`. */
+  restore(state: RegistryState): void {
+    const scenarios = state.scenarios.map((input) => compileOrThrow(input, input.name));
+    const runOf = (r: RunningState): Running => ({ sc: scenarios[r.scenario], counts: [...r.counts] });
+    this.activeRun = runOf(state.active);
+    this.bindings.clear();
+    for (const [k, r] of state.bindings) this.bindings.set(k, runOf(r));
+    this.given.clear();
+    for (const [k, i] of state.given) this.given.set(k, scenarios[i]);
+    this.owners.clear();
+    for (const owner of state.owners) this.owners.add(owner);
+    this.picks.clear();
+    for (const [key, pick] of state.picks) {
+      // A stale pick is never used again (the next request under its key picks afresh): any base stands for it.
+      const base = (pick.stale ? undefined : this.baseOf(key)) ?? running(this.active);
+      const run = { sc: this.pickOverlay(scenarios[pick.scenario], base.sc), counts: [...pick.counts], under: base };
+      this.picks.set(key, { base, run });
+    }
+  }
+
+  /** The run a pick under `key` (`<API user bound, or empty>\0<name>`) is made under now. */
+  private baseOf(key: string): Running | undefined {
+    const baseKey = key.slice(0, key.indexOf('\0'));
+    return baseKey === '' ? this.activeRun : this.bindings.get(baseKey);
   }
 
   private picked(name: string, base: Running, baseKey: string): Running | undefined {

@@ -4,7 +4,8 @@ import type { ApiRequest } from '../request/context.js';
 import type { ApiResult } from '../request/path.js';
 import { idAfter, RedisLog, storeName } from '../store/redis-log.js';
 import { machine, type Readings } from '../world/machine.js';
-import type { Simulator, SimulatorState } from './simulator.js';
+import type { Simulator } from './simulator.js';
+import type { SimulatorState } from './state.js';
 
 /**
  * Replicas that answer as one (docs/containers.md#several-replicas-on-one-store): every change to the simulated

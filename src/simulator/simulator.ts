@@ -22,6 +22,7 @@ import { ScenarioRegistry, type ScenarioSource } from '../scenario/registry.js';
 import { pinnedKeys, scenarioFromOptions } from '../scenario/load.js';
 import { Watchers, type VirtualClock } from '../world/clock.js';
 import { World } from '../world/world.js';
+import { restoreState, stateOf, type SimulatorState } from './state.js';
 
 export type { SimulatorOptions } from './options.js';
 export type { ScenarioSource } from '../scenario/registry.js';
@@ -240,6 +241,11 @@ export class Simulator {
   redact = (text: string): string => this.secrets.hide(text);
   /** A caller's value fit to be shown back: its secrets hidden, then cut to `max` characters. */
   echo = (value: string, max: number): string => this.secrets.echo(value, max);
+
+  /** A snapshot: plain data JSON keeps whole, of all its future answers depend on (state.ts); `restore` takes it. */
+  state = (): SimulatorState => stateOf(this, this.registry);
+  /** Behaves from now on as the simulator that gave `state` did (both made with the same options). */
+  restore = (state: SimulatorState): void => restoreState(this, this.registry, state);
 
   /** For tests of bounds: how much the simulator holds of what grows with use (replay memory: world.replayStats()). */
   sizes = () => ({

@@ -215,6 +215,20 @@ export class Challenges {
     this.scripted.clear();
   }
 
+  /** Every challenge kept, oldest first (the order the oldest are forgotten in); the caller copies them. */
+  state(): Challenge[] {
+    return [...this.map.values()];
+  }
+
+  /** Keeps these challenges in this order, as `state` gave them; those with presses to make are the scripted ones. */
+  restore(challenges: Challenge[]): void {
+    this.clear();
+    for (const c of challenges) {
+      this.map.set(c.id, c);
+      if (c.presses) this.scripted.add(c);
+    }
+  }
+
   /** Forgets one API user's challenges (its own scenario was loaded); the others keep theirs, in their order. */
   forgetApiUser(apiUser: string): void {
     for (const [id, c] of this.map)

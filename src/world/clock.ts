@@ -3,6 +3,13 @@ import { clampInstant, INSTANT_WORDS, isInstantInRange } from '../contract/respo
 import { LIMITS } from '../contract/time-limits.js';
 import { machine } from './machine.js';
 
+/** Where a clock stands: its base when stopped (null running), its shift from real time, its scenario's offset. */
+export interface ClockState {
+  frozenBase: number | null;
+  shift: number;
+  offsetMs: number;
+}
+
 /** The simulator's virtual clock: the only reader of the machine's time, within the range time-limits.ts sets. */
 export class VirtualClock {
   private frozenBase: number | undefined;
@@ -69,6 +76,17 @@ export class VirtualClock {
   follow(other: VirtualClock): void {
     this.frozenBase = other.frozenBase;
     this.shift = other.shift;
+  }
+
+  state(): ClockState {
+    return { frozenBase: this.frozenBase ?? null, shift: this.shift, offsetMs: this.offsetMs };
+  }
+
+  /** Stands where a clock stood (its watchers are not told: nothing moved for them). */
+  restore(state: ClockState): void {
+    this.frozenBase = state.frozenBase ?? undefined;
+    this.shift = state.shift;
+    this.offsetMs = state.offsetMs;
   }
 
   /** Back to real time, running, under a scenario's offset; or stopped with its base at `frozenAt`. */

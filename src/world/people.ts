@@ -10,7 +10,17 @@ export class People {
   private readonly names = new Map<string, string>();
 
   /** @param seed the simulator's seed; without one, a random base (from the simulator's random source). */
-  constructor(private readonly seed: number) {}
+  constructor(private seed: number) {}
+
+  /** The seed (unseeded simulators draw one): everything else here follows from it. */
+  state(): number {
+    return this.seed;
+  }
+
+  restore(seed: number): void {
+    this.seed = seed;
+    this.names.clear();
+  }
 
   private get faker(): Faker {
     if (!this.instance) {

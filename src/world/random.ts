@@ -1,11 +1,26 @@
 import { machine } from './machine.js';
 
+/** Where a seeded source stands in its sequence: sfc32's four words; null unseeded (the crypto source has none). */
+export type RandomState = number[] | null;
+
 /** A simulator's random values: the crypto source, or seeded (sfc32) so the world repeats from run to run. */
 export class RandomSource {
+  private readonly sfc: Sfc32 | undefined;
   private readonly next: (() => number) | undefined;
 
   constructor(readonly seed?: number) {
-    this.next = seed === undefined ? undefined : sfc32(seed);
+    this.sfc = seed === undefined ? undefined : new Sfc32(seed);
+    this.next = this.sfc && (() => this.sfc!.next());
+  }
+
+  /** Where the seeded sequence stands (null unseeded). */
+  state(): RandomState {
+    return this.sfc ? this.sfc.words() : null;
+  }
+
+  /** Goes on from where another source of the same seed stood. */
+  restore(state: RandomState): void {
+    if (this.sfc && state) this.sfc.setWords(state);
   }
 
   /** A 32-bit unsigned integer. */
@@ -42,27 +57,40 @@ export class RandomSource {
   }
 }
 
-function sfc32(seed: number): () => number {
-  let a = 0x9e3779b9;
-  let b = 0x243f6a88;
-  let c = 0xb7e15162;
-  let d = seed >>> 0;
-  const step = () => {
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    d >>>= 0;
+/** The sfc32 generator, its four words kept where they can be read and set again. */
+class Sfc32 {
+  private a = 0x9e3779b9;
+  private b = 0x243f6a88;
+  private c = 0xb7e15162;
+  private d: number;
+
+  constructor(seed: number) {
+    this.d = seed >>> 0;
+    for (let i = 0; i < 15; i++) this.next();
+  }
+
+  next(): number {
+    const a = this.a >>> 0;
+    const b = this.b >>> 0;
+    const c = this.c >>> 0;
+    const d = this.d >>> 0;
     let t = (a + b) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    d = (d + 1) | 0;
-    t = (t + d) | 0;
-    c = (c + t) | 0;
+    this.a = b ^ (b >>> 9);
+    this.b = (c + (c << 3)) | 0;
+    const rotated = (c << 21) | (c >>> 11);
+    this.d = (d + 1) | 0;
+    t = (t + this.d) | 0;
+    this.c = (rotated + t) | 0;
     return t >>> 0;
-  };
-  for (let i = 0; i < 15; i++) step();
-  return step;
+  }
+
+  words(): number[] {
+    return [this.a >>> 0, this.b >>> 0, this.c >>> 0, this.d >>> 0];
+  }
+
+  setWords([a, b, c, d]: number[]): void {
+    [this.a, this.b, this.c, this.d] = [a, b, c, d];
+  }
 }
 
 /** `length` characters of base64url from the crypto source, whatever the seed: what must not be guessed. */

@@ -1,12 +1,12 @@
-import { DEFAULT_REPLAY_CAP, ReplayMemory } from '../auth/replay.js';
+import { DEFAULT_REPLAY_CAP, ReplayMemory, type ReplayState } from '../auth/replay.js';
 import { makeApiUser, type ApiUser, type CompiledScenario } from '../scenario/compile.js';
-import { Challenges, DEFAULT_MAX_CHALLENGES } from './challenges.js';
+import { Challenges, DEFAULT_MAX_CHALLENGES, type Challenge } from './challenges.js';
 import { ControlError } from '../contract/errors.js';
-import { VirtualClock, Watchers } from './clock.js';
+import { VirtualClock, Watchers, type ClockState } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import { People } from './people.js';
 import { machine } from './machine.js';
-import { RandomSource, unguessable } from './random.js';
+import { RandomSource, unguessable, type RandomState } from './random.js';
 
 /** The default API user's id when none is given. */
 export const DEFAULT_API_USER = '123456789';
@@ -18,6 +18,21 @@ export interface WorldOptions {
   secret?: string;
   maxChallenges?: number;
   replayCap?: number;
+}
+
+/** The world as plain data (`World.state`): what its future answers depend on. */
+export interface WorldState {
+  clock: ClockState;
+  random: RandomState;
+  /** The sample people's seed (an unseeded simulator draws one). */
+  people: number;
+  /** The default API user's secret (drawn when the options give none). */
+  defaultSecret: string;
+  /** Oldest first. */
+  challenges: Challenge[];
+  replay: [string, ReplayState][];
+  claimed: { id: string; secret: string }[];
+  ownClocks: [string, ClockState][];
 }
 
 /** A timer waits at most this long (setTimeout's own limit is about 24.8 days); then it looks again. */
@@ -115,12 +130,20 @@ export class World {
     this.mustBeClaimed(apiUser);
     let clock = this.ownClocks.get(apiUser);
     if (!clock) {
-      clock = new VirtualClock();
-      clock.reset(offset);
-      clock.follow(this.clock);
-      clock.onMove(() => this.clockMoves.tell());
-      this.ownClocks.set(apiUser, clock);
+      clock = this.newOwnClock(apiUser, (c) => {
+        c.reset(offset);
+        c.follow(this.clock);
+      });
     }
+    return clock;
+  }
+
+  /** A claimed API user's own clock, `place`d before anyone follows its moves. */
+  private newOwnClock(apiUser: string, place: (clock: VirtualClock) => void): VirtualClock {
+    const clock = new VirtualClock();
+    place(clock);
+    clock.onMove(() => this.clockMoves.tell());
+    this.ownClocks.set(apiUser, clock);
     return clock;
   }
 
@@ -230,6 +253,36 @@ export class World {
   /** Whether an API user was claimed (and not released). */
   isClaimed(apiUser: string): boolean {
     return this.claimed.has(apiUser);
+  }
+
+  /** The world as plain data, for a snapshot (`restore` takes it); the caller copies it. */
+  state(): WorldState {
+    return {
+      clock: this.clock.state(),
+      random: this.random.state(),
+      people: this.people.state(),
+      defaultSecret: this.defaultApiUser.secret,
+      challenges: this.challenges.state(),
+      replay: [...this.replay].map(([id, m]) => [id, m.state()]),
+      claimed: [...this.claimed.values()].map(({ id, secret }) => ({ id, secret })),
+      ownClocks: [...this.ownClocks].map(([id, c]) => [id, c.state()]),
+    };
+  }
+
+  /** Stands where a world made with the same options stood when it gave `state`; the press timer is set again. */
+  restore(state: WorldState): void {
+    this.clock.restore(state.clock);
+    this.random.restore(state.random);
+    this.people.restore(state.people);
+    this.defaultApiUser.secret = state.defaultSecret;
+    this.challenges.restore(state.challenges);
+    this.replay.clear();
+    for (const [id, memory] of state.replay) this.replayFor(id).restore(memory);
+    this.claimed.clear();
+    for (const { id, secret } of state.claimed) this.claimed.set(id, makeApiUser(id, secret));
+    this.ownClocks.clear();
+    for (const [id, clock] of state.ownClocks) this.newOwnClock(id, (c) => c.restore(clock));
+    this.schedulePresses();
   }
 
   /** The claimed API users' secrets (they are hidden wherever secrets are). */
