@@ -12,7 +12,8 @@
  */
 export { startSimulator, type RunningSimulator } from './http/server.js';
 export { createApp, type SimulatorApp } from './http/app.js';
-export { Simulator, type SimulatorOptions } from './simulator/simulator.js';
+export { Simulator } from './simulator/simulator.js';
+export type { SimulatorOptions } from './simulator/options.js';
 export { DEFAULT_BODY_LIMIT, type StartOptions } from './simulator/options.js';
 export { DEFAULT_API_USER } from './world/world.js';
 export { SCENARIO_HEADER } from './scenario/registry.js';

@@ -184,8 +184,7 @@ function watchScenario(sim: Simulator, scenario: string | undefined): void {
   const file = scenario === undefined ? undefined : existsSync(scenario) ? scenario : findShippedScenario(scenario);
   if (!file) usage('--watch needs --scenario with a scenario file (or a shipped scenario name).');
   stdout.write(`  watching ${file} for changes\n`);
-  watchFile(file, { interval: 300 }, async (now, before) => {
-    if (now.mtimeMs === before.mtimeMs && now.size === before.size) return;
+  const reload = async () => {
     try {
       // Its text, read here: replicas sharing a store load what this one read.
       const sc = await sim.change('loadScenario', { text: readFileSync(file, 'utf8'), source: file });
@@ -194,6 +193,9 @@ function watchScenario(sim: Simulator, scenario: string | undefined): void {
       const why = (e as Error).message;
       stderr.write(`mfa-sim: ${file} was not reloaded; still running scenario ${sim.scenario.name}:\n${why}\n`);
     }
+  };
+  watchFile(file, { interval: 300 }, (now, before) => {
+    if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) void reload();
   });
 }
 

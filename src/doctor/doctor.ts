@@ -1,6 +1,6 @@
 import type { Hint } from './hint.js';
 import { BoundedMap } from '../world/bounded-map.js';
-import { machine } from '../world/machine.js';
+import { machine } from '../world/clock.js';
 import { signatureShape } from './shapes.js';
 import { signatureHint, signatureMistake, type SignedRequest } from './signature.js';
 import type { FirstUse } from '../auth/replay.js';

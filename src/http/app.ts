@@ -3,7 +3,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { OptionsError } from '../contract/errors.js';
 import { jsonText } from '../output/json.js';
 import type { StartOptions } from '../simulator/options.js';
-import { Simulator, type SimulatorOptions } from '../simulator/simulator.js';
+import { Simulator } from '../simulator/simulator.js';
+import type { SimulatorOptions } from '../simulator/options.js';
 import { requireAllowedHost } from '../simulator/allowed-hosts.js';
 import { CONTROL_ROUTES } from './control-routes.js';
 import { controlRouter } from './control.js';
@@ -95,7 +96,9 @@ export function serveApi(sim: Simulator, req: IncomingMessage, res: ServerRespon
     const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
     let result: ApiResult | Promise<ApiResult>;
     try {
-      result = sim.handle({ ...request, tooLarge: over ? limit : undefined }, startedAt);
+      const taken = { ...request, tooLarge: over ? limit : undefined };
+      // Sharing a store, answered once every replica can apply it (simulator/replicas.ts).
+      result = sim.replicas ? sim.replicas.request(taken) : sim.path.handle(taken, startedAt);
     } catch (e) {
       result = internalErrorOf(sim, req, e);
     }

@@ -51,7 +51,7 @@ function clockRows(own: boolean, summaries: Record<ClockAction, string>): Record
   /** The row of `action`: moves the clock by the body (`move`), then answers the clock as it now stands. */
   const row = (
     action: ClockAction,
-    move: (sim: Simulator, body: { at?: number | string; by?: number | string }, apiUser: string) => Promise<unknown>,
+    move: (sim: Simulator, body: { at?: number | string; by?: number | string }, apiUser: string) => unknown,
     body?: TObject,
   ): Row => ({
     operationId: `${action}${own ? 'ApiUserClock' : 'Clock'}`,
@@ -67,7 +67,7 @@ function clockRows(own: boolean, summaries: Record<ClockAction, string>): Record
     },
   });
   return {
-    [`GET ${path}`]: row('get', async () => undefined),
+    [`GET ${path}`]: row('get', () => undefined),
     [`POST ${path}/freeze`]: row(
       'freeze',
       (sim, { at }, apiUser) => (own ? sim.change('freezeApiUserClock', apiUser, at) : sim.change('freeze', at)),
@@ -231,8 +231,7 @@ export const CONTROL_ROUTES: readonly S.ControlRoute[] = table({
     parameters: [S.id],
     answers: { 200: json(S.Challenge, 'denied') },
     errors: [404, 409],
-    handler: (sim) => async (req, res) =>
-      void res.json(challengeView(await sim.change('deny', String(req.params.id)))),
+    handler: (sim) => async (req, res) => void res.json(challengeView(await sim.change('deny', String(req.params.id)))),
   },
   'POST /__sim/challenges/:id/expire': {
     operationId: 'expireChallenge',

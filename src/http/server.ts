@@ -9,6 +9,7 @@ import { DEFAULT_HOST, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type StartOptions
 import { scenarioOnce } from '../contract/arguments.js';
 import { Simulator } from '../simulator/simulator.js';
 import { Replicas } from '../simulator/replicas.js';
+import { changesOf } from '../simulator/changes.js';
 import { ControlError, OptionsError } from '../contract/errors.js';
 import { ProxyMode } from '../proxy/proxy.js';
 import { answerInternalError, listenerOf, serveApi } from './app.js';
@@ -62,7 +63,9 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
       throw new OptionsError([
         { path: ['controlToken'], message: 'is needed with store beyond loopback: give every replica the same one' },
       ]);
-    sim.replicas = await Replicas.join(sim, opts.store, replicaOptions(opts), (line) => process.stderr.write(`${line}\n`));
+    sim.replicas = await Replicas.join(sim, opts.store, replicaOptions(opts), (line) =>
+      process.stderr.write(`${line}\n`),
+    );
   }
   sim.allowedHosts.add(host);
   answerTransportErrors(server, sim);
@@ -105,12 +108,27 @@ export async function startSimulator(options: StartOptions | string = {}): Promi
  * changes what the simulated service answers (secrets as a hash only).
  */
 function replicaOptions(opts: StartOptions): string {
-  const own = new Set(['port', 'host', 'headersTimeout', 'requestTimeout', 'publicUrl', 'allowedHosts', 'scenarioDirs', 'store']);
+  const own = new Set([
+    'port',
+    'host',
+    'headersTimeout',
+    'requestTimeout',
+    'publicUrl',
+    'allowedHosts',
+    'scenarioDirs',
+    'store',
+  ]);
   const kept = Object.entries(opts)
     .filter(([key, value]) => value !== undefined && !own.has(key))
     .map(([key, value]): [string, unknown] =>
       key === 'secret' || key === 'controlToken'
-        ? [key, `sha256:${createHash('sha256').update(String(value)).digest('hex').slice(0, 16)}`]
+        ? [
+            key,
+            `sha256:${createHash('sha256')
+              .update(String(value as string))
+              .digest('hex')
+              .slice(0, 16)}`,
+          ]
         : [key, value],
     )
     .sort(([a], [b]) => (a < b ? -1 : 1));
@@ -159,7 +177,7 @@ export type SimulatorControl = Pick<Simulator, (typeof CONTROL_METHODS)[number]>
 function controlMethods(sim: Simulator): SimulatorControl {
   const bound = CONTROL_METHODS.map((name) => {
     const method = (sim[name] as (...args: unknown[]) => unknown).bind(sim);
-    if (!sim.replicas || !Object.hasOwn(sim.changes, name)) return [name, method];
+    if (!sim.replicas || !Object.hasOwn(changesOf(sim), name)) return [name, method];
     const refuse = () => {
       throw new ControlError(
         409,

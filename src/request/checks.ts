@@ -19,7 +19,7 @@ import type { SignedRequest } from '../doctor/signature.js';
 import { cancelOutcome, lookUpOutcome } from '../world/challenges.js';
 import { qrDataUrl } from '../world/qr.js';
 import type { RequestContext } from './context.js';
-import { machine } from '../world/machine.js';
+import { machine } from '../world/clock.js';
 
 /**
  * The checks of a request in the order of docs/behaviour.md#order-of-checks, each a small function from what is known

@@ -77,7 +77,7 @@ export class RequestPath {
     return delayMs ? { ...result, delayMs } : result;
   }
 
-  /** How long a rule delays the request (ms); a fixed delay draws nothing, so a seeded world stays the same after it. */
+  /** How long a rule delays the request (ms); a fixed delay draws nothing: a seeded world stays the same after it. */
   private delayOf(ctx: RequestContext): number {
     const delay = ctx.rule?.delay;
     if (!delay) return 0;

@@ -6,7 +6,7 @@ import type { AnsweredEvents } from './answered-events.js';
 import type { JournalEntry, Caller } from './answered.js';
 import { JOURNAL_BODY_CHARS } from './journal.js';
 import { BoundedMap } from '../world/bounded-map.js';
-import { machine } from '../world/machine.js';
+import { machine } from '../world/clock.js';
 import type { Hint } from '../doctor/doctor.js';
 import {
   FINDING_KINDS,

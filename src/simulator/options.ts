@@ -172,7 +172,7 @@ export function runOptions(options: SimulatorOptions | string): SimulatorOptions
       run.upstream !== undefined
         ? 'cannot be given with upstream: proxy mode keeps its state in one process'
         : run.seed !== undefined
-          ? 'cannot be given with seed: replicas draw their random values from the store\'s changes'
+          ? "cannot be given with seed: replicas draw their random values from the store's changes"
           : run.secret === undefined
             ? "needs secret: every replica must sign with the same default API user's secret"
             : undefined;

@@ -3,7 +3,8 @@ import { ControlError } from '../contract/errors.js';
 import type { ApiRequest } from '../request/context.js';
 import type { ApiResult } from '../request/path.js';
 import { idAfter, RedisLog, storeName } from '../store/redis-log.js';
-import { machine, type Readings } from '../world/machine.js';
+import { machine, type Readings } from '../world/clock.js';
+import { applyChange } from './changes.js';
 import type { Simulator } from './simulator.js';
 import type { SimulatorState } from './state.js';
 
@@ -13,7 +14,7 @@ import type { SimulatorState } from './state.js';
  * change, in the log's order, to its own simulator. A replica answers a request once it has applied it: of 200
  * replicas' copies of one signed request, the first in the log is accepted and the others are replays; a challenge made
  * on one is approved on a second and read on a third; the run's journal, coverage and findings are every replica's.
- * While a change is applied the machine reads (time, random bytes) as the replica that took it did (world/machine.ts),
+ * While a change is applied the machine reads (time, random bytes) as the replica that took it did (world/clock.ts),
  * so every replica decides it alike.
  */
 
@@ -64,7 +65,7 @@ export class Replicas {
     try {
       log = await RedisLog.open(url, warn);
     } catch (e) {
-      throw new Error(`the store ${storeName(url)} cannot be reached: ${(e as Error).message}`);
+      throw new Error(`the store ${storeName(url)} cannot be reached: ${(e as Error).message}`, { cause: e });
     }
     const replicas = new Replicas(sim, log, url, warn);
     try {
@@ -180,7 +181,7 @@ export class Replicas {
       change = JSON.parse(text) as Change;
       const { time, mono, seed } = change.at;
       const readings: Readings = { time, mono, seed: Buffer.from(seed, 'base64') };
-      outcome = { value: machine.as(readings, () => this.sim.applyChange(change!)) };
+      outcome = { value: machine.as(readings, () => applyChange(this.sim, change!)) };
     } catch (e) {
       outcome = { error: e };
     }

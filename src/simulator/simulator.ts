@@ -10,11 +10,10 @@ import { ObserverFailures } from '../run/failures.js';
 import { hideSecrets, Journal, type JournalEntry, type JournalFilter } from '../run/journal.js';
 import { RunRecord } from '../run/run-record.js';
 import { Secrets } from '../run/secrets.js';
-import { Links, type ApiRequest } from '../request/context.js';
-import { RequestPath, type ApiResult } from '../request/path.js';
+import { Links } from '../request/context.js';
+import { RequestPath } from '../request/path.js';
 import type { Replicas } from './replicas.js';
-import { ControlError } from '../contract/errors.js';
-import type { PressAction } from '../world/steps.js';
+import { change, type Changes } from './changes.js';
 import { DEFAULT_BODY_LIMIT, RUN_KEYS, runOptions, type SimulatorOptions } from './options.js';
 import type { ApiUser, CompiledScenario } from '../scenario/compile.js';
 import { defaultScenarioDirs, ScenarioDirectories } from '../scenario/files.js';
@@ -23,9 +22,6 @@ import { pinnedKeys, scenarioFromOptions } from '../scenario/load.js';
 import { Watchers, type VirtualClock } from '../world/clock.js';
 import { World } from '../world/world.js';
 import { restoreState, stateOf, type SimulatorState } from './state.js';
-
-export type { SimulatorOptions } from './options.js';
-export type { ScenarioSource } from '../scenario/registry.js';
 
 /** One simulated service: wires its parts and offers the in-process methods, one per route of the control API. */
 export class Simulator {
@@ -59,35 +55,6 @@ export class Simulator {
   readonly apiUserClocks: Pick<ApiUserScopes, 'clock' | 'advance' | 'freeze' | 'unfreeze'>;
   /** Set while it shares the simulated service with other replicas on a store (replicas.ts). */
   replicas?: Replicas;
-
-  /**
-   * The control operations that change the simulated service, by name: what the control API and the pages call through
-   * `change`, and what every replica sharing a store applies in the same order.
-   */
-  readonly changes = {
-    loadScenario: (source: ScenarioSource) => this.loadScenario(source),
-    bindScenario: (apiUser: string, source: ScenarioSource) => this.bindScenario(apiUser, source),
-    unbindScenario: (apiUser: string) => this.unbindScenario(apiUser),
-    claimApiUser: (scenario?: ScenarioSource) => this.claimApiUser(scenario),
-    releaseApiUser: (apiUser: string) => this.releaseApiUser(apiUser),
-    reset: () => this.reset(),
-    newRun: () => this.newRun(),
-    approve: (id: string, authCode?: string) => this.approve(id, authCode),
-    deny: (id: string) => this.deny(id),
-    expire: (id: string) => this.expire(id),
-    /** The user's own answer, on the phone page. */
-    answerOnPhone: (id: string, action: PressAction) =>
-      action === 'approve'
-        ? this.world.challenges.approve(id, undefined, undefined, 'phone')
-        : this.world.challenges.deny(id, undefined, 'phone'),
-    advance: (by: number | string) => this.advance(by),
-    freeze: (at?: number | string) => this.freeze(at),
-    unfreeze: () => this.unfreeze(),
-    advanceApiUserClock: (apiUser: string, by: unknown) => this.apiUserClocks.advance(apiUser, by),
-    freezeApiUserClock: (apiUser: string, at: unknown) => this.apiUserClocks.freeze(apiUser, at),
-    unfreezeApiUserClock: (apiUser: string) => this.apiUserClocks.unfreeze(apiUser),
-    clearJournal: () => this.clearJournal(),
-  };
 
   constructor(options: SimulatorOptions | string = {}) {
     const opts = runOptions(scenarioOnce(options, 'options'));
@@ -129,33 +96,8 @@ export class Simulator {
   /** Simulator time now, under the active scenario (epoch ms). */
   now = (): number => this.world.clock.now();
 
-  // ---- The in-process methods: the control API's operations, one per route.
-
-  /** Answers one request of the simulated API: here, or, sharing a store, once every replica can apply it. */
-  handle(req: ApiRequest, startedAt?: number): ApiResult | Promise<ApiResult> {
-    return this.replicas ? this.replicas.request(req) : this.path.handle(req, startedAt);
-  }
-
-  /** A control change (one of `changes`): made here, or, sharing a store, on every replica in the log's order. */
-  async change<K extends keyof Simulator['changes']>(
-    op: K,
-    ...args: Parameters<Simulator['changes'][K]>
-  ): Promise<ReturnType<Simulator['changes'][K]>> {
-    if (this.replicas) return (await this.replicas.change(op, args)) as ReturnType<Simulator['changes'][K]>;
-    return (this.changes[op] as (...a: unknown[]) => ReturnType<Simulator['changes'][K]>)(...args);
-  }
-
-  /** Applies a change read from the store's log (replicas.ts): a request of the simulated API, or a control change. */
-  applyChange(change: { request?: ApiRequest; sentItself?: string; op?: string; args?: unknown[] }): unknown {
-    if (change.sentItself !== undefined) this.doctor.sendsItself(change.sentItself);
-    if (change.request) return this.path.answerAtOnce(change.request, true);
-    const op = change.op;
-    if (typeof op !== 'string' || !Object.hasOwn(this.changes, op) || !Array.isArray(change.args))
-      throw new ControlError(400, 'the store holds a change this version of mfa-sim does not know');
-    // JSON keeps an argument left out as null: it is left out again.
-    const args = change.args.map((a: unknown) => (a === null ? undefined : a));
-    return (this.changes[op as keyof Simulator['changes']] as (...a: unknown[]) => unknown)(...args);
-  }
+  /** A control change (changes.ts): made here, or, sharing a store, on every replica in the log's order. */
+  change = <K extends keyof Changes>(op: K, ...args: Parameters<Changes[K]>) => change(this, op, ...args);
 
   /** Makes a scenario the active one and starts the scenario's scope afresh (see reset); the run goes on. */
   loadScenario(source: ScenarioSource): CompiledScenario {

@@ -136,7 +136,8 @@ export class RedisLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.allSettled([this.client.close(), this.reader.destroy()]);
+    this.reader.destroy();
+    await this.client.close().catch(() => undefined);
   }
 }
 

@@ -1,4 +1,4 @@
-import { machine } from './machine.js';
+import { machine } from './clock.js';
 
 /** Where a seeded source stands in its sequence: sfc32's four words; null unseeded (the crypto source has none). */
 export type RandomState = number[] | null;

@@ -5,7 +5,7 @@ import { ControlError } from '../contract/errors.js';
 import { VirtualClock, Watchers, type ClockState } from './clock.js';
 import { boundedDuration, boundedInstant, LIMITS } from '../contract/time-limits.js';
 import { People } from './people.js';
-import { machine } from './machine.js';
+import { machine } from './clock.js';
 import { RandomSource, unguessable, type RandomState } from './random.js';
 
 /** The default API user's id when none is given. */

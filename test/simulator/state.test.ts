@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/index.js';
 import { signedHeaders } from '../../src/auth/signature.js';
-import { Simulator, type SimulatorOptions } from '../../src/simulator/simulator.js';
+import { Simulator } from '../../src/simulator/simulator.js';
+import type { SimulatorOptions } from '../../src/simulator/options.js';
 import { challengeEnvelope, expectEnvelope, lookupEnvelope, send, simulator, type Sent } from '../helpers.js';
 
 /**

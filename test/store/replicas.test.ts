@@ -105,18 +105,19 @@ describe('three replicas on one Redis behind HAProxy', () => {
     await freshRun();
   });
 
-  it('the active scenario, a clock, a claimed API user and its own clock are every replica\'s at once', async () => {
+  it("the active scenario, a clock, a claimed API user and its own clock are every replica's at once", async () => {
     const [a, b, c] = replicas.map((r) => r.url);
     const scenario = { name: 'everyone-follows', accounts: { 'locked@example.com': 'locked' } };
     expect((await control(a, 'POST', '/__sim/scenario', scenario)).status).toBe(200);
-    for (const url of [b, c]) expect((await control(url, 'GET', '/__sim/scenarios')).json.active).toBe('everyone-follows');
+    for (const url of [b, c])
+      expect((await control(url, 'GET', '/__sim/scenarios')).json.active).toBe('everyone-follows');
     const locked = await client(c).newChallenge({ user: 'locked@example.com', challengeType: 'UserKeyAndPattern' });
     expect(locked.code).toBe(-2006);
     // The simulator's clock, stopped on one, read through the others.
     const at = Date.parse('2031-05-06T07:08:09Z');
     expect((await control(b, 'POST', '/__sim/clock/freeze', { at })).status).toBe(200);
     expect((await control(c, 'GET', '/__sim/clock')).json).toMatchObject({ now: at, frozen: true });
-    const time = await client(a, API_USER, SECRET);
+    const time = client(a, API_USER, SECRET);
     time.clockOffset = at - Date.now();
     expect((await time.time()).message).toEqual({ 'utc-time': String(at / 1000) });
     // Reset: the scenario's own clock again, on every replica.
@@ -161,7 +162,7 @@ describe('three replicas on one Redis behind HAProxy', () => {
     expect(missing.json).toMatchObject({ status: 3, unmet: [6020] });
     const coverage = await Promise.all(replicas.map((r) => control(r.url, 'GET', '/__sim/coverage')));
     for (const c of coverage) expect(c.json.counts).toEqual({ 15000: 3, 2025: 1, [-4034]: 1 });
-    // The command line's own gate: a replica started with --require-coverage, stopped, exits by every replica's requests.
+    // The command line's own gate: a replica started with --require-coverage exits by every replica's requests.
     const gate = await start([...args(), '--port', '0', '--require-coverage', '15000,2025,-4034']);
     const report = await (await fetch(`${gate.url}/__sim/report?format=markdown`)).text();
     expect(report).toContain('15000');
@@ -197,8 +198,11 @@ describe('three replicas on one Redis behind HAProxy', () => {
   it('a replica started after a snapshot reads it and what followed; the log is trimmed', async () => {
     await freshRun();
     // Over a thousand changes: a snapshot is kept, and the log trimmed to what follows the one before.
-    for (let sent = 0; sent < 2600; sent += 100)
-      await Promise.all(Array.from({ length: 100 }, () => fetch(`${lb.url}/v1/svc/time`, { headers: timeHeaders() })));
+    const t0 = Date.now();
+    for (let sent = 0; sent < 2600; sent += 100) {
+      const batch = Array.from({ length: 100 }, (_, i) => timeHeaders(t0 + sent + i));
+      await Promise.all(batch.map((headers) => fetch(`${lb.url}/v1/svc/time`, { headers })));
+    }
     const snapshot = JSON.parse(String(await redis.command('GET', 'mfa-sim:snapshot'))) as { id: string };
     expect(snapshot.id).toMatch(/^\d+-\d+$/);
     expect(Number(await redis.command('XLEN', 'mfa-sim:log'))).toBeLessThan(2600);
@@ -206,7 +210,6 @@ describe('three replicas on one Redis behind HAProxy', () => {
     try {
       const coverage = await control(late.url, 'GET', '/__sim/coverage');
       expect(coverage.json.counts).toEqual({ 15000: 2600 });
-
     } finally {
       late.child.kill('SIGTERM');
       await late.exit;
