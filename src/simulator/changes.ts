@@ -10,27 +10,44 @@ import type { Simulator } from './simulator.js';
  */
 export function changesOf(sim: Simulator) {
   return {
+    /** Makes a scenario the active one (Simulator.loadScenario). */
     loadScenario: (source: ScenarioSource) => sim.loadScenario(source),
+    /** Runs a scenario for one API user's requests (Simulator.bindScenario). */
     bindScenario: (apiUser: string, source: ScenarioSource) => sim.bindScenario(apiUser, source),
+    /** Ends a binding (Simulator.unbindScenario). */
     unbindScenario: (apiUser: string) => sim.unbindScenario(apiUser),
+    /** Claims an API user for one parallel test worker (Simulator.claimApiUser). */
     claimApiUser: (scenario?: ScenarioSource) => sim.claimApiUser(scenario),
+    /** Ends a claim (Simulator.releaseApiUser). */
     releaseApiUser: (apiUser: string) => sim.releaseApiUser(apiUser),
+    /** Starts the scenario's scope afresh (Simulator.reset). */
     reset: () => sim.reset(),
+    /** Starts a new run (Simulator.newRun). */
     newRun: () => sim.newRun(),
+    /** The user approves a waiting challenge (Simulator.approve). */
     approve: (id: string, authCode?: string) => sim.approve(id, authCode),
+    /** The user denies a waiting challenge (Simulator.deny). */
     deny: (id: string) => sim.deny(id),
+    /** A waiting challenge expires now (Simulator.expire). */
     expire: (id: string) => sim.expire(id),
     /** The user's own answer, on the phone page. */
     answerOnPhone: (id: string, action: PressAction) =>
       action === 'approve'
         ? sim.world.challenges.approve(id, undefined, undefined, 'phone')
         : sim.world.challenges.deny(id, undefined, 'phone'),
+    /** Moves the simulator's clock (Simulator.advance). */
     advance: (by: number | string) => sim.advance(by),
+    /** Stops the simulator's clock (Simulator.freeze). */
     freeze: (at?: number | string) => sim.freeze(at),
+    /** Lets the simulator's clock run again (Simulator.unfreeze). */
     unfreeze: () => sim.unfreeze(),
+    /** Moves a claimed API user's own clock. */
     advanceApiUserClock: (apiUser: string, by: unknown) => sim.apiUserClocks.advance(apiUser, by),
+    /** Stops a claimed API user's own clock. */
     freezeApiUserClock: (apiUser: string, at: unknown) => sim.apiUserClocks.freeze(apiUser, at),
+    /** Lets a claimed API user's own clock run again. */
     unfreezeApiUserClock: (apiUser: string) => sim.apiUserClocks.unfreeze(apiUser),
+    /** Forgets the journal (Simulator.clearJournal). */
     clearJournal: () => sim.clearJournal(),
   };
 }

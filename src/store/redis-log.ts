@@ -1,9 +1,9 @@
 import type { RedisClientType } from 'redis';
 
 /**
- * The shared log of replicas on one Redis (docs/containers.md#several-replicas-on-one-store): a stream of changes in
- * the order every replica applies them, and a snapshot of the state after one of them. It knows nothing of what a
- * change is: simulator/replicas.ts does.
+ * The shared log of replicas on one Redis (docs/containers.md#several-replicas-on-one-store-redis): a stream of
+ * changes in the order every replica applies them, and a snapshot of the state after one of them. It knows nothing of
+ * what a change is: simulator/replicas.ts does.
  *
  * Keys (in the database the URL names):
  * - `mfa-sim:log`: a stream; each entry's field `c` is one change, as JSON. Trimmed to the entries after the
@@ -55,14 +55,22 @@ export class RedisLog {
   static async open(url: string, warn: (message: string) => void): Promise<RedisLog> {
     const { createClient } = await import('redis');
     const name = storeName(url);
+    // At start, a store it cannot reach is an answer at once; once connected, it reconnects for as long as it takes.
+    let connected = false;
+    let firstError: Error | undefined;
+    const reconnectStrategy = (retries: number, cause: Error) => {
+      if (connected) return Math.min(100 * 2 ** retries, 2000);
+      firstError ??= cause;
+      return cause;
+    };
     const client = createClient({
       url,
       disableOfflineQueue: true,
-      socket: { connectTimeout: 5000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
+      socket: { connectTimeout: 5000, reconnectStrategy },
     }) as RedisClientType;
     let away = false;
     client.on('error', (e: Error) => {
-      if (away) return;
+      if (away || !connected) return;
       away = true;
       warn(`mfa-sim: the store ${name} cannot be reached (${e.message}); requests get -5000 until it is back`);
     });
@@ -75,7 +83,13 @@ export class RedisLog {
     reader.on('error', () => {
       // Told once, by the client above.
     });
-    await Promise.all([client.connect(), reader.connect()]);
+    try {
+      await Promise.all([client.connect(), reader.connect()]);
+    } catch (e) {
+      for (const c of [client, reader]) if (c.isOpen) c.destroy();
+      throw firstError ?? e;
+    }
+    connected = true;
     return new RedisLog(client, reader);
   }
 
@@ -102,9 +116,19 @@ export class RedisLog {
     return last?.id ?? '0-0';
   }
 
+  /** The snapshot kept, if any; one that is not JSON `{ id, state }` with a stream id is refused with why. */
   async snapshot(): Promise<{ id: string; state: unknown } | undefined> {
     const text = await this.client.get(SNAPSHOT);
-    return text === null ? undefined : (JSON.parse(text) as { id: string; state: unknown });
+    if (text === null) return undefined;
+    let kept: { id?: unknown; state?: unknown } | null;
+    try {
+      kept = JSON.parse(text) as typeof kept;
+    } catch {
+      kept = null;
+    }
+    if (typeof kept?.id !== 'string' || !/^\d+-\d+$/.test(kept.id) || typeof kept.state !== 'object' || !kept.state)
+      throw new Error(`${SNAPSHOT} is not a snapshot mfa-sim wrote: empty the database (FLUSHDB) to start afresh`);
+    return { id: kept.id, state: kept.state };
   }
 
   /**
@@ -124,9 +148,12 @@ export class RedisLog {
     return (await this.client.get(OPTIONS)) ?? mine;
   }
 
-  /** Whether the log and the snapshot are gone (Redis restarted empty). */
-  async empty(): Promise<boolean> {
-    return (await this.client.exists([LOG, SNAPSHOT])) === 0;
+  /**
+   * Whether the store lost what it held (Redis restarted empty): the options every replica sets at start are gone.
+   * Sets them again (`mine`), so that one replica only is told.
+   */
+  async lost(mine: string): Promise<boolean> {
+    return (await this.client.set(OPTIONS, mine, { NX: true })) === 'OK';
   }
 
   get isOpen(): boolean {
@@ -136,7 +163,7 @@ export class RedisLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.reader.destroy();
+    if (this.reader.isOpen) this.reader.destroy();
     await this.client.close().catch(() => undefined);
   }
 }
