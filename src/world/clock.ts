@@ -128,7 +128,7 @@ export class Watchers<T> {
 interface Readings {
   /** Epoch ms. */
   time: number;
-  /** Monotonic ms, on a scale shared by the replicas (epoch ms with a fraction). */
+  /** Monotonic ms, on a scale the replicas share (epoch ms with a fraction). */
   mono: number;
   /** Random bytes are drawn from this seed (hashed with a counter): unguessable, and the same on every replica. */
   seed: Buffer;
@@ -138,7 +138,8 @@ let pinned: (Readings & { drawn: number }) | undefined;
 
 export const machine = {
   time: (): number => pinned?.time ?? Date.now(),
-  mono: (): number => pinned?.mono ?? performance.timeOrigin + performance.now(),
+  /** Alone, this process's `performance.now()`; applying a change, the taker's on the replicas' shared scale. */
+  mono: (): number => pinned?.mono ?? performance.now(),
   bytes(n: number): Buffer {
     if (!pinned) return randomBytes(n);
     const out = Buffer.alloc(n);
