@@ -19,6 +19,7 @@ import { signedHeaders } from '../src/index.js';
 import { API_USERS, CHALLENGE, cpuMs, median, memoryOf, MiB, mib, ROOT, startServer, TIME, wrk } from './lib.js';
 import { writeRequests, type Load, type Server } from './lib.js';
 import { HEAP_PER_REQUEST, soak, summary, type SoakResult } from './soak.js';
+import { startHaproxy, startRedis, stopAll } from '../test/real-parts.js';
 
 const FULL = { rounds: 7, seconds: 8, starts: 11, requests: 1_000_000, flood: 30 };
 const SMOKE: typeof FULL = { rounds: 1, seconds: 1, starts: 1, requests: 11_000, flood: 2 };
@@ -40,6 +41,8 @@ const RATE = 50_000;
 const FLAT = 32 * MiB;
 
 const dir = mkdtempSync(join(tmpdir(), 'mfa-sim-bench-'));
+// Redis's and HAProxy's folders (test/real-parts.ts) go with it.
+process.env.MFA_SIM_TEST_TMPDIR = dir;
 const log = (line: string) => console.error(line);
 let failures = 0;
 function check(what: string, r: { bad: number; sample?: string }): void {
@@ -47,7 +50,14 @@ function check(what: string, r: { bad: number; sample?: string }): void {
   if (r.bad) log(`  ${what}: ${r.bad} answers not as expected, e.g. ${r.sample}`);
 }
 
-const LABEL = { sim: 'mfa-sim, time', express: 'bare Express 5', floor: 'the floor', challenge: 'mfa-sim, challenge' };
+const LABEL = {
+  sim: 'mfa-sim, time',
+  express: 'bare Express 5',
+  floor: 'the floor',
+  challenge: 'mfa-sim, challenge',
+  store: 'one replica, Redis',
+  replicas: '3 replicas, HAProxy',
+};
 type Side = keyof typeof LABEL;
 type Rounds = Record<Side, { rps: number[]; cpuUs: number[] }>;
 
@@ -66,27 +76,44 @@ async function throughput(): Promise<{ rounds: Rounds; dropped: number }> {
   let dropped = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const servers: Server[] = [];
-    const turn = async ([side, server, load]: [Side, Server, Load], seconds: number) => {
+    /** A side: where wrk sends its load, and the processes whose CPU it costs (Redis and HAProxy not counted). */
+    type Target = { url: string; pids: number[] };
+    const turn = async ([side, target, load]: [Side, Target, Load], seconds: number) => {
       // Bare Express checks no replay: it may be sent the same requests again.
       const repeat = side === 'express';
       free = writeRequests(file, repeat ? 10_000 : RATE * seconds, free);
       // The harness's garbage collected now, not while wrk runs on the same cores as the server.
       globalThis.gc?.();
-      const cpu = cpuMs(server.proc.pid!);
-      const r = await wrk(server.url, seconds, file, load, repeat);
+      const cpuOf = () => target.pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+      const cpu = cpuOf();
+      const r = await wrk(target.url, seconds, file, load, repeat);
       check(`${LABEL[side]}, round ${round + 1}`, r);
-      return { rps: r.requests / r.seconds, cpuUs: ((cpuMs(server.proc.pid!) - cpu) * 1000) / r.requests };
+      return { rps: r.requests / r.seconds, cpuUs: ((cpuOf() - cpu) * 1000) / r.requests };
     };
+    const one = (server: Server): Target => ({ url: server.url, pids: [server.proc.pid!] });
     try {
       servers.push(await startServer(['dist/cli.cjs', '--port', '0', '--scenario', scenario]));
       servers.push(await startServer(['bench/express-baseline.mjs']));
       servers.push(await startServer(['bench/floor.mjs', JSON.stringify(API_USERS)]));
-      const [sim, express, floor] = servers;
-      const sides: [Side, Server, Load][] = [
-        ['sim', sim, TIME],
-        ['express', express, TIME],
-        ['floor', floor, TIME],
-        ['challenge', sim, CHALLENGE],
+      // On a store (docs/containers.md): one replica on database 0, three behind HAProxy on database 1.
+      const redis = await startRedis();
+      const onStore = (db: number) =>
+        ['dist/cli.cjs', '--port', '0', '--scenario', scenario, '--secret', 'bench'].concat([
+          '--store',
+          redis.url.replace(/\/0$/, `/${db}`),
+        ]);
+      servers.push(await startServer(onStore(0)));
+      const trio = [await startServer(onStore(1)), await startServer(onStore(1)), await startServer(onStore(1))];
+      servers.push(...trio);
+      const lb = await startHaproxy(trio.map((s) => s.url));
+      const [sim, express, floor, store] = servers;
+      const sides: [Side, Target, Load][] = [
+        ['sim', one(sim), TIME],
+        ['express', one(express), TIME],
+        ['floor', one(floor), TIME],
+        ['challenge', one(sim), CHALLENGE],
+        ['store', one(store), TIME],
+        ['replicas', { url: lb.url, pids: trio.map((s) => s.proc.pid!) }, TIME],
       ];
       for (const side of sides) await turn(side, WARMUP);
       for (let k = 0; k < sides.length; k++) {
@@ -100,6 +127,7 @@ async function throughput(): Promise<{ rounds: Rounds; dropped: number }> {
       }
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
+      await stopAll();
     }
     // mfa-sim drops its log past a backlog when its reader falls behind, and says so on standard error.
     for (const m of servers[0].stderr().matchAll(/(\d+) request log lines? dropped/g)) dropped += Number(m[1]);
@@ -189,16 +217,25 @@ function guard(a: number[], b: number[], bound: number, against: string, atMost 
 }
 
 /**
- * Issue 59's rows, to measure here once a store exists: one replica with a local Redis store against the memory
- * default (the signed time load, side by side in the throughput rounds; at least 0.4× is expected), and three replicas
- * behind a load balancer.
+ * Replicas on a store (docs/containers.md), side by side with the memory default in the same rounds: one replica on a
+ * local Redis (at least 0.4× the memory default is expected), and three behind HAProxy (every replica applies every
+ * request, so three answer about as many as one).
  */
-function replicaRows(): string[] {
+function replicaRows(t: Rounds): string[] {
   return [
-    '| one replica with a local Redis store: signed time requests a second | not measured yet (issue 59) | | | against the memory default (≥ 0.4× expected) |',
-    '| three replicas behind a load balancer: signed time requests a second | not measured yet (issue 59) | | | |',
+    `| one replica on a local Redis store: signed time requests a second | ${fig(t.store.rps)} | | | ${guard(t.store.rps, t.sim.rps, 0.4, 'the memory default')} |`,
+    `| three replicas on one Redis behind HAProxy (round-robin): signed time requests a second | ${fig(t.replicas.rps)} | | | ${ratio(t.replicas.rps, t.sim.rps)} the memory default; ${ratio(t.replicas.rps, t.store.rps)} one replica |`,
+    `| CPU per signed time request on a store (the replicas' own; Redis and HAProxy not counted) | one: ${fig(t.store.cpuUs, ' µs')}; three: ${fig(t.replicas.cpuUs, ' µs')} | | | |`,
   ];
 }
+
+/** The rounds' ratios a/b, as a figure. */
+const ratio = (a: number[], b: number[]) =>
+  fig(
+    a.map((x, i) => x / b[i]),
+    '×',
+    2,
+  );
 
 /** The table for docs/performance.md, and the notes under it. */
 function table(t: Rounds, dropped: number, s: Awaited<ReturnType<typeof startUp>>, m: SoakResult, f: Flood): string[] {
@@ -218,7 +255,7 @@ function table(t: Rounds, dropped: number, s: Awaited<ReturnType<typeof startUp>
     `| \`import\` + start in a fresh process (\`startSimulator()\`; Express: \`listen\`) | ${fig(s.sim, ' ms')} | ${fig(s.express, ' ms')} | | ${guard(s.sim, s.express, 1, 'Express', true)} |`,
     `| memory after ${n(m.readings.at(-1)!.answered)} signed requests (9 time, 1 new challenge in 10) | ${soaked.memory} | | | heap ≤ ${HEAP_PER_REQUEST} bytes a request: ${judged(soaked.pass)} |`,
     `| memory under a flood of ${n(f.requests)} forged new challenges (7.9 KB ids) naming 1,000 unknown API users | RSS ${mib(start.rss)} → ${mib(end.rss)} MiB, heap ${mib(start.heap)} → ${mib(end.heap)} MiB | | | RSS flat (at most +${mib(FLAT)} MiB): ${judged(rise <= FLAT)} |`,
-    ...replicaRows(),
+    ...replicaRows(t),
     `\nMemory: ${soaked.holds}.`,
     `Throughput: ${ROUNDS} rounds of ${SECONDS} s a side, wrk -t2 -c32 on 127.0.0.1, the sides' order turning each round; ratios are the median (range) of the rounds' ratios.`,
     dropped ? `mfa-sim DROPPED ${dropped} log lines: its reader fell behind.` : 'mfa-sim wrote every log line.',

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { RunningSimulator } from '../src/index.js';
 
 /** The CLI as users run it: the built `dist/cli.cjs` (npm test builds first). */
-export const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
+export const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 
 export interface Started {
   child: ChildProcess;
