@@ -71,14 +71,15 @@ describe('isolation between tests that share one simulator', () => {
       spans.some(([lo2, hi2]) => (lo2 !== lo || hi2 !== hi) && lo2 < hi && lo < hi2),
     );
     expect(overlapping.length).toBeGreaterThanOrEqual(2);
-  });
+  }, 60_000);
 
   it('the same suite with one required code that no worker met fails the run, naming that code only', async () => {
     const r = await parallelSuite([...EVERY_WORKERS_CODES, -4035]);
     expect(r.status).toBe(3);
     expect(r.verdict).toMatchObject({ status: 3, unmet: [-4035] });
     expect(r.out).toContain('coverage: 1 of 9 required codes were never answered: -4035');
-  });
+    // A whole nested Vitest run with four workers: 6 s alone, up to 20 s while the other suites load both cores.
+  }, 60_000);
 
   const A = { apiUser: '111111111', secret: 'a' };
   const B = { apiUser: '222222222', secret: 'b' };

@@ -1,6 +1,7 @@
 import { createClient as redisClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client.js';
+import { ControlError, startSimulator } from '../../src/index.js';
 import { run, start } from '../cli-helpers.js';
 import { startRedis, stopAll, type RunningRedis } from '../real-parts.js';
 
@@ -69,6 +70,26 @@ describe('--store and the options beside it', () => {
     } finally {
       first.child.kill('SIGTERM');
       await first.exit;
+    }
+  });
+});
+
+describe('in process', () => {
+  it('store: a change goes through the store (simulator.change); a control method called directly says so', async () => {
+    const running = await startSimulator({ secret: SECRET, store: storeOf(6) });
+    const other = await startSimulator({ secret: SECRET, store: storeOf(6) });
+    try {
+      expect(() => running.advance('1h')).toThrow(ControlError);
+      expect(() => running.loadScenario('locked-account')).toThrow(/await running.simulator.change\('loadScenario'/);
+      const at = Date.parse('2030-01-02T03:04:05Z');
+      expect(await running.simulator.change('freeze', at)).toBe(at);
+      await other.simulator.replicas!.caughtUp();
+      expect(other.simulator.now()).toBe(at);
+      // Reads are the replica's own, as it applied the changes.
+      expect(other.coverage().counts).toEqual({});
+    } finally {
+      await running.close();
+      await other.close();
     }
   });
 });
