@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createClient as redisClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client.js';
 import { signedHeaders, startSimulator } from '../../src/index.js';
@@ -171,6 +172,39 @@ describe('three replicas on one Redis behind HAProxy', () => {
     const failing = await start([...args(), '--port', '0', '--require-coverage', '15000,6020']);
     failing.child.kill('SIGTERM');
     expect(await failing.exit).toBe(3);
+  });
+
+  it("the dashboard's explorer, on one replica, is the explorer on every replica: its mistakes are no client's", async () => {
+    await freshRun();
+    const explored = await control(replicas[0].url, 'POST', '/__sim/explore', { kind: 'bad-signature' });
+    expect(explored.status).toBe(200);
+    for (const r of replicas) {
+      const journal = await control<{ code: number; by?: string }[]>(r.url, 'GET', '/__sim/journal');
+      expect(journal.json.map((e) => [e.code, e.by])).toEqual([[-4037, 'explorer']]);
+      const findings = await control<{ hints: unknown[] }>(r.url, 'GET', '/__sim/findings');
+      expect(findings.json.hints).toEqual([]);
+    }
+  });
+
+  it('a control read waits until its replica has applied what the store held when asked', async () => {
+    await freshRun();
+    // 1,500 signed requests put into the log at once, as other replicas would: every replica must apply them all
+    // before it answers a read, however far behind it is.
+    const writer = redisClient({ url: redis.url });
+    await writer.connect();
+    try {
+      const at = { time: Date.now(), mono: Date.now(), seed: 'AAAAAAAAAAAAAAAAAAAAAA==' };
+      const multi = writer.multi();
+      for (let i = 0; i < 1500; i++) {
+        const request = { method: 'GET', url: '/v1/svc/time', headers: timeHeaders(Date.now() + i), body: '' };
+        multi.xAdd('mfa-sim:log', '*', { c: JSON.stringify({ by: `elsewhere:${i}`, at, request }) });
+      }
+      await multi.exec();
+    } finally {
+      writer.destroy();
+    }
+    const counts = await Promise.all(replicas.map((r) => control(r.url, 'GET', '/__sim/coverage')));
+    for (const c of counts) expect(c.json.counts).toEqual({ 15000: 1500 });
   });
 
   it('a replica killed mid-run and started again reads the same state, and the verdict counts both sides', async () => {
