@@ -149,7 +149,12 @@ export class Replicas {
     await new Promise<void>((done) => this.caughtUpTo.push({ id: last, done }));
   }
 
+  /** Stops following the log, once it has applied what the log held (for at most 2 s): a verdict at exit counts it. */
   async close(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((done) => (timer = setTimeout(done, 2000)));
+    await Promise.race([this.caughtUp().catch(() => undefined), late]);
+    clearTimeout(timer);
     await this.log.close();
     await this.reading;
     for (const w of this.caughtUpTo.splice(0)) w.done();
