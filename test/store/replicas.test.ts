@@ -232,10 +232,13 @@ describe('three replicas on one Redis behind HAProxy', () => {
   it('a replica started after a snapshot reads it and what followed; the log is trimmed', async () => {
     await freshRun();
     // Over a thousand changes: a snapshot is kept, and the log trimmed to what follows the one before.
+    // Sent to the replicas in turn, not through HAProxy: this test is about the snapshot, and 2,600 requests through a
+    // balancer meet its keep-alive races now and then (a connection closed as it is reused).
     const t0 = Date.now();
     for (let sent = 0; sent < 2600; sent += 100) {
       const batch = Array.from({ length: 100 }, (_, i) => timeHeaders(t0 + sent + i));
-      await Promise.all(batch.map((headers) => fetch(`${lb.url}/v1/svc/time`, { headers })));
+      const url = (i: number) => `${replicas[i % 3].url}/v1/svc/time`;
+      await Promise.all(batch.map((headers, i) => fetch(url(i), { headers })));
     }
     const snapshot = JSON.parse(String(await redis.command('GET', 'mfa-sim:snapshot'))) as { id: string };
     expect(snapshot.id).toMatch(/^\d+-\d+$/);
