@@ -165,9 +165,12 @@ describe('three replicas on one Redis behind HAProxy', () => {
     for (const c of coverage) expect(c.json.counts).toEqual({ 15000: 3, 2025: 1, [-4034]: 1 });
     // The command line's own gate: a replica started with --require-coverage exits by every replica's requests.
     const gate = await start([...args(), '--port', '0', '--require-coverage', '15000,2025,-4034']);
-    const report = await (await fetch(`${gate.url}/__sim/report?format=markdown`)).text();
-    expect(report).toContain('15000');
-    gate.child.kill('SIGTERM');
+    try {
+      const report = await (await fetch(`${gate.url}/__sim/report?format=markdown`)).text();
+      expect(report).toContain('15000');
+    } finally {
+      gate.child.kill('SIGTERM');
+    }
     expect(await gate.exit).toBe(0);
     const failing = await start([...args(), '--port', '0', '--require-coverage', '15000,6020']);
     failing.child.kill('SIGTERM');
