@@ -13,7 +13,7 @@ import type { Simulator } from '../simulator/simulator.js';
 import type { Challenge } from '../world/challenges.js';
 import { isGlob } from '../scenario/glob.js';
 import { MAX_SCENARIO_BYTES } from '../scenario/files.js';
-import { expressLib, routerOf } from './routes.js';
+import { caughtUp, expressLib, routerOf } from './routes.js';
 import { CONTROL_HEADER, requireControl } from './control-access.js';
 import { ErrorAnswer, json, scenarioBody, type ControlRoute } from './control-schemas.js';
 
@@ -156,14 +156,6 @@ export function controlRouter(sim: Simulator, routes: readonly ControlRoute[]): 
   );
   router.use('/__sim', controlErrors);
   return router;
-}
-
-/** Sharing a store, a control call reads and changes the state every replica has applied so far (replicas.ts). */
-function caughtUp(sim: Simulator) {
-  return async (_req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    await sim.replicas?.caughtUp();
-    next();
-  };
 }
 
 /**

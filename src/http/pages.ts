@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { CHECKS, CODES, codeInfo, isTransportCode, type CodeInfo } from '../contract/codes.js';
 import { openApiDocument } from '../contract/openapi.js';
 import { ControlError } from '../contract/errors.js';
@@ -9,7 +9,7 @@ import type { Challenge } from '../world/challenges.js';
 import { builtText } from '../files/lazy.js';
 import { qrPng } from '../world/qr.js';
 import { requireAllowedHost } from '../simulator/allowed-hosts.js';
-import type { Route } from './routes.js';
+import { caughtUp, type Route } from './routes.js';
 import { requireControl, tokenMatches } from './control-access.js';
 import { codeClass, duration, FAVICON, page, stateClass } from './html.js';
 
@@ -164,15 +164,12 @@ function phoneRoutes(sim: Simulator): Route[] {
     res.type('image/png').send(qrPng(sim.links.challenge(c.id, req.headers.host)));
   };
   // Sharing a store, a challenge made on another replica a moment ago is here too.
-  const caughtUp = async (_req: Request, _res: Response, next: NextFunction) => {
-    await sim.replicas?.caughtUp();
-    next();
-  };
+  const current = caughtUp(sim);
   return [
-    { method: 'GET', path: '/phone/:id', handlers: [allowedHost, caughtUp, show] },
-    { method: 'POST', path: '/phone/:id/approve', handlers: [allowedHost, guard, caughtUp, answer('approve')] },
-    { method: 'POST', path: '/phone/:id/deny', handlers: [allowedHost, guard, caughtUp, answer('deny')] },
-    { method: 'GET', path: '/phone/:id/qr.png', handlers: [allowedHost, caughtUp, qr] },
+    { method: 'GET', path: '/phone/:id', handlers: [allowedHost, current, show] },
+    { method: 'POST', path: '/phone/:id/approve', handlers: [allowedHost, guard, current, answer('approve')] },
+    { method: 'POST', path: '/phone/:id/deny', handlers: [allowedHost, guard, current, answer('deny')] },
+    { method: 'GET', path: '/phone/:id/qr.png', handlers: [allowedHost, current, qr] },
   ];
 }
 

@@ -2,11 +2,23 @@ import type express from 'express';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { quoted } from '../contract/response.js';
 import { lazy } from '../files/lazy.js';
+import type { Simulator } from '../simulator/simulator.js';
 
 /** Express, loaded when the first app is made: an in-process test that never serves HTTP does not load it. */
 export const expressLib = lazy<typeof express>('express');
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * Before a route of the control API or a phone page: sharing a store, it reads and changes the state once this
+ * replica has applied every change the store held when asked (simulator/replicas.ts); alone, it goes on at once.
+ */
+export function caughtUp(sim: Simulator): RequestHandler {
+  return async (_req, _res, next) => {
+    await sim.replicas?.caughtUp();
+    next();
+  };
+}
 
 /** One route: what Express registers. `path` in Express's syntax: `/phone/:id`. */
 export interface Route {

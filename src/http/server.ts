@@ -175,9 +175,10 @@ export type SimulatorControl = Pick<Simulator, (typeof CONTROL_METHODS)[number]>
  * would change this replica alone: it says what to call instead.
  */
 function controlMethods(sim: Simulator): SimulatorControl {
+  const changes = changesOf(sim);
   const bound = CONTROL_METHODS.map((name) => {
     const method = (sim[name] as (...args: unknown[]) => unknown).bind(sim);
-    if (!sim.replicas || !Object.hasOwn(changesOf(sim), name)) return [name, method];
+    if (!sim.replicas || !Object.hasOwn(changes, name)) return [name, method];
     const refuse = () => {
       throw new ControlError(
         409,
